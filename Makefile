@@ -1,0 +1,34 @@
+# rldelta — every target sets up what it needs (venv, packages, services) on a fresh machine.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+export RLDELTA_HOME ?= $(CURDIR)/.rldelta
+export DAGSTER_HOME ?= $(RLDELTA_HOME)/dagster
+
+.PHONY: demo test ui bench install clean
+
+$(VENV)/.installed: pyproject.toml requirements.lock.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -c requirements.lock.txt -e '.[test]'
+	touch $@
+
+install: $(VENV)/.installed
+
+demo: install ## build the demo world and analyse every demo checkpoint end to end
+	@mkdir -p "$(DAGSTER_HOME)"
+	$(VENV)/bin/rldelta demo --run
+
+test: install ## the whole suite (starts a throwaway PostgreSQL, installs chromium where missing)
+	bash scripts/run_tests.sh
+
+ui: install ## the Dagster UI on the same instance as `make demo`
+	@mkdir -p "$(DAGSTER_HOME)"
+	$(VENV)/bin/dagster dev -w workspace.yaml
+
+bench: install ## benchmarks; figures go to bench/RESULTS.md by hand, with date and command
+	bash bench/run_all.sh
+
+clean:
+	rm -rf .rldelta .tmp

@@ -1,0 +1,267 @@
+"""The `hub` resource: where models, training logs and trace datasets live.
+
+Two backends behind one interface: `LocalHub` (a directory laid out like the Hub; the embedded
+default and the demo world) and `HfHub` (the real Hugging Face Hub through `huggingface_hub`,
+in resources/hub_hf.py). Analyses only ever see `HubBackend`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+import shutil
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Protocol
+
+import dagster as dg
+
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".pt", ".pth")
+DATA_SUFFIXES = (".parquet", ".jsonl", ".json")
+
+
+class HubError(RuntimeError):
+    """Any hub failure; the message always names the repo."""
+
+
+class RepoNotFoundError(HubError):
+    pass
+
+
+class HubPermissionError(HubError):
+    pass
+
+
+class HubUnavailableError(HubError):
+    pass
+
+
+@dataclass(frozen=True)
+class RepoFile:
+    path: str
+    size: int
+    sha: str = ""  # content hash (LocalHub) or blob id (Hub), used for subtree revisions
+
+
+@dataclass
+class RepoInfo:
+    repo_id: str
+    repo_type: str
+    revision: str
+    last_modified: datetime | None
+    files: list[RepoFile] = field(default_factory=list)
+
+    @property
+    def paths(self) -> list[str]:
+        return [f.path for f in self.files]
+
+    @property
+    def has_weights(self) -> bool:
+        return any(p.endswith(WEIGHT_SUFFIXES) for p in self.paths)
+
+    def has(self, path: str) -> bool:
+        return path in self.paths
+
+    def files_under(self, prefix: str) -> list[RepoFile]:
+        prefix = prefix.rstrip("/") + "/"
+        return [f for f in self.files if f.path.startswith(prefix)]
+
+    def subtree_revision(self, prefix: str) -> str | None:
+        """A revision of just the files under `prefix` (None when there are none).
+
+        A new `training_logs/` upload changes this even when the weights did not change, and a
+        weights-only upload leaves it alone — the training-logs sensor relies on that.
+        """
+        files = self.files_under(prefix)
+        if not files:
+            return None
+        digest = hashlib.sha1()
+        for f in sorted(files, key=lambda f: f.path):
+            digest.update(f"{f.path}\0{f.sha or f.size}\n".encode())
+        return digest.hexdigest()
+
+
+class HubBackend(Protocol):
+    def model_info(self, repo_id: str, revision: str | None = None) -> RepoInfo: ...
+
+    def dataset_info(self, repo_id: str, revision: str | None = None) -> RepoInfo: ...
+
+    def repo_exists(self, repo_id: str, repo_type: str = "model") -> bool: ...
+
+    def list_models(self, author: str | None = None) -> list[RepoInfo]: ...
+
+    def download(
+        self,
+        repo_id: str,
+        repo_type: str = "model",
+        allow_patterns: list[str] | None = None,
+        revision: str | None = None,
+    ) -> Path: ...
+
+    def dataset_files(self, repo_id: str, revision: str | None = None) -> list[Path]: ...
+
+    def can_write(self, repo_id: str, repo_type: str = "dataset") -> tuple[bool, str]: ...
+
+    def upload_file(
+        self, repo_id: str, path_in_repo: str, data: bytes, repo_type: str = "dataset", commit_message: str = ""
+    ) -> str: ...
+
+
+def _file_sha1(path: Path) -> str:
+    digest = hashlib.sha1()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def matches(path: str, patterns: list[str] | None) -> bool:
+    """huggingface_hub-style allow patterns (`training_logs/**`, `*.parquet`)."""
+    if not patterns:
+        return True
+    return any(fnmatch.fnmatch(path, p) or fnmatch.fnmatch(path, p.replace("/**", "/*")) for p in patterns)
+
+
+class LocalHub:
+    """A folder laid out like the Hub: models/<org>/<name>/…, datasets/<org>/<name>/….
+
+    Revisions are content hashes, so they change exactly when a file's content changes.
+    Read-only repos can be simulated with a `.readonly` marker file in the repo folder.
+    """
+
+    def __init__(self, root: Path | str):
+        self.root = Path(root)
+        self._sha_cache: dict[tuple[str, int, int], str] = {}
+
+    def _repo_dir(self, repo_id: str, repo_type: str) -> Path:
+        folder = {"model": "models", "dataset": "datasets"}.get(repo_type)
+        if folder is None:
+            raise HubError(f"unknown repo type {repo_type!r} for {repo_id}")
+        return self.root / folder / repo_id
+
+    def _sha(self, path: Path) -> str:
+        stat = path.stat()
+        key = (str(path), stat.st_size, stat.st_mtime_ns)
+        if key not in self._sha_cache:
+            self._sha_cache[key] = _file_sha1(path)
+        return self._sha_cache[key]
+
+    def _info(self, repo_id: str, repo_type: str, revision: str | None) -> RepoInfo:
+        base = self._repo_dir(repo_id, repo_type)
+        if not base.is_dir():
+            raise RepoNotFoundError(
+                f"{repo_type} repo {repo_id!r} not found in the local hub at {self.root} "
+                f"(check the id, or point RLDELTA_HUB_DIR / the hub resource at the right place)"
+            )
+        files, newest = [], 0.0
+        for path in sorted(p for p in base.rglob("*") if p.is_file()):
+            rel = path.relative_to(base).as_posix()
+            if rel.startswith(".") or "/." in rel:
+                continue  # markers such as .readonly are not repo content
+            files.append(RepoFile(rel, path.stat().st_size, self._sha(path)))
+            newest = max(newest, path.stat().st_mtime)
+        digest = hashlib.sha1()
+        for f in files:
+            digest.update(f"{f.path}\0{f.sha}\n".encode())
+        current = digest.hexdigest()
+        if revision not in (None, "main", current):
+            raise RepoNotFoundError(
+                f"revision {revision} of {repo_type} repo {repo_id!r} is not available in the local hub "
+                f"(it keeps only the current revision {current[:12]})"
+            )
+        modified = datetime.fromtimestamp(newest, tz=timezone.utc) if files else None
+        return RepoInfo(repo_id, repo_type, current, modified, files)
+
+    def model_info(self, repo_id, revision=None):
+        return self._info(repo_id, "model", revision)
+
+    def dataset_info(self, repo_id, revision=None):
+        return self._info(repo_id, "dataset", revision)
+
+    def repo_exists(self, repo_id, repo_type="model"):
+        return self._repo_dir(repo_id, repo_type).is_dir()
+
+    def list_models(self, author=None):
+        base = self.root / "models"
+        orgs = [base / author] if author else sorted(p for p in base.glob("*") if p.is_dir())
+        infos = [self.model_info(f"{org.name}/{d.name}") for org in orgs if org.is_dir() for d in sorted(org.iterdir()) if d.is_dir()]
+        epoch = datetime.min.replace(tzinfo=timezone.utc)
+        return sorted(infos, key=lambda i: i.last_modified or epoch, reverse=True)
+
+    def download(self, repo_id, repo_type="model", allow_patterns=None, revision=None):
+        # Copy into a revision-keyed snapshot so a later upload never changes what a run read.
+        info = self._info(repo_id, repo_type, revision)
+        from rl_assets.settings import cache_dir
+
+        snap = cache_dir() / "hub-snapshots" / repo_type / repo_id.replace("/", "--") / info.revision
+        base = self._repo_dir(repo_id, repo_type)
+        for f in info.files:
+            if matches(f.path, allow_patterns):
+                target = snap / f.path
+                if not target.exists():
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    tmp = target.with_name(target.name + ".part")
+                    shutil.copyfile(base / f.path, tmp)
+                    os.replace(tmp, target)
+        snap.mkdir(parents=True, exist_ok=True)
+        return snap
+
+    def dataset_files(self, repo_id, revision=None):
+        snap = self.download(repo_id, "dataset", revision=revision)
+        return sorted(p for p in snap.rglob("*") if p.is_file() and p.name.endswith(DATA_SUFFIXES) and p.name != "dataset_infos.json")
+
+    def can_write(self, repo_id, repo_type="dataset"):
+        base = self._repo_dir(repo_id, repo_type)
+        if not base.is_dir():
+            return False, f"{repo_type} repo {repo_id!r} does not exist in the local hub"
+        if (base / ".readonly").exists():
+            return False, f"{repo_type} repo {repo_id!r} is read-only for this user (403)"
+        return True, "writable"
+
+    def upload_file(self, repo_id, path_in_repo, data, repo_type="dataset", commit_message=""):
+        ok, reason = self.can_write(repo_id, repo_type)
+        if not ok:
+            raise HubPermissionError(f"cannot upload to {repo_id}: {reason}")
+        from rl_assets.fileutil import atomic_write_bytes
+
+        atomic_write_bytes(self._repo_dir(repo_id, repo_type) / path_in_repo, data)
+        return self._info(repo_id, repo_type, None).revision
+
+
+class HubResource(dg.ConfigurableResource):
+    """The Hub: `local` (a folder laid out like the Hub; default) or `hf` (huggingface_hub).
+
+    backend "" means: `hf` when HF_ENDPOINT or RLDELTA_HUB=hf is set, else `local`.
+    The token is only ever passed as an EnvVar (e.g. EnvVar("HF_TOKEN")).
+    """
+
+    backend: str = ""
+    local_root: str = ""
+    endpoint: str = ""
+    token: str | None = None
+    timeout_s: float = 30.0
+    max_retries: int = 4
+
+    def resolved_backend(self) -> str:
+        if self.backend:
+            return self.backend
+        return os.environ.get("RLDELTA_HUB", "").strip() or "local"
+
+    def client(self) -> HubBackend:
+        kind = self.resolved_backend()
+        if kind == "local":
+            from rl_assets.settings import hub_dir
+
+            return LocalHub(Path(self.local_root) if self.local_root else hub_dir())
+        if kind == "hf":
+            from resources.hub_hf import HfHub
+
+            return HfHub(
+                endpoint=self.endpoint or os.environ.get("HF_ENDPOINT") or None,
+                token=self.token,
+                timeout_s=self.timeout_s,
+                max_retries=self.max_retries,
+            )
+        raise HubError(f"unknown hub backend {kind!r}; use 'local' or 'hf'")

@@ -1,0 +1,1 @@
+"""rldelta: what did RL change in this checkpoint?"""

@@ -1,0 +1,1 @@
+"""Pure analysis code: functions over normalized tables, no Dagster, no I/O."""

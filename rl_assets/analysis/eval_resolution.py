@@ -1,0 +1,146 @@
+"""Registry rows -> the (baseline, post-RL) eval pair of a model. Pure: takes rows, returns dicts.
+
+Rules (seed-pipeline §3, with its bugs fixed):
+- only Finished jobs with a traces link and a benchmark count, unless told otherwise;
+- newest wins per benchmark by ended_at, then started_at, then created_at, compared as
+  datetimes (not strings), a missing timestamp sorting oldest;
+- `latest` never pairs two different benchmarks; `benchmark` accepts an id or a name (names with
+  hyphens included);
+- the baseline time is the base model's training_end (then creation_time, then the RL model's
+  training_start), so the two overlay markers do not collapse onto one point.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+SCORE_KEYS = ("accuracy", "mean_reward", "Mean", "MeanDropEI", "reward", "score", "pass_rate")
+MODES = ("largest-delta", "largest-abs-delta", "latest", "benchmark")
+_OLDEST = datetime.min.replace(tzinfo=timezone.utc)
+
+
+class ResolutionError(ValueError):
+    """The model cannot be resolved (unknown id, no base model, unknown benchmark …)."""
+
+
+def parse_ts(value) -> datetime | None:
+    """ISO string or datetime -> aware UTC datetime (naive values are taken as UTC)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc)
+
+
+def iso(value) -> str | None:
+    ts = parse_ts(value)
+    return ts.isoformat() if ts else None
+
+
+def dataset_id_from_link(link: str | None) -> str | None:
+    """`https://huggingface.co/datasets/org/name/tree/main` -> `org/name`; bare ids unchanged."""
+    if not link:
+        return None
+    link = link.strip()
+    if not link.startswith("http"):
+        return link.removeprefix("datasets/").strip("/") or None
+    parts = [p for p in link.split("://", 1)[1].split("/")[1:] if p]
+    if parts and parts[0] == "datasets":
+        parts = parts[1:]
+    if len(parts) < 2:
+        raise ResolutionError(f"cannot read a dataset id from traces link {link!r}")
+    return f"{parts[0]}/{parts[1]}"
+
+
+def job_score(job: dict, score_key: str | None = None) -> float | None:
+    """Score from sandbox_jobs.metrics (a list of {name, value} or a flat dict); bools are not scores."""
+    metrics = job.get("metrics") or {}
+    if isinstance(metrics, list):
+        metrics = {m.get("name"): m.get("value") for m in metrics if isinstance(m, dict)}
+    for key in (score_key,) if score_key else SCORE_KEYS:
+        value = metrics.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    return None
+
+
+def recency_key(job: dict) -> tuple:
+    return tuple(parse_ts(job.get(k)) or _OLDEST for k in ("ended_at", "started_at", "created_at"))
+
+
+def usable_jobs(jobs: list[dict], include_unfinished: bool = False) -> tuple[list[dict], list[str]]:
+    """Jobs that can be an eval side, newest first, plus notes on what was dropped and why."""
+    kept, notes = [], []
+    for job in jobs:
+        if not include_unfinished and job.get("job_status") != "Finished":
+            notes.append(f"ignored sandbox_jobs[{job.get('id')}]: status {job.get('job_status')!r} (only Finished counts)")
+        elif not job.get("hf_traces_link"):
+            notes.append(f"ignored sandbox_jobs[{job.get('id')}]: no hf_traces_link")
+        elif not job.get("benchmark_id"):
+            notes.append(f"ignored sandbox_jobs[{job.get('id')}]: no benchmark_id")
+        else:
+            kept.append(job)
+    return sorted(kept, key=recency_key, reverse=True), notes
+
+
+def newest_per_benchmark(jobs: list[dict]) -> dict[str, dict]:
+    """First (= newest, given newest-first input) job per benchmark."""
+    out: dict[str, dict] = {}
+    for job in jobs:
+        out.setdefault(job["benchmark_id"], job)
+    return out
+
+
+def pair_table(post_jobs, base_jobs, benchmark_names: dict[str, str], score_key=None) -> dict:
+    """The matched / post-only / baseline-only table (what `rldelta list-evals` prints)."""
+    post, base = newest_per_benchmark(post_jobs), newest_per_benchmark(base_jobs)
+    rows = []
+    for bench in sorted(set(post) | set(base)):
+        p, b = post.get(bench), base.get(bench)
+        ps, bs = (job_score(p, score_key) if p else None), (job_score(b, score_key) if b else None)
+        rows.append(
+            {
+                "benchmark_id": bench,
+                "benchmark": benchmark_names.get(bench, bench),
+                "post_job_id": p and p["id"],
+                "baseline_job_id": b and b["id"],
+                "post_score": ps,
+                "baseline_score": bs,
+                "delta": ps - bs if ps is not None and bs is not None else None,
+                "post_traces": p and dataset_id_from_link(p["hf_traces_link"]),
+                "baseline_traces": b and dataset_id_from_link(b["hf_traces_link"]),
+                "post_ended_at": p and iso(p.get("ended_at")),
+                "baseline_ended_at": b and iso(b.get("ended_at")),
+            }
+        )
+    matched = sorted((r for r in rows if r["post_job_id"] and r["baseline_job_id"]), key=lambda r: -1e9 if r["delta"] is None else -r["delta"])
+    return {
+        "matched": matched,
+        "post_only": [r for r in rows if r["post_job_id"] and not r["baseline_job_id"]],
+        "baseline_only": [r for r in rows if r["baseline_job_id"] and not r["post_job_id"]],
+    }
+
+
+def choose_pair(table: dict, post_jobs: list[dict], mode: str, benchmark_id: str | None) -> tuple[dict | None, str]:
+    """Pick one row of the pair table by the selection mode; returns (row or None, reason)."""
+    matched = table["matched"]
+    if mode == "benchmark":
+        rows = [r for r in matched + table["post_only"] + table["baseline_only"] if r["benchmark_id"] == benchmark_id]
+        return (rows[0] if rows else None), f"selection=benchmark: pinned benchmark={benchmark_id}"
+    if mode in ("largest-delta", "largest-abs-delta"):
+        scored = [r for r in matched if r["delta"] is not None]
+        if scored:
+            key = (lambda r: r["delta"]) if mode == "largest-delta" else (lambda r: abs(r["delta"]))
+            best = max(scored, key=key)
+            return best, f"selection={mode}: ranked {len(scored)} matched pair(s); chose {best['benchmark']} with delta={best['delta']:+.4f}"
+        mode_note = f"{mode}->latest (no matched scored pair)"
+    else:
+        mode_note = "latest"
+    if not post_jobs:
+        return None, f"selection={mode_note}: no usable post-RL eval job"
+    newest = post_jobs[0]["benchmark_id"]
+    rows = [r for r in matched + table["post_only"] if r["benchmark_id"] == newest]
+    # Never fall back to a baseline on another benchmark: that pair would compare two yardsticks.
+    return rows[0], f"selection={mode_note}: newest post-RL job is on {rows[0]['benchmark']}"

@@ -1,0 +1,127 @@
+"""`checkpoint`: the model repo's manifest, with seed 000's "Step 0" preflight as asset checks."""
+
+import json
+import re
+
+import dagster as dg
+import yaml
+
+from resources.hub import HubBackend, HubError, RepoNotFoundError
+from resources.hub import HubResource
+from resources.settings_resource import AnalysisSettings
+from rl_assets.partitions import InvalidRepoId, models_partitions, validate_repo_id
+
+CONFIG_FILES = ["README.md", "config.json", "rl_config.json", "rl_config.yaml", "rl_config.yml"]
+_STEP_SIZE_SUFFIX = re.compile(r"-\d+-\d+(\.\d+)?[BbMm]$")
+
+
+def find_job_name(repo_id: str, rl_config: dict | None, yaml_config: dict | None) -> tuple[str | None, str]:
+    """job_name from rl_config.json, then the SkyRL YAML, then the repo name minus -<step>-<size>."""
+    if rl_config and rl_config.get("job_name"):
+        return str(rl_config["job_name"]), "rl_config.json job_name"
+    if yaml_config:
+        for path in (("job_name",), ("trainer", "run_name"), ("trainer", "project_name")):
+            node = yaml_config
+            for part in path:
+                node = node.get(part) if isinstance(node, dict) else None
+            if isinstance(node, str) and node:
+                return node, f"rl_config.yaml {'.'.join(path)}"
+    name = repo_id.split("/", 1)[1]
+    stripped = _STEP_SIZE_SUFFIX.sub("", name)
+    if stripped != name:
+        return stripped, "repo name without -<step>-<size>"
+    return None, "no rl_config and no -<step>-<size> suffix to strip"
+
+
+def read_manifest(hub: HubBackend, repo_id: str, rl_traces_orgs: list[str]) -> dict:
+    """Everything the preflight needs, read once (raises RepoNotFoundError naming the repo)."""
+    info = hub.model_info(repo_id)
+    present = [p for p in CONFIG_FILES if info.has(p)]
+    folder = hub.download(repo_id, "model", allow_patterns=present, revision=info.revision) if present else None
+    rl_config = yaml_config = None
+    if "rl_config.json" in present:
+        rl_config = json.loads((folder / "rl_config.json").read_text())
+    for name in ("rl_config.yaml", "rl_config.yml"):
+        if name in present:
+            yaml_config = yaml.safe_load((folder / name).read_text())
+    readme = (folder / "README.md").read_text(errors="replace") if "README.md" in present else None
+    job_name, job_source = find_job_name(repo_id, rl_config, yaml_config)
+
+    candidates = [f"{org}/{job_name}" for org in [*rl_traces_orgs, repo_id.split("/")[0]]] if job_name else []
+    existing = [c for c in dict.fromkeys(candidates) if hub.repo_exists(c, "dataset")]
+    logs = info.files_under("training_logs")
+    return {
+        "repo_id": repo_id,
+        "revision": info.revision,
+        "last_modified": info.last_modified.isoformat() if info.last_modified else None,
+        "n_files": len(info.files),
+        "weights_files": [p for p in info.paths if p.endswith((".safetensors", ".bin", ".gguf", ".pt", ".pth"))],
+        "has_weights": info.has_weights,
+        "has_readme": readme is not None,
+        "has_training_logs": bool(logs),
+        "training_logs_files": [f.path for f in logs],
+        "training_logs_revision": info.subtree_revision("training_logs"),
+        "rl_config": rl_config if rl_config is not None else yaml_config,
+        "job_name": job_name,
+        "job_name_source": job_source,
+        "rl_traces_candidates": candidates,
+        "rl_traces_dataset": existing[0] if existing else None,
+        "rl_traces_exists": bool(existing),
+    }
+
+
+PREFLIGHT = {
+    "has_weights": ("Repo exists and has at least one weights file", dg.AssetCheckSeverity.ERROR),
+    "has_training_logs": ("training_logs/ present (needed by Q2 training metrics)", dg.AssetCheckSeverity.WARN),
+    "rl_traces_dataset_exists": ("RL-trace dataset <org>/<job_name> exists (needed by Q2 temporal, Q3 overlay)", dg.AssetCheckSeverity.WARN),
+    "has_readme": ("README.md present", dg.AssetCheckSeverity.WARN),
+}
+
+
+def _check_results(m: dict):
+    passed = {
+        "has_weights": (m["has_weights"], f"{len(m['weights_files'])} weights file(s)"),
+        "has_training_logs": (m["has_training_logs"], f"{len(m['training_logs_files'])} file(s) under training_logs/"),
+        "rl_traces_dataset_exists": (
+            m["rl_traces_exists"],
+            f"found {m['rl_traces_dataset']}" if m["rl_traces_exists"] else f"none of {m['rl_traces_candidates'] or '[no job_name]'} exists ({m['job_name_source']})",
+        ),
+        "has_readme": (m["has_readme"], "README.md" if m["has_readme"] else "no README.md"),
+    }
+    for name, (ok, text) in passed.items():
+        yield dg.AssetCheckResult(check_name=name, passed=bool(ok), severity=PREFLIGHT[name][1], metadata={"detail": text})
+
+
+@dg.asset(
+    partitions_def=models_partitions,
+    group_name="preflight",
+    kinds={"huggingface", "python"},
+    check_specs=[dg.AssetCheckSpec(name, asset="checkpoint", description=desc) for name, (desc, _) in PREFLIGHT.items()],
+    retry_policy=dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL),
+    pool="hub",
+)
+def checkpoint(context: dg.AssetExecutionContext, hub: HubResource, settings: AnalysisSettings):
+    """The model repo's manifest: revision, weights, training_logs, rl_config and its RL-trace dataset."""
+    repo_id = context.partition_key
+    try:
+        validate_repo_id(repo_id)
+        manifest = read_manifest(hub.client(), repo_id, list(settings.rl_traces_orgs))
+    except (InvalidRepoId, RepoNotFoundError) as exc:
+        raise dg.Failure(description=f"checkpoint {repo_id}: {exc}", allow_retries=False) from exc
+    except HubError as exc:
+        raise dg.Failure(description=f"checkpoint {repo_id}: hub error: {exc}") from exc
+    table = "\n".join(
+        ["| item | value |", "|---|---|"]
+        + [f"| {k} | {manifest[k]} |" for k in ("revision", "has_weights", "has_training_logs", "job_name", "rl_traces_dataset")]
+    )
+    yield dg.Output(
+        manifest,
+        data_version=dg.DataVersion(manifest["revision"]),
+        metadata={
+            "revision": manifest["revision"],
+            "training_logs_revision": manifest["training_logs_revision"] or "none",
+            "files": manifest["n_files"],
+            "preflight": dg.MetadataValue.md(table),
+        },
+    )
+    yield from _check_results(manifest)

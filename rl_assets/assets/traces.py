@@ -1,0 +1,76 @@
+"""`baseline_traces`, `post_rl_traces`: the eval pair's datasets as normalized trace tables.
+
+Each source is ingested once per partition, in record batches, to a local parquet file; every
+analysis reads that file (the value passed between assets is a small reference dict).
+"""
+
+from pathlib import Path
+
+import dagster as dg
+
+from resources.hub import HubError, HubResource
+from resources.settings_resource import AnalysisSettings
+from rl_assets.partitions import models_partitions, slug
+from rl_assets.settings import tables_dir
+
+
+def ingest_to_table(context, hub: HubResource, settings: AnalysisSettings, spec: str, asset_name: str, side: str, benchmark=None):
+    """Ingest one source for this partition; returns (reference dict, Dagster metadata)."""
+    from rl_assets.ingest import ingest_source
+
+    out_path = tables_dir() / asset_name / f"{slug(context.partition_key)}.parquet"
+    client = hub.client()
+    try:
+        report = ingest_source(
+            spec, out_path, hub=client, max_rows=settings.max_rows, benchmark=benchmark, side=side, tokenizer=settings.tokenizer
+        )
+    except (HubError, FileNotFoundError) as exc:
+        raise dg.Failure(description=f"{asset_name} {context.partition_key}: cannot read {spec}: {exc}") from exc
+    ref = {
+        "path": str(out_path),
+        "rows": report.rows_written,
+        "rows_read": report.rows_read,
+        "skipped": dict(report.skipped),
+        "source": spec,
+        "source_kind": report.source_kind,
+        "revision": report.source_revision,
+        "benchmark": benchmark,
+        "side": side,
+        "max_rows": settings.max_rows,
+        "token_source": report.token_source,
+        "feature_summary": report.feature_summary,
+    }
+    return ref, report.to_metadata()
+
+
+def _trace_asset(name: str, side: str, dataset_key: str, description: str):
+    @dg.asset(
+        name=name,
+        description=description,
+        partitions_def=models_partitions,
+        group_name="preflight",
+        kinds={"parquet", "huggingface"},
+        ins={"eval_pair": dg.AssetIn()},
+        retry_policy=dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL),
+        pool="hub",
+    )
+    def _asset(context: dg.AssetExecutionContext, hub: HubResource, settings: AnalysisSettings, eval_pair: dict):
+        spec = eval_pair.get(dataset_key)
+        if not spec:
+            raise dg.Failure(
+                description=f"{name} {context.partition_key}: the eval pair has no {side} dataset "
+                f"({eval_pair.get('reason')}); see the eval_pair asset's pair table"
+            )
+        ref, metadata = ingest_to_table(context, hub, settings, spec, name, side, eval_pair.get("benchmark"))
+        version = f"{ref['revision']}:{settings.max_rows}:{settings.tokenizer}"
+        return dg.Output(ref, data_version=dg.DataVersion(version), metadata={"table": dg.MetadataValue.path(Path(ref["path"]).as_posix()), **metadata})
+
+    return _asset
+
+
+baseline_traces = _trace_asset(
+    "baseline_traces", "baseline", "baseline_eval", "The pre-RL (base model) eval traces, normalized: one row per trial."
+)
+post_rl_traces = _trace_asset(
+    "post_rl_traces", "post-rl", "post_rl_eval", "The post-RL checkpoint's eval traces, normalized: one row per trial."
+)

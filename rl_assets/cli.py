@@ -1,0 +1,144 @@
+"""`rldelta`: what Dagster has no verb for — the demo world, registering models, listing eval pairs."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+
+def _instance():
+    import dagster as dg
+
+    from rl_assets.settings import home_dir
+
+    # Same persistent instance as `make ui`, so partitions and runs show up there.
+    os.environ.setdefault("DAGSTER_HOME", str(home_dir() / "dagster"))
+    Path(os.environ["DAGSTER_HOME"]).mkdir(parents=True, exist_ok=True)
+    return dg.DagsterInstance.get()
+
+
+def register_models(instance, model_ids: list[str]) -> list[str]:
+    """Validate and add model partitions; returns the ids that were new."""
+    from rl_assets.partitions import validate_repo_id
+
+    for model_id in model_ids:
+        validate_repo_id(model_id)
+    existing = set(instance.get_dynamic_partitions("models"))
+    new = [m for m in model_ids if m not in existing]
+    if new:
+        instance.add_dynamic_partitions("models", new)
+    return new
+
+
+def run_analysis(instance, model_id: str, run_config: dict | None = None):
+    """Run the analyze_model job for one partition in this process, recorded in the instance."""
+    from rl_assets.definitions import defs
+
+    job = defs.resolve_job_def("analyze_model")
+    return job.execute_in_process(instance=instance, partition_key=model_id, raise_on_error=False, run_config=run_config or {})
+
+
+def summarize_run(result) -> tuple[list[str], list[str]]:
+    import dagster as dg
+
+    done, failed = [], []
+    for event in result.all_events:
+        if event.event_type == dg.DagsterEventType.ASSET_MATERIALIZATION:
+            done.append(event.asset_key.to_user_string())
+        elif event.event_type == dg.DagsterEventType.STEP_FAILURE:
+            failed.append(f"{event.step_key}: {event.event_specific_data.error.message.strip().splitlines()[0]}")
+    return done, failed
+
+
+def cmd_add_model(args) -> int:
+    from rl_assets.partitions import InvalidRepoId
+
+    try:
+        new = register_models(_instance(), args.model_ids)
+    except InvalidRepoId as exc:
+        print(f"rldelta: {exc}", file=sys.stderr)
+        return 2
+    for m in args.model_ids:
+        print(f"{'registered' if m in new else 'already registered'}: {m}")
+    return 0
+
+
+def cmd_list_evals(args) -> int:
+    from resources.registry import RegistryResource
+    from rl_assets.analysis.eval_resolution import ResolutionError
+    from rl_assets.resolve import format_table, resolve_eval_pair
+
+    try:
+        resolved = resolve_eval_pair(
+            RegistryResource().client(), args.model_id, mode=args.selection, benchmark=args.benchmark,
+            score_key=args.score_key, include_unfinished=args.include_unfinished,
+        )
+    except ResolutionError as exc:
+        print(f"rldelta: {exc}", file=sys.stderr)
+        return 2
+    print(f"model_id={resolved['model_id']} base_model={resolved['base_model_name']}")
+    print(format_table(resolved))
+    print(f"\nchosen: {resolved['reason']}")
+    for note in resolved["notes"]:
+        print(f"  note: {note}")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from rl_assets.demo import build_world
+    from rl_assets.settings import reports_root
+
+    world = build_world(seed=args.seed, scale=args.scale)
+    print(f"demo world written: hub {world.hub_dir}, registry {world.registry_url}")
+    print(f"ground truth: {world.ground_truth_path}")
+    instance = _instance()
+    register_models(instance, list(world.partitions))
+    print(f"model partitions: {', '.join(world.partitions)}")
+    if not args.run:
+        return 0
+    failures = 0
+    for model_id in world.partitions:
+        print(f"\n== analysing {model_id}")
+        done, failed = summarize_run(run_analysis(instance, model_id))
+        print(f"   materialized {len(done)} asset(s); {len(failed)} step(s) failed")
+        for line in failed:
+            print(f"   FAILED {line}")
+        failures += len(failed)
+        from rl_assets.settings import report_dir
+
+        print(f"   report: {report_dir(model_id) / 'INDEX.md'}")
+    print(f"\nreports: {reports_root()}")
+    print("open the Dagster UI on the same instance with `make ui`")
+    return 1 if failures else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="rldelta", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("add-model", help="register model partitions (Hub repo ids)")
+    p.add_argument("model_ids", nargs="+")
+    p.set_defaults(func=cmd_add_model)
+
+    p = sub.add_parser("list-evals", help="show a model's matched / post-only / baseline-only eval pairs")
+    p.add_argument("model_id")
+    p.add_argument("--selection", default="largest-delta")
+    p.add_argument("--benchmark")
+    p.add_argument("--score-key")
+    p.add_argument("--include-unfinished", action="store_true")
+    p.set_defaults(func=cmd_list_evals)
+
+    p = sub.add_parser("demo", help="build the demo world (and with --run analyse it end to end)")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--scale", type=float, default=1.0)
+    p.add_argument("--run", action="store_true", help="register partitions and materialize every asset")
+    p.set_defaults(func=cmd_demo)
+
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+"""The one Definitions object: every asset, check, job and sensor of rldelta.
+
+Assets and checks are discovered from the `rl_assets.assets` package, jobs from `rl_assets.jobs`,
+sensors from the `sensors` package, so adding a module is all it takes to add one.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import dagster as dg
+from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
+
+import rl_assets.assets
+import rl_assets.jobs
+import sensors
+from resources import build_resources
+from rl_assets.io_manager import RlDeltaIOManager
+
+
+def _module_objects(package, kinds: tuple[type, ...]) -> list:
+    found = []
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        found.extend(v for v in vars(module).values() if isinstance(v, kinds))
+    return list({id(v): v for v in found}.values())
+
+
+def build_definitions() -> dg.Definitions:
+    assets = dg.load_assets_from_package_module(rl_assets.assets)
+    checks = dg.load_asset_checks_from_package_module(rl_assets.assets)
+    jobs = _module_objects(rl_assets.jobs, (dg.JobDefinition, UnresolvedAssetJobDefinition))
+    sensor_defs = _module_objects(sensors, (dg.SensorDefinition,))
+    return dg.Definitions(
+        assets=assets,
+        asset_checks=checks,
+        jobs=jobs,
+        sensors=sensor_defs,
+        resources={"io_manager": RlDeltaIOManager(), **build_resources()},
+    )
+
+
+defs = build_definitions()

@@ -1,0 +1,66 @@
+"""IO manager: pyarrow tables as parquet, everything else as JSON, keyed by asset and model slug.
+
+Paths are `<storage_root>/<asset path>/<slug>.{parquet,json}` — the slug (`org--name`) keeps a
+repo id with a slash from nesting folders, where two models could otherwise overwrite each other.
+The root is a UPath, so `s3://bucket/prefix` works wherever fsspec has a driver installed.
+"""
+
+from __future__ import annotations
+
+import json
+
+import dagster as dg
+import pyarrow as pa
+import pyarrow.parquet as pq
+from upath import UPath
+
+from rl_assets.partitions import slug
+
+
+class RlDeltaIOManager(dg.ConfigurableIOManager):
+    """Writes tables to parquet and small objects to JSON under one storage root."""
+
+    root: str = ""  # "" -> rl_assets.settings.storage_root() at run time
+
+    def _base(self) -> UPath:
+        from rl_assets.settings import storage_root
+
+        return UPath(self.root or storage_root())
+
+    def _path(self, context, suffix: str) -> UPath:
+        key = context.asset_key.path
+        name = slug(context.partition_key) if context.has_partition_key else "__all__"
+        return self._base().joinpath(*key) / f"{name}{suffix}"
+
+    def handle_output(self, context: dg.OutputContext, obj) -> None:
+        if obj is None:
+            return
+        if isinstance(obj, pa.Table):
+            path = self._path(context, ".parquet")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(path.name + ".tmp")
+            with tmp.open("wb") as handle:
+                pq.write_table(obj, handle)
+            tmp.rename(path)
+        else:
+            path = self._path(context, ".json")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(json.dumps(obj, indent=2, sort_keys=True, default=str))
+            tmp.rename(path)
+        context.add_output_metadata({"stored_at": dg.MetadataValue.path(str(path))})
+
+    def load_input(self, context: dg.InputContext):
+        upstream = context.upstream_output
+        for suffix in (".parquet", ".json"):
+            path = self._path(upstream, suffix)
+            if path.exists():
+                if suffix == ".parquet":
+                    with path.open("rb") as handle:
+                        return pq.read_table(handle)
+                return json.loads(path.read_text())
+        raise FileNotFoundError(
+            f"no stored output for asset {'/'.join(upstream.asset_key.path)}"
+            + (f" partition {upstream.partition_key}" if upstream.has_partition_key else "")
+            + f" under {self._base()}; materialize it first"
+        )

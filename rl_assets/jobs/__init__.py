@@ -1,0 +1,1 @@
+"""Explicit jobs (auto-loaded by rl_assets.definitions)."""

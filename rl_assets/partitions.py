@@ -1,0 +1,71 @@
+"""One dynamic partition per model, keyed by the raw Hub repo id (``laion/foo-8B``)."""
+
+from __future__ import annotations
+
+import re
+
+import dagster as dg
+
+models_partitions = dg.DynamicPartitionsDefinition(name="models")
+
+_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_MAX_NAME = 96  # the Hub caps repo names at 96 characters
+
+
+class InvalidRepoId(ValueError):
+    """A model id that cannot be a Hub repo id (and so cannot be a partition key)."""
+
+
+def validate_repo_id(repo_id: str) -> str:
+    """Return the id unchanged if it is a valid ``org/name`` Hub repo id, else raise InvalidRepoId.
+
+    >>> validate_repo_id("laion/foo-8B")
+    'laion/foo-8B'
+    """
+    if not isinstance(repo_id, str) or not repo_id:
+        raise InvalidRepoId("model id is empty; expected a Hub repo id like 'laion/foo-8B'")
+
+    def refuse(rule: str) -> InvalidRepoId:
+        return InvalidRepoId(f"invalid model id {repo_id!r}: {rule} (expected 'org/name', e.g. 'laion/foo-8B')")
+
+    for bad, rule in (
+        (" ", "spaces are not allowed"),
+        ("..", "'..' is not allowed"),
+        ("--", "'--' is not allowed (reserved for path slugs)"),
+        (",", "commas are not allowed"),
+    ):
+        if bad in repo_id:
+            raise refuse(rule)
+    if any(ch in repo_id for ch in "[]{}()<>"):
+        raise refuse("brackets are not allowed")
+    if any(ch.isspace() for ch in repo_id):
+        raise refuse("whitespace is not allowed")
+    parts = repo_id.split("/")
+    if len(parts) != 2:
+        raise refuse("exactly one '/' between organisation and name is required")
+    for part in parts:
+        if not _PART.match(part):
+            raise refuse(f"part {part!r} must start with a letter or digit and use only letters, digits, '.', '_', '-'")
+        if part.endswith((".", "-")):
+            raise refuse(f"part {part!r} must not end with '.' or '-'")
+    if len(parts[1]) > _MAX_NAME:
+        raise refuse(f"name is longer than {_MAX_NAME} characters")
+    return repo_id
+
+
+def slug(repo_id: str) -> str:
+    """Path-safe form of a repo id: ``laion/foo-8B`` -> ``laion--foo-8B`` (Hub names never hold '--').
+
+    >>> slug("laion/foo-8B")
+    'laion--foo-8B'
+    """
+    return validate_repo_id(repo_id).replace("/", "--")
+
+
+def unslug(value: str) -> str:
+    """Inverse of slug().
+
+    >>> unslug("laion--foo-8B")
+    'laion/foo-8B'
+    """
+    return validate_repo_id(value.replace("--", "/", 1))

@@ -1,0 +1,64 @@
+"""Where rldelta keeps things: one home folder, overridable piece by piece by environment.
+
+Read at call time (never at import) so tests and `dagster dev` can point RLDELTA_HOME elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def _env_path(name: str, default: Path) -> Path:
+    value = os.environ.get(name, "").strip()
+    return Path(value).expanduser().resolve() if value else default
+
+
+def home_dir() -> Path:
+    """The home folder: $RLDELTA_HOME or ./.rldelta (created on demand)."""
+    home = _env_path("RLDELTA_HOME", Path.cwd() / ".rldelta")
+    home.mkdir(parents=True, exist_ok=True)
+    return home
+
+
+def storage_root() -> str:
+    """Asset storage root; a local path or an fsspec URL such as s3://bucket/rldelta."""
+    value = os.environ.get("RLDELTA_STORAGE", "").strip()
+    return value or str(home_dir() / "storage")
+
+
+def reports_root() -> Path:
+    return _env_path("RLDELTA_REPORTS", home_dir() / "reports")
+
+
+def report_dir(model_id: str) -> Path:
+    """The per-model report folder (INDEX.md, Q1_…, audit/ …), created."""
+    from rl_assets.partitions import slug
+
+    path = reports_root() / slug(model_id)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def hub_dir() -> Path:
+    """Root of the local-directory hub (the embedded default and the demo world)."""
+    return _env_path("RLDELTA_HUB_DIR", home_dir() / "hub")
+
+
+def registry_url() -> str:
+    """SQLAlchemy URL of the registry: SQLite in the home folder unless configured."""
+    value = os.environ.get("RLDELTA_REGISTRY_URL", "").strip()
+    return value or f"sqlite:///{home_dir() / 'registry.sqlite'}"
+
+
+def cache_dir() -> Path:
+    path = _env_path("RLDELTA_CACHE", home_dir() / "cache")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def tables_dir() -> Path:
+    """Local folder for large normalized trace tables (streamed parquet, not via the IO manager)."""
+    path = home_dir() / "tables"
+    path.mkdir(parents=True, exist_ok=True)
+    return path

@@ -1,0 +1,1 @@
+"""Sensors; every module-level SensorDefinition here is auto-loaded."""
