@@ -106,8 +106,14 @@ class SqlRegistry:
 
     def insert(self, table: str, rows: list[dict]) -> None:
         if rows:
+            # executemany needs every row to carry the same keys: absent columns become NULL.
+            columns = [c.name for c in TABLES[table].columns]
+            unknown = {k for r in rows for k in r} - set(columns)
+            if unknown:
+                raise ValueError(f"registry table {table} has no column(s) {sorted(unknown)}")
+            full = [{c: r.get(c) for c in columns} for r in rows]
             with self.engine.begin() as conn:
-                conn.execute(TABLES[table].insert(), rows)
+                conn.execute(TABLES[table].insert(), full)
 
     def delete_where(self, table: str, column: str, values) -> None:
         values = list(values)

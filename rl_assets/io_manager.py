@@ -27,23 +27,23 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
 
         return UPath(self.root or storage_root())
 
-    def _path(self, context, suffix: str) -> UPath:
-        key = context.asset_key.path
-        name = slug(context.partition_key) if context.has_partition_key else "__all__"
-        return self._base().joinpath(*key) / f"{name}{suffix}"
+    def _path(self, key_path: list[str], partition_key: str | None, suffix: str) -> UPath:
+        name = slug(partition_key) if partition_key else "__all__"
+        return self._base().joinpath(*key_path) / f"{name}{suffix}"
 
     def handle_output(self, context: dg.OutputContext, obj) -> None:
         if obj is None:
             return
+        partition = context.partition_key if context.has_partition_key else None
         if isinstance(obj, pa.Table):
-            path = self._path(context, ".parquet")
+            path = self._path(context.asset_key.path, partition, ".parquet")
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(path.name + ".tmp")
             with tmp.open("wb") as handle:
                 pq.write_table(obj, handle)
             tmp.rename(path)
         else:
-            path = self._path(context, ".json")
+            path = self._path(context.asset_key.path, partition, ".json")
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(path.name + ".tmp")
             tmp.write_text(json.dumps(obj, indent=2, sort_keys=True, default=str))
@@ -51,16 +51,16 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
         context.add_output_metadata({"stored_at": dg.MetadataValue.path(str(path))})
 
     def load_input(self, context: dg.InputContext):
-        upstream = context.upstream_output
+        partition = context.asset_partition_key if context.has_asset_partitions else None
         for suffix in (".parquet", ".json"):
-            path = self._path(upstream, suffix)
+            path = self._path(context.asset_key.path, partition, suffix)
             if path.exists():
                 if suffix == ".parquet":
                     with path.open("rb") as handle:
                         return pq.read_table(handle)
                 return json.loads(path.read_text())
         raise FileNotFoundError(
-            f"no stored output for asset {'/'.join(upstream.asset_key.path)}"
-            + (f" partition {upstream.partition_key}" if upstream.has_partition_key else "")
+            f"no stored output for asset {context.asset_key.to_user_string()}"
+            + (f" partition {partition}" if partition else "")
             + f" under {self._base()}; materialize it first"
         )

@@ -1,0 +1,92 @@
+"""Foundation assets materialized against a tiny hand-built world (local hub + SQLite registry)."""
+
+import json
+from datetime import datetime, timezone
+
+import dagster as dg
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from resources.hub import HubResource
+from resources.registry import RegistryResource, SqlRegistry
+from resources.settings_resource import AnalysisSettings
+from rl_assets.assets.checkpoint import checkpoint
+from rl_assets.assets.eval_pair import eval_pair
+from rl_assets.assets.traces import baseline_traces, post_rl_traces
+from rl_assets.io_manager import RlDeltaIOManager
+from rl_assets.partitions import models_partitions
+
+MODEL = "org/rl-7-8B"
+
+
+def _rows(n_tasks, solved):
+    rows = []
+    for t in range(n_tasks):
+        conv = [
+            {"role": "user", "content": f"task {t}"},
+            {"role": "assistant", "content": "<think>plan</think>\n<tool_call>\n{\"name\": \"bash_command\", \"arguments\": {\"keystrokes\": \"ls\\n\"}}\n</tool_call>"},
+            {"role": "user", "content": "New Terminal Output:\nbash: foo: command not found"},
+            {"role": "assistant", "content": "done"},
+        ]
+        rows.append({"conversations": conv, "task": f"t{t}", "trial_name": f"t{t}__abc", "episode": "episode-1",
+                     "date": "2026-05-01T10:00:00Z", "result": "1.0" if t < solved else "0.0"})
+    return rows
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    monkeypatch.setenv("RLDELTA_HOME", str(home))
+    hub = home / "hub"
+    model = hub / "models" / "org" / "rl-7-8B"
+    model.mkdir(parents=True)
+    (model / "model.safetensors").write_bytes(b"\0" * 8)
+    (model / "rl_config.json").write_text(json.dumps({"job_name": "rl-7"}))
+    for name, solved in (("evals-base", 2), ("evals-post", 5)):
+        data = hub / "datasets" / "org" / name / "data"
+        data.mkdir(parents=True)
+        pq.write_table(pa.Table.from_pylist(_rows(6, solved)), data / "train-00000-of-00001.parquet")
+    reg = SqlRegistry(f"sqlite:///{home / 'registry.sqlite'}")
+    reg.create_all()
+    t = datetime(2026, 5, 1, tzinfo=timezone.utc)
+    reg.insert("benchmarks", [{"id": "b1", "name": "tiny-bench"}])
+    reg.insert("models", [{"id": "base", "name": "org/base-8B", "training_end": t},
+                          {"id": "rl", "name": MODEL, "base_model_id": "base", "training_end": t.replace(day=3)}])
+    link = "https://huggingface.co/datasets/org/{}"
+    reg.insert("sandbox_jobs", [
+        {"id": "j1", "created_at": t, "ended_at": t, "model_id": "base", "benchmark_id": "b1", "job_status": "Finished",
+         "metrics": {"accuracy": 2 / 6}, "hf_traces_link": link.format("evals-base")},
+        {"id": "j2", "created_at": t, "ended_at": t.replace(day=4), "model_id": "rl", "benchmark_id": "b1", "job_status": "Finished",
+         "metrics": [{"name": "accuracy", "value": 5 / 6}], "hf_traces_link": link.format("evals-post")},
+    ])
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions("models", [MODEL, "org/missing-8B"])
+    return instance
+
+
+RESOURCES = {"hub": HubResource(), "registry": RegistryResource(), "settings": AnalysisSettings(), "io_manager": RlDeltaIOManager()}
+
+
+def test_foundation_assets_materialize(world):
+    result = dg.materialize([checkpoint, eval_pair, baseline_traces, post_rl_traces], instance=world, partition_key=MODEL, resources=RESOURCES)
+    assert result.success
+    manifest = result.output_for_node("checkpoint")
+    assert manifest["has_weights"] and manifest["job_name"] == "rl-7"
+    assert manifest["rl_traces_exists"] is False  # org/rl-7 does not exist: a preflight warning, not a crash
+    checks = {e.check_name: e.passed for e in result.get_asset_check_evaluations()}
+    assert checks["has_weights"] and not checks["rl_traces_dataset_exists"] and checks["matched_eval_pair"]
+    pair = result.output_for_node("eval_pair")
+    assert (pair["baseline_eval"], pair["post_rl_eval"]) == ("org/evals-base", "org/evals-post")
+    post = result.output_for_node("post_rl_traces")
+    table = pq.read_table(post["path"])
+    assert table.num_rows == 6 and sum(table.column("passed").to_pylist()) == 5
+    mats = world.get_latest_materialization_event(dg.AssetKey("checkpoint"))
+    assert mats is not None
+
+
+def test_unknown_model_fails_checkpoint_naming_it(world):
+    result = dg.materialize([checkpoint], instance=world, partition_key="org/missing-8B", resources=RESOURCES, raise_on_error=False)
+    assert not result.success
+    failures = [e for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_FAILURE]
+    assert failures and "org/missing-8B" in failures[0].event_specific_data.error.message
