@@ -17,14 +17,13 @@ $(VENV)/.installed: pyproject.toml requirements.lock.txt
 install: $(VENV)/.installed
 
 demo: install ## build the demo world and analyse every demo checkpoint end to end
-	@mkdir -p "$(DAGSTER_HOME)"
 	$(VENV)/bin/rldelta demo --run
 
 test: install ## the whole suite (starts a throwaway PostgreSQL, installs chromium where missing)
 	bash scripts/run_tests.sh
 
 ui: install ## the Dagster UI on the same instance as `make demo`
-	@mkdir -p "$(DAGSTER_HOME)"
+	$(PY) -m rl_assets.instance "$(DAGSTER_HOME)"
 	$(VENV)/bin/dagster dev -w workspace.yaml
 
 bench: install ## benchmarks; figures go to bench/RESULTS.md by hand, with date and command

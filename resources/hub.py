@@ -75,12 +75,19 @@ class RepoInfo:
         weights-only upload leaves it alone — the training-logs sensor relies on that.
         """
         files = self.files_under(prefix)
-        if not files:
-            return None
-        digest = hashlib.sha1()
-        for f in sorted(files, key=lambda f: f.path):
-            digest.update(f"{f.path}\0{f.sha or f.size}\n".encode())
-        return digest.hexdigest()
+        return _digest(files) if files else None
+
+    def revision_excluding(self, prefix: str) -> str:
+        """A revision of everything except `prefix`: the checkpoint itself, without its logs."""
+        inside = {f.path for f in self.files_under(prefix)}
+        return _digest([f for f in self.files if f.path not in inside])
+
+
+def _digest(files: list[RepoFile]) -> str:
+    digest = hashlib.sha1()
+    for f in sorted(files, key=lambda f: f.path):
+        digest.update(f"{f.path}\0{f.sha or f.size}\n".encode())
+    return digest.hexdigest()
 
 
 class HubBackend(Protocol):
@@ -131,9 +138,12 @@ class LocalHub:
     Read-only repos can be simulated with a `.readonly` marker file in the repo folder.
     """
 
+    # Shared by every LocalHub in the process: sensors build a new client each tick, and
+    # re-hashing unchanged files (same path, size, mtime) every tick would make ticks O(bytes).
+    _sha_cache: dict[tuple[str, int, int], str] = {}
+
     def __init__(self, root: Path | str):
         self.root = Path(root)
-        self._sha_cache: dict[tuple[str, int, int], str] = {}
 
     def _repo_dir(self, repo_id: str, repo_type: str) -> Path:
         folder = {"model": "models", "dataset": "datasets"}.get(repo_type)
@@ -162,10 +172,7 @@ class LocalHub:
                 continue  # markers such as .readonly are not repo content
             files.append(RepoFile(rel, path.stat().st_size, self._sha(path)))
             newest = max(newest, path.stat().st_mtime)
-        digest = hashlib.sha1()
-        for f in files:
-            digest.update(f"{f.path}\0{f.sha}\n".encode())
-        current = digest.hexdigest()
+        current = _digest(files)
         if revision not in (None, "main", current):
             raise RepoNotFoundError(
                 f"revision {revision} of {repo_type} repo {repo_id!r} is not available in the local hub "

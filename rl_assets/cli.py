@@ -15,7 +15,9 @@ def _instance():
 
     # Same persistent instance as `make ui`, so partitions and runs show up there.
     os.environ.setdefault("DAGSTER_HOME", str(home_dir() / "dagster"))
-    Path(os.environ["DAGSTER_HOME"]).mkdir(parents=True, exist_ok=True)
+    from rl_assets.instance import ensure_instance_yaml
+
+    ensure_instance_yaml(os.environ["DAGSTER_HOME"])
     return dg.DagsterInstance.get()
 
 

@@ -17,6 +17,7 @@ import rl_assets.jobs
 import sensors
 from resources import build_resources
 from rl_assets.io_manager import RlDeltaIOManager
+from sensors.automation import with_automation
 
 
 def _module_objects(package, kinds: tuple[type, ...]) -> list:
@@ -28,7 +29,7 @@ def _module_objects(package, kinds: tuple[type, ...]) -> list:
 
 
 def build_definitions() -> dg.Definitions:
-    assets = dg.load_assets_from_package_module(rl_assets.assets)
+    assets = dg.map_asset_specs(with_automation, dg.load_assets_from_package_module(rl_assets.assets))
     checks = dg.load_asset_checks_from_package_module(rl_assets.assets)
     jobs = _module_objects(rl_assets.jobs, (dg.JobDefinition, UnresolvedAssetJobDefinition))
     sensor_defs = _module_objects(sensors, (dg.SensorDefinition,))

@@ -53,6 +53,9 @@ def read_manifest(hub: HubBackend, repo_id: str, rl_traces_orgs: list[str]) -> d
     return {
         "repo_id": repo_id,
         "revision": info.revision,
+        # The checkpoint's own version: everything but training_logs/, so a logs-only upload is
+        # a new version of `training_logs`, not of the checkpoint (and does not re-run Q1).
+        "checkpoint_fingerprint": info.revision_excluding("training_logs"),
         "last_modified": info.last_modified.isoformat() if info.last_modified else None,
         "n_files": len(info.files),
         "weights_files": [p for p in info.paths if p.endswith((".safetensors", ".bin", ".gguf", ".pt", ".pth"))],
@@ -116,7 +119,7 @@ def checkpoint(context: dg.AssetExecutionContext, hub: HubResource, settings: An
     )
     yield dg.Output(
         manifest,
-        data_version=dg.DataVersion(manifest["revision"]),
+        data_version=dg.DataVersion(manifest["checkpoint_fingerprint"]),
         metadata={
             "revision": manifest["revision"],
             "training_logs_revision": manifest["training_logs_revision"] or "none",

@@ -1,0 +1,43 @@
+"""The local Dagster instance's dagster.yaml, written once into DAGSTER_HOME when missing.
+
+It carries the rule the original operators had to remember ("never two runs against the same
+output dir") as configuration: one queued run at a time per model partition, and pools that cap
+concurrent calls to the Hub and the LLM endpoint. Production uses dagster.yaml.example instead.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+DEFAULT_INSTANCE_YAML = """\
+# Written by rldelta (rl_assets/instance.py). Edit freely; it is not overwritten.
+concurrency:
+  runs:
+    max_concurrent_runs: 4
+    tag_concurrency_limits:
+      # one run at a time per model partition: two runs never write the same model's outputs
+      - key: "dagster/partition"
+        value:
+          applyLimitPerUniqueValue: true
+        limit: 1
+  pools:
+    # assets declare pool="hub" / pool="llm"; each pool allows this many concurrent steps
+    default_limit: 4
+telemetry:
+  enabled: false
+"""
+
+
+def ensure_instance_yaml(dagster_home: Path | str | None = None) -> Path:
+    home = Path(dagster_home or os.environ["DAGSTER_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / "dagster.yaml"
+    if not path.exists():
+        path.write_text(DEFAULT_INSTANCE_YAML)
+    return path
+
+
+if __name__ == "__main__":
+    print(ensure_instance_yaml(sys.argv[1] if len(sys.argv) > 1 else None))

@@ -1,0 +1,46 @@
+"""Checkpoint sensor: new model repos with weights become partitions and get analysed."""
+
+import dagster as dg
+
+from resources.hub import HubError, HubResource
+from rl_assets.jobs.analyze import analyze_model
+from sensors.decide import LOGS_PREFIX, decide_checkpoints
+from sensors.instance_state import dump_cursor, last_data_version, load_cursor, watched_authors
+
+
+@dg.sensor(
+    name="checkpoint_sensor",
+    target=analyze_model,
+    minimum_interval_seconds=30,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Polls the hub for model repos (RLDELTA_WATCH_AUTHORS, default laion) and analyses new checkpoints.",
+)
+def checkpoint_sensor(context: dg.SensorEvaluationContext, hub: HubResource):
+    client = hub.client()
+    listing, infos = [], {}
+    try:
+        for author in watched_authors():
+            for info in client.list_models(author):
+                listing.append((info.repo_id, info.revision))
+                infos[info.repo_id] = info
+    except HubError as exc:
+        return dg.SkipReason(f"hub listing failed: {exc}")
+
+    def inspect(repo_id):
+        info = infos.get(repo_id)
+        if info is None or not info.files:  # a listing without files: fetch this one repo only
+            info = client.model_info(repo_id)
+        return info.has_weights, info.revision_excluding(LOGS_PREFIX)
+
+    decision = decide_checkpoints(
+        listing, load_cursor(context), inspect, lambda repo: last_data_version(context.instance, "checkpoint", repo)
+    )
+    for repo_id, reason in decision.skipped:
+        context.log.info(f"skipped {repo_id}: {reason}")
+    known = set(context.instance.get_dynamic_partitions("models"))
+    new = [p for p in decision.new_partitions if p not in known]
+    return dg.SensorResult(
+        run_requests=[dg.RunRequest(run_key=key, partition_key=repo) for repo, key in decision.runs],
+        dynamic_partitions_requests=[dg.DynamicPartitionsDefinition(name="models").build_add_request(new)] if new else [],
+        cursor=dump_cursor(decision.cursor),
+    )
