@@ -18,5 +18,11 @@ class AnalysisSettings(dg.ConfigurableResource):
     eval_selection: str = "largest-delta"  # largest-delta | largest-abs-delta | latest | benchmark
     eval_benchmark: str | None = None  # benchmark id or name for `benchmark` mode
     eval_score_key: str | None = None  # sandbox_jobs.metrics key that ranks deltas
+    # Explicit sources win over the registry (the original's "CLI wins" rule): a Hub dataset id,
+    # hf:org/name@revision, or a local path (parquet, jsonl, json, Harbor job folder, …).
+    baseline_eval: str | None = None
+    post_rl_eval: str | None = None
+    baseline_eval_ts: str | None = None  # ISO timestamps for the Q3 overlay markers
+    post_rl_eval_ts: str | None = None
     include_unfinished_jobs: bool = False  # the resolver uses Finished eval jobs only unless set
     rl_traces_orgs: list[str] = []  # where to look for <org>/<job_name> RL-trace datasets (model's org is always tried last)

@@ -121,3 +121,18 @@ def format_table(resolved: dict) -> str:
                 f"| {r['benchmark']}{chosen} ({kind.replace('_', '-')}) | {fmt(r['post_score'])} | {fmt(r['baseline_score'])} | {delta} | {r['post_traces'] or '—'} | {r['baseline_traces'] or '—'} |"
             )
     return "\n".join(lines)
+
+
+def explicit_pair(model_id: str, why: str) -> dict:
+    """The record when both sources are given explicitly and the registry cannot resolve the model."""
+    keys = ("registry_model_id", "base_model_id", "base_model_name", "benchmark_id", "benchmark", "post_job_id",
+            "baseline_job_id", "post_score", "baseline_score", "delta", "post_rl_eval", "baseline_eval",
+            "post_rl_eval_ts", "baseline_eval_ts", "training_start")
+    return {
+        "model_id": model_id,
+        "selection": "explicit",
+        **{k: None for k in keys},
+        "reason": "selection=explicit: both eval sources given in settings",
+        "notes": [f"registry could not resolve {model_id} ({why}); using the explicit sources"],
+        "table": {"matched": [], "post_only": [], "baseline_only": []},
+    }

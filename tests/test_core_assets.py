@@ -90,3 +90,18 @@ def test_unknown_model_fails_checkpoint_naming_it(world):
     assert not result.success
     failures = [e for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_FAILURE]
     assert failures and "org/missing-8B" in failures[0].event_specific_data.error.message
+
+
+def test_explicit_sources_override_the_registry(world, tmp_path):
+    local = tmp_path / "local_post.jsonl"
+    local.write_text("\n".join(json.dumps(r) for r in _rows(4, 4)) + "\n")
+    settings = AnalysisSettings(post_rl_eval=str(local), baseline_eval="org/evals-base")
+    resources = {**RESOURCES, "settings": settings}
+    result = dg.materialize([eval_pair, post_rl_traces], instance=world, partition_key=MODEL, resources=resources)
+    pair = result.output_for_node("eval_pair")
+    assert pair["post_rl_eval"] == str(local) and any("settings override" in n for n in pair["notes"])
+    assert result.output_for_node("post_rl_traces")["rows"] == 4
+    # a model the registry does not know still works when both sides are explicit
+    world.add_dynamic_partitions("models", ["org/unregistered-8B"])
+    result = dg.materialize([eval_pair], instance=world, partition_key="org/unregistered-8B", resources=resources)
+    assert result.output_for_node("eval_pair")["selection"] == "explicit"

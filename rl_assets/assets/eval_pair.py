@@ -9,7 +9,7 @@ from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.eval_resolution import ResolutionError
 from rl_assets.partitions import models_partitions
-from rl_assets.resolve import format_table, resolve_eval_pair
+from rl_assets.resolve import explicit_pair, format_table, resolve_eval_pair
 
 CHECKS = {
     "matched_eval_pair": "A baseline and a post-RL eval on the same benchmark were found",
@@ -36,7 +36,14 @@ def eval_pair(context: dg.AssetExecutionContext, registry: RegistryResource, set
             include_unfinished=settings.include_unfinished_jobs,
         )
     except ResolutionError as exc:
-        raise dg.Failure(description=f"eval_pair {context.partition_key}: {exc}", allow_retries=False) from exc
+        if not (settings.baseline_eval and settings.post_rl_eval):
+            raise dg.Failure(description=f"eval_pair {context.partition_key}: {exc}", allow_retries=False) from exc
+        resolved = explicit_pair(context.partition_key, str(exc))
+    for key in ("baseline_eval", "post_rl_eval", "baseline_eval_ts", "post_rl_eval_ts"):
+        override = getattr(settings, key)
+        if override:
+            resolved["notes"].append(f"{key} <- settings override {override!r} (was {resolved[key]!r})")
+            resolved[key] = override
     for note in resolved["notes"]:
         context.log.info(note)
     # The data version changes only when the chosen jobs change, so a registry refresh that

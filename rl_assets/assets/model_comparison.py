@@ -1,0 +1,125 @@
+"""`model_comparison`: every model partition on one pinned benchmark, against its noise floor."""
+
+import json
+import os
+
+import dagster as dg
+
+from resources.hub import HubError, HubResource
+from resources.registry import RegistryResource
+from resources.settings_resource import AnalysisSettings
+from rl_assets.analysis.comparison import compare, model_row, task_pass_rates
+from rl_assets.analysis.eval_resolution import ResolutionError
+from rl_assets.analysis.report_md import fmt_ci, fmt_num, fmt_p, fmt_signed, jsonable, md_table
+from rl_assets.fileutil import atomic_write_bytes, atomic_write_json, atomic_write_text
+from rl_assets.partitions import slug
+from rl_assets.resolve import resolve_eval_pair
+from rl_assets.settings import reports_root, tables_dir
+
+COLUMNS = ["task_id", "passed", "is_infra_error"]
+
+
+class ComparisonConfig(dg.Config):
+    benchmark: str = ""  # id or name; "" -> $RLDELTA_COMPARE_BENCHMARK, then settings.eval_benchmark
+
+
+def pinned_side_rows(client, spec: str, name: str, settings: AnalysisSettings) -> list[dict]:
+    """Ingest one pinned eval dataset once per revision (re-used across runs) and return light rows."""
+    from rl_assets.ingest import ingest_source, read_traces
+
+    revision = client.dataset_info(spec).revision
+    out = tables_dir() / "model_comparison" / f"{name}.parquet"
+    stamp = out.with_suffix(".json")
+    if not (out.exists() and stamp.exists() and json.loads(stamp.read_text()).get("revision") == revision):
+        ingest_source(spec, out, hub=client, max_rows=settings.max_rows, tokenizer=settings.tokenizer)
+        atomic_write_json(stamp, {"source": spec, "revision": revision})
+    return read_traces(out, columns=COLUMNS).to_pylist()
+
+
+def render(result: dict) -> str:
+    bench, floor = result["benchmark"], result["noise_floor"]
+    lines = [
+        f"# Model comparison on {bench['name']} ({bench['id']})",
+        "",
+        "Every model is compared on this one pinned benchmark; rows from other benchmarks are never ranked together.",
+        f"Noise floor (minimum detectable paired change, α=0.05, power 0.8, {floor['n_tasks']} tasks): {fmt_num(floor['mde'])}",
+        "",
+        md_table(
+            ["model", "tasks", "baseline", "post-RL", "Δ", "95% CI", "McNemar p", "beyond noise floor"],
+            [
+                [r["model_id"], r["n_common_tasks"], fmt_num(r["baseline_rate"]), fmt_num(r["post_rate"]), fmt_signed(r["delta"]),
+                 fmt_ci(*r["ci95"], signed=True), fmt_p(r["mcnemar"]["p"]), r["above_noise_floor"]]
+                for r in result["ranked"]
+            ],
+        ),
+    ]
+    if result["not_enough_data"]:
+        lines += ["", "## Not enough data", *[f"- {r['model_id']}: {r['status']}" for r in result["not_enough_data"]]]
+    lines += ["", "## Excluded (no eval pair on this benchmark)", *([f"- {e['model_id']}: {e['reason']}" for e in result["excluded"]] or ["- none"])]
+    return "\n".join(lines) + "\n"
+
+
+def plot(result: dict) -> bytes:
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = result["ranked"]
+    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.5 * max(1, len(rows))))
+    ys = range(len(rows))
+    ax.errorbar([r["delta"] for r in rows], list(ys), xerr=[[r["delta"] - r["ci95"][0] for r in rows], [r["ci95"][1] - r["delta"] for r in rows]], fmt="o")
+    floor = result["noise_floor"]["mde"]
+    if floor == floor:  # not NaN
+        ax.axvspan(-floor, floor, color="grey", alpha=0.2, label="noise floor")
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_yticks(list(ys), [r["model_id"] for r in rows])
+    ax.set_xlabel(f"post-RL − baseline pass rate on {result['benchmark']['name']}")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+@dg.asset(group_name="compare", kinds={"python", "parquet"}, pool="hub")
+def model_comparison(context: dg.AssetExecutionContext, config: ComparisonConfig, hub: HubResource, registry: RegistryResource, settings: AnalysisSettings):
+    """Every registered model's post-RL vs baseline change on ONE pinned benchmark, with noise floor and exclusions."""
+    pinned = config.benchmark or os.environ.get("RLDELTA_COMPARE_BENCHMARK", "") or settings.eval_benchmark
+    if not pinned:
+        raise dg.Failure("model_comparison needs a pinned benchmark (run config `benchmark`, RLDELTA_COMPARE_BENCHMARK or settings.eval_benchmark); a per-model best benchmark would compare different yardsticks")
+    reg, client = registry.client(), hub.client()
+    bench = reg.benchmark_by_id(pinned) or reg.benchmark_by_name(pinned)
+    if bench is None:
+        raise dg.Failure(f"model_comparison: benchmark {pinned!r} is neither an id nor a name in the benchmarks table")
+    rows, excluded = [], []
+    for model_id in sorted(context.instance.get_dynamic_partitions("models")):
+        try:
+            pair = resolve_eval_pair(reg, model_id, mode="benchmark", benchmark=bench["id"], include_unfinished=settings.include_unfinished_jobs)
+            if not (pair["baseline_eval"] and pair["post_rl_eval"]):
+                raise ResolutionError(f"no matched pair on {bench['name']} ({pair['reason']})")
+            base = task_pass_rates(pinned_side_rows(client, pair["baseline_eval"], f"{slug(model_id)}--baseline", settings))
+            post = task_pass_rates(pinned_side_rows(client, pair["post_rl_eval"], f"{slug(model_id)}--post", settings))
+        except (ResolutionError, HubError) as exc:
+            excluded.append({"model_id": model_id, "reason": str(exc)})
+            continue
+        rows.append({**model_row(model_id, base, post), "benchmark_id": bench["id"]})
+    result = compare({"id": bench["id"], "name": bench["name"]}, rows, excluded)
+    out = reports_root() / "model_comparison"
+    markdown = render(result)
+    atomic_write_text(out / "comparison.md", markdown)
+    atomic_write_json(out / "comparison.json", jsonable(result))
+    atomic_write_bytes(out / "comparison.png", plot(result))
+    return dg.MaterializeResult(
+        metadata={
+            "benchmark": bench["name"],
+            "models_ranked": len(result["ranked"]),
+            "models_excluded": len(excluded),
+            "noise_floor": jsonable(result["noise_floor"]["mde"]) or "n/a",
+            "comparison": dg.MetadataValue.md(markdown),
+            "plot": dg.MetadataValue.path(str(out / "comparison.png")),
+        }
+    )
