@@ -24,4 +24,5 @@ def build_resources() -> dict:
             supabase_key=_secret("SUPABASE_SERVICE_ROLE_KEY") or _secret("SUPABASE_KEY"),
         ),
         "settings": AnalysisSettings(),
+        "llm": __import__("resources.llm", fromlist=["default_llm_resource"]).default_llm_resource(),
     }

@@ -99,7 +99,9 @@ class SqlRegistry:
 
     def __init__(self, url: str):
         self.url = url
-        self.engine = sa.create_engine(url, future=True, pool_pre_ping=True)
+        # SQLAlchemy 2.1 maps a bare postgresql:// to psycopg 3; the driver we ship is psycopg2.
+        driver_url = "postgresql+psycopg2://" + url[len("postgresql://"):] if url.startswith("postgresql://") else url
+        self.engine = sa.create_engine(driver_url, future=True, pool_pre_ping=True)
 
     def create_all(self) -> None:
         metadata.create_all(self.engine)

@@ -34,12 +34,39 @@ def register_models(instance, model_ids: list[str]) -> list[str]:
     return new
 
 
-def run_analysis(instance, model_id: str, run_config: dict | None = None):
+# The console shows warnings and failures; every event is still in the instance and the UI.
+QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+# The demo analyses rl-beta on the agentic benchmark (pinned), rl-alpha with the default
+# largest-delta selection (which picks the reasoning benchmark), so one `make demo` exercises
+# the behaviour analyses and the learning audit alike.
+DEMO_SETTINGS = {
+    "rldelta-demo/rl-beta-40-8B": {"eval_selection": "benchmark", "eval_benchmark": "terminal-bench-mini"},
+}
+DEMO_COMPARISON_BENCHMARK = "terminal-bench-mini"
+
+
+def run_analysis(instance, model_id: str, settings: dict | None = None):
     """Run the analyze_model job for one partition in this process, recorded in the instance."""
     from rl_assets.definitions import defs
 
     job = defs.resolve_job_def("analyze_model")
-    return job.execute_in_process(instance=instance, partition_key=model_id, raise_on_error=False, run_config=run_config or {})
+    run_config = {**QUIET, "resources": {"settings": {"config": settings}}} if settings else QUIET
+    return job.execute_in_process(instance=instance, partition_key=model_id, raise_on_error=False, run_config=run_config)
+
+
+def run_comparison(instance, benchmark: str):
+    from rl_assets.definitions import defs
+
+    job = defs.resolve_implicit_job_def_def_for_assets([dg_key("model_comparison")])
+    config = {**QUIET, "ops": {"model_comparison": {"config": {"benchmark": benchmark}}}}
+    return job.execute_in_process(instance=instance, asset_selection=[dg_key("model_comparison")], raise_on_error=False, run_config=config)
+
+
+def dg_key(name: str):
+    import dagster as dg
+
+    return dg.AssetKey(name)
 
 
 def summarize_run(result) -> tuple[list[str], list[str]]:
@@ -100,17 +127,30 @@ def cmd_demo(args) -> int:
     print(f"model partitions: {', '.join(world.partitions)}")
     if not args.run:
         return 0
+    import warnings
+
+    import dagster as dg
+
+    from rl_assets.settings import report_dir
+
+    for category in (dg.BetaWarning, dg.PreviewWarning):  # API-stability notices, not problems
+        warnings.filterwarnings("ignore", category=category)
     failures = 0
     for model_id in world.partitions:
-        print(f"\n== analysing {model_id}")
-        done, failed = summarize_run(run_analysis(instance, model_id))
+        settings = DEMO_SETTINGS.get(model_id)
+        print(f"\n== analysing {model_id}" + (f" (settings: {settings})" if settings else " (default settings)"))
+        done, failed = summarize_run(run_analysis(instance, model_id, settings))
         print(f"   materialized {len(done)} asset(s); {len(failed)} step(s) failed")
         for line in failed:
             print(f"   FAILED {line}")
         failures += len(failed)
-        from rl_assets.settings import report_dir
-
         print(f"   report: {report_dir(model_id) / 'INDEX.md'}")
+    print(f"\n== comparing models on {DEMO_COMPARISON_BENCHMARK}")
+    done, failed = summarize_run(run_comparison(instance, DEMO_COMPARISON_BENCHMARK))
+    for line in failed:
+        print(f"   FAILED {line}")
+    failures += len(failed)
+    print(f"   report: {reports_root() / 'model_comparison' / 'comparison.md'}")
     print(f"\nreports: {reports_root()}")
     print("open the Dagster UI on the same instance with `make ui`")
     return 1 if failures else 0

@@ -34,7 +34,9 @@ def test_ranking_noise_floor_and_exclusions():
     result = compare({"id": "b", "name": "bench"}, [small, big], [{"model_id": "o/c-8B", "reason": "no pair"}])
     assert [r["model_id"] for r in result["ranked"]] == ["o/big-8B", "o/small-8B"]
     assert result["ranked"][0]["above_noise_floor"] is True and result["ranked"][1]["above_noise_floor"] is False
-    assert 0 < result["noise_floor"]["mde"] < 1 and result["excluded"][0]["model_id"] == "o/c-8B"
+    floor = result["noise_floor"]
+    assert floor["half_width_95"] == pytest.approx(1.96 * (2 * 0.5 * 0.5 / 30) ** 0.5)
+    assert floor["half_width_95"] < floor["mde_80_power"] < 1 and result["excluded"][0]["model_id"] == "o/c-8B"
 
 
 def test_refuses_to_rank_across_benchmarks():

@@ -42,7 +42,8 @@ def render(result: dict) -> str:
         f"# Model comparison on {bench['name']} ({bench['id']})",
         "",
         "Every model is compared on this one pinned benchmark; rows from other benchmarks are never ranked together.",
-        f"Noise floor (minimum detectable paired change, α=0.05, power 0.8, {floor['n_tasks']} tasks): {fmt_num(floor['mde'])}",
+        f"Noise floor (95% half-width of two evals' difference at the pooled baseline rate {fmt_num(floor['pooled_baseline_rate'])}, {floor['n_tasks']} tasks): ±{fmt_num(floor['half_width_95'])}; "
+        f"minimum detectable change at 80% power: {fmt_num(floor['mde_80_power'])}",
         "",
         md_table(
             ["model", "tasks", "baseline", "post-RL", "Δ", "95% CI", "McNemar p", "beyond noise floor"],
@@ -71,7 +72,7 @@ def plot(result: dict) -> bytes:
     fig, ax = plt.subplots(figsize=(8, 1.2 + 0.5 * max(1, len(rows))))
     ys = range(len(rows))
     ax.errorbar([r["delta"] for r in rows], list(ys), xerr=[[r["delta"] - r["ci95"][0] for r in rows], [r["ci95"][1] - r["delta"] for r in rows]], fmt="o")
-    floor = result["noise_floor"]["mde"]
+    floor = result["noise_floor"]["half_width_95"]
     if floor == floor:  # not NaN
         ax.axvspan(-floor, floor, color="grey", alpha=0.2, label="noise floor")
     ax.axvline(0, color="black", lw=0.8)
@@ -118,7 +119,7 @@ def model_comparison(context: dg.AssetExecutionContext, config: ComparisonConfig
             "benchmark": bench["name"],
             "models_ranked": len(result["ranked"]),
             "models_excluded": len(excluded),
-            "noise_floor": jsonable(result["noise_floor"]["mde"]) or "n/a",
+            "noise_floor": jsonable(result["noise_floor"]["half_width_95"]) or "n/a",
             "comparison": dg.MetadataValue.md(markdown),
             "plot": dg.MetadataValue.path(str(out / "comparison.png")),
         }

@@ -1,0 +1,138 @@
+"""The `llm` resource: an OpenAI-compatible endpoint (judge + annotator) or an offline heuristic.
+
+    LLMResource(api_key=EnvVar("OPENAI_API_KEY"))            # api.openai.com, seed models
+    LLMResource(base_url="http://vllm:8000/v1", judge_model="qwen")  # any compatible server
+    LLMResource()                                             # nothing configured -> offline
+
+Backend choice happens when a run builds a session (never at import): an endpoint is configured
+when ``api_key`` is set or a base URL is given (field or $OPENAI_BASE_URL). Without one, every
+output is produced by the feature-driven heuristic and labelled OFFLINE_LABEL. The key is only
+handed to the openai SDK; it never reaches logs, metadata, the ledger or a report.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+from urllib.parse import urlsplit, urlunsplit
+
+import dagster as dg
+import openai
+
+from resources.llm_client import LLMClient
+from resources.llm_costs import Budget, Ledger, price_for
+from rl_assets.llm_cache import LLMCache
+
+OFFLINE_LABEL = "offline-heuristic (not an LLM)"
+# Seed defaults (analyze-rl-behavior skill): provider prefix "openai/" stripped.
+SEED_MODELS = {"judge": "gpt-5-2025-08-07", "annotate": "gpt-5.1"}
+MODEL_ENV = {"judge": "RLDELTA_JUDGE_MODEL", "annotate": "RLDELTA_ANNOTATOR_MODEL"}
+
+
+class LLMResource(dg.ConfigurableResource):
+    """OpenAI-compatible chat endpoint with cache, retries, concurrency cap and spend budget."""
+
+    base_url: Optional[str] = None  # None -> $OPENAI_BASE_URL -> the SDK default (api.openai.com)
+    api_key: Optional[str] = None  # pass EnvVar("OPENAI_API_KEY"); None (and no base_url) -> offline
+    judge_model: Optional[str] = None  # None -> $RLDELTA_JUDGE_MODEL -> gpt-5-2025-08-07
+    annotator_model: Optional[str] = None  # None -> $RLDELTA_ANNOTATOR_MODEL -> gpt-5.1
+    offline: bool = False  # force the heuristic even with an endpoint configured
+    timeout_s: float = 240.0
+    max_retries: int = 4
+    backoff_base_s: float = 2.0
+    backoff_max_s: float = 60.0
+    concurrency: int = 4
+    max_output_tokens: int = 8192
+    token_budget: Optional[int] = None  # per run (session), prompt + completion tokens
+    usd_budget: Optional[float] = 25.0  # per run (session); None = unlimited
+    input_usd_per_mtok: Optional[float] = None  # override the price table for unlisted models
+    output_usd_per_mtok: Optional[float] = None
+    response_format: str = "json_schema"  # json_schema | json_object | none (parse text)
+    parse_retries: int = 1  # re-ask once when a reply cannot be parsed/validated
+    cache_root: str = ""  # "" -> <cache_dir>/llm
+
+    def __repr_args__(self):
+        # A key passed as a plain string (tests, scripts) must not leak through repr() into logs.
+        return [(k, "***" if k == "api_key" and v else v) for k, v in super().__repr_args__()]
+
+    def resolved_base_url(self) -> str | None:
+        return self.base_url or os.environ.get("OPENAI_BASE_URL") or None
+
+    def is_offline(self) -> bool:
+        return self.offline or not (self.api_key or self.resolved_base_url())
+
+    def model_for(self, purpose: str, override: str | None = None) -> str:
+        if self.is_offline():
+            return OFFLINE_LABEL
+        field = self.judge_model if purpose == "judge" else self.annotator_model
+        env = os.environ.get(MODEL_ENV.get(purpose, ""), "").strip()
+        return (override or field or env or SEED_MODELS.get(purpose, SEED_MODELS["judge"])).removeprefix("openai/")
+
+    def root(self) -> Path:
+        from rl_assets.settings import cache_dir
+
+        return Path(self.cache_root) if self.cache_root else cache_dir() / "llm"
+
+    def describe(self, purpose: str, model: str | None = None) -> dict:
+        """Safe to log and to put in metadata/reports: never includes the key."""
+        url = self.resolved_base_url()
+        if url:  # drop any user:password@ an operator pasted into the URL
+            parts = urlsplit(url)
+            url = urlunsplit(parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else "")))
+        offline = self.is_offline()
+        return {
+            "backend": "offline" if offline else "openai-compatible",
+            "model": self.model_for(purpose, model),
+            "base_url": None if offline else (url or "https://api.openai.com/v1"),
+            "usd_budget": self.usd_budget,
+            "token_budget": self.token_budget,
+        }
+
+    def session(self, purpose: str, partition: str, *, model: str | None = None, concurrency: int | None = None,
+                usd_budget: float | None = None, token_budget: int | None = None, force: bool = False,
+                log=None) -> LLMClient:
+        """A client for one run: its own budget; cache and usage ledger shared across runs."""
+        from rl_assets.partitions import slug
+
+        offline = self.is_offline()
+        name = self.model_for(purpose, model)
+        sdk = None
+        if not offline:
+            sdk = openai.OpenAI(
+                base_url=self.resolved_base_url(),
+                # Local servers often need no key, but the SDK insists on one (and would
+                # otherwise read $OPENAI_API_KEY behind the resource's back).
+                api_key=self.api_key or "no-key",
+                timeout=self.timeout_s,
+                max_retries=0,  # retries are ours: counted, budgeted and ledgered
+            )
+        part = slug(partition) if "/" in partition else (partition or "unpartitioned")
+        return LLMClient(
+            model=name,
+            offline_mode=offline,
+            cache=None if offline else LLMCache(self.root() / "cache", purpose),
+            ledger=None if offline else Ledger(self.root() / "usage" / f"{part}.jsonl"),
+            budget=Budget(token_budget if token_budget is not None else self.token_budget,
+                          usd_budget if usd_budget is not None else self.usd_budget),
+            price=price_for(name, (self.input_usd_per_mtok, self.output_usd_per_mtok)),
+            openai_client=sdk,
+            concurrency=concurrency or self.concurrency,
+            max_retries=self.max_retries,
+            backoff_base_s=self.backoff_base_s,
+            backoff_max_s=self.backoff_max_s,
+            max_output_tokens=self.max_output_tokens,
+            response_format=self.response_format,
+            parse_retries=self.parse_retries,
+            partition=partition,
+            purpose=purpose,
+            force=force,
+            secrets=tuple(s for s in (self.api_key,) if s),
+            **({"log": log} if log else {}),
+        )
+
+
+def default_llm_resource() -> LLMResource:
+    """The resource `build_resources()` uses: the key as an EnvVar when set (Dagster reads it)."""
+    key = dg.EnvVar("OPENAI_API_KEY") if os.environ.get("OPENAI_API_KEY") else None
+    return LLMResource(api_key=key)

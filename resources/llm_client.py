@@ -1,0 +1,224 @@
+"""The run-time LLM client: cached, budgeted, retried, concurrent calls with per-item isolation.
+
+Built by ``LLMResource.session()``; analyses hand it ``LLMRequest`` objects and get one
+``ItemResult`` per cache key back. Nothing here raises for a single bad call: a malformed reply,
+a 500 after all retries, a timeout or a refused budget marks only that request's items failed
+(recorded in the cache's failure log and retried next run), so the seed's "one bad reply
+aborts the step after the money was spent" cannot happen.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import openai
+
+from resources.llm_costs import Budget, BudgetExceeded, Ledger, cost_usd, estimate_tokens
+from resources.llm_json import JSONRepairError, parse_json_loose
+from rl_assets.llm_cache import LLMCache
+
+_log = logging.getLogger("rldelta.llm")
+RETRY_AFTER_CAP_S = 120.0  # honour a server's Retry-After up to this, even above backoff_max_s
+
+
+@dataclass
+class LLMRequest:
+    keys: list[str]  # cache keys answered by this one call (1 for a judgment, k for a batch)
+    messages: list[dict]
+    schema_name: str
+    schema: dict
+    # parsed reply -> {key: validated value}; ValueError = whole reply unusable, a missing key =
+    # that item failed (per-item isolation inside a batch).
+    interpret: Callable[[Any], dict[str, Any]]
+    offline: Callable[[], Any] | None = None  # heuristic producing the same JSON shape
+    label: str = ""
+
+
+@dataclass
+class ItemResult:
+    key: str
+    status: str  # cached | fresh | offline | failed | budget
+    value: Any = None
+    error: str | None = None
+
+
+class CallFailed(RuntimeError):
+    pass
+
+
+@dataclass
+class LLMClient:
+    model: str
+    offline_mode: bool
+    cache: LLMCache | None
+    ledger: Ledger | None
+    budget: Budget
+    price: tuple[float, float]
+    openai_client: Any = None
+    concurrency: int = 4
+    max_retries: int = 4
+    backoff_base_s: float = 2.0
+    backoff_max_s: float = 60.0
+    max_output_tokens: int = 8192
+    response_format: str = "json_schema"
+    parse_retries: int = 1
+    partition: str = ""
+    purpose: str = ""
+    force: bool = False
+    secrets: tuple[str, ...] = ()
+    log: Callable[[str], None] = _log.info
+    counters: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        self._lock = threading.Lock()
+        for name in ("calls", "retries", "cached", "fresh", "failed", "budget", "parse_failures", "offline"):
+            self.counters.setdefault(name, 0)
+
+    def _count(self, name: str, n: int = 1) -> None:
+        with self._lock:
+            self.counters[name] += n
+
+    def _scrub(self, text: str) -> str:
+        for secret in self.secrets:
+            if secret:
+                text = text.replace(secret, "***")
+        return text
+
+    # ---- one HTTP call with retries and the budget guard ------------------------------------
+    def _delay(self, exc: Exception, attempt: int) -> float:
+        headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+        for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+            try:
+                if headers.get(name) is not None:
+                    return min(RETRY_AFTER_CAP_S, float(headers[name]) * scale)
+            except ValueError:
+                pass  # an HTTP-date Retry-After: fall back to exponential backoff
+        return min(self.backoff_max_s, self.backoff_base_s * 2**attempt) * random.uniform(0.5, 1.0)
+
+    def _create(self, messages: list[dict], schema_name: str, schema: dict):
+        kwargs: dict = {"model": self.model, "messages": messages, "max_completion_tokens": self.max_output_tokens}
+        if self.response_format == "json_schema":
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": schema_name, "schema": schema, "strict": True},
+            }
+        elif self.response_format == "json_object":
+            kwargs["response_format"] = {"type": "json_object"}
+        # No temperature: reasoning models reject anything but the default (seed §9 item 3).
+        return self.openai_client.chat.completions.create(**kwargs)
+
+    def chat(self, messages: list[dict], schema_name: str, schema: dict, label: str = "") -> str:
+        prompt_est = estimate_tokens(messages)
+        worst_tokens = prompt_est + self.max_output_tokens
+        worst_usd = cost_usd(self.price, prompt_est, self.max_output_tokens)
+        for attempt in range(self.max_retries + 1):
+            self.budget.reserve(worst_tokens, worst_usd)  # raises BudgetExceeded before the call starts
+            self._count("calls")
+            t0 = time.monotonic()
+            try:
+                resp = self._create(messages, schema_name, schema)
+            except openai.APIError as exc:
+                timed_out = isinstance(exc, (openai.APITimeoutError,))
+                # A timed-out call may still be billed: charge its worst case; refused calls cost 0.
+                spent_t, spent_u = (worst_tokens, worst_usd) if timed_out else (0, 0.0)
+                self.budget.settle(worst_tokens, worst_usd, spent_t, spent_u)
+                status = getattr(exc, "status_code", None)
+                retryable = timed_out or isinstance(exc, openai.APIConnectionError) or (
+                    status is not None and (status in (408, 409, 429) or status >= 500)
+                )
+                self._ledger(label, "timeout" if timed_out else f"error:{status or type(exc).__name__}",
+                             spent_t, 0, time.monotonic() - t0, spent_u, attempt)
+                if status == 400 and "response_format" in str(exc) and self.response_format != "none":
+                    self.response_format = "none"  # server lacks structured output: parse text instead
+                    continue
+                if not retryable or attempt == self.max_retries:
+                    raise CallFailed(self._scrub(f"{type(exc).__name__} (status {status}): {exc}")[:300]) from None
+                self._count("retries")
+                time.sleep(self._delay(exc, attempt))
+                continue
+            usage = getattr(resp, "usage", None)
+            text = (resp.choices[0].message.content or "") if resp.choices else ""
+            p_tok = getattr(usage, "prompt_tokens", None) or prompt_est
+            c_tok = getattr(usage, "completion_tokens", None) or estimate_tokens([{"content": text}])
+            spent = cost_usd(self.price, p_tok, c_tok)
+            self.budget.settle(worst_tokens, worst_usd, p_tok + c_tok, spent)
+            self._ledger(label, "ok", p_tok, c_tok, time.monotonic() - t0, spent, attempt)
+            return text
+        raise CallFailed("retries exhausted")
+
+    def _ledger(self, label, status, p_tok, c_tok, latency, usd, attempt) -> None:
+        if self.ledger is not None:
+            self.ledger.append(partition=self.partition, purpose=self.purpose, model=self.model, label=label,
+                               status=status, prompt_tokens=p_tok, completion_tokens=c_tok,
+                               latency_s=round(latency, 4), cost_usd=round(usd, 8), attempt=attempt)
+
+    # ---- batches ----------------------------------------------------------------------------
+    def _one(self, req: LLMRequest) -> list[ItemResult]:
+        if self.offline_mode:
+            self._count("offline", len(req.keys))
+            values = req.interpret(req.offline())
+            return [ItemResult(k, "offline", values[k]) if k in values else
+                    ItemResult(k, "failed", error="offline heuristic gave no value") for k in req.keys]
+        if self.cache is not None and not self.force:
+            hits = {k: v for k in req.keys if (v := self.cache.get(k)) is not None}
+            if len(hits) == len(req.keys):
+                self._count("cached", len(hits))
+                return [ItemResult(k, "cached", hits[k]) for k in req.keys]
+        values, error = {}, None
+        for _ in range(self.parse_retries + 1):
+            try:
+                values = req.interpret(parse_json_loose(self.chat(req.messages, req.schema_name, req.schema, req.label)))
+                error = None
+                break
+            except BudgetExceeded as exc:
+                return self._fail(req.keys, f"budget: {exc}", status="budget")
+            except CallFailed as exc:
+                return self._fail(req.keys, f"call: {exc}")
+            except (JSONRepairError, ValueError, KeyError, TypeError) as exc:
+                self._count("parse_failures")
+                error = f"parse: {self._scrub(str(exc))[:300]}"
+        out = []
+        for k in req.keys:
+            if k in values:
+                if self.cache is not None:
+                    self.cache.put(k, values[k], model=self.model, label=req.label)
+                self._count("fresh")
+                out.append(ItemResult(k, "fresh", values[k]))
+            else:
+                out += self._fail([k], error or "reply did not include this item")
+        return out
+
+    def _fail(self, keys: list[str], reason: str, status: str = "failed") -> list[ItemResult]:
+        self._count(status, len(keys))
+        if self.cache is not None:
+            for k in keys:
+                self.cache.record_failure(k, reason, model=self.model)
+        return [ItemResult(k, status, error=reason) for k in keys]
+
+    def run(self, requests: list[LLMRequest]) -> dict[str, ItemResult]:
+        """Answer every request (cache first); never raises for a single request's failure."""
+        results: dict[str, ItemResult] = {}
+        done = 0
+
+        def work(req: LLMRequest) -> list[ItemResult]:
+            try:
+                return self._one(req)
+            except Exception as exc:  # noqa: BLE001 - isolation: a bug in one interpret() is one failure
+                return self._fail(req.keys, f"error: {type(exc).__name__}: {self._scrub(str(exc))[:200]}")
+
+        with ThreadPoolExecutor(max_workers=max(1, self.concurrency)) as pool:
+            for req, items in zip(requests, pool.map(work, requests)):
+                done += 1
+                for item in items:
+                    results[item.key] = item
+                self.log(f"[{done}/{len(requests)}] {req.label} " + ",".join(sorted({i.status for i in items})))
+        return results
+
+    def summary(self) -> dict:
+        return {"model": self.model, **self.counters, **self.budget.snapshot()}

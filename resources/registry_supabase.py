@@ -1,0 +1,106 @@
+"""`SupabaseRegistry`: the registry tables read through supabase-py (PostgREST).
+
+Returns exactly the row dicts SqlRegistry returns — the columns of resources/registry.py's tables,
+timestamps as aware UTC datetimes, JSON columns as dicts/lists — so the eval-pair resolver gives
+the same answer on either backend. PostgREST caps the rows of one response (max-rows), so every
+query is paginated with `.range()` in a stable `id` order, and the exact row count from the first
+page's Content-Range says when to stop.
+"""
+
+from __future__ import annotations
+
+import json
+
+import sqlalchemy as sa
+
+from resources.registry import TABLES
+from rl_assets.analysis.eval_resolution import parse_ts
+
+
+class RegistryQueryError(RuntimeError):
+    """A Supabase query failed; the message names the table and filter (never the key)."""
+
+
+def _convert(table: str, row: dict) -> dict:
+    out = {}
+    for column in TABLES[table].columns:
+        value = row.get(column.name)
+        if isinstance(column.type, sa.DateTime):
+            value = parse_ts(value)
+        elif isinstance(column.type, sa.JSON) and isinstance(value, str):
+            # A json column stored as text (older rows) still reaches the resolver as data.
+            try:
+                value = json.loads(value)
+            except ValueError:
+                pass
+        out[column.name] = value
+    return out
+
+
+class SupabaseRegistry:
+    """RegistryBackend over `supabase.create_client(url, key)`; `page_size` rows per request."""
+
+    def __init__(self, url: str, key: str, page_size: int = 1000, timeout_s: float = 30.0):
+        if not url:
+            raise ValueError("the Supabase registry needs SUPABASE_URL (https://<project>.supabase.co)")
+        if not key:
+            raise ValueError(
+                "the Supabase registry needs a key: set SUPABASE_SERVICE_ROLE_KEY (or SUPABASE_KEY) in the "
+                "environment; the registry resource reads it through an EnvVar"
+            )
+        from supabase import ClientOptions, create_client
+
+        self.url = url
+        self.page_size = max(1, int(page_size))
+        self._client = create_client(url, key, options=ClientOptions(postgrest_client_timeout=timeout_s))
+
+    def __repr__(self) -> str:  # never show the key
+        return f"SupabaseRegistry(url={self.url!r})"
+
+    def _select(self, table: str, **where) -> list[dict]:
+        from postgrest.exceptions import APIError
+        from postgrest.types import CountMethod
+
+        rows: list[dict] = []
+        total = None
+        while True:
+            query = self._client.table(table).select("*", count=CountMethod.exact if total is None else None)
+            for column, value in where.items():
+                query = query.eq(column, value)
+            start = len(rows)
+            try:
+                response = query.order("id").range(start, start + self.page_size - 1).execute()
+            except APIError as exc:
+                raise RegistryQueryError(
+                    f"Supabase query on {table} where {where or 'all rows'} failed: {exc.message} (code {exc.code}); "
+                    "check SUPABASE_URL and that the key may read this table (row-level security)"
+                ) from exc
+            except Exception as exc:  # network errors from the HTTP client
+                raise RegistryQueryError(f"Supabase at {self.url} unreachable for {table}: {type(exc).__name__}: {exc}") from exc
+            page = response.data or []
+            total = response.count if total is None else total
+            rows.extend(_convert(table, r) for r in page)
+            # Stop on the known total; without one (no Content-Range), on the first empty page.
+            if not page or (total is not None and len(rows) >= total):
+                return rows
+
+    def models_by_name(self, name):
+        return self._select("models", name=name)
+
+    def model_by_id(self, model_id):
+        rows = self._select("models", id=model_id)
+        return rows[0] if rows else None
+
+    def jobs_for_model(self, model_id):
+        return self._select("sandbox_jobs", model_id=model_id)
+
+    def benchmark_by_id(self, benchmark_id):
+        rows = self._select("benchmarks", id=benchmark_id)
+        return rows[0] if rows else None
+
+    def benchmark_by_name(self, name):
+        rows = self._select("benchmarks", name=name)
+        return rows[0] if rows else None
+
+    def benchmarks(self):
+        return self._select("benchmarks")

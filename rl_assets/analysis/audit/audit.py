@@ -1,0 +1,151 @@
+"""The learning audit per task family: before/after, trivial baselines, imitation, lenient split.
+
+Pure: rows in (dicts with the normalized trace columns), plain dicts out. Every score on a scored
+family is measured with the family's own scorer on the same common tasks, so the model, the
+baselines and the lenient readings share one ruler. Per-task values are the mean over attempts;
+a task "passes" when most of its attempts score 1.0 (the paired McNemar unit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from statistics import mean
+
+from rl_assets.analysis import stats
+from rl_assets.analysis.audit import labels, strategies
+from rl_assets.analysis.audit.lenient import extract_lenient, lenient_score, normalize_answer
+from rl_assets.analysis.audit.tasks import Attempt, Family, TaskKey, build_families
+
+AUDIT_COLUMNS = (
+    "task_family", "task_index", "task_config", "task_id", "benchmark", "question",
+    "expected_answer", "answer", "reward", "is_infra_error", "conversation",
+)
+
+
+def _rnd(x: float | None, digits: int = 4) -> float | None:
+    return None if x is None else round(float(x), digits)
+
+
+def given_answer(att: Attempt) -> str | None:
+    """The answer a reader sees: the recorded one, else the lenient reading of the response."""
+    return att.answer if att.answer is not None else extract_lenient(att.response)
+
+
+def _side_scores(fam: Family, side: dict[TaskKey, list[Attempt]], keys: list[TaskKey]):
+    """Per task: strict scores, lenient scores (None without a scorer), and how many recorded
+    rewards disagree with the re-score (a sign the source scored differently; reported)."""
+    strict, lenient, mismatches = {}, {}, 0
+    for key in keys:
+        s_list, l_list = [], []
+        for att in side[key]:
+            if fam.scored:
+                s = fam.score(key, att.answer)
+                s_list.append(s)
+                mismatches += att.recorded is not None and abs(float(att.recorded) - s) > 1e-9
+                l_list.append(lenient_score(lambda ans: fam.score(key, ans), s, att.response, att.answer))
+            else:  # no scorer: the recorded reward; a missing reward is an error -> 0
+                s_list.append(float(att.recorded) if att.recorded is not None else 0.0)
+        strict[key], lenient[key] = s_list, (l_list if fam.scored else None)
+    return strict, lenient, mismatches
+
+
+def _task_mean(values: dict[TaskKey, list[float]]) -> float | None:
+    return mean(mean(v) for v in values.values()) if values else None
+
+
+def _task_pass(values: dict[TaskKey, list[float]]) -> dict[TaskKey, bool]:
+    return {k: mean(1.0 if x >= 1.0 else 0.0 for x in v) >= 0.5 for k, v in values.items()}
+
+
+def _imitation(side, keys, answers: dict[TaskKey, str]) -> tuple[int, int]:
+    hits = n = 0
+    for key in keys:
+        target = normalize_answer(answers[key])
+        for att in side[key]:
+            n += 1
+            hits += normalize_answer(given_answer(att)) == target
+    return hits, n
+
+
+def _baselines(fam: Family, keys: list[TaskKey]) -> list[dict]:
+    entries = [fam.entries[k] for k in keys]
+    ctx = strategies.context_from(given_answer(a) for k in keys for a in fam.after[k])
+    out = []
+    for strat in strategies.applicable(entries, ctx):
+        answers = {k: strat.answer(fam.entries[k], ctx) for k in keys}
+        score = mean(fam.score(k, answers[k]) for k in keys) if fam.scored else None
+        k_after, n_after = _imitation(fam.after, keys, answers)
+        k_before, n_before = _imitation(fam.before, keys, answers)
+        lo, hi = stats.wilson_interval(k_after, n_after)
+        distinct = {answers[k] for k in keys}
+        out.append({
+            "strategy": strat.name,
+            "constant_answer": next(iter(distinct)) if len(distinct) == 1 else None,
+            "score": _rnd(score),
+            "imitation": _rnd(k_after / n_after if n_after else 0.0),
+            "imitation_ci": [_rnd(lo), _rnd(hi)],
+            "imitation_k": k_after, "imitation_n": n_after,
+            "imitation_before": _rnd(k_before / n_before if n_before else 0.0),
+        })
+    return out
+
+
+def audit_family(fam: Family, *, n_boot: int = 2000, seed: int = 0) -> dict:
+    keys = fam.common
+    sb, lb, mis_b = _side_scores(fam, fam.before, keys)
+    sa, la, mis_a = _side_scores(fam, fam.after, keys)
+    gain = stats.paired_bootstrap_diff(sb, sa, n_boot=n_boot, seed=seed) if keys else None
+    pb, pa_ = _task_pass(sb), _task_pass(sa)
+    b_disc = sum(pb[k] and not pa_[k] for k in keys)
+    c_disc = sum(pa_[k] and not pb[k] for k in keys)
+    baselines = _baselines(fam, keys) if keys else []
+    ok = isinstance(gain, stats.BootstrapResult)
+    row = {
+        "family": fam.name,
+        "n_tasks": len(keys),
+        "tasks_only_before": len(set(fam.before) - set(fam.after)),
+        "tasks_only_after": len(set(fam.after) - set(fam.before)),
+        "scorer": fam.scorer_note,
+        "recorded_reward_mismatches": {"before": mis_b, "after": mis_a},
+        "reward_before": _rnd(_task_mean(sb)), "reward_after": _rnd(_task_mean(sa)),
+        "reward_gain": {
+            "estimate": _rnd(gain.estimate), "lo": _rnd(gain.lo), "hi": _rnd(gain.hi),
+            "p": _rnd(gain.p_value, 6),
+        } if ok else {"not_enough_data": gain.reason if gain else "no common tasks"},
+        "p": _rnd(gain.p_value, 6) if ok else None,
+        "accuracy_before": _rnd(mean(pb.values())) if keys else None,
+        "accuracy_after": _rnd(mean(pa_.values())) if keys else None,
+        "accuracy_ci_before": [_rnd(x) for x in stats.wilson_interval(sum(pb.values()), len(keys))],
+        "accuracy_ci_after": [_rnd(x) for x in stats.wilson_interval(sum(pa_.values()), len(keys))],
+        "accuracy_mcnemar": {"pass_to_fail": b_disc, "fail_to_pass": c_disc,
+                             "p": _rnd(stats.mcnemar_exact(b_disc, c_disc), 6)},
+        "lenient_reward_before": _rnd(_task_mean(lb)) if fam.scored else None,
+        "lenient_reward_after": _rnd(_task_mean(la)) if fam.scored else None,
+        "lenient_accuracy_before": _rnd(mean(_task_pass(lb).values())) if fam.scored and keys else None,
+        "lenient_accuracy_after": _rnd(mean(_task_pass(la).values())) if fam.scored and keys else None,
+        "baselines": baselines,
+    }
+    if fam.scored and keys:
+        row["format_gain"] = _rnd(row["lenient_reward_before"] - row["reward_before"])
+        row["substance_gain"] = _rnd(row["lenient_reward_after"] - row["lenient_reward_before"])
+    evidence = labels.Evidence(
+        n_tasks=len(keys), reward_before=row["reward_before"], reward_after=row["reward_after"],
+        gain_lo=gain.lo if ok else None, gain_hi=gain.hi if ok else None,
+        lenient_before=row["lenient_reward_before"], lenient_after=row["lenient_reward_after"],
+        strategies=tuple(labels.StrategyEvidence(
+            b["strategy"], b["score"], b["imitation"], b["imitation_before"], b["constant_answer"])
+            for b in baselines),
+    )
+    best = evidence.best_baseline
+    row["baseline"] = {"strategy": best.name, "score": best.score} if best else None
+    row["label"], row["explanation"] = labels.label(evidence)
+    return row
+
+
+def audit_rows(
+    before_rows: Iterable[dict], after_rows: Iterable[dict], *, n_boot: int = 2000, seed: int = 0
+) -> tuple[list[dict], dict[str, Family]]:
+    """One audit row per task family (sorted by name), plus the grouped families for sampling."""
+    families = build_families(before_rows, after_rows)
+    rows = [audit_family(families[name], n_boot=n_boot, seed=seed) for name in sorted(families)]
+    return rows, families

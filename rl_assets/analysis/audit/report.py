@@ -1,0 +1,108 @@
+"""audit.json / audit.md: the audit rows plus pre-registration, rules and thresholds.
+
+The JSON keeps the keys of the hand-written audit's analysis.json (pre_registration, held,
+families, rows with family/prediction/held/reward_before/...), so people who read that file can
+read this one.
+"""
+
+from __future__ import annotations
+
+from rl_assets.analysis.audit import labels
+from rl_assets.analysis.audit.prereg import prediction_held
+from rl_assets.analysis.report_md import bullet_list, fmt_num, fmt_p, fmt_pct, jsonable, md_table
+
+NOT_RUN = "llm audit not run: {reason}"
+
+
+def build_report(
+    rows: list[dict],
+    *,
+    predictions: dict[str, str] | None = None,
+    registration: dict | None = None,
+    sources: dict | None = None,
+    llm_note: str | None = None,
+) -> dict:
+    for row in rows:
+        pred = (predictions or {}).get(row["family"])
+        held, why = prediction_held(pred, row) if pred else (None, "no prediction")
+        row.update(prediction=pred, held=held, held_reason=why)
+        if "audit_verdict" not in row:  # the LLM step did not run at all: say so per row
+            row["audit_verdict"] = None
+            row["audit_explanation"] = NOT_RUN.format(reason=llm_note or "not requested")
+    return jsonable({
+        "sources": sources or {},
+        "pre_registration": registration,
+        "predictions": len(predictions or {}),
+        "predictions_without_family": sorted(set(predictions or {}) - {r["family"] for r in rows}),
+        "held": sum(r["held"] is True for r in rows),
+        "judged": sum(r["held"] is not None for r in rows),
+        "families": len(rows),
+        "rules": list(labels.RULES),
+        "thresholds": {
+            "min_tasks": labels.MIN_TASKS, "margin": labels.MARGIN,
+            "high_imitation": labels.HIGH_IMITATION, "imitation_rise": labels.IMITATION_RISE,
+            "mostly_format": labels.MOSTLY_FORMAT, "some_format": labels.SOME_FORMAT,
+        },
+        "rows": rows,
+    })
+
+
+def summary_table(rows: list[dict]) -> str:
+    """One line per family: the table shown in the Dagster UI and at the top of audit.md."""
+    def baseline(r):
+        b = r.get("baseline")
+        return f'{b["strategy"]} ({fmt_num(b["score"])})' if b else "n/a"
+
+    return md_table(
+        ["family", "tasks", "reward before → after", "p", "accuracy before → after",
+         "lenient before → after", "best trivial baseline", "label", "explanation"],
+        [[r["family"], r["n_tasks"],
+          f'{fmt_num(r["reward_before"])} → {fmt_num(r["reward_after"])}', fmt_p(r.get("p")),
+          f'{fmt_pct(r["accuracy_before"])} → {fmt_pct(r["accuracy_after"])}',
+          f'{fmt_num(r["lenient_reward_before"])} → {fmt_num(r["lenient_reward_after"])}',
+          baseline(r), f'**{r["label"]}**', r["explanation"]] for r in rows],
+        align="lrlrllll" + "l",
+    )
+
+
+def _imitation_table(row: dict) -> str:
+    return md_table(
+        ["strategy", "score", "post-RL answers it (95% CI)", "pre-RL answers it"],
+        [[b["strategy"], fmt_num(b["score"]),
+          f'{fmt_pct(b["imitation"])} [{fmt_pct(b["imitation_ci"][0])}, {fmt_pct(b["imitation_ci"][1])}]',
+          fmt_pct(b["imitation_before"])] for b in row["baselines"]],
+        align="lrrr",
+    )
+
+
+def render_markdown(report: dict, title: str) -> str:
+    rows = report["rows"]
+    reg = report.get("pre_registration")
+    parts = [f"# Learning audit: {title}", "", summary_table(rows), "", "## Pre-registration", ""]
+    if reg:
+        parts += [bullet_list([
+            f'file `{reg["path"]}`, sha256 `{reg["sha256"]}`', reg["verdict"],
+            f'{report["held"]} of {report["judged"]} judged predictions held '
+            f'({report["predictions"]} predictions in the file)',
+        ]), ""]
+        parts += [md_table(["family", "prediction", "held", "why"],
+                           [[r["family"], r["prediction"], {True: "yes", False: "no"}.get(r["held"], "—"),
+                             r["held_reason"]] for r in rows if r["prediction"]], align="llll"), ""]
+    else:
+        parts += ["No predictions file was given, so nothing here was pre-registered.", ""]
+    parts += ["## Rules", "", "Labels are assigned by these rules, in order (first match wins):", ""]
+    parts += list(report["rules"]) + [""]
+    for r in rows:
+        parts += [f'## {r["family"]}: {r["label"]}', "", r["explanation"], "",
+                  bullet_list([
+                      f'scorer: {r["scorer"]} (recorded rewards that disagree with it: '
+                      f'{r["recorded_reward_mismatches"]})',
+                      f'reward change: {r["reward_gain"]}',
+                      f'accuracy McNemar: {r["accuracy_mcnemar"]}',
+                      f'format part of the gain: {fmt_num(r.get("format_gain"))}; '
+                      f'substance (lenient before → after): {fmt_num(r.get("substance_gain"))}',
+                      f'audit verdict: {r["audit_verdict"] or "—"} ({r["audit_explanation"]})',
+                  ]), ""]
+        if r["baselines"]:
+            parts += [_imitation_table(r), ""]
+    return "\n".join(parts)

@@ -1,0 +1,179 @@
+"""Q4: solve rate by context length, in DISJOINT bins, and whether RL moved traces between bins.
+
+Every row lands in exactly one bin ([lo, hi) edges, plus an "unknown" bin for rows with no
+length) and in exactly one outcome class, so counts add up to the table. The change in overall
+solve rate is split exactly into a mix-shift part (traces moved to bins with different solve
+rates) and a within-bin part (solve rates changed inside bins); see docs/statistics.md.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from rl_assets.analysis import stats
+
+DEFAULT_EDGES = (0, 8192, 16384, 32768, 65536, 131072, math.inf)
+UNKNOWN = "unknown"
+# Outcome classes, first match wins, so each row has exactly one.
+OUTCOMES = ("solved", "timeout", "context_exceeded", "other_error", "zero_reward", "partial", "unscored")
+COLUMNS = ("task_id", "passed", "reward", "error_type", "n_tokens", "peak_prompt_tokens")
+
+
+def bin_label(lo: float, hi: float) -> str:
+    def k(v):
+        return "0" if v == 0 else f"{v / 1024:g}k"
+    return f"≥{k(lo)}" if math.isinf(hi) else f"{k(lo)}–{k(hi)}"
+
+
+def normalize_edges(edges) -> list[float]:
+    """Sorted, strictly increasing edges starting at 0 and ending at +inf (added when missing)."""
+    e = sorted(float(x) for x in (edges or DEFAULT_EDGES))
+    if e[0] > 0:
+        e.insert(0, 0.0)
+    if not math.isinf(e[-1]):
+        e.append(math.inf)
+    if any(b <= a for a, b in zip(e, e[1:])):
+        raise ValueError(f"context bin edges must be strictly increasing, got {list(edges)}")
+    return e
+
+
+def classify(df: pd.DataFrame) -> pd.Series:
+    err = df["error_type"].fillna("").astype(str)
+    reward = pd.to_numeric(df["reward"], errors="coerce")
+    conds = [df["passed"].fillna(False).astype(bool), err.str.contains("Timeout"),
+             err.str.contains("ContextLength") | err.str.contains("ContextWindow"), err != "",
+             reward == 0, reward.notna()]
+    return pd.Series(np.select(conds, OUTCOMES[:-1], OUTCOMES[-1]), index=df.index)
+
+
+def assign_bins(df: pd.DataFrame, edges: list[float]) -> tuple[pd.Series, dict]:
+    """Bin label per row: peak_prompt_tokens when recorded (the real prompt), else n_tokens."""
+    peak = pd.to_numeric(df["peak_prompt_tokens"], errors="coerce")
+    total = pd.to_numeric(df["n_tokens"], errors="coerce")
+    length = peak.where(peak.notna(), total).astype(float)
+    length = length.where(length >= 0)
+    labels = [bin_label(lo, hi) for lo, hi in zip(edges, edges[1:])]
+    codes = np.searchsorted(np.asarray(edges), length.fillna(-1).to_numpy(), side="right") - 1
+    out = pd.Series([labels[c] if c >= 0 and ok else UNKNOWN for c, ok in zip(codes, length.notna())], index=df.index)
+    source = {"peak_prompt_tokens": int(peak.notna().sum()), "n_tokens": int((peak.isna() & total.notna()).sum()),
+              "unknown": int(length.isna().sum())}
+    used = [k for k in ("peak_prompt_tokens", "n_tokens") if source[k]]
+    source["length_source"] = "mixed" if len(used) == 2 else (used[0] if used else "none")
+    source["median_length"] = float(length.median()) if length.notna().any() else None
+    return out, source
+
+
+def side_bins(table, edges: list[float]) -> dict:
+    df = table.to_pandas() if isinstance(table, pa.Table) else table.copy()
+    for col in COLUMNS:
+        if col not in df.columns:
+            df[col] = None
+    bins, source = assign_bins(df, edges)
+    outcome = classify(df)
+    labels = [bin_label(lo, hi) for lo, hi in zip(edges, edges[1:])] + [UNKNOWN]
+    n_total = len(df)
+    rows = []
+    for label in labels:
+        mask = (bins == label).to_numpy()
+        n = int(mask.sum())
+        row = {"bin": label, "n": n, "share": n / n_total if n_total else None}
+        for o in OUTCOMES:
+            k = int((outcome[mask] == o).sum())
+            lo, hi = stats.wilson_interval(k, n)
+            row[o] = {"k": k, "rate": k / n if n else None, "lo": lo, "hi": hi}
+        rows.append(row)
+    solved = int((outcome == "solved").sum())
+    return {"n": n_total, "solve_rate": solved / n_total if n_total else None, "bins": rows, **source}
+
+
+def decompose(before: dict, after: dict) -> dict:
+    """Exact split of Δ solve rate = Σ Δw·s̄ (mix shift) + Σ Δs·w̄ (within bins), symmetric weights.
+
+    A bin empty on one side has no solve rate there; the other side's rate is used, so that bin's
+    whole contribution counts as mix shift (traces appeared/disappeared, no within-bin change).
+    """
+    mix = within = 0.0
+    per_bin = []
+    for rb, ra in zip(before["bins"], after["bins"]):
+        wb, wa = rb["share"] or 0.0, ra["share"] or 0.0
+        sb, sa = rb["solved"]["rate"], ra["solved"]["rate"]
+        sb, sa = (sa if sb is None else sb), (sb if sa is None else sa)
+        if sb is None:  # empty on both sides
+            continue
+        m, w = (wa - wb) * (sa + sb) / 2, (sa - sb) * (wa + wb) / 2
+        mix, within = mix + m, within + w
+        d, lo, hi = stats.two_proportion_diff_ci(rb["solved"]["k"], rb["n"], ra["solved"]["k"], ra["n"])
+        per_bin.append({"bin": rb["bin"], "mix": m, "within": w, "solve_diff": d, "lo": lo, "hi": hi})
+    total = (after["solve_rate"] or 0.0) - (before["solve_rate"] or 0.0)
+    return {"total": total, "mix_shift": mix, "within_bin": within, "per_bin": per_bin}
+
+
+def interpretation(before: dict, after: dict, dec: dict) -> str:
+    pp = lambda v: f"{100 * v:+.1f}pp"  # noqa: E731
+    if not before["n"] or not after["n"]:
+        return "No interpretation: one side has no rows."
+    moved = "longer" if (after["median_length"] or 0) > (before["median_length"] or 0) else "shorter"
+    big = max(dec["per_bin"], key=lambda r: abs(r["mix"]), default=None)
+    dominant = "mix shift" if abs(dec["mix_shift"]) > abs(dec["within_bin"]) else "within-bin change"
+    line = (f"Solve rate {100 * before['solve_rate']:.1f}% → {100 * after['solve_rate']:.1f}% ({pp(dec['total'])}) = "
+            f"{pp(dec['mix_shift'])} from traces moving between context bins + {pp(dec['within_bin'])} from solve "
+            f"rates changing inside bins; {dominant} dominates. Median context length "
+            f"{before['median_length'] or 0:,.0f} → {after['median_length'] or 0:,.0f} tokens ({moved})")
+    if big and abs(big["mix"]) >= 0.005:
+        line += f"; largest mix contribution: bin {big['bin']} ({pp(big['mix'])})"
+    if before["length_source"] != after["length_source"]:
+        line += (f". Caution: lengths are measured differently ({before['length_source']} vs "
+                 f"{after['length_source']}), so part of any mix shift is the change of measure")
+    return line + "."
+
+
+def solve_rate_by_context(before, after, *, edges=DEFAULT_EDGES, labels=("baseline", "post-RL")) -> dict:
+    e = normalize_edges(edges)
+    b, a = side_bins(before, e), side_bins(after, e)
+    dec = decompose(b, a)
+    return {"labels": list(labels), "edges": [x if math.isfinite(x) else None for x in e],
+            "outcome_rule": "first match: passed; error contains Timeout; ContextLength/ContextWindow; other error; "
+                            "reward == 0; partial credit; unscored",
+            "before": b, "after": a, "decomposition": dec, "interpretation": interpretation(b, a, dec)}
+
+
+def render_png(result: dict) -> bytes:
+    """Grouped bars (baseline vs post-RL) per bin with Wilson whiskers: share, solve, timeout, ctx."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = [("share", "share of rows"), ("solved", "solve rate"), ("timeout", "timeout rate"),
+              ("context_exceeded", "context-exceeded rate")]
+    keep = [i for i, (rb, ra) in enumerate(zip(result["before"]["bins"], result["after"]["bins"])) if rb["n"] or ra["n"]]
+    names = [result["before"]["bins"][i]["bin"] for i in keep]
+    x = np.arange(len(names))
+    fig, axes = plt.subplots(1, 4, figsize=(18, 4.5))
+    for ax, (key, title) in zip(axes, panels):
+        for j, (side, label) in enumerate(zip(("before", "after"), result["labels"])):
+            rows = [result[side]["bins"][i] for i in keep]
+            if key == "share":
+                vals = [r["share"] or 0 for r in rows]
+                err = None
+            else:
+                vals = [r[key]["rate"] or 0 for r in rows]
+                err = np.array([[max(0, v - r[key]["lo"]) for v, r in zip(vals, rows)],
+                                [max(0, r[key]["hi"] - v) for v, r in zip(vals, rows)]])
+                err[:, [r["n"] == 0 for r in rows]] = 0  # no whisker where there is no data
+            ax.bar(x + (j - 0.5) * 0.4, vals, 0.4, yerr=err, capsize=3, label=f"{label} (n={result[side]['n']})")
+        ax.set_title(title)
+        ax.set_xticks(x, names, rotation=30)
+        ax.set_ylim(0, 1)
+    axes[0].legend(fontsize=8)
+    fig.suptitle("Outcomes by context length (disjoint bins, 95% Wilson intervals)")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    return buf.getvalue()

@@ -1,0 +1,102 @@
+"""INDEX.md for one model: every analysis asset's status in the Dagster instance, links, findings.
+
+Pure: the asset (rl_assets/assets/report_index.py) gathers per-asset status dicts from the event
+log and the parsed report files; this module only summarises and formats them. Unlike the seed's
+INDEX.md (§2.5, §9.14), it is not a completion marker: it says what Dagster recorded.
+"""
+
+from __future__ import annotations
+
+COMPLETION_NOTE = ("A Dagster run's status, not this file's existence, is the completion signal: this page only "
+                   "reports what the Dagster event log held for this partition when it was written.")
+QUESTIONS = {
+    "preflight": "Inputs: the checkpoint, its eval pair and the normalized traces",
+    "q1": "Q1. What behaviour did RL change?",
+    "q2": "Q2. When and why did it change during training?",
+    "q3": "Q3. Do the changes persist into the post-RL eval traces?",
+    "q4": "Q4. Does it matter on evals (solve rate by context)?",
+    "audit": "Audit: real skill, format, or a gamed reward?",
+}
+ICON = {"materialized": "✅", "failed": "❌", "not applicable": "➖", "running": "🔄", "never materialized": "⏳"}
+
+
+def q1_findings(report: dict | None) -> list[str]:
+    if report is None:
+        return ["Q1 behavioural delta: not produced"]
+    sig = [f for f in report.get("features", []) if f.get("significant")]
+    if not sig:
+        lines = ["Q1: no behavioural feature changed significantly (Holm-corrected)"]
+    else:
+        lines = ["Q1 significant changes: " + ", ".join(
+            f"{f['feature']} {f['before']:.3g} → {f['after']:.3g}" if isinstance(f.get("before"), (int, float))
+            and isinstance(f.get("after"), (int, float)) else str(f["feature"]) for f in sig)]
+    paired = (report.get("paired") or {}).get("passed") or {}
+    flips = report.get("task_flips") or {}
+    if paired.get("before") is not None and paired.get("after") is not None:
+        lines.append(f"Q1 solve rate (paired tasks): {paired['before']:.3f} → {paired['after']:.3f}"
+                     + (f"; {flips.get('newly_passing')} newly passing, {flips.get('newly_failing')} newly failing tasks"
+                        f" (McNemar p = {flips['mcnemar_p']:.3g})" if isinstance(flips.get("mcnemar_p"), float) else ""))
+    return lines
+
+
+def judge_findings(report: dict | None) -> list[str]:
+    if report is None:
+        return ["LLM judge: not produced"]
+    out = []
+    for name, probe in (report.get("probes") or {}).items():
+        win = probe.get("post_rl_win_rate_decisive") or {}
+        if win.get("share") is not None:
+            lo, hi = (win.get("wilson95") or [None, None])[:2]
+            ci = f" [{lo:.2f}, {hi:.2f}]" if lo is not None and hi is not None else ""
+            out.append(f"judge ({report.get('judge', '?')}), probe {name}: post-RL wins {win['share']:.2f}{ci} "
+                       f"of decisive pairs ({win.get('count', '?')} post-RL wins)")
+        else:
+            out.append(f"judge probe {name}: no decisive pairs")
+    return out or ["LLM judge: report has no probes"]
+
+
+def audit_findings(report: dict | None) -> list[str]:
+    if report is None:
+        return ["audit: not produced"]
+    rows = report.get("rows") or []
+    return ["audit labels: " + (", ".join(f"{r.get('family', '?')}: {r.get('label', '?')}" for r in rows) or "none")]
+
+
+def _cell(value) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ") if value not in (None, "") else "—"
+
+
+def status_line(s: dict) -> str:
+    if s["status"] == "materialized":
+        detail = f"run `{s['run_id'][:8]}` at {s['timestamp']}, data version `{s.get('data_version') or 'n/a'}`"
+    elif s["status"] == "failed":
+        detail = f"failed in run `{s['run_id'][:8]}` at {s['timestamp']}: {s.get('error') or 'no error message'}"
+        if s.get("last_success"):
+            detail += f" (last success: run `{s['last_success'][:8]}`; its outputs below may be stale)"
+    elif s["status"] == "not applicable":
+        detail = f"{str(s.get('reason')).removeprefix('not applicable: ')} (run `{s['run_id'][:8]}` at {s['timestamp']})"
+    elif s["status"] == "running":
+        detail = f"being materialized by run `{s['run_id'][:8]}` right now"
+    else:
+        detail = "no materialization or failure recorded for this partition"
+    return f"{ICON[s['status']]} {s['status']}: {detail}"
+
+
+def render_index(model: str, generated_at: str, statuses: list[dict], outputs: list[str], findings: list[str]) -> str:
+    counts = {k: sum(s["status"] == k for s in statuses) for k in ICON}
+    lines = [f"# RL behavioural analysis — {model}", "", f"Generated {generated_at} (UTC).", "", f"> {COMPLETION_NOTE}", "",
+             "Assets: " + ", ".join(f"{n} {k}" for k, n in counts.items() if n), "", "## Findings at a glance", ""]
+    lines += [f"- {f}" for f in findings] + [""]
+    for group, question in QUESTIONS.items():
+        members = [s for s in statuses if s["group"] == group]
+        if not members:
+            continue
+        lines += [f"## {question}", "", "| asset | status | outputs | inputs (data versions) |", "|---|---|---|---|"]
+        for s in members:
+            links = ", ".join(f"[{p}]({p})" for p in s.get("links", [])) or "—"
+            inputs = ", ".join(f"{k}: `{v}`" for k, v in sorted((s.get("inputs") or {}).items())) or "—"
+            lines.append(f"| **{s['asset']}** | {_cell(status_line(s))} | {links} | {inputs} |")
+        lines.append("")
+    lines += ["## Every output file", ""]
+    lines += [f"- [{p}]({p})" for p in outputs] or ["- not produced: no files in this report folder yet"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,62 @@
+"""report.md for Q1_llm_judge: what was asked, of whom, and how much to trust the answer."""
+
+from __future__ import annotations
+
+_PROBE_NOTE = {
+    "most_changed": "discordant (pass/fail flipped) tasks first, then largest behaviour delta - "
+    "selection-biased: shows WHAT changed, not a win rate over the benchmark",
+    "random": "seeded uniform sample of the remaining tasks (disjoint) - the unbiased control",
+}
+
+def _pct(x) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+def _ci(share: dict) -> str:
+    lo, hi = share["wilson95"]
+    return f"{_pct(share['share'])} [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+def render_markdown(report: dict) -> str:
+    lines = [
+        f"# Q1 LLM judge: {report['model']}",
+        "",
+        f"- Judge: **{report['judge']}** (prompt {report['prompt_version']})",
+        f"- Attempt per side: `{report['attempt_rule']}` (attempt 0 unless configured; not best-of-n)",
+        f"- Common tasks: {report['common_tasks']}; seed {report['seed']}",
+        "- Each pair judged in both orders with anonymised labels (Trace A / Trace B); orders that "
+        "disagree count as a tie.",
+        f"- Judgments requested {report['judgments_requested']}, failed {report['judgments_failed']} "
+        f"(budget refused {report['judgments_budget_refused']}); parse-failure rate "
+        f"{_pct(report['parse_failure_rate'])}. Failed judgments are retried on the next run.",
+        "",
+    ]
+    if "offline" in report["judge"]:
+        lines += ["> **Offline heuristic, not an LLM**: verdicts follow recorded reward and tool errors only; "
+                  "tags come from feature deltas. Configure an endpoint for real judgments (docs/llm.md).", ""]
+    for name, s in report["probes"].items():
+        lines += [
+            f"## Probe `{name}`: {s['judged']} pairs judged of {s['attempted']}",
+            "",
+            f"_{_PROBE_NOTE.get(name, '')}_",
+            "",
+            "| winner | pairs | share [Wilson 95%] |",
+            "|---|---:|---|",
+            *[f"| {side} | {s['win'][side]['count']} | {_ci(s['win'][side])} |" for side in ("post-rl", "baseline", "tie")],
+            "",
+            f"- Post-RL win rate among decisive pairs: {_ci(s['post_rl_win_rate_decisive'])}",
+            f"- Order-flip rate: {_pct(s['order_flip_rate'])} ({s['order_flips']} pairs)",
+            f"- Confidence: {', '.join(f'{k} {v}' for k, v in sorted(s['confidence'].items())) or 'n/a'}",
+            f"- Unknown tags dropped: {s['dropped_tags']}",
+            "",
+            "| tag (post-RL vs baseline) | pairs | share |",
+            "|---|---:|---:|",
+            *[f"| {t} | {v['count']} | {_pct(v['share'])} |" for t, v in list(s["tags"].items())[:12]],
+            "",
+        ]
+    top = sorted((p for p in report["pairs"] if p["status"] == "judged"), key=lambda p: -p["behavior_delta_score"])[:5]
+    if top:
+        lines += ["## Most-shifted pairs (judge's words, baseline-first order)", ""]
+        for p in top:
+            lines += [f"- **{p['task']}** ({p['probe']}): winner {p['winner']}"
+                      f"{' (orders disagreed)' if p['order_flip'] else ''}; tags {', '.join(p['tags']) or '-'}. "
+                      f"{p['behavior_change'][:400]}"]
+    return "\n".join(lines) + "\n"

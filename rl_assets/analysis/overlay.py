@@ -1,0 +1,123 @@
+"""Q3 temporal overlay: the RL-time reward line with the baseline / post-RL eval rewards as markers.
+
+Fixes seed-pipeline §9.7/§9.8: the line uses the Q2 bins (rl_assets.analysis.temporal, edges
+aligned to the UTC epoch, nothing dropped) and the line and the markers use ONE reward definition
+(REWARD_DEFINITION). Markers at the same time are spread symmetrically and labelled so both stay
+readable. Pure: returns dicts and PNG bytes, writes nothing.
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import timedelta
+
+import pandas as pd
+
+from rl_assets.analysis.temporal import bin_rollouts, reward_outcomes
+
+REWARD_DEFINITION = ("mean reward per trial, errors count as 0, infrastructure errors (schema.INFRA_ERRORS) "
+                     "dropped — the same on the RL line and on both eval markers")
+TITLE = "RL-time reward (line, UTC bins) with baseline and post-RL eval rewards (markers)"
+
+
+def _ts(value) -> pd.Timestamp | None:
+    if value is None or value == "":
+        return None
+    try:
+        ts = pd.Timestamp(value)
+    except (ValueError, TypeError):
+        return None
+    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+
+
+def eval_marker(df: pd.DataFrame, *, label: str, kind: str, source: str | None, timestamp) -> dict:
+    scored = reward_outcomes(df)
+    counted = scored[scored["counted"]]
+    ts = _ts(timestamp)
+    return {"label": label, "kind": kind, "source": source, "timestamp": ts.isoformat() if ts is not None else None,
+            "n": int(len(counted)), "n_infra_dropped": int(len(scored) - len(counted)),
+            "mean_reward": float(counted["reward0"].mean()) if len(counted) else None,
+            "plotted": ts is not None and len(counted) > 0,
+            "why_not_plotted": None if ts is not None else "no timestamp", }
+
+
+def rl_line(df: pd.DataFrame, bin_hours: float) -> dict:
+    """Per-bin mean reward on the Q2 bin edges; bins without counted rollouts are gaps, not zeros."""
+    bins, info, _, edges = bin_rollouts(df, bin_hours, features=())
+    points = []
+    for b in bins.to_dict("records") if edges is not None else ():
+        centre = b["start"] + (b["end"] - b["start"]) / 2
+        points.append({"bin_start": b["start"].isoformat(), "bin_end": b["end"].isoformat(), "t": centre.isoformat(),
+                       "n": b["n_counted"], "mean_reward": None if pd.isna(b["mean_reward"]) else float(b["mean_reward"]),
+                       "partial": b["partial"]})
+    return {"bin_hours": bin_hours, "edges": info.get("edges", []), "rows": info["rows"],
+            "undated_rows": info["undated_rows"], "points": points}
+
+
+def spread(markers: list[dict], span: timedelta) -> list[dict]:
+    """x offset per plotted marker: markers closer than span/80 form a group spread symmetrically
+    by span/80 (baseline first), each with a stacked label slot, so co-located markers stay apart."""
+    step = max(span / 80, timedelta(minutes=15))
+    plotted = sorted((m for m in markers if m["plotted"]), key=lambda m: (m["timestamp"], m["kind"] != "baseline"))
+    groups: list[list[dict]] = []
+    for m in plotted:
+        if groups and _ts(m["timestamp"]) - _ts(groups[-1][-1]["timestamp"]) < step:
+            groups[-1].append(m)
+        else:
+            groups.append([m])
+    for g in groups:
+        for i, m in enumerate(g):
+            m["x_offset_s"] = (i - (len(g) - 1) / 2) * step.total_seconds()
+            m["label_slot"] = i
+            m["co_located"] = len(g) > 1
+    return markers
+
+
+def build_overlay(rl_df: pd.DataFrame | None, rl_reason: str | None, markers: list[dict], bin_hours: float) -> dict:
+    rl = rl_line(rl_df, bin_hours) if rl_df is not None else None
+    times = [_ts(p["t"]) for p in (rl or {}).get("points", [])] + [_ts(m["timestamp"]) for m in markers if m["plotted"]]
+    span = (max(times) - min(times)) if len(times) > 1 else timedelta(hours=1)
+    notes = [] if rl is not None else [f"no RL-trace dataset: {rl_reason}"]
+    notes += [f"{m['label']} marker not plotted: {m['why_not_plotted'] or 'no scored trials'}" for m in markers if not m["plotted"]]
+    return {"title": TITLE, "reward_definition": REWARD_DEFINITION, "rl": rl, "rl_applicable": rl is not None,
+            "rl_reason": rl_reason, "eval": spread(markers, span or timedelta(hours=1)), "notes": notes}
+
+
+def plot_overlay(result: dict) -> bytes:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(12, 5))
+    rl = result["rl"]
+    if rl and rl["points"]:
+        pts = [p for p in rl["points"] if p["mean_reward"] is not None]
+        ax.plot([_ts(p["t"]) for p in pts], [p["mean_reward"] for p in pts], marker="o", ms=3, lw=1.5, color="#1f77b4",
+                label=f"RL rollouts, {rl['bin_hours']:g} h UTC bins")
+    style = {"baseline": ("s", "#666666", "baseline eval"), "post_rl": ("D", "#d62728", "post-RL eval")}
+    for m in result["eval"]:
+        if not m["plotted"]:
+            continue
+        shape, colour, legend = style.get(m["kind"], ("o", "k", m["kind"]))
+        x = _ts(m["timestamp"]) + timedelta(seconds=m["x_offset_s"])
+        ax.scatter([x], [m["mean_reward"]], marker=shape, s=80, color=colour, zorder=3, label=legend)
+        if m["co_located"]:
+            ax.axvline(_ts(m["timestamp"]), ls=":", color="#999999", lw=1)
+        ax.annotate(f"{m['label']}: {m['mean_reward']:.3f} (n={m['n']})", (x, m["mean_reward"]),
+                    textcoords="offset points", xytext=(8, 10 + 14 * m["label_slot"]), fontsize=8, color=colour)
+    ax.set_ylim(-0.05, 1.1)
+    ax.set_ylabel("mean reward")
+    ax.set_xlabel("time (UTC)")
+    title = result["title"] + "".join(f"\n{n}" for n in result["notes"])
+    ax.set_title(title, fontsize=10)
+    fig.text(0.01, 0.01, "reward: " + result["reward_definition"], fontsize=7, color="#444444")
+    handles, labels = ax.get_legend_handles_labels()
+    unique = dict(zip(labels, handles))
+    if unique:
+        ax.legend(unique.values(), unique.keys(), fontsize=8, loc="lower right")
+    fig.autofmt_xdate()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()

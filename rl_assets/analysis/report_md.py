@@ -1,0 +1,95 @@
+"""Small, shared helpers for markdown reports and their JSON sidecars.
+
+Every report formats numbers the same way (so "0.213 [0.18, 0.25]" means the same in Q1 and Q4)
+and writes JSON that strict parsers accept (no NaN/Infinity, no numpy scalars).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+
+def fmt_num(x: Any, digits: int = 3) -> str:
+    """A number for a table cell; missing / non-finite values become an em dash."""
+    if x is None or isinstance(x, str):
+        return "—" if x is None else x
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return str(x)
+    if not math.isfinite(v):
+        return "—"
+    if digits == 0 or (v.is_integer() and abs(v) >= 1000):
+        return f"{v:,.0f}"
+    return f"{v:.{digits}f}"
+
+
+def fmt_signed(x: Any, digits: int = 3) -> str:
+    s = fmt_num(x, digits)
+    return s if s == "—" or s.startswith("-") else "+" + s
+
+
+def fmt_pct(x: Any, digits: int = 1, signed: bool = False) -> str:
+    """A proportion in 0..1 as percent (signed=True for percentage-point deltas)."""
+    if x is None or not math.isfinite(float(x)):
+        return "—"
+    s = f"{100 * float(x):.{digits}f}"
+    return ("+" + s if signed and not s.startswith("-") else s) + ("pp" if signed else "%")
+
+
+def fmt_ci(lo: Any, hi: Any, digits: int = 3, pct: bool = False, signed: bool = False) -> str:
+    """[lo, hi]; pct=True as percent (signed=True: percentage points, for intervals of a delta)."""
+    if lo is None or hi is None:
+        return "—"
+    f = (lambda v: fmt_pct(v, digits=1, signed=signed)) if pct else (lambda v: fmt_num(v, digits))
+    return f"[{f(lo)}, {f(hi)}]"
+
+
+def fmt_p(p: Any) -> str:
+    """p-values: 3 significant digits, tiny ones as '<1e-4' (resolution of the tests used)."""
+    if p is None or not math.isfinite(float(p)):
+        return "—"
+    return "<1e-4" if p < 1e-4 else f"{p:.3g}"
+
+
+def _escape(cell: Any) -> str:
+    return str(cell).replace("|", "\\|").replace("\n", " ")
+
+
+def md_table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | None = None) -> str:
+    """A GitHub-flavoured markdown table. align: one char per column, 'l' or 'r' (default l...r)."""
+    headers = list(headers)
+    align = align or "l" + "r" * (len(headers) - 1)
+    sep = ["---:" if a == "r" else ":---" for a in align]
+    lines = ["| " + " | ".join(_escape(h) for h in headers) + " |", "| " + " | ".join(sep) + " |"]
+    for row in rows:
+        lines.append("| " + " | ".join(_escape(c) for c in row) + " |")
+    return "\n".join(lines)
+
+
+def bullet_list(items: Iterable[str]) -> str:
+    return "\n".join(f"- {item}" for item in items)
+
+
+def jsonable(obj: Any) -> Any:
+    """Recursively convert to strict-JSON types: NaN/inf -> None, numpy -> python, dataclasses -> dict."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return jsonable(obj.to_dict() if hasattr(obj, "to_dict") else dataclasses.asdict(obj))
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [jsonable(v) for v in obj.tolist()]
+    if isinstance(obj, (np.bool_, bool)):
+        return bool(obj)
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        v = float(obj)
+        return v if math.isfinite(v) else None
+    return obj

@@ -1,0 +1,78 @@
+"""Files that sit next to the .out chain logs: ``trainer_log.jsonl`` and ``wandb-summary.json``."""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .parser import T_END, LogFileResult
+from .payloads import PayloadError, decode_json_object, numeric_items
+
+STEP_KEYS = ("trainer/global_step", "global_step", "step", "_step")
+TIME_KEYS = ("timestamp", "time", "_timestamp")
+
+
+def _epoch(value) -> float | None:
+    """Epoch seconds from a number or an ISO string (naive ISO read as UTC, like loguru times)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        if dt.tzinfo is None:
+            dt = dt.replace(tzinfo=timezone.utc)
+        return dt.timestamp()
+    return None
+
+
+def parse_trainer_jsonl(path: Path | str) -> LogFileResult:
+    """One JSON object per line, flat or ``{"step": N, "metrics": {...}}``; a record without any
+    step key cannot be placed and is counted as malformed."""
+    path = Path(path)
+    res = LogFileResult(name=path.name)
+    res.serializations.add("trainer-jsonl")
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            res.bump("lines")
+            if not line.strip():
+                continue
+            try:
+                obj = decode_json_object(line)
+            except PayloadError as exc:
+                res.malformed("jsonl_truncated" if exc.truncated else "jsonl_json", line)
+                continue
+            inner = obj.get("metrics") if isinstance(obj.get("metrics"), dict) else {}
+            metrics, _ = numeric_items({**obj, **inner})
+            metrics.pop("metrics", None)
+            step = next((metrics[k] for k in STEP_KEYS if k in metrics), None)
+            if step is None or not math.isfinite(step) or step <= 0:
+                res.malformed("jsonl_no_step", line)
+                continue
+            ts = next((t for k in TIME_KEYS if (t := _epoch(obj.get(k))) is not None), None)
+            for k in (*TIME_KEYS, "step", "global_step", "_step"):
+                metrics.pop(k, None)
+            metrics["trainer/global_step"] = float(int(step))
+            if ts is not None:
+                metrics[T_END] = ts
+                res.first_ts = ts if res.first_ts is None else min(res.first_ts, ts)
+                res.last_ts = ts if res.last_ts is None else max(res.last_ts, ts)
+            res.steps.update(int(step), metrics)
+            res.bump("shape/trainer_jsonl")
+    return res
+
+
+def read_wandb_summary(path: Path | str) -> dict:
+    """Final values W&B kept for the run (numeric keys only, W&B internals dropped). Used as a
+    cross-check of the last logged step, never merged into the per-step table."""
+    try:
+        obj = json.loads(Path(path).read_text(encoding="utf-8", errors="replace"))
+    except json.JSONDecodeError as exc:
+        return {"error": f"unreadable wandb-summary.json: {exc.msg}"}
+    if not isinstance(obj, dict):
+        return {"error": "wandb-summary.json is not an object"}
+    metrics, _ = numeric_items({k: v for k, v in obj.items() if k == "_step" or not k.startswith("_")})
+    return metrics

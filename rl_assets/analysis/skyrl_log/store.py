@@ -1,0 +1,67 @@
+"""A compact per-step metric store: one float array per key, one row per step.
+
+Python dicts of floats cost ~100 bytes a cell; a log of thousands of steps x hundreds of keys
+would then dominate memory. Arrays of doubles keep a cell at 8 bytes, so peak memory follows the
+number of steps, not the number of log bytes.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+
+import numpy as np
+import pandas as pd
+
+NAN = math.nan
+
+
+class StepStore:
+    """Rows keyed by integer step; cells default to NaN; later writes to a cell overwrite it."""
+
+    def __init__(self) -> None:
+        self.row_of: dict[int, int] = {}
+        self.columns: dict[str, array] = {}
+
+    def _row(self, step: int) -> int:
+        row = self.row_of.get(step)
+        if row is None:
+            row = len(self.row_of)
+            self.row_of[step] = row
+            for col in self.columns.values():
+                col.append(NAN)
+        return row
+
+    def update(self, step: int, metrics: dict[str, float]) -> None:
+        row = self._row(step)
+        n = len(self.row_of)
+        for key, value in metrics.items():
+            col = self.columns.get(key)
+            if col is None:
+                col = array("d", [NAN]) * n
+                self.columns[key] = col
+            col[row] = value
+
+    def get(self, step: int, key: str) -> float:
+        row = self.row_of.get(step)
+        col = self.columns.get(key)
+        if row is None or col is None:
+            return NAN
+        return col[row]
+
+    def has_step(self, step: int) -> bool:
+        return step in self.row_of
+
+    @property
+    def steps(self) -> list[int]:
+        return sorted(self.row_of)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per step, sorted by step; columns in first-seen order."""
+        order = np.argsort(np.fromiter(self.row_of.keys(), dtype=np.int64, count=len(self.row_of)))
+        rows = np.fromiter(self.row_of.values(), dtype=np.int64, count=len(self.row_of))[order]
+        steps = np.fromiter(self.row_of.keys(), dtype=np.int64, count=len(self.row_of))[order]
+        data = {"step": steps}
+        for key, col in self.columns.items():
+            data[key] = np.frombuffer(col, dtype=np.float64)[rows]
+        return pd.DataFrame(data)

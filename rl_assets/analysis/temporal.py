@@ -1,0 +1,113 @@
+"""UTC time bins shared by Q2 (RL rollouts over time) and Q3 (eval overlay), and per-bin rollout stats.
+
+Bins are fixed multiples of ``bin_hours`` counted from the UTC epoch (1970-01-01T00:00Z), so two
+analyses of the same period always get the same edges whatever their first timestamp is. Naive
+timestamps are read as UTC (the normalized trace table is UTC already).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from rl_assets.analysis.stats import wilson_interval
+from rl_assets.schema import FEATURE_COLUMNS
+
+REWARD_DEFINITION = (
+    "reward rate = share of rollouts with reward > 0, errors count as 0 (no credit), "
+    "infrastructure errors (schema.INFRA_ERRORS) dropped from numerator and denominator"
+)
+
+
+def _utc(ts) -> pd.Timestamp:
+    ts = pd.Timestamp(ts)
+    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+
+
+def bin_edges(start, end, bin_hours: float) -> pd.DatetimeIndex:
+    """Edges e0 < e1 < ... aligned to the UTC epoch with e0 <= start and end < e_last.
+
+    >>> list(bin_edges("2026-05-20 02:10", "2026-05-20 09:00", 4).strftime("%H:%M"))
+    ['00:00', '04:00', '08:00', '12:00']
+    """
+    if not (bin_hours > 0 and math.isfinite(bin_hours)):
+        raise ValueError(f"bin_hours must be a positive number, got {bin_hours!r}")
+    width = int(round(bin_hours * 3600 * 1e9))
+    s, e = _utc(start).value, _utc(end).value
+    if e < s:
+        raise ValueError(f"bin_edges: end {_utc(end)} is before start {_utc(start)}")
+    first = (s // width) * width
+    last = (e // width + 1) * width
+    return pd.DatetimeIndex(pd.to_datetime(np.arange(first, last + 1, width), utc=True))
+
+
+def assign_bins(times, edges: pd.DatetimeIndex) -> np.ndarray:
+    """Bin index per timestamp ([e_i, e_i+1) is bin i); -1 for missing or out-of-range times."""
+    # pandas 3 keeps parquet's microsecond unit; compare in nanoseconds on both sides
+    t = pd.to_datetime(pd.Series(times), utc=True).dt.as_unit("ns")
+    ns = t.to_numpy(dtype="int64", na_value=0) if len(t) else np.array([], dtype=np.int64)
+    idx = np.searchsorted(edges.as_unit("ns").asi8, ns, side="right") - 1
+    bad = t.isna().to_numpy() | (idx < 0) | (idx >= len(edges) - 1)
+    return np.where(bad, -1, idx).astype(np.int64)
+
+
+def bin_label(edge) -> str:
+    return _utc(edge).strftime("%Y-%m-%d %H:%M")
+
+
+def reward_outcomes(df: pd.DataFrame) -> pd.DataFrame:
+    """Add ``counted`` (row enters the rate: not an infra error), ``success`` (reward > 0; errors 0)
+    and ``reward0`` (reward, errors as 0) under REWARD_DEFINITION."""
+    infra = df["is_infra_error"].fillna(False).astype(bool)
+    reward0 = pd.to_numeric(df["reward"], errors="coerce").fillna(0.0)
+    return df.assign(counted=~infra, success=(reward0 > 0) & ~infra, reward0=reward0.where(~infra))
+
+
+def bin_rollouts(traces: pd.DataFrame, bin_hours: float, features=FEATURE_COLUMNS):
+    """Per-bin n, reward rate with Wilson 95% CI, error rates and behavioural feature means.
+
+    Returns (bins frame, info, dated rollouts with their ``bin``, edges). Undated rows are counted in info and kept out of every bin; the
+    first/last bins are marked ``partial`` when the data do not cover them fully (never dropped).
+    """
+    df = reward_outcomes(traces)
+    dates = pd.to_datetime(df["date"], utc=True)
+    dated = df[dates.notna()].assign(_t=dates[dates.notna()])
+    info = {"rows": int(len(df)), "undated_rows": int(len(df) - len(dated)), "bin_hours": bin_hours,
+            "reward_definition": REWARD_DEFINITION}
+    if dated.empty:
+        return pd.DataFrame(), info, dated.assign(bin=pd.Series(dtype="int64")), None
+    edges = bin_edges(dated["_t"].min(), dated["_t"].max(), bin_hours)
+    dated = dated.assign(bin=assign_bins(dated["_t"], edges))
+    rows = []
+    for i in range(len(edges) - 1):
+        g = dated[dated["bin"] == i]
+        n_counted, k = int(g["counted"].sum()), int(g["success"].sum())
+        lo, hi = wilson_interval(k, n_counted) if n_counted else (math.nan, math.nan)
+        row = {"bin": i, "label": bin_label(edges[i]), "start": edges[i], "end": edges[i + 1],
+               "n": int(len(g)), "n_counted": n_counted, "n_infra": int(len(g) - n_counted),
+               "reward_rate": k / n_counted if n_counted else math.nan, "reward_lo": lo, "reward_hi": hi,
+               "mean_reward": float(g["reward0"].mean()) if n_counted else math.nan,
+               "error_rate": float(g["error_type"].notna().mean()) if len(g) else math.nan,
+               "n_tasks": int(g["task_id"].nunique()),
+               "partial": bool(edges[i] < dated["_t"].min() or edges[i + 1] > dated["_t"].max())}
+        for f in features:
+            if f in g.columns:
+                row[f] = float(pd.to_numeric(g[f], errors="coerce").mean()) if len(g) else math.nan
+        rows.append(row)
+    info["edges"] = [e.isoformat() for e in edges]
+    return pd.DataFrame(rows), info, dated, edges
+
+
+def steps_per_bin(steps: pd.DataFrame, edges: pd.DatetimeIndex, metrics=("reward", "entropy", "kl", "response_length")) -> pd.DataFrame:
+    """Training steps whose end time (``step_time_utc``) falls in each bin: first/last step and the
+    mean of the canonical training metrics — the wall-clock join between rollouts and the trainer."""
+    if steps is None or steps.empty or "step_time_utc" not in steps.columns:
+        return pd.DataFrame({"bin": range(len(edges) - 1)})
+    s = steps.assign(bin=assign_bins(steps["step_time_utc"], edges))
+    s = s[s["bin"] >= 0]
+    agg = {"first_step": ("step", "min"), "last_step": ("step", "max"), "n_steps": ("step", "size")}
+    agg.update({f"log_{m}": (m, "mean") for m in metrics if m in s.columns})
+    out = s.groupby("bin").agg(**agg).reindex(range(len(edges) - 1))
+    return out.rename_axis("bin").reset_index()

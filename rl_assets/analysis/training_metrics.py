@@ -1,0 +1,210 @@
+"""Q2 training-metrics report: pure functions over the per-step table from ``skyrl_log``.
+
+Best checkpoint (trailing EMA), training-instability flags, per-category summary, trends; the
+timing tree lives in skyrl_log.timing and the vLLM verdict in skyrl_log.vllm.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import reduce
+
+import numpy as np
+import pandas as pd
+
+from rl_assets.analysis.attribution import kendall_tau_b, spearman
+
+EMA_ALPHA = 1 / 3  # "trailing-5" EMA of the seed: span 5 -> alpha = 2 / (5 + 1)
+DEFAULT_SAVE_EVERY = 20
+NON_METRIC = {"step", "source_file", "step_time_utc", "step_start_utc"}
+
+
+def ema(values, alpha: float = EMA_ALPHA) -> list[float]:
+    """EMA_1 = r_1, EMA_t = alpha * r_t + (1 - alpha) * EMA_{t-1}; a missing value carries the EMA.
+
+    >>> [round(v, 4) for v in ema([0, 1, 1])]
+    [0.0, 0.3333, 0.5556]
+    """
+    out, cur = [], math.nan
+    for v in values:
+        v = float(v)
+        if math.isfinite(v):
+            cur = v if math.isnan(cur) else alpha * v + (1 - alpha) * cur
+        out.append(cur)
+    return out
+
+
+def infer_save_every(steps: pd.DataFrame) -> tuple[int, str]:
+    """GCD of the steps that ran ``save_checkpoints``; else the default 20 (seed CLI default)."""
+    col = "timing/save_checkpoints"
+    if col in steps.columns:
+        saved = [int(s) for s in steps.loc[steps[col].notna(), "step"] if s > 0]
+        if saved:
+            return reduce(math.gcd, saved), f"gcd of {len(saved)} save_checkpoints timer step(s)"
+    return DEFAULT_SAVE_EVERY, "default (no save_checkpoints timer in the logs)"
+
+
+def best_checkpoint(steps: pd.DataFrame, save_every: int | None = None) -> dict:
+    """Pick the eligible step with the highest trailing EMA of the canonical reward. Eligible =
+    multiple of save_every and >= 2 * save_every (the first save is never picked)."""
+    how = "given (the assets pass rl_config trainer.ckpt_interval)"
+    if save_every is None:
+        save_every, how = infer_save_every(steps)
+    r = steps[["step", "reward"]].dropna().sort_values("step") if "reward" in steps else pd.DataFrame()
+    if r.empty:
+        return {"status": "no reward values in the logs", "save_every": save_every, "save_every_source": how}
+    r = r.assign(ema=ema(r["reward"]))
+    r["eligible"] = (r["step"] % save_every == 0) & (r["step"] >= 2 * save_every)
+    base = {"save_every": save_every, "save_every_source": how, "alpha": EMA_ALPHA,
+            "table": r.to_dict("records")}
+    if not r["eligible"].any():
+        return {**base, "status": f"no eligible step (need a multiple of {save_every} >= {2 * save_every})"}
+    best = r[r["eligible"]].sort_values(["ema", "step"], ascending=[False, True]).iloc[0]
+    return {**base, "status": "ok", "best_step": int(best["step"]), "best_ema": float(best["ema"]),
+            "reward_at_best": float(best["reward"]), "export_path": f"exports/global_step_{int(best['step'])}/policy/"}
+
+
+def _col(steps: pd.DataFrame, *names: str) -> pd.Series:
+    for n in names:
+        if n in steps.columns:
+            return steps[n].astype(float)
+    return pd.Series(np.nan, index=steps.index)
+
+
+def instability_flags(steps: pd.DataFrame, window: int = 10) -> dict:
+    """Operator collapse heuristics (seed §6.4): a step is flagged when >= 2 signals fire."""
+    s = steps.sort_values("step").reset_index(drop=True)
+    gn = _col(s, "grad_norm")
+    ent = _col(s, "entropy")
+    lmax = _col(s, "log_ratio_abs_max")
+    lmean = _col(s, "log_ratio_abs_mean")
+    high = gn > 1.0
+    trend_e = ent.shift(1).rolling(window, min_periods=window // 2).mean()
+    trend_l = lmean.shift(1).rolling(window, min_periods=window // 2).mean()
+    signals = pd.DataFrame({
+        "grad_norm_sustained": high & (high.shift(1, fill_value=False) | high.shift(-1, fill_value=False)),
+        "entropy_off_trend": ((ent - trend_e).abs() / trend_e.abs()) > 0.30,
+        "log_ratio_max_high": lmax > 0.5,
+        "log_ratio_mean_spike": lmean > 2 * trend_l,
+        "dp_tokens_gt50pct": _col(s, "policy/n_tokens_dp_gt_50pct", "n_tokens_dp_gt_50pct") > 50,
+    }).fillna(False).astype(bool)
+    fired = signals.sum(axis=1)
+    flagged = s.loc[fired >= 2, "step"].astype(int).tolist()
+    available = {"grad_norm_sustained": gn.notna().any(), "entropy_off_trend": ent.notna().sum() > window // 2,
+                 "log_ratio_max_high": lmax.notna().any(), "log_ratio_mean_spike": lmean.notna().sum() > window // 2,
+                 "dp_tokens_gt50pct": _col(s, "policy/n_tokens_dp_gt_50pct", "n_tokens_dp_gt_50pct").notna().any()}
+    return {"rule": "flag a step when >= 2 of the signals fire", "flagged_steps": flagged,
+            "signal_counts": {k: int(v) for k, v in signals.sum().items()},
+            "signals_evaluable": {k: bool(v) for k, v in available.items()},
+            "per_step": [{"step": int(st), **{k: bool(v) for k, v in row.items() if v}}
+                         for st, row in zip(s["step"], signals.to_dict("records")) if any(row.values())]}
+
+
+def category_summary(steps: pd.DataFrame) -> list[dict]:
+    """Mean/std/min/max/count/first/last per raw key, grouped by category (prefix before '/')."""
+    from rl_assets.analysis.skyrl_log import CANONICAL
+
+    rows = []
+    for col in steps.columns:
+        if col in NON_METRIC or col in CANONICAL or not pd.api.types.is_numeric_dtype(steps[col]):
+            continue
+        v = steps[col].astype(float)
+        fin = v[np.isfinite(v)]
+        rows.append({"category": col.split("/", 1)[0] if "/" in col else "(no prefix)", "key": col,
+                     "count": int(fin.size), "mean": fin.mean() if fin.size else None,
+                     "std": fin.std() if fin.size > 1 else None, "min": fin.min() if fin.size else None,
+                     "max": fin.max() if fin.size else None, "first": fin.iloc[0] if fin.size else None,
+                     "last": fin.iloc[-1] if fin.size else None})
+    return sorted(rows, key=lambda r: (r["category"], r["key"]))
+
+
+def trend_summary(steps: pd.DataFrame, metrics=("reward", "entropy", "kl", "response_length", "grad_norm")) -> dict:
+    """Per canonical metric: first-decile vs last-decile mean, and rank correlation with step."""
+    out = {}
+    for m in metrics:
+        if m not in steps.columns:
+            continue
+        s = steps[["step", m]].dropna().sort_values("step")
+        if len(s) < 3:
+            out[m] = {"n_steps": int(len(s)), "status": "not enough steps (< 3)"}
+            continue
+        k = max(1, len(s) // 10)
+        first, last = float(s[m].iloc[:k].mean()), float(s[m].iloc[-k:].mean())
+        out[m] = {"n_steps": int(len(s)), "decile_size": k, "first_decile": first, "last_decile": last,
+                  "change": last - first, "rel_change": (last - first) / abs(first) if first else None,
+                  "spearman_with_step": spearman(s["step"], s[m]), "kendall_with_step": kendall_tau_b(s["step"], s[m])}
+    return out
+
+
+def build_report(parsed, save_every: int | None = None) -> dict:
+    """Everything report.json holds, from a ``skyrl_log.ParsedLogs``."""
+    from rl_assets.analysis.skyrl_log.timing import timing_breakdown
+
+    steps = parsed.steps
+    has_steps = not steps.empty
+    return {
+        "files": parsed.files,
+        "serializations": parsed.serializations,
+        "n_steps": int(len(steps)),
+        "step_range": [int(steps["step"].min()), int(steps["step"].max())] if has_steps else None,
+        "steps_with_time": int(steps["step_time_utc"].notna().sum()) if has_steps else 0,
+        "malformed": parsed.malformed,
+        "duplicates": parsed.duplicates,
+        "alias_sources": parsed.alias_sources,
+        "final": {c: _last(steps, c) for c in ("reward", "kl", "grad_norm", "entropy", "policy_loss", "response_length")},
+        "trends": trend_summary(steps) if has_steps else {},
+        "best_checkpoint": best_checkpoint(steps, save_every) if has_steps else {"status": "no steps"},
+        "instability": instability_flags(steps) if has_steps else {"flagged_steps": []},
+        "timing": timing_breakdown(steps) if has_steps else [],
+        "categories": category_summary(steps) if has_steps else [],
+        "vllm": parsed.vllm_summary,
+        "eval_steps": int(len(parsed.evals)),
+        "wandb_summary": parsed.wandb_summary,
+    }
+
+
+def _last(steps: pd.DataFrame, col: str) -> float | None:
+    if col not in steps.columns:
+        return None
+    v = steps.sort_values("step")[col].dropna()
+    return float(v.iloc[-1]) if len(v) else None
+
+
+def render_markdown(rep: dict) -> str:
+    """report.md: headline, trends, best checkpoint, flags, timing, vLLM, categories."""
+    from rl_assets.analysis.report_md import fmt_num, fmt_pct, md_table
+
+    lines = ["# Q2 training metrics", "",
+             f"{rep['n_steps']} training steps from {len(rep['files'])} file(s) "
+             f"({', '.join(rep['serializations']) or 'no metric lines'}); "
+             f"{rep['malformed']['count']} malformed/truncated line(s) counted; "
+             f"{rep['duplicates']['count']} step(s) seen in more than one log (later log wins).", ""]
+    tr = rep["trends"]
+    if tr:
+        lines += ["## Trends", "", md_table(
+            ["metric", "first decile", "last decile", "change", "Spearman vs step", "Kendall vs step"],
+            [[m, fmt_num(t.get("first_decile")), fmt_num(t.get("last_decile")), fmt_num(t.get("change")),
+              fmt_num(t.get("spearman_with_step"), 2), fmt_num(t.get("kendall_with_step"), 2)] for m, t in tr.items()]), ""]
+    bc = rep["best_checkpoint"]
+    lines += ["## Best checkpoint (trailing EMA, alpha = 1/3)", ""]
+    if bc.get("status") == "ok":
+        lines.append(f"Step **{bc['best_step']}** (EMA {fmt_num(bc['best_ema'])}, reward {fmt_num(bc['reward_at_best'])}); "
+                     f"save_every = {bc['save_every']} ({bc['save_every_source']}); the first save is never eligible.")
+    else:
+        lines.append(f"No pick: {bc.get('status')}.")
+    fl = rep["instability"]
+    lines += ["", "## Training instability", "",
+              f"Flagged steps (>= 2 signals): {fl['flagged_steps'][:30] or 'none'}; signal counts: {fl.get('signal_counts', {})}.", ""]
+    if rep["timing"]:
+        lines += ["## Step-time breakdown", "", md_table(
+            ["timer", "parent", "steps", "mean s", "share of parent"],
+            [[t["timer"], t["parent"] or "—", t["steps"], fmt_num(t["mean_s"], 1),
+              fmt_pct(t["share_of_parent"]) if t["share_of_parent"] is not None else "—"] for t in rep["timing"]]), ""]
+    v = rep["vllm"]
+    lines += ["## vLLM", "", f"{v.get('total_samples', 0)} stat line(s), verdict: **{v.get('verdict')}**.", ""]
+    if rep["categories"]:
+        lines += ["## Per-category summary", "", md_table(
+            ["category", "key", "count", "mean", "std", "min", "max", "last"],
+            [[c["category"], c["key"], c["count"], fmt_num(c["mean"]), fmt_num(c["std"]), fmt_num(c["min"]),
+              fmt_num(c["max"]), fmt_num(c["last"])] for c in rep["categories"]]), ""]
+    return "\n".join(lines)

@@ -1,0 +1,113 @@
+"""`learning_audit`: per task family, is the RL gain real skill, format, or a gamed reward?
+
+Thin wrapper: reads both normalized trace tables, runs rl_assets.analysis.audit, writes
+<report_dir>/audit/audit.{json,md}. Rules and thresholds: docs/audit.md.
+"""
+
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+
+import dagster as dg
+
+from resources.registry import RegistryResource
+from resources.settings_resource import AnalysisSettings
+from rl_assets.analysis.audit import AUDIT_COLUMNS, audit_rows, labels, prereg, report
+from rl_assets.fileutil import atomic_write_json, atomic_write_text
+from rl_assets.partitions import models_partitions
+from rl_assets.settings import report_dir
+
+
+def _llm_wired() -> bool:
+    """Whether build_resources() provides `llm`; the verdict is optional, so the asset must not
+    make Definitions fail to load on a deployment (or a tree) without it."""
+    from resources import build_resources
+
+    return "llm" in build_resources()
+
+
+class AuditConfig(dg.Config):
+    predictions_path: str = ""  # JSON/YAML family -> predicted label/outcome; "" -> settings
+    llm_audit: bool = True  # ask the `llm` resource for a per-family verdict when it is wired
+
+
+def _training_start(registry: RegistryResource, model_id: str) -> tuple[datetime | None, str]:
+    """Earliest training_start the registry has for this model, and where it came from."""
+    try:
+        rows = registry.client().models_by_name(model_id)
+    except Exception as exc:  # any backend failure: the report says "cannot verify", run goes on
+        return None, f"registry unavailable: {type(exc).__name__}: {exc}"
+    starts = [r["training_start"] for r in rows if r.get("training_start")]
+    return (min(starts), "registry models.training_start") if starts else (None, "")
+
+
+def _llm_verdicts(context, config: AuditConfig, rows, families, seed: int) -> str | None:
+    """Attach verdicts; returns why they were not produced (None when they were)."""
+    if not config.llm_audit:
+        return "disabled in run config"
+    llm = getattr(context.resources, "llm", None)
+    if llm is None:
+        return "no `llm` resource is configured in this deployment"
+    from rl_assets.analysis.audit.llm_verdict import attach_verdicts
+
+    try:
+        attach_verdicts(rows, families, llm.session("judge", context.partition_key, log=context.log.info), seed)
+    except Exception as exc:  # optional step: a failure is reported per row, never fatal
+        context.log.warning(f"llm audit failed: {exc}")
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+@dg.asset(
+    partitions_def=models_partitions,
+    group_name="audit",
+    kinds={"python", "markdown"},
+    ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
+    required_resource_keys={"settings", "registry"} | ({"llm"} if _llm_wired() else set()),
+    check_specs=[dg.AssetCheckSpec("enough_common_tasks", asset="learning_audit",
+                                   description=f"every task family has >= {labels.MIN_TASKS} tasks "
+                                   "attempted by both checkpoints")],
+)
+def learning_audit(context: dg.AssetExecutionContext, config: AuditConfig, baseline_traces: dict, post_rl_traces: dict):
+    """Per task family: before/after, trivial baselines, imitation, lenient split and a label."""
+    from rl_assets.ingest import read_traces
+
+    settings: AnalysisSettings = context.resources.settings
+    before = read_traces(baseline_traces["path"], AUDIT_COLUMNS).to_pylist()
+    after = read_traces(post_rl_traces["path"], AUDIT_COLUMNS).to_pylist()
+    rows, families = audit_rows(before, after, n_boot=settings.n_boot, seed=settings.seed)
+    llm_note = _llm_verdicts(context, config, rows, families, settings.seed)
+
+    predictions, registration = None, None
+    path = config.predictions_path or getattr(settings, "audit_predictions", None) or ""
+    if path:
+        try:
+            predictions = prereg.load_predictions(Path(path))
+        except (OSError, prereg.PredictionsError) as exc:
+            raise dg.Failure(description=f"learning_audit {context.partition_key}: {exc}") from exc
+        start, source = _training_start(context.resources.registry, context.partition_key)
+        registration = prereg.registration(Path(path), start, source)
+
+    sources = {side: {k: ref.get(k) for k in ("source", "revision", "benchmark", "rows")}
+               for side, ref in (("baseline", baseline_traces), ("post_rl", post_rl_traces))}
+    out = report.build_report(rows, predictions=predictions, registration=registration,
+                              sources=sources, llm_note=llm_note)
+    folder = report_dir(context.partition_key) / "audit"
+    atomic_write_json(folder / "audit.json", out)
+    atomic_write_text(folder / "audit.md", report.render_markdown(out, context.partition_key))
+
+    thin = [r["family"] for r in out["rows"] if r["n_tasks"] < labels.MIN_TASKS]
+    yield dg.Output(
+        {"path": str(folder / "audit.json"), "labels": {r["family"]: r["label"] for r in out["rows"]}},
+        metadata={
+            "audit": dg.MetadataValue.md(report.summary_table(out["rows"])),
+            "families": len(out["rows"]),
+            "labels": dict(Counter(r["label"] for r in out["rows"])),
+            "held": f'{out["held"]}/{out["judged"]}' if predictions else "no predictions",
+            "report": dg.MetadataValue.path(str(folder / "audit.md")),
+        },
+    )
+    yield dg.AssetCheckResult(
+        check_name="enough_common_tasks", passed=not thin, severity=dg.AssetCheckSeverity.WARN,
+        metadata={"families_below_threshold": ", ".join(thin) or "none", "threshold": labels.MIN_TASKS},
+    )

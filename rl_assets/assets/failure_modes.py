@@ -1,0 +1,106 @@
+"""`failure_modes`: one categorical failure mode + short text per trace, both sides (Q1/Q0).
+
+Stored locally as parquet (tables_dir()/failure_modes/<slug>.parquet, atomically); the value
+passed downstream is a small dict with per-side category distributions and their shift, for
+behavioral_delta. Pushing to the eval repos is a separate explicit job (jobs/write_back.py);
+with ``write_back: true`` its permission preflight runs here BEFORE any LLM call.
+"""
+
+import io
+from typing import Optional
+
+import dagster as dg
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from resources.hub import HubResource
+from resources.llm import LLMResource
+from rl_assets.analysis.failure_modes import PROMPT_VERSION, annotate, distribution
+from rl_assets.assets.q1_llm_judge import ROW_COLUMNS, load_rows
+from rl_assets.fileutil import atomic_write_bytes
+from rl_assets.jobs.write_back import failure_modes_path, repo_from_spec, require_writable
+from rl_assets.partitions import models_partitions
+
+SIDES = (("baseline", "baseline_traces"), ("post_rl", "post_rl_traces"))
+
+
+class FailureModesConfig(dg.Config):
+    batch_size: int = 6  # seed default; one call per batch, items isolated inside it
+    char_limit: int = 20000  # per transcript (seed 200k x 6 could exceed the context window)
+    max_rows: Optional[int] = None  # per side, for quick looks
+    model: Optional[str] = None  # override the resource's annotator model
+    concurrency: Optional[int] = None
+    usd_budget: Optional[float] = None
+    token_budget: Optional[int] = None
+    force: bool = False
+    write_back: bool = False  # intend to push later: check write access now, before spending
+
+
+def _signed(x) -> str:
+    return "" if x is None else f"{x:+.3f}"
+
+
+def _previous(path) -> dict[str, dict]:
+    """Labels of the last output by cache key, so a resumed run never blanks a finished row."""
+    if not path.exists():
+        return {}
+    rows = pq.read_table(path, columns=["key", "failure_mode", "failure_summary"]).to_pylist()
+    return {r["key"]: {"category": r["failure_mode"], "summary": r["failure_summary"]} for r in rows if r["failure_mode"]}
+
+
+@dg.asset(
+    partitions_def=models_partitions,
+    group_name="q1",
+    kinds={"openai", "parquet"},
+    ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
+    pool="llm",
+)
+def failure_modes(context: dg.AssetExecutionContext, config: FailureModesConfig, llm: LLMResource, hub: HubResource,
+                  baseline_traces: dict, post_rl_traces: dict) -> dg.Output:
+    """Failure-mode category + short analysis per trace, both sides, with distributions and shift."""
+    partition = context.partition_key
+    refs = {"baseline_traces": baseline_traces, "post_rl_traces": post_rl_traces}
+    repos = {side: repo_from_spec(refs[name].get("source")) for side, name in SIDES}
+    preflight = require_writable(hub.client(), [r for r in repos.values() if r]) if config.write_back else []
+
+    client = llm.session("annotate", partition, model=config.model, concurrency=config.concurrency,
+                         usd_budget=config.usd_budget, token_budget=config.token_budget, force=config.force,
+                         log=context.log.info)
+    path = failure_modes_path(partition)
+    known = {} if config.force else _previous(path)
+    records, labels = [], {}
+    for side, name in SIDES:
+        ids = {r["trace_id"] for r in load_rows(refs[name], ("trace_id",))[: config.max_rows]}
+        rows = [r for r in load_rows(refs[name], ROW_COLUMNS, ids) if r["trace_id"] in ids]
+        got = annotate(rows, client, batch_size=config.batch_size, char_limit=config.char_limit, known=known)
+        for r in rows:
+            g = got[r["trace_id"]]
+            records.append({"side": side, "trace_id": r["trace_id"], "task_id": r["task_id"], "source_repo": repos[side],
+                            "failure_mode": g["category"], "failure_summary": g["summary"], "status": g["status"],
+                            "error": g["error"], "annotator": client.model, "prompt_version": PROMPT_VERSION, "key": g["key"]})
+        labels[side] = [g["category"] for g in got.values() if g["category"]]
+
+    buf = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist(records), buf)
+    atomic_write_bytes(path, buf.getvalue())
+    total = {side: sum(1 for r in records if r["side"] == side) for side, _ in SIDES}
+    dist = distribution(labels)
+    value = {
+        "path": str(path),
+        "rows": len(records),
+        "annotator": client.model,
+        "prompt_version": PROMPT_VERSION,
+        "coverage": {side: (len(labels[side]) / total[side]) if total[side] else None for side, _ in SIDES},
+        "failed": sum(1 for r in records if not r["failure_mode"]),
+        **dist,
+        "write_back_preflight": preflight,
+        "calls": client.summary(),
+    }
+    table_md = "| category | baseline | post-RL | shift |\n|---|---:|---:|---:|\n" + "\n".join(
+        f"| {c} | {dist['counts']['baseline'][c]} | {dist['counts']['post_rl'][c]} | "
+        f"{_signed(dist['shift'][c])} |" for c in dist["shift"])
+    return dg.Output(value, metadata={
+        "annotator": client.model, "rows": len(records), "failed": value["failed"],
+        "calls": client.counters["calls"], "spend_usd": client.budget.snapshot()["used_usd"],
+        "table": dg.MetadataValue.path(str(path)), "distribution": dg.MetadataValue.md(table_md),
+    })

@@ -1,0 +1,115 @@
+"""`judge_verdicts`: pairwise LLM judge of baseline vs post-RL traces on the same tasks (Q1).
+
+Writes report_dir(partition)/Q1_llm_judge/report.{md,json}. Every judgment is cached by
+(model, prompt version, exact prompt), so re-runs and resumed runs cost nothing for pairs
+already judged; failed judgments are retried on the next run, never cached.
+"""
+
+from typing import Optional
+
+import dagster as dg
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from resources.llm import LLMResource
+from resources.settings_resource import AnalysisSettings
+from rl_assets.analysis.judge.report import render_markdown
+from rl_assets.analysis.judge.run import build_report, judge_pairs
+from rl_assets.analysis.judge.selection import SCORE_FEATURES, representatives, select_probes
+from rl_assets.fileutil import atomic_write_json, atomic_write_text
+from rl_assets.partitions import models_partitions
+from rl_assets.settings import report_dir
+
+ROW_COLUMNS = ("trace_id", "task_id", "attempt", "date", "reward", "passed", "error_type", "is_infra_error", "n_turns",
+               "tool_error_rate", "premature_stop", "parse_error_markers", "peak_prompt_tokens", *SCORE_FEATURES)
+
+
+def load_rows(ref: dict, columns=ROW_COLUMNS, with_conversation_for: set[str] | None = None) -> list[dict]:
+    """Rows of a trace table as dicts; conversations only for the given trace ids (they are big)."""
+    from rl_assets.ingest import read_traces
+
+    rows = read_traces(ref["path"], list(dict.fromkeys(columns))).to_pylist()
+    if with_conversation_for:
+        conv = read_traces(ref["path"], ["trace_id", "conversation"])
+        conv = conv.filter(pc.is_in(conv["trace_id"], pa.array(sorted(with_conversation_for), pa.string())))
+        texts = dict(zip(conv["trace_id"].to_pylist(), conv["conversation"].to_pylist()))
+        for row in rows:
+            if row["trace_id"] in texts:
+                row["conversation"] = texts[row["trace_id"]]
+    return rows
+
+
+class JudgeConfig(dg.Config):
+    pairs_per_probe: int = 30  # seed default (--llm-judge-max-pairs 30), for EACH probe
+    random_pairs: Optional[int] = None  # None -> pairs_per_probe; 0 disables the control probe
+    seed: Optional[int] = None  # None -> settings.seed
+    attempt_rule: str = "first"  # first | median-reward
+    char_budget: int = 12000  # per transcript, middle-truncated
+    model: Optional[str] = None  # override the resource's judge model for this run
+    concurrency: Optional[int] = None
+    usd_budget: Optional[float] = None
+    token_budget: Optional[int] = None
+    force: bool = False  # ignore cached judgments (spends again)
+    max_parse_failure_rate: float = 0.1
+
+
+@dg.asset(
+    partitions_def=models_partitions,
+    group_name="q1",
+    kinds={"openai", "json"},
+    ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
+    pool="llm",
+    check_specs=[dg.AssetCheckSpec("judge_parse_failure_rate", asset="judge_verdicts",
+                                   description="Share of judge replies that could not be parsed/validated")],
+)
+def judge_verdicts(context: dg.AssetExecutionContext, config: JudgeConfig, llm: LLMResource, settings: AnalysisSettings,
+                   baseline_traces: dict, post_rl_traces: dict):
+    """Pairwise judge verdicts (both orders, anonymised) with win rates, Wilson CIs and flip rate."""
+    partition = context.partition_key
+    seed = settings.seed if config.seed is None else config.seed
+    base = representatives(load_rows(baseline_traces), config.attempt_rule)
+    post = representatives(load_rows(post_rl_traces), config.attempt_rule)
+    n_random = config.pairs_per_probe if config.random_pairs is None else config.random_pairs
+    probes = select_probes(base, post, config.pairs_per_probe, n_random, seed)
+    chosen = [t for tasks in probes.values() for t in tasks]
+    for side, ref, reps in (("baseline", baseline_traces, base), ("post-rl", post_rl_traces, post)):
+        ids = {reps[t]["trace_id"] for t in chosen}
+        full = {r["trace_id"]: r for r in load_rows(ref, ("trace_id",), ids)}
+        for t in chosen:
+            reps[t]["conversation"] = full[reps[t]["trace_id"]].get("conversation")
+
+    client = llm.session("judge", partition, model=config.model, concurrency=config.concurrency,
+                         usd_budget=config.usd_budget, token_budget=config.token_budget, force=config.force,
+                         log=context.log.info)
+    pairs = judge_pairs(probes, base, post, client, config.char_budget)
+    for p in pairs:
+        p["judge"] = client.model
+    report = build_report(pairs, model_id=partition, judge=client.model, attempt_rule=config.attempt_rule, seed=seed,
+                          common_tasks=len(set(base) & set(post)), calls=client.summary())
+    out_dir = report_dir(partition) / "Q1_llm_judge"
+    atomic_write_json(out_dir / "report.json", report)
+    markdown = render_markdown(report)
+    atomic_write_text(out_dir / "report.md", markdown)
+
+    summary = {k: v for k, v in report.items() if k != "pairs"} | {"report_dir": str(out_dir), "backend": llm.describe("judge", config.model)}
+    metadata = {
+        "judge": client.model,
+        "prompt_version": report["prompt_version"],
+        "pairs_judged": sum(s["judged"] for s in report["probes"].values()),
+        "judgments_failed": report["judgments_failed"],
+        "calls": client.counters["calls"],
+        "spend_usd": client.budget.snapshot()["used_usd"],
+        "report": dg.MetadataValue.path(str(out_dir / "report.md")),
+        "summary": dg.MetadataValue.md(markdown[:4000]),
+        **{f"{name}_order_flip_rate": s["order_flip_rate"] for name, s in report["probes"].items()},
+    }
+    yield dg.Output(summary, metadata=metadata)
+    rate = report["parse_failure_rate"]
+    yield dg.AssetCheckResult(
+        check_name="judge_parse_failure_rate",
+        passed=rate <= config.max_parse_failure_rate,
+        severity=dg.AssetCheckSeverity.WARN,
+        metadata={"parse_failure_rate": rate, "threshold": config.max_parse_failure_rate,
+                  "parse_failures": report["parse_failures"], "judgments": report["judgments_requested"],
+                  "judge": client.model},
+    )

@@ -1,0 +1,133 @@
+"""Q2 training metrics: `training_logs` (pinned snapshot of the repo's training_logs/) and
+`training_metrics` (per-step table + report under `<reports>/<slug>/Q2_training_metrics/`)."""
+
+import base64
+import io
+from pathlib import Path
+
+import dagster as dg
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from resources.hub import HubError, HubResource
+from rl_assets.analysis.report_md import jsonable
+from rl_assets.analysis.skyrl_log import parse_training_logs
+from rl_assets.analysis.skyrl_log.plots import training_plots
+from rl_assets.analysis.training_metrics import build_report, ema, render_markdown
+from rl_assets.fileutil import atomic_write_bytes, atomic_write_json, atomic_write_text
+from rl_assets.partitions import models_partitions
+from rl_assets.settings import report_dir
+
+REPORT = "Q2_training_metrics"
+
+
+def save_every_from_config(rl_config) -> int | None:
+    """SkyRL's checkpoint interval (``trainer.ckpt_interval``) from rl_config, as a hydra override
+    string or a nested dict; None when absent (the report then infers it from the logs)."""
+    if not isinstance(rl_config, dict):
+        return None
+    for arg in rl_config.get("skyrl_hydra_args") or []:
+        if isinstance(arg, str) and arg.split("=", 1)[0].lstrip("+") == "trainer.ckpt_interval":
+            value = arg.split("=", 1)[1]
+            return int(value) if value.isdigit() and int(value) > 0 else None
+    trainer = rl_config.get("trainer")
+    value = trainer.get("ckpt_interval") if isinstance(trainer, dict) else None
+    return value if isinstance(value, int) and value > 0 else None
+
+
+def not_applicable(repo_id: str, reason: str, **extra) -> dict:
+    return {"applicable": False, "repo_id": repo_id, "reason": reason, **extra}
+
+
+@dg.asset(
+    partitions_def=models_partitions,
+    group_name="q2",
+    kinds={"huggingface"},
+    ins={"checkpoint": dg.AssetIn()},
+    retry_policy=dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL),
+    pool="hub",
+)
+def training_logs(context: dg.AssetExecutionContext, hub: HubResource, checkpoint: dict):
+    """The model repo's training_logs/ snapshot at a pinned revision (a new upload = a new version)."""
+    repo_id, revision = checkpoint["repo_id"], checkpoint["revision"]
+    if not checkpoint.get("has_training_logs"):
+        out = not_applicable(repo_id, f"not applicable: no training_logs/ in {repo_id}", revision=revision)
+        return dg.Output(out, data_version=dg.DataVersion(f"none:{revision}"),
+                         metadata={"applicable": False, "reason": out["reason"]})
+    client = hub.client()
+    try:
+        info = client.model_info(repo_id, revision=revision)
+        folder = client.download(repo_id, "model", allow_patterns=["training_logs/**"], revision=revision)
+    except HubError as exc:
+        raise dg.Failure(description=f"training_logs {repo_id}@{revision}: hub error: {exc}") from exc
+    logs_rev = info.subtree_revision("training_logs/")
+    files = [f.path for f in info.files_under("training_logs")]
+    out = {"applicable": True, "repo_id": repo_id, "revision": revision, "training_logs_revision": logs_rev,
+           "path": str(Path(folder) / "training_logs"), "files": files,
+           "save_every": save_every_from_config(checkpoint.get("rl_config"))}
+    return dg.Output(out, data_version=dg.DataVersion(logs_rev),
+                     metadata={"training_logs_revision": logs_rev, "revision": revision, "files": len(files),
+                               "snapshot": dg.MetadataValue.path(out["path"])})
+
+
+def _png_md(name: str, png: bytes) -> str:
+    return f"![{name}](data:image/png;base64,{base64.b64encode(png).decode()})"
+
+
+def write_not_applicable(out_dir: Path, info: dict) -> None:
+    atomic_write_json(out_dir / "report.json", jsonable(info))
+    atomic_write_text(out_dir / "report.md", f"# Q2 training metrics\n\n{info['reason']}.\n")
+
+
+@dg.asset(
+    partitions_def=models_partitions,
+    group_name="q2",
+    kinds={"python", "pandas"},
+    ins={"training_logs": dg.AssetIn()},
+)
+def training_metrics(context: dg.AssetExecutionContext, training_logs: dict):
+    """Per-step training metrics parsed from every SkyRL log shape, with report, best checkpoint and flags."""
+    out_dir = report_dir(context.partition_key) / REPORT
+    if not training_logs.get("applicable"):
+        write_not_applicable(out_dir, training_logs)
+        return dg.Output(training_logs, metadata={"applicable": False, "reason": training_logs["reason"]})
+    path = Path(training_logs["path"])
+    if not path.exists():
+        raise dg.Failure(description=f"training_metrics: snapshot {path} is gone; re-materialize training_logs")
+    parsed = parse_training_logs(path)
+    if parsed.steps.empty:
+        info = not_applicable(training_logs["repo_id"], f"no training steps found in {len(parsed.files)} log file(s) "
+                              f"under training_logs/ ({parsed.malformed['count']} malformed lines)",
+                              malformed=parsed.malformed, files=parsed.files)
+        write_not_applicable(out_dir, info)
+        return dg.Output(info, metadata={"applicable": False, "reason": info["reason"]})
+    rep = build_report(parsed, training_logs.get("save_every"))
+    rep["training_logs_revision"] = training_logs["training_logs_revision"]
+    steps = parsed.steps
+    buf = io.BytesIO()
+    pq.write_table(pa.Table.from_pandas(steps, preserve_index=False), buf)
+    atomic_write_bytes(out_dir / "metrics.parquet", buf.getvalue())
+    atomic_write_text(out_dir / "metrics.csv", steps.to_csv(index=False))
+    if not parsed.vllm.empty:
+        atomic_write_text(out_dir / "vllm_metrics.csv", parsed.vllm.to_csv(index=False))
+    reward = steps[["step", "reward"]].dropna().sort_values("step")
+    plots = training_plots(steps, ema(reward["reward"]))
+    for name, png in plots.items():
+        atomic_write_bytes(out_dir / name, png)
+    markdown = render_markdown(rep)
+    atomic_write_text(out_dir / "report.md", markdown + "\n" + "\n".join(f"![{n}]({n})" for n in plots) + "\n")
+    atomic_write_json(out_dir / "report.json", jsonable(rep))
+    value = {"applicable": True, "metrics_path": str(out_dir / "metrics.parquet"), "report_dir": str(out_dir),
+             "n_steps": rep["n_steps"], "training_logs_revision": rep["training_logs_revision"],
+             "best_step": rep["best_checkpoint"].get("best_step")}
+    head = markdown.split("## Per-category summary")[0]
+    return dg.Output(value, metadata={
+        "summary": dg.MetadataValue.md(head),
+        "n_steps": rep["n_steps"],
+        "malformed_lines": rep["malformed"]["count"],
+        "duplicate_steps": rep["duplicates"]["count"],
+        "best_step": rep["best_checkpoint"].get("best_step") or -1,
+        "flagged_steps": len(rep["instability"]["flagged_steps"]),
+        "report": dg.MetadataValue.path(str(out_dir / "report.md")),
+        "reward_plot": dg.MetadataValue.md(_png_md("reward", plots["reward_ema.png"])) if "reward_ema.png" in plots else "no reward",
+    })

@@ -1,0 +1,59 @@
+"""`eval_temporal_overlay` (Q3): RL-time reward with the eval checkpoints placed at their times.
+
+Thin wrapper over rl_assets.analysis.overlay; writes `<reports>/<slug>/Q3_temporal_overlay/
+overlay.{json,png}` (JSON first, so a plotting failure never hides the numbers). The eval markers
+are built before the RL line so a model without an RL-trace dataset still gets them.
+"""
+
+import dagster as dg
+
+from resources.settings_resource import AnalysisSettings
+from rl_assets.analysis.overlay import REWARD_DEFINITION, build_overlay, eval_marker, plot_overlay
+from rl_assets.analysis.report_md import fmt_num, jsonable
+from rl_assets.fileutil import atomic_write_bytes, atomic_write_json
+from rl_assets.partitions import models_partitions
+from rl_assets.settings import report_dir
+
+REWARD_COLUMNS = ("task_id", "reward", "error_type", "is_infra_error", "date")
+
+
+def _frame(ref: dict):
+    from rl_assets.ingest import read_traces
+
+    return read_traces(ref["path"], REWARD_COLUMNS).to_pandas()
+
+
+@dg.asset(
+    partitions_def=models_partitions,
+    group_name="q3",
+    kinds={"python", "matplotlib"},
+    ins={"eval_pair": dg.AssetIn(), "baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn(),
+         "rl_traces": dg.AssetIn(key="rl_traces")},
+)
+def eval_temporal_overlay(context: dg.AssetExecutionContext, settings: AnalysisSettings, eval_pair: dict,
+                          baseline_traces: dict, post_rl_traces: dict, rl_traces: dict):
+    """Q3 overlay: RL rollout reward per UTC bin (Q2's bins) with baseline/post-RL eval markers."""
+    markers = [
+        eval_marker(_frame(baseline_traces), label="baseline", kind="baseline", source=baseline_traces.get("source"),
+                    timestamp=eval_pair.get("baseline_eval_ts")),
+        eval_marker(_frame(post_rl_traces), label="post-RL", kind="post_rl", source=post_rl_traces.get("source"),
+                    timestamp=eval_pair.get("post_rl_eval_ts")),
+    ]
+    applicable = bool(rl_traces.get("applicable")) and bool(rl_traces.get("path"))
+    reason = None if applicable else str(rl_traces.get("reason") or "the rl_traces asset produced no table")
+    result = build_overlay(_frame(rl_traces) if applicable else None, reason, markers, settings.bin_hours)
+    result.update(model=context.partition_key, rl_source=rl_traces.get("source"), benchmark=eval_pair.get("benchmark"))
+
+    out = report_dir(context.partition_key) / "Q3_temporal_overlay"
+    atomic_write_json(out / "overlay.json", jsonable(result))
+    atomic_write_bytes(out / "overlay.png", plot_overlay(result))
+    table = "\n".join(["| marker | time (UTC) | n | mean reward |", "|---|---|---|---|"]
+                      + [f"| {m['label']} | {m['timestamp'] or 'none'} | {m['n']} | {fmt_num(m['mean_reward'])} |"
+                         for m in result["eval"]])
+    return dg.Output(
+        {"path": str(out / "overlay.json"), "png": str(out / "overlay.png"), "rl_applicable": applicable,
+         "rl_reason": reason, "notes": result["notes"]},
+        metadata={"overlay": dg.MetadataValue.path(str(out / "overlay.png")), "rl_applicable": applicable,
+                  "rl_bins": len((result["rl"] or {}).get("points", [])), "reward_definition": REWARD_DEFINITION,
+                  "markers": dg.MetadataValue.md(table), "notes": "; ".join(result["notes"]) or "none"},
+    )

@@ -1,0 +1,84 @@
+"""`trace_pairs` (Q3): same-task baseline / post-RL trace pairs, side by side, in one HTML page.
+
+Thin wrapper: loads the light columns of both tables, lets rl_assets.analysis.pairs choose the pairs
+and the shown attempts, loads only those conversations, renders with pairs_html and writes
+`<reports>/<slug>/Q3_trace_pairs/pairs.html` atomically.
+"""
+
+import json
+from typing import Literal
+
+import dagster as dg
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from resources.settings_resource import AnalysisSettings
+from rl_assets.analysis.pairs import CARD_FIELDS, MODE_RULES, build_pairs, shown_trace_ids
+from rl_assets.analysis.pairs_html import render_page
+from rl_assets.fileutil import atomic_write_text
+from rl_assets.partitions import models_partitions
+from rl_assets.settings import report_dir
+
+LIGHT = ("trace_id", "task_id", "attempt", "passed", "error_type", "is_infra_error", *CARD_FIELDS)
+
+
+class TracePairsConfig(dg.Config):
+    """Which pairs the page shows (launchpad: ops.trace_pairs.config.mode)."""
+
+    mode: Literal["flips", "reward_delta", "behavior_delta", "random"] = "flips"
+
+
+def _conversations(path: str, wanted: set[str]) -> dict[str, list[dict]]:
+    from rl_assets.ingest import read_traces
+
+    table = read_traces(path, ["trace_id", "conversation"])
+    table = table.filter(pc.is_in(table["trace_id"], value_set=pa.array(sorted(wanted), pa.string())))
+    out = {}
+    for tid, conv in zip(table["trace_id"].to_pylist(), table["conversation"].to_pylist()):
+        try:
+            msgs = json.loads(conv) if conv else []
+        except ValueError:  # a malformed conversation is shown as one note, not a failed page
+            msgs = [{"role": "system", "content": f"[conversation is not valid JSON: {conv[:200]}]"}]
+        out[tid] = msgs if isinstance(msgs, list) else []
+    return out
+
+
+@dg.asset(
+    partitions_def=models_partitions,
+    group_name="q3",
+    kinds={"html", "python"},
+    ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
+    check_specs=[dg.AssetCheckSpec("has_common_tasks", asset="trace_pairs",
+                                   description="Baseline and post-RL traces share at least one task_id")],
+)
+def trace_pairs(context: dg.AssetExecutionContext, config: TracePairsConfig, settings: AnalysisSettings,
+                baseline_traces: dict, post_rl_traces: dict):
+    """Q3 trace pairs page: selected same-task pairs side by side with their first action divergence."""
+    from rl_assets.ingest import read_traces
+
+    base_df = read_traces(baseline_traces["path"], LIGHT).to_pandas()
+    post_df = read_traces(post_rl_traces["path"], LIGHT).to_pandas()
+    kw = {"mode": config.mode, "top_n": settings.pair_top_n, "seed": settings.seed}
+    wanted = shown_trace_ids(base_df, post_df, **kw)
+    convs = {**_conversations(baseline_traces["path"], wanted), **_conversations(post_rl_traces["path"], wanted)}
+    pairs = build_pairs(base_df, post_df, convs, **kw)
+    common = len(set(base_df["task_id"]) & set(post_df["task_id"]))
+    labels = (str(baseline_traces.get("source")), str(post_rl_traces.get("source")))
+    page = render_page(pairs, model=context.partition_key, mode=config.mode, seed=settings.seed, labels=labels,
+                       common_tasks=common)
+    path = report_dir(context.partition_key) / "Q3_trace_pairs" / "pairs.html"
+    atomic_write_text(path, page)
+
+    rows = [{"task_id": p.task_id, "reason": p.reason, "divergence_action": p.alignment.divergence,
+             "base_attempt": p.base.shown.get("attempt"), "post_attempt": p.post.shown.get("attempt")} for p in pairs]
+    table = "\n".join(["| task | selected because | diverges at action |", "|---|---|---|"]
+                      + [f"| {r['task_id']} | {r['reason']} | {r['divergence_action']} |" for r in rows])
+    yield dg.Output(
+        {"path": str(path), "mode": config.mode, "n_pairs": len(pairs), "common_tasks": common, "pairs": rows,
+         "baseline_revision": baseline_traces.get("revision"), "post_rl_revision": post_rl_traces.get("revision")},
+        metadata={"path": dg.MetadataValue.path(str(path)), "pairs": len(pairs), "common_tasks": common,
+                  "mode": f"{config.mode}: {MODE_RULES[config.mode]}", "size_bytes": len(page.encode()),
+                  "selected": dg.MetadataValue.md(table)},
+    )
+    yield dg.AssetCheckResult(check_name="has_common_tasks", passed=common > 0,
+                              metadata={"common_tasks": common, "baseline_rows": len(base_df), "post_rl_rows": len(post_df)})

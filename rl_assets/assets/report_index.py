@@ -1,0 +1,159 @@
+"""`analysis_index` (report): the per-model INDEX.md, built from the Dagster event log.
+
+Depends (deps only, no data) on every other per-model analysis asset found in this package, so the
+analyze_model job orders it last. What it reports comes from the instance, not from files: each
+asset's latest materialization for this partition (run, time, data version, input versions,
+output paths), or its latest planned-but-failed run with the step's error, or "not applicable"
+with the reason the asset recorded. Report files are read only for the findings summary.
+"""
+
+import importlib
+import json
+import pkgutil
+from datetime import datetime, timezone
+from pathlib import Path
+
+import dagster as dg
+
+import rl_assets.assets
+from rl_assets.analysis.index_md import audit_findings, judge_findings, q1_findings, render_index
+from rl_assets.fileutil import atomic_write_text
+from rl_assets.jobs.analyze import ANALYSIS_GROUPS
+from rl_assets.partitions import models_partitions
+from rl_assets.settings import report_dir
+
+SELF = "analysis_index"
+
+
+def analysis_assets() -> dict[dg.AssetKey, tuple[str, str]]:
+    """{asset key: (group, step/op name)} of every per-model asset in rl_assets.assets but this one."""
+    found = {}
+    for info in sorted(pkgutil.iter_modules(rl_assets.assets.__path__), key=lambda m: m.name):
+        if info.name == __name__.rsplit(".", 1)[-1]:
+            continue
+        module = importlib.import_module(f"{rl_assets.assets.__name__}.{info.name}")
+        for obj in vars(module).values():
+            if not isinstance(obj, dg.AssetsDefinition) or obj.partitions_def != models_partitions:
+                continue
+            for key in obj.keys:
+                group = obj.group_names_by_key.get(key)
+                if group in ANALYSIS_GROUPS and group != "report":
+                    found[key] = (group, obj.node_def.name)
+    return dict(sorted(found.items(), key=lambda kv: (ANALYSIS_GROUPS.index(kv[1][0]), kv[0].to_user_string())))
+
+
+ANALYSIS_ASSETS = analysis_assets()
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, timezone.utc).replace(microsecond=0).isoformat()
+
+
+def _links(metadata: dict, folder: Path) -> list[str]:
+    """Output paths the asset recorded in its metadata that live in this report folder (relative)."""
+    out = []
+    for value in metadata.values():
+        if isinstance(value, dg.PathMetadataValue):
+            try:
+                out.append(Path(value.path).resolve().relative_to(folder.resolve()).as_posix())
+            except ValueError:
+                continue  # storage paths (parquet tables, IO-manager JSON) are not report outputs
+    return sorted(set(out))
+
+
+def _not_applicable(metadata: dict) -> str | None:
+    """The reason an asset recorded for not applying: metadata `applicable`=False, or its stored output dict."""
+    value = lambda k: getattr(metadata.get(k), "value", None)  # noqa: E731
+    if value("applicable") is False:
+        return str(value("reason") or "not applicable")
+    stored = metadata.get("stored_at")
+    if isinstance(stored, dg.PathMetadataValue) and stored.path.endswith(".json"):
+        out = _read_json(Path(stored.path))
+        if isinstance(out, dict) and out.get("applicable") is False:
+            return str(out.get("reason") or "not applicable")
+    return None
+
+
+def _failure(instance, run_id: str, step: str) -> str:
+    """The error of `step` in a failed run, or which upstream step failure kept it from running."""
+    failures = instance.all_logs(run_id, of_type=dg.DagsterEventType.STEP_FAILURE)
+    for event in failures:
+        if event.step_key == step:
+            return event.dagster_event.step_failure_data.error.message.strip().splitlines()[-1][:300]
+    if failures:
+        first = failures[0]
+        msg = first.dagster_event.step_failure_data.error.message.strip().splitlines()[-1][:200]
+        return f"not run: upstream step `{first.step_key}` failed ({msg})"
+    run = instance.get_run_by_id(run_id)
+    return f"not materialized; run status {run.status.value if run else 'unknown'}"
+
+
+def asset_status(instance, key: dg.AssetKey, partition: str, *, group: str, step: str, report_folder: Path) -> dict:
+    """materialized / not applicable / failed / running / never materialized, from the event log."""
+    base = {"asset": key.to_user_string(), "group": group, "run_id": "", "timestamp": None, "links": [], "inputs": {}}
+    flt = dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition])
+    mats = instance.fetch_materializations(flt, limit=1).records
+    planned = instance.get_latest_planned_materialization_info(key, partition)
+    mat = mats[0] if mats else None
+    if planned is not None and (mat is None or (planned.run_id != mat.run_id and planned.storage_id > mat.storage_id)):
+        run = instance.get_run_by_id(planned.run_id)
+        if run is not None and not run.is_finished:
+            return {**base, "status": "running", "run_id": planned.run_id, "timestamp": "now"}
+        if run is not None and run.status != dg.DagsterRunStatus.SUCCESS:
+            record = instance.get_run_record_by_id(planned.run_id)
+            ended = (record.end_time or record.start_time) if record else None
+            return {**base, "status": "failed", "run_id": planned.run_id, "timestamp": _iso(ended) if ended else "unknown",
+                    "error": _failure(instance, planned.run_id, step), "last_success": mat.run_id if mat else None,
+                    "links": _links(mat.asset_materialization.metadata, report_folder) if mat else []}
+    if mat is None:
+        return {**base, "status": "never materialized"}
+    event = mat.asset_materialization
+    tags = event.tags or {}
+    prefix = "dagster/input_data_version/"
+    info = {**base, "run_id": mat.run_id, "timestamp": _iso(mat.timestamp), "data_version": tags.get("dagster/data_version"),
+            "links": _links(event.metadata, report_folder),
+            "inputs": {k[len(prefix):]: v[:12] for k, v in tags.items() if k.startswith(prefix)}}
+    reason = _not_applicable(event.metadata)
+    return {**info, "status": "not applicable", "reason": reason} if reason else {**info, "status": "materialized"}
+
+
+def _read_json(path: Path) -> dict | None:
+    """A report file, or None when it was not produced (or is unreadable: then it is not usable either)."""
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def output_files(folder: Path) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                  if p.is_file() and p.name != "INDEX.md" and not p.name.startswith("."))
+
+
+@dg.asset(
+    partitions_def=models_partitions,
+    group_name="report",
+    kinds={"markdown"},
+    deps=list(ANALYSIS_ASSETS),
+)
+def analysis_index(context: dg.AssetExecutionContext):
+    """INDEX.md: every analysis asset's status, versions and outputs for this model, plus key findings."""
+    partition = context.partition_key
+    folder = report_dir(partition)
+    statuses = [asset_status(context.instance, key, partition, group=group, step=step, report_folder=folder)
+                for key, (group, step) in ANALYSIS_ASSETS.items()]
+    findings = (q1_findings(_read_json(folder / "Q1_behavioral_delta" / "report.json"))
+                + judge_findings(_read_json(folder / "Q1_llm_judge" / "report.json"))
+                + audit_findings(_read_json(folder / "audit" / "audit.json")))
+    overlay = _read_json(folder / "Q3_temporal_overlay" / "overlay.json")
+    if overlay is not None:
+        findings += [f"Q3 overlay: {n}" for n in overlay.get("notes", [])]
+    now = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    text = render_index(partition, now, statuses, output_files(folder), findings)
+    atomic_write_text(folder / "INDEX.md", text)
+    counts = {s: sum(x["status"] == s for x in statuses) for s in {x["status"] for x in statuses}}
+    return dg.Output(
+        {"path": str(folder / "INDEX.md"), "statuses": {s["asset"]: s["status"] for s in statuses}},
+        metadata={"path": dg.MetadataValue.path(str(folder / "INDEX.md")), "index": dg.MetadataValue.md(text),
+                  **{f"n_{k.replace(' ', '_')}": v for k, v in counts.items()}},
+    )

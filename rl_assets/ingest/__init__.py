@@ -1,0 +1,110 @@
+"""Ingest: every trace source -> one normalized parquet table (rl_assets.schema.TRACE_SCHEMA).
+
+    report = ingest_source("hf:org/traces", out_path, hub=hub_backend)
+    table = read_traces(out_path, columns=LIGHT_COLUMNS)
+
+See docs/ingest.md for the supported specs, column meanings and the bad-input policy.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from rl_assets.schema import TRACE_SCHEMA
+
+from . import _json
+from .features import featurize
+from .plan import plan
+from .report import IngestError, IngestReport, SkipLog
+from .rows import finish_row, trace_id
+from .spec import resolve
+from .tokens import get_counter
+from .writer import TraceWriter
+
+__all__ = ["IngestError", "IngestReport", "ingest_source", "read_traces"]
+
+
+def ingest_source(spec: str, out_path: Path, *, hub, max_rows: int | None = None, benchmark: str | None = None,
+                  side: str = "", tokenizer: str | None = None, batch_rows: int = 256,
+                  keep_all_episodes: bool = False) -> IngestReport:
+    """Read one trace source and write it as TRACE_SCHEMA parquet at out_path (atomically).
+
+    ``benchmark`` fills rows whose source does not name one; ``side`` (e.g. "base"/"rl") is
+    carried into the report only; ``keep_all_episodes`` keeps every exported episode row
+    instead of the last one per trial."""
+    token_label, counter = get_counter(tokenizer)
+    src = resolve(str(spec), hub)
+    adapter = src.adapter
+    skips = SkipLog()
+    units = adapter.units()
+    cands = [c for unit in units for c in adapter.scan(unit, skips)]
+    rows_read = len(cands) + skips.total
+    kept = plan(cands, skips, keep_all_episodes=keep_all_episodes, max_rows=max_rows)
+    by_unit: dict[int, dict] = {}
+    for c in kept:
+        by_unit.setdefault(id(c.unit), {})[c.index] = c
+
+    sources = set()
+    with TraceWriter(Path(out_path), batch_rows) as writer:
+        for unit in units:
+            wanted = by_unit.get(id(unit))
+            if not wanted:
+                continue
+            for cand, row in adapter.load(unit, wanted, skips):
+                sources.add(_complete(row, cand, src, counter, token_label, benchmark))
+                writer.add(finish_row(row))
+    report = IngestReport(
+        rows_written=writer.rows_written, rows_read=rows_read, skipped=dict(skips.counts),
+        skip_examples=list(skips.examples), source_kind=src.kind, source_ref=src.ref,
+        source_revision=src.revision, token_source=_label(sources, token_label),
+        feature_summary=writer.feature_means(), out_path=str(out_path), side=side,
+        notes=dict(skips.notes),
+    )
+    return report
+
+
+def _complete(row: dict, cand, src, counter, token_label: str, benchmark: str | None) -> str:
+    """Add identity, features and conversation JSON to an adapter row; returns token_source."""
+    messages = row.pop("_messages")
+    recorded = row.pop("_recorded_assistant_tokens", None)
+    row.update(featurize(messages, counter))
+    source = token_label
+    if recorded is not None:  # the model's own completion token counts beat any re-tokenizing
+        row["assistant_tokens"] = float(recorded)
+        row["mean_assistant_tokens"] = recorded / row["n_turns"] if row["n_turns"] else None
+        source = "recorded"
+    row["token_source"] = source
+    row["conversation"] = _json.dumps(messages)
+    row["task_id"] = cand.task_id
+    row["trial_name"] = cand.trial_name
+    row["attempt"] = cand.attempt
+    row["episode"] = cand.episode
+    row["date"] = cand.date
+    row["source_kind"] = src.kind
+    row["source_ref"] = src.ref
+    row["benchmark"] = row.get("benchmark") or benchmark
+    row["trace_id"] = trace_id(src.ref, f"{cand.task_id}|{cand.trial_name}|{cand.attempt}|{cand.episode}")
+    return source
+
+
+def _label(sources: set[str], default: str) -> str:
+    if not sources:
+        return default
+    return sources.pop() if len(sources) == 1 else "mixed:" + ",".join(sorted(sources))
+
+
+def read_traces(path, columns=None) -> pa.Table:
+    """The one reader every analysis uses: a TRACE_SCHEMA table (optionally a column subset)."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"trace table {path} does not exist (run the ingest first)")
+    cols = list(columns) if columns is not None else None
+    unknown = [c for c in cols or () if c not in TRACE_SCHEMA.names]
+    if unknown:
+        raise KeyError(f"unknown trace columns {unknown} requested from {path}")
+    table = pq.read_table(path, columns=cols)
+    want = TRACE_SCHEMA if cols is None else pa.schema([TRACE_SCHEMA.field(c) for c in cols])
+    return table.cast(want) if table.schema != want else table

@@ -1,0 +1,167 @@
+"""Exported trace rows (Harbor traces_utils / demo world): parquet, JSONL or JSON-array files.
+
+Every shard is read on its own with only the columns we use that it actually has, so shards
+with extra columns (trace_source, token ids) or differing types never clash (seed §9.16).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pyarrow.parquet as pq
+
+from . import _json
+from .plan import Candidate
+from .report import IngestError, SkipLog
+from .rows import date_or_note, episode_number, first_str, parse_result, to_int
+
+TASK_KEYS = ("task", "task_name", "task_id")
+KEY_COLUMNS = (*TASK_KEYS, "trial_name", "episode", "date", "attempt")
+ROW_COLUMNS = (
+    *KEY_COLUMNS, "conversations", "messages", "conversation", "result", "reward", "error_type",
+    "agent", "model", "benchmark", "task_family", "task_config", "task_index", "expected_answer",
+    "question", "answer", "failure_mode", "failure_mode_analysis", "run_id",
+)
+ROW_MARKERS = frozenset(("conversations", "messages", "conversation", *TASK_KEYS, "trial_name", "result"))
+
+
+def looks_like_rows(data) -> bool:
+    return isinstance(data, list) and (not data or (isinstance(data[0], dict) and bool(ROW_MARKERS & data[0].keys())))
+
+
+class ExportedRows:
+    kind = "exported_rows"
+
+    def __init__(self, files: list[Path], preloaded: dict[Path, list] | None = None) -> None:
+        self.files = files
+        self.preloaded = preloaded or {}
+
+    def units(self) -> list:
+        return self.files
+
+    # -- raw row iteration -------------------------------------------------------------
+    def _rows(self, path: Path, columns: tuple, batch_rows: int = 256) -> Iterator[tuple[int, dict | None, str]]:
+        """(index, row or None when the line is unusable, reason)."""
+        suffix = path.suffix.lower()
+        if suffix == ".parquet":
+            try:
+                pf = pq.ParquetFile(path)
+                present = [c for c in columns if c in pf.schema_arrow.names]
+                batches = pf.iter_batches(batch_size=batch_rows, columns=present)
+                i = 0
+                for batch in batches:
+                    for row in batch.to_pylist():
+                        yield i, row, ""
+                        i += 1
+            except (OSError, ValueError) as exc:  # ArrowInvalid is a ValueError
+                raise IngestError(f"{path}: unreadable parquet shard: {exc}") from exc
+        elif suffix == ".json":
+            data = self.preloaded.get(path)
+            if data is None:
+                data = _load_json_array(path)
+            for i, row in enumerate(data):
+                yield i, row, ""
+        else:  # .jsonl / .ndjson
+            yield from _jsonl_rows(path)
+
+    def scan(self, path: Path, skips: SkipLog) -> Iterator[Candidate]:
+        for i, row, bad in self._rows(path, KEY_COLUMNS):
+            where = f"{path} row {i + 1}"
+            if bad:
+                skips.skip(bad, where)
+                continue
+            if not isinstance(row, dict):
+                skips.skip("row is not an object", where)
+                continue
+            task = first_str(row, *TASK_KEYS)
+            if task is None:
+                skips.skip("missing task id", where)
+                continue
+            date = date_or_note(row.get("date"), skips)
+            yield Candidate(path, i, where, task, first_str(row, "trial_name"),
+                            episode_number(row.get("episode")), date, to_int(row.get("attempt")))
+
+    def load(self, path: Path, wanted: dict[int, Candidate], skips: SkipLog) -> Iterator[tuple[Candidate, dict]]:
+        last = max(wanted)
+        for i, row, _bad in self._rows(path, ROW_COLUMNS):
+            if i > last:
+                return
+            cand = wanted.get(i)
+            if cand is None:
+                continue
+            built = build_row(row, cand, skips)
+            if built is not None:
+                yield cand, built
+
+
+def build_row(row: dict, cand: Candidate, skips: SkipLog) -> dict | None:
+    messages = row.get("conversations")
+    if messages is None:
+        messages = row.get("messages", row.get("conversation"))
+    if isinstance(messages, str):  # some exports store the conversation as a JSON string
+        try:
+            messages = _json.loads(messages)
+        except ValueError:
+            messages = [{"role": "assistant", "content": messages}]
+    if messages is None:
+        messages = []
+    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+        skips.skip("conversation is not a list of messages", cand.where)
+        return None
+    reward, err = parse_result(row.get("result"))
+    if reward is None and err is None:
+        reward, _ = parse_result(row.get("reward"))
+        err = first_str(row, "error_type")
+    config = row.get("task_config")
+    fm = row.get("failure_mode", row.get("failure_mode_analysis"))
+    if isinstance(fm, dict):
+        fm = fm.get("mode") or fm.get("category")
+    return {
+        "_messages": messages,
+        "reward": reward,
+        "error_type": err,
+        "agent": first_str(row, "agent"),
+        "model": first_str(row, "model"),
+        "benchmark": first_str(row, "benchmark"),
+        "task_family": first_str(row, "task_family"),
+        "task_index": to_int(row.get("task_index")),
+        "task_config": config if config is None or isinstance(config, str) else _json.dumps(config),
+        "expected_answer": _opt_str(row.get("expected_answer")),
+        "question": _opt_str(row.get("question")),
+        "answer": _opt_str(row.get("answer")),
+        "failure_mode": fm if isinstance(fm, str) and fm else None,
+    }
+
+
+def _opt_str(value) -> str | None:
+    return None if value is None else value if isinstance(value, str) else _json.dumps(value)
+
+
+def _load_json_array(path: Path) -> list:
+    try:
+        data = _json.loads(path.read_bytes())
+    except ValueError as exc:
+        raise IngestError(f"{path}: not valid JSON: {exc}") from exc
+    if not looks_like_rows(data):
+        raise IngestError(f"{path}: expected a JSON array of exported trace rows")
+    return data
+
+
+def _jsonl_rows(path: Path) -> Iterator[tuple[int, dict | None, str]]:
+    """JSON Lines, strictly: a bad line mid-file is corruption (IngestError naming the line);
+    only a bad *final* line without a trailing newline (an interrupted write) is a skip."""
+    with open(path, "rb") as fh:
+        i = -1
+        for raw in fh:
+            if not raw.strip():
+                continue
+            i += 1
+            try:
+                yield i, _json.loads(raw), ""
+            except ValueError as exc:
+                if not raw.endswith(b"\n") and not fh.read(1):
+                    yield i, None, "truncated last line"
+                    return
+                kind = "invalid UTF-8" if isinstance(exc, UnicodeDecodeError) or "utf-8" in str(exc).lower() else "invalid JSON"
+                raise IngestError(f"{path} row {i + 1}: {kind}: {exc}") from exc

@@ -1,0 +1,239 @@
+"""Behavioural features of one trace (seed-pipeline §4.3, with its weaknesses fixed).
+
+Input: a list of chat messages in OpenAI shape ``{"role", "content", "tool_calls"?,
+"reasoning_content"?, "is_copied_context"?, "is_error"?, "exit_code"?}`` (ShareGPT
+``{"from", "value"}`` is accepted too). Rules, documented in docs/ingest.md:
+
+- Structure first: if any assistant message carries a ``tool_calls`` key, tool calls are
+  counted from those lists only; if any message has role ``tool``, tool responses are those
+  messages only. Text patterns (``<tool_call>`` blocks, ``New Terminal Output:`` user
+  messages) are used only for text-only traces, so no call is counted twice.
+- Messages flagged ``is_copied_context`` (ATIF handoff copies) are ignored entirely.
+- Self-correction uses a strict multi-word phrase list ("actually"/"wait"/"hmm" dropped).
+- premature_stop = 1.0 when the last counted message is an agent turn and no completion
+  signal occurred anywhere (a mark_task_complete/finish/submit style tool call, or
+  ``"task_complete": true`` in terminus-style JSON); 0.0 otherwise; null for empty traces.
+- Token counts come from ``counter``; think_token_ratio always uses counter tokens for
+  both numerator and denominator so it stays unit-consistent when recorded counts exist.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Callable
+
+from . import _json
+
+COMPLETION_TOOLS = frozenset(
+    {"mark_task_complete", "task_complete", "finish", "submit", "attempt_completion", "complete_task"}
+)
+_ROLE = {"assistant": "assistant", "gpt": "assistant", "agent": "assistant", "model": "assistant",
+         "tool": "tool", "function": "tool", "ipython": "tool", "observation": "tool",
+         "user": "user", "human": "user", "system": "system"}
+
+# Python's re scans alternations at ~15 MB/s, far below the ingest budget, so each check is
+# gated by plain substring tests (C speed) and the regex only confirms/counts real hits.
+SELF_CORRECTION_PHRASES = (
+    "let me reconsider", "on second thought", "i was wrong", "i was mistaken", "my mistake",
+    "let me try again", "let me retry", "let me re-examine", "let me reexamine", "i made an error",
+    "i made a mistake", "that didn't work", "that did not work", "let me correct that",
+    "let me correct this", "let me correct myself",
+)
+SELF_CORRECTION_RE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in SELF_CORRECTION_PHRASES) + r")\b")
+_EXC_NAMES = (
+    "SyntaxError|NameError|TypeError|ValueError|AttributeError|KeyError|IndexError|ImportError"
+    "|ModuleNotFoundError|FileNotFoundError|ZeroDivisionError|RuntimeError|AssertionError"
+    "|PermissionError|OSError|IsADirectoryError|NotADirectoryError|RecursionError"
+)
+# matched at the start of a line that contains "Error": an exception name or "Error:"
+_ERROR_LINE_RE = re.compile(rf"[ \t]*(?:(?:[\w.]+\.)?(?:{_EXC_NAMES})(?::|$)|Error:)")
+ERROR_PHRASES = ("command not found", "no such file or directory", "permission denied", "segmentation fault")
+TRACEBACK = "Traceback (most recent call last)"
+
+
+_SC_ANCHORS = ("let me ", "second thought", "i was ", "my mistake", "i made a", "that did")
+_SC_AT = re.compile("|".join(re.escape(p) for p in SELF_CORRECTION_PHRASES) + r"\b")
+
+
+def count_self_corrections(text: str) -> int:
+    """Exact count of SELF_CORRECTION_RE matches, found by jumping between anchor substrings
+    (str.find runs at memory speed) instead of letting the regex scan every position."""
+    low = text.lower()
+    hits = 0
+    for anchor in _SC_ANCHORS:
+        i = low.find(anchor)
+        while i != -1:
+            j = i - 3 if anchor == "second thought" else i  # the phrase starts at "on "
+            if j >= 0 and (j == 0 or not (low[j - 1].isalnum() or low[j - 1] == "_")) and _SC_AT.match(low, j):
+                hits += 1
+            i = low.find(anchor, i + 1)
+    return hits
+
+
+def is_tool_error(text: str) -> bool:
+    """Traceback header; error phrases (any case); a line starting with a common Python
+    exception name or "Error:"."""
+    if TRACEBACK in text:
+        return True
+    low = text.lower()
+    if any(p in low for p in ERROR_PHRASES):
+        return True
+    i = text.find("Error")
+    while i != -1:
+        start = text.rfind("\n", 0, i) + 1
+        end = text.find("\n", i)
+        end = len(text) if end == -1 else end
+        if _ERROR_LINE_RE.match(text, start, end):
+            return True
+        i = text.find("Error", end)
+    return False
+
+
+THINK_RE = re.compile(r"<think(?:ing)?>(.*?)(?:</think(?:ing)?>|\Z)", re.DOTALL | re.IGNORECASE)
+TOOL_CALL_RE = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL | re.IGNORECASE)
+_NAME_RE = re.compile(r'"name"\s*:\s*"([^"]+)"')
+_TASK_COMPLETE_RE = re.compile(r'"task_complete"\s*:\s*true')
+PARSE_ERROR_MARKER = "Previous response had parsing errors"
+HINT_MARKER = "[HINT FROM TEACHER]:"
+TERMINAL_OUTPUT = "New Terminal Output:"
+
+
+def text_of(content) -> str:
+    """Text of a message content: str, list of parts (images -> "[image]"), dict, or None."""
+    if content.__class__ is str:
+        return content
+    if content is None:
+        return ""
+    if isinstance(content, list):
+        out = []
+        for part in content:
+            if isinstance(part, str):
+                out.append(part)
+            elif isinstance(part, dict):
+                kind = part.get("type")
+                if kind in ("image", "image_url", "input_image"):
+                    out.append("[image]")
+                elif kind in ("audio", "input_audio"):
+                    out.append("[audio]")
+                else:
+                    out.append(text_of(part.get("text", part.get("content"))))
+        return "\n".join(out)
+    if isinstance(content, dict):
+        return text_of(content.get("text", content.get("content", content.get("value"))))
+    return str(content)
+
+
+def _text_tool_names(text: str) -> list[str]:
+    """<tool_call> blocks; terminus-2 JSON replies without them count one bash_command per
+    "keystrokes" entry (the same calls its ATIF trajectory records)."""
+    if "ool_call>" not in text and "OOL_CALL>" not in text:
+        return ["bash_command"] * text.count('"keystrokes"') if '"keystrokes"' in text else []
+    names = []
+    for inner in TOOL_CALL_RE.findall(text):
+        try:
+            name = _json.loads(inner.strip()).get("name")
+        except (ValueError, AttributeError):
+            m = _NAME_RE.search(inner)
+            name = m.group(1) if m else None
+        names.append(name if isinstance(name, str) and name else "unknown")
+    return names
+
+
+def _structured_names(calls) -> list[str]:
+    names = []
+    for tc in calls or ():
+        name = None
+        if isinstance(tc, dict):
+            fn = tc.get("function")
+            name = fn.get("name") if isinstance(fn, dict) else tc.get("name", tc.get("function_name"))
+        names.append(name if isinstance(name, str) and name else "unknown")
+    return names
+
+
+def _premature(roles: list[str], completed: bool) -> float | None:
+    """Trailing tool results of the final agent step do not count as a reply: ATIF attaches
+    the next terminal output to the agent step, exported rows drop it."""
+    last = next((r for r in reversed(roles) if r != "tool"), None)
+    return None if last is None else float(last == "assistant" and not completed)
+
+
+def featurize(messages: list, counter: Callable[[str], int]) -> dict:
+    """Features + size columns for one trace (keys match TRACE_SCHEMA column names)."""
+    msgs = [m for m in messages if isinstance(m, dict) and not m.get("is_copied_context")]
+    roles = [_ROLE.get(m.get("role", m.get("from")), "user") for m in msgs]
+    structured_calls = any(r == "assistant" and "tool_calls" in m for r, m in zip(roles, msgs))
+    structured_resp = "tool" in roles
+
+    turns = think_blocks = think_tokens = fences = 0
+    responses = errors = parse_errs = hints = 0
+    hint_first = None
+    completed = False
+    names: Counter = Counter()
+    agent_texts: list[str] = []  # token counts run once per trace on joined text: far fewer calls
+    other_texts: list[str] = []
+    for role, m in zip(roles, msgs):
+        text = text_of(m["content"] if "content" in m else m.get("value"))
+        if role == "assistant":
+            turns += 1
+            agent_texts.append(text)
+            reasoning = m.get("reasoning_content")
+            if reasoning:
+                think_blocks += 1
+                think_tokens += counter(reasoning)
+                agent_texts.append(reasoning)
+            if "<think" in text or "<THINK" in text:
+                for inner in THINK_RE.findall(text):
+                    think_blocks += 1
+                    think_tokens += counter(inner)
+            calls = _structured_names(m.get("tool_calls")) if structured_calls else _text_tool_names(text)
+            for name in calls:
+                names[name] += 1
+                if name in COMPLETION_TOOLS:
+                    completed = True
+            if "task_complete" in text and _TASK_COMPLETE_RE.search(text):
+                completed = True
+            fences += text.count("```") // 2
+            continue
+        other_texts.append(text)
+        is_response = role == "tool" if structured_resp else TERMINAL_OUTPUT in text
+        if is_response:
+            responses += 1
+            code = m.get("exit_code")
+            if m.get("is_error") or (isinstance(code, int) and code != 0) or is_tool_error(text):
+                errors += 1
+        if PARSE_ERROR_MARKER in text:
+            parse_errs += text.count(PARSE_ERROR_MARKER)
+        if HINT_MARKER in text:
+            hints += text.count(HINT_MARKER)
+            if hint_first is None:
+                hint_first = turns  # 0-based index of the agent turn that receives the hint
+
+    # "\n" joins keep tokens and phrases from merging across message boundaries
+    agent_all = "\n".join(agent_texts)
+    a_tokens = counter(agent_all)
+    n_tokens = a_tokens + counter("\n".join(other_texts))
+    self_corr = count_self_corrections(agent_all)
+    calls_total = sum(names.values())
+    return {
+        "n_messages": len(msgs),
+        "n_turns": turns,
+        "n_tokens": n_tokens,
+        "tool_calls_total": float(calls_total),
+        "tool_responses": float(responses),
+        "tool_errors": float(errors),
+        "tool_error_rate": errors / responses if responses else None,
+        "think_blocks": float(think_blocks),
+        "think_tokens": float(think_tokens),
+        "think_token_ratio": think_tokens / a_tokens if a_tokens else None,
+        "assistant_msgs": float(turns),
+        "assistant_tokens": float(a_tokens),
+        "mean_assistant_tokens": a_tokens / turns if turns else None,
+        "code_fence_blocks": float(fences),
+        "self_correction_hits": float(self_corr),
+        "parse_error_markers": float(parse_errs),
+        "hint_count": float(hints),
+        "premature_stop": _premature(roles, completed),
+        "hint_first_turn": hint_first,
+        "tool_calls_by_name": _json.dumps(dict(sorted(names.items()))),
+    }

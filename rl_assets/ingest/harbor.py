@@ -1,0 +1,162 @@
+"""Harbor job / trial folders: trial result.json + agent/trajectory.json (ATIF) or legacy
+agent/episode-N/{prompt,response}.txt, exception.txt, and the job-level result.json stats."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterator
+
+from . import _json
+from .atif import AtifError, load_trajectory
+from .plan import Candidate
+from .report import SkipLog
+from .rows import date_or_note, first_str, to_int
+
+_EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Timeout\w*))\b", re.MULTILINE)
+
+
+def is_trial_result(data) -> bool:
+    return isinstance(data, dict) and ("trial_name" in data or "verifier_result" in data) and "stats" not in data
+
+
+def _is_trial_dir(d: Path) -> bool:
+    return (d / "result.json").is_file() and (d / "agent").is_dir() or (d / "result.json").is_file() and _trial_json(d)
+
+
+def _trial_json(d: Path) -> bool:
+    try:
+        return is_trial_result(_json.loads((d / "result.json").read_bytes()))
+    except (OSError, ValueError):
+        return False
+
+
+def is_harbor_dir(path: Path) -> bool:
+    return _is_trial_dir(path) or any(_is_trial_dir(d) for d in path.iterdir() if d.is_dir()) or any(
+        _is_trial_dir(t) for d in path.iterdir() if d.is_dir() for t in d.iterdir() if t.is_dir())
+
+
+class HarborTrials:
+    """A trial folder, a job folder (trials one level down) or a jobs folder (two levels)."""
+
+    kind = "harbor"
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        if _is_trial_dir(root):
+            self.trials = [root]
+        else:
+            level1 = sorted(d for d in root.iterdir() if d.is_dir())
+            self.trials = [d for d in level1 if _is_trial_dir(d)] or sorted(
+                t for d in level1 for t in d.iterdir() if t.is_dir() and _is_trial_dir(t))
+        self._job_stats: dict[Path, dict] = {}
+
+    def units(self) -> list:
+        return self.trials
+
+    def scan(self, trial: Path, skips: SkipLog) -> Iterator[Candidate]:
+        where = str(trial / "result.json")
+        try:
+            res = _json.loads((trial / "result.json").read_bytes())
+        except ValueError as exc:
+            skips.skip("unreadable result.json", f"{where}: {exc}")
+            return
+        if not isinstance(res, dict):
+            skips.skip("result.json is not an object", where)
+            return
+        task = first_str(res, "task_name") or _task_from_id(res.get("task_id"))
+        if task is None:
+            skips.skip("missing task id", where)
+            return
+        date = date_or_note(res.get("started_at"), skips)
+        yield Candidate(trial, 0, where, task, first_str(res, "trial_name") or trial.name, date=date, payload=res)
+
+    def load(self, trial: Path, wanted: dict[int, Candidate], skips: SkipLog) -> Iterator[tuple[Candidate, dict]]:
+        cand = wanted[0]
+        res = cand.payload
+        row = _outcome(res, trial, self._stats(trial.parent))
+        agent_info = res.get("agent_info") if isinstance(res.get("agent_info"), dict) else {}
+        model_info = agent_info.get("model_info") if isinstance(agent_info.get("model_info"), dict) else {}
+        row["agent"] = first_str(agent_info, "name")
+        row["model"] = first_str(model_info, "name")
+        meta = (res.get("agent_result") or {}).get("metadata") if isinstance(res.get("agent_result"), dict) else None
+        n_ep = to_int(meta.get("n_episodes")) if isinstance(meta, dict) else None
+        cand.episode = n_ep - 1 if n_ep else None
+        traj_path = trial / "agent" / "trajectory.json"
+        if traj_path.is_file():
+            try:
+                traj = load_trajectory(traj_path)
+            except AtifError as exc:
+                skips.skip("invalid ATIF trajectory", str(exc))
+                return
+            row.update(_messages=traj["messages"], peak_prompt_tokens=traj["peak_prompt_tokens"],
+                       _recorded_assistant_tokens=traj["recorded_completion"])
+            row["agent"] = row["agent"] or traj["agent"]
+            row["model"] = row["model"] or traj["model"]
+        else:
+            row["_messages"] = _legacy_episodes(trial / "agent")
+        yield cand, row
+
+    def _stats(self, job: Path) -> dict:
+        if job not in self._job_stats:
+            self._job_stats[job] = _job_outcomes(job / "result.json")
+        return self._job_stats[job]
+
+
+def _task_from_id(task_id) -> str | None:
+    if isinstance(task_id, dict):
+        name = first_str(task_id, "name", "path")
+        return name.rstrip("/").rsplit("/", 1)[-1] if name and "name" not in task_id else name
+    return None
+
+
+def _outcome(res: dict, trial: Path, job: dict) -> dict:
+    rewards = (res.get("verifier_result") or {}).get("rewards") if isinstance(res.get("verifier_result"), dict) else None
+    reward = None
+    if isinstance(rewards, dict) and rewards:
+        value = rewards.get("reward", next(iter(rewards.values())) if len(rewards) == 1 else None)
+        reward = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    exc = res.get("exception_info")
+    err = first_str(exc, "exception_type") if isinstance(exc, dict) else None
+    if err is None and (trial / "exception.txt").is_file():
+        found = _EXC_LINE.findall((trial / "exception.txt").read_text("utf-8", "replace"))
+        err = found[-1].rsplit(".", 1)[-1] if found else "UnknownException"
+    if reward is None and err is None:  # fall back to the job-level stats, as the exporter does
+        reward, err, bench = job.get("outcome", {}).get(trial.name, (None, None, None))
+    return {"reward": reward, "error_type": err, "benchmark": job.get("benchmark")}
+
+
+def _job_outcomes(path: Path) -> dict:
+    """trial_name -> (reward, error_type) from a job result.json's stats.evals, + benchmark."""
+    try:
+        stats = _json.loads(path.read_bytes()).get("stats") or {}
+    except (OSError, ValueError, AttributeError):
+        return {}
+    out, benches = {}, set()
+    for key, ev in (stats.get("evals") or {}).items():
+        parts = key.split("__")
+        if len(parts) >= 3 and parts[-1] != "adhoc":
+            benches.add(parts[-1])
+        for value, trials in ((ev.get("reward_stats") or {}).get("reward") or {}).items():
+            for t in trials:
+                out[t] = (float(value), None, None)
+        for exc_type, trials in (ev.get("exception_stats") or {}).items():
+            for t in trials:
+                out[t] = (out.get(t, (None,))[0], exc_type, None)
+    return {"outcome": out, "benchmark": benches.pop() if len(benches) == 1 else None}
+
+
+def _legacy_episodes(agent_dir: Path) -> list[dict]:
+    """terminus-2 legacy logs: episode-N/prompt.txt (what the agent saw), response.txt."""
+    eps = []
+    for d in agent_dir.glob("episode-*") if agent_dir.is_dir() else ():
+        n = d.name.rsplit("-", 1)[-1]
+        if d.is_dir() and n.isdigit():
+            eps.append((int(n), d))
+    messages = []
+    for _, d in sorted(eps):
+        for name, role in (("prompt.txt", "user"), ("response.txt", "assistant")):
+            f = d / name
+            if f.is_file():
+                messages.append({"role": role, "content": f.read_text("utf-8", "replace")})
+    return messages

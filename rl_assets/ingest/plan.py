@@ -1,0 +1,80 @@
+"""Two-pass planning shared by every adapter.
+
+Pass 1 (adapter.scan) yields cheap Candidates (task, trial, episode, date, attempt) per row.
+plan() then keeps the last episode of each trial, numbers attempts that the source did not
+record, and applies max_rows. Pass 2 (adapter.load) builds full rows for the kept
+candidates only. Two passes keep memory flat: nothing but these small keys is held.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Iterator, Protocol
+
+from .report import SkipLog
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+REDUCED = "earlier episode of the same trial (kept the last)"
+
+
+@dataclass
+class Candidate:
+    unit: Any  # the file/dir the adapter reads the row from
+    index: int  # position of the row inside the unit
+    where: str  # "<file> row N" for messages
+    task_id: str
+    trial_name: str | None = None
+    episode: int | None = None
+    date: datetime | None = None
+    attempt: int | None = None
+    payload: Any = None  # adapter data already parsed in pass 1 (small sources only)
+
+
+class Adapter(Protocol):
+    kind: str
+
+    def units(self) -> list: ...
+
+    def scan(self, unit, skips: SkipLog) -> Iterator[Candidate]: ...
+
+    def load(self, unit, wanted: dict[int, Candidate], skips: SkipLog) -> Iterator[tuple[Candidate, dict]]: ...
+
+
+def plan(cands: list[Candidate], skips: SkipLog, *, keep_all_episodes: bool, max_rows: int | None) -> list[Candidate]:
+    kept = cands
+    if not keep_all_episodes:
+        best: dict[tuple, int] = {}
+        for i, c in enumerate(cands):
+            if c.trial_name is None or c.episode is None:
+                continue
+            key = (c.task_id, c.trial_name)
+            j = best.get(key)
+            if j is None or c.episode >= cands[j].episode:  # ties: the later row wins
+                best[key] = i
+        drop = {i for i, c in enumerate(cands) if c.trial_name is not None and c.episode is not None
+                and best[(c.task_id, c.trial_name)] != i}
+        for i in sorted(drop):
+            skips.note(REDUCED)
+        kept = [c for i, c in enumerate(cands) if i not in drop]
+    _number_attempts(kept)
+    if max_rows is not None:
+        kept = kept[: max(0, int(max_rows))]
+    return kept
+
+
+def _number_attempts(cands: list[Candidate]) -> None:
+    """Attempts the source did not record: per task, in (date, trial_name) order, after any
+    attempt numbers the source did record for that task."""
+    by_task: dict[str, list[tuple[int, Candidate]]] = {}
+    top: dict[str, int] = {}
+    for order, c in enumerate(cands):
+        if c.attempt is None:
+            by_task.setdefault(c.task_id, []).append((order, c))
+        else:
+            top[c.task_id] = max(top.get(c.task_id, -1), c.attempt)
+    for task, items in by_task.items():
+        items.sort(key=lambda oc: (oc[1].date or _EPOCH, oc[1].trial_name or "", oc[0]))
+        start = top.get(task, -1) + 1
+        for k, (_, c) in enumerate(items):
+            c.attempt = start + k

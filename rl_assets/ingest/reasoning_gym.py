@@ -1,0 +1,125 @@
+"""reasoning-gym evaluation outputs, both layouts (formats.md §5):
+
+(a) one JSON per family: ``{name, category, config, system_prompt?, results[]}``;
+(b) ``results.json``: ``{metadata{model, ...}, categories[{name, datasets[(a)...]}]}``.
+
+Each completion is one attempt (attempt = completion index); a result without
+``completions`` is one attempt built from ``model_answer``/``best_*`` fields. task_id is
+``"<family>/<index>"`` with index = position in results = index in the seeded dataset.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+from . import _json
+from .plan import Candidate
+from .report import SkipLog
+from .rows import date_or_note, first_str, parse_result
+
+
+def is_rg_file(data) -> bool:
+    if not isinstance(data, dict):
+        return False
+    if isinstance(data.get("results"), list) and "name" in data:
+        return True
+    return isinstance(data.get("categories"), list) and isinstance(data.get("metadata"), dict)
+
+
+def is_rg_summary(data) -> bool:
+    return isinstance(data, dict) and "dataset_best_scores" in data
+
+
+def _datasets(data: dict) -> Iterator[dict]:
+    if isinstance(data.get("categories"), list):
+        for cat in data["categories"]:
+            for ds in (cat.get("datasets") or []) if isinstance(cat, dict) else []:
+                if isinstance(ds, dict):
+                    yield {"category": cat.get("name"), **ds}
+    else:
+        yield data
+
+
+def _summary(path: Path) -> dict:
+    """summary.json next to (or one level above) per-family files carries model and time."""
+    for d in (path.parent, path.parent.parent):
+        f = d / "summary.json"
+        if f.is_file():
+            try:
+                data = _json.loads(f.read_bytes())
+                return data if isinstance(data, dict) else {}
+            except ValueError:
+                return {}
+    return {}
+
+
+class RgFiles:
+    kind = "reasoning_gym"
+
+    def __init__(self, files: list[tuple[Path, dict]]) -> None:
+        self.files = sorted(files, key=lambda fd: str(fd[0]))
+
+    def units(self) -> list:
+        return self.files
+
+    def scan(self, unit, skips: SkipLog) -> Iterator[Candidate]:
+        path, data = unit
+        meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else _summary(path)
+        date = date_or_note(meta.get("timestamp"), skips)
+        k = 0
+        for ds in _datasets(data):
+            family = first_str(ds, "name")
+            results = ds.get("results")
+            if family is None or not isinstance(results, list):
+                skips.skip("dataset without name or results list", str(path))
+                continue
+            for i, item in enumerate(results):
+                where = f"{path} {family} result {i}"
+                if not isinstance(item, dict):
+                    skips.skip("result item is not an object", where)
+                    continue
+                comps = item.get("completions")
+                if not isinstance(comps, list) or not comps:
+                    comps = [{"model_answer": item.get("model_answer", item.get("best_model_answer")),
+                              "full_model_response": item.get("full_model_response", item.get("best_full_model_response")),
+                              "score": item.get("score", item.get("best_score"))}]
+                for j, comp in enumerate(comps):
+                    if not isinstance(comp, dict):
+                        skips.skip("completion is not an object", f"{where} completion {j}")
+                        continue
+                    payload = (ds, item, comp, meta, family, i)
+                    yield Candidate(unit, k, f"{where} completion {j}", f"{family}/{i}",
+                                    trial_name=f"{family}/{i}#{j}", date=date, attempt=j, payload=payload)
+                    k += 1
+
+    def load(self, unit, wanted: dict[int, Candidate], skips: SkipLog) -> Iterator[tuple[Candidate, dict]]:
+        for k in sorted(wanted):
+            cand = wanted[k]
+            ds, item, comp, meta, family, index = cand.payload
+            cand.payload = None
+            reward, err = parse_result(comp.get("score"))
+            if err is not None:
+                skips.skip("non-numeric score", cand.where)
+                continue
+            response = comp.get("full_model_response")
+            question = item.get("question")
+            messages = []
+            if isinstance(ds.get("system_prompt"), str) and ds["system_prompt"]:
+                messages.append({"role": "system", "content": ds["system_prompt"]})
+            messages.append({"role": "user", "content": "" if question is None else str(question)})
+            if response is not None:
+                messages.append({"role": "assistant", "content": str(response)})
+            answer = comp.get("model_answer")
+            yield cand, {
+                "_messages": messages,
+                "reward": reward,
+                "benchmark": "reasoning_gym",
+                "task_family": family,
+                "task_index": index,
+                "task_config": _json.dumps(ds.get("config") or {}),
+                "question": None if question is None else str(question),
+                "expected_answer": None if item.get("expected_answer") is None else str(item["expected_answer"]),
+                "answer": None if answer is None else str(answer),
+                "model": first_str(meta, "model"),
+            }

@@ -1,0 +1,95 @@
+"""Shared row logic for every adapter: outcome fields, dates, stable ids, completion."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from datetime import datetime, timezone
+
+from rl_assets.schema import INFRA_ERRORS, TRACE_COLUMNS
+
+_NULLISH = {"", "none", "null", "nan"}
+
+
+def parse_result(value) -> tuple[float | None, str | None]:
+    """Exported `result` -> (reward, error_type): a number or float string is a reward; any
+    other non-empty string is an exception class name; null/"none"/"" is neither."""
+    if value is None or isinstance(value, bool):
+        return None, None
+    if isinstance(value, (int, float)):
+        return (None, None) if math.isnan(value) else (float(value), None)
+    text = str(value).strip()
+    if text.lower() in _NULLISH:
+        return None, None
+    try:
+        reward = float(text)
+    except ValueError:
+        return None, text
+    return (None, None) if math.isnan(reward) else (reward, None)
+
+
+def parse_date(value) -> datetime | None:
+    """ISO string / datetime / epoch -> aware UTC. Naive times are taken as UTC (Harbor writes
+    naive local times; the host zone is unknowable from the file, UTC is the stable choice)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        dt = value
+    elif isinstance(value, (int, float)):
+        dt = datetime.fromtimestamp(float(value), tz=timezone.utc)
+    else:
+        dt = datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
+    return dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt.astimezone(timezone.utc)
+
+
+def date_or_note(value, skips) -> datetime | None:
+    """A bad date does not void an outcome: the row keeps a null date and the ledger notes it."""
+    try:
+        return parse_date(value)
+    except (TypeError, ValueError, OverflowError, OSError):
+        skips.note("unparseable date (kept, date null)")
+        return None
+
+
+def episode_number(value) -> int | None:
+    """`episode-17` / 17 / "17" -> 17."""
+    if value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    text = str(value).rsplit("-", 1)[-1]
+    return int(text) if text.isdigit() else None
+
+
+def trace_id(source_ref: str, key: str) -> str:
+    return hashlib.sha1(f"{source_ref}|{key}".encode("utf-8")).hexdigest()[:16]
+
+
+def finish_row(row: dict) -> dict:
+    """Fill the derived outcome columns and make sure every schema column is present."""
+    reward, err = row.get("reward"), row.get("error_type")
+    row["passed"] = reward is not None and reward >= 1.0
+    row["reward_positive"] = reward is not None and reward > 0
+    row["is_infra_error"] = err in INFRA_ERRORS if err else False
+    for name in TRACE_COLUMNS:
+        row.setdefault(name, None)
+    return row
+
+
+def first_str(row: dict, *keys: str) -> str | None:
+    for key in keys:
+        value = row.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = str(value)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def to_int(value) -> int | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None

@@ -1,0 +1,95 @@
+"""`write_back_failure_modes`: the ONLY path that pushes annotations to an eval dataset repo.
+
+The seed spent its whole GPT budget, then 403'd on push, then forced the dataset public
+(§9 items 2 and 18). Here: every target repo's write permission is checked first (the
+annotation asset runs the same preflight before any LLM spend when write-back is requested);
+if any repo is not writable nothing is uploaded; the upload adds one file under
+``annotations/`` and never re-uploads the dataset or touches its visibility.
+"""
+
+import io
+import re
+from pathlib import Path
+
+import dagster as dg
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from resources.hub import HubResource
+
+_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
+PUSH_COLUMNS = ("trace_id", "task_id", "failure_mode", "failure_summary", "annotator", "prompt_version")
+
+
+def repo_from_spec(spec: str | None) -> str | None:
+    """The Hub dataset id behind a trace source spec (``hf:org/name@rev`` / ``org/name``), else None."""
+    cand = str(spec or "").strip().removeprefix("hf:").split("@")[0]
+    return cand if _HUB_ID.match(cand) and not Path(cand).exists() else None
+
+
+def preflight(hub_client, repos: list[str]) -> list[dict]:
+    """can_write for each repo -> [{repo, ok, reason}] (no upload, no spend)."""
+    out = []
+    for repo in dict.fromkeys(repos):
+        try:
+            ok, reason = hub_client.can_write(repo, repo_type="dataset")
+        except Exception as exc:  # noqa: BLE001 - an unreachable hub is a "no", with the reason
+            ok, reason = False, f"{type(exc).__name__}: {exc}"
+        out.append({"repo": repo, "ok": bool(ok), "reason": reason})
+    return out
+
+
+def require_writable(hub_client, repos: list[str]) -> list[dict]:
+    checks = preflight(hub_client, repos)
+    denied = [c for c in checks if not c["ok"]]
+    if not repos or denied:
+        why = "; ".join(f"{c['repo']}: {c['reason']}" for c in denied) or "no Hub dataset repo behind the traces"
+        raise dg.Failure(description=f"write-back refused before any spend or upload: {why}",
+                         metadata={"preflight": dg.MetadataValue.json(checks)})
+    return checks
+
+
+def failure_modes_path(model_id: str) -> Path:
+    from rl_assets.partitions import slug
+    from rl_assets.settings import tables_dir
+
+    return tables_dir() / "failure_modes" / f"{slug(model_id)}.parquet"
+
+
+class WriteBackConfig(dg.Config):
+    model_id: str  # the models partition whose failure_modes annotations to push
+    path_in_repo: str = "annotations/failure_modes.parquet"
+    allow_offline_labels: bool = False  # heuristic labels are not pushed to shared datasets unless asked
+    commit_message: str = "Add failure-mode annotations (rldelta)"
+
+
+@dg.op(description="Check write access to every target eval repo, then upload the annotations file.")
+def push_failure_modes(context: dg.OpExecutionContext, config: WriteBackConfig, hub: HubResource) -> dict:
+    table = pq.read_table(failure_modes_path(config.model_id))
+    rows = [r for r in table.to_pylist() if r.get("failure_mode")]
+    if not config.allow_offline_labels and any("offline" in str(r.get("annotator")) for r in rows):
+        raise dg.Failure(description="annotations come from the offline heuristic (not an LLM); "
+                         "set allow_offline_labels to push them anyway")
+    by_repo: dict[str, list[dict]] = {}
+    for r in rows:
+        if r.get("source_repo"):
+            by_repo.setdefault(r["source_repo"], []).append(r)
+    client = hub.client()
+    checks = require_writable(client, sorted(by_repo))
+    pushed = {}
+    for repo, repo_rows in by_repo.items():
+        buf = io.BytesIO()
+        pq.write_table(pa.Table.from_pylist([{k: r.get(k) for k in PUSH_COLUMNS} for r in repo_rows]), buf)
+        revision = client.upload_file(repo, config.path_in_repo, buf.getvalue(), repo_type="dataset",
+                                      commit_message=config.commit_message)
+        pushed[repo] = {"rows": len(repo_rows), "revision": revision}
+        context.log.info(f"pushed {len(repo_rows)} annotations to {repo}:{config.path_in_repo}")
+    return {"preflight": checks, "pushed": pushed}
+
+
+@dg.job(description="Push failure-mode annotations to the eval dataset repos (permission-checked first).")
+def write_back_failure_modes():
+    push_failure_modes()
+
+
+__all__ = ["write_back_failure_modes", "repo_from_spec", "preflight", "require_writable", "failure_modes_path"]

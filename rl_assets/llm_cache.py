@@ -1,0 +1,83 @@
+"""Durable, crash-safe cache of LLM results: one JSON file per entry, written atomically.
+
+Key = sha256(model | prompt version | content hash of the inputs), so a new prompt version or
+model never reuses an old answer, while a re-run (or a run killed half-way) reuses every
+answer already paid for. Only results that parsed AND validated are stored; failures go to a
+separate ``failures/`` record with the reason and are retried on the next run (the seed
+cached parse failures as "tie" forever, §9 item 10). A corrupt entry file is quarantined and
+treated as a miss for that one entry, never as "the whole cache is empty".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from rl_assets.fileutil import atomic_write_text
+
+
+def content_hash(inputs: Any) -> str:
+    """Stable hash of JSON-able inputs (key order irrelevant)."""
+    blob = json.dumps(inputs, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def cache_key(model: str, prompt_version: str, inputs: Any) -> str:
+    return hashlib.sha256(f"{model}|{prompt_version}|{content_hash(inputs)}".encode()).hexdigest()
+
+
+class LLMCache:
+    def __init__(self, root: Path | str, namespace: str = "default"):
+        self.dir = Path(root) / namespace
+        self.corrupt = 0
+
+    def _entry(self, key: str) -> Path:
+        return self.dir / key[:2] / f"{key}.json"
+
+    def _failure(self, key: str) -> Path:
+        return self.dir / "failures" / f"{key}.json"
+
+    def get(self, key: str) -> Any | None:
+        """The cached value, or None on a miss."""
+        path = self._entry(key)
+        try:
+            return json.loads(path.read_text())["value"]
+        except FileNotFoundError:
+            return None
+        except (ValueError, KeyError, OSError):
+            self.corrupt += 1
+            path.replace(path.with_suffix(".corrupt"))
+            return None
+
+    def has(self, key: str) -> bool:
+        return self.get(key) is not None
+
+    def put(self, key: str, value: Any, **meta: Any) -> None:
+        entry = {"key": key, "value": value, "meta": meta, "created": time.time()}
+        path = self._entry(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps(entry, ensure_ascii=False, sort_keys=True))
+        self._failure(key).unlink(missing_ok=True)
+
+    def record_failure(self, key: str, reason: str, **meta: Any) -> None:
+        path = self._failure(key)
+        prev = self.failure(key) or {}
+        rec = {"key": key, "reason": reason[:500], "attempts": prev.get("attempts", 0) + 1, "last": time.time(), "meta": meta}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps(rec, sort_keys=True))
+
+    def failure(self, key: str) -> dict | None:
+        try:
+            return json.loads(self._failure(key).read_text())
+        except (OSError, ValueError):
+            return None
+
+    def failures(self) -> list[dict]:
+        folder = self.dir / "failures"
+        return [f for p in sorted(folder.glob("*.json")) if (f := self.failure(p.stem))] if folder.exists() else []
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self.dir.glob("??/*.json")) if self.dir.exists() else 0

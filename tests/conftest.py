@@ -1,0 +1,63 @@
+"""Shared fixtures: an isolated home folder, a loopback Hub, a scratch PostgreSQL database.
+
+Keep this file generic; area-specific fixtures live in the test files that use them.
+"""
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+# Variables that would point a test at a developer's real folders or services.
+_ISOLATE = ("RLDELTA_STORAGE", "RLDELTA_REPORTS", "RLDELTA_HUB_DIR", "RLDELTA_REGISTRY_URL", "RLDELTA_CACHE",
+            "RLDELTA_HUB", "HF_ENDPOINT", "HF_HOME", "HF_HUB_CACHE", "SUPABASE_URL")
+
+
+@pytest.fixture
+def rldelta_home(tmp_path, monkeypatch) -> Path:
+    """RLDELTA_HOME = a fresh tmp folder, with every per-piece override removed."""
+    for name in _ISOLATE:
+        monkeypatch.delenv(name, raising=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("RLDELTA_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def hub_server(rldelta_home):
+    """A loopback Hub (tests/hub_server.py) serving `<home>/hub`, the LocalHub folder."""
+    from hub_server import HubServer
+
+    (rldelta_home / "hub").mkdir(exist_ok=True)
+    with HubServer(rldelta_home / "hub") as server:
+        yield server
+
+
+@pytest.fixture
+def pg_url():
+    """A fresh, empty PostgreSQL database on the test server (dropped afterwards).
+
+    The server comes from RLDELTA_TEST_PG_URL (scripts/setup.d/20-postgres.sh under `make test`);
+    without it the test skips with the reason the set-up script gave.
+    """
+    base = os.environ.get("RLDELTA_TEST_PG_URL", "").strip()
+    if not base:
+        why = os.environ.get("RLDELTA_TEST_PG_SKIP") or "RLDELTA_TEST_PG_URL is not set"
+        pytest.skip(f"no PostgreSQL for this test: {why} (run `make test`, or set RLDELTA_TEST_PG_URL)")
+    import psycopg2
+    from sqlalchemy.engine import make_url
+
+    url = make_url(base)
+    name = f"rldelta_t_{uuid.uuid4().hex[:10]}"
+    admin = psycopg2.connect(url.set(drivername="postgresql").render_as_string(hide_password=False))
+    admin.autocommit = True
+    try:
+        with admin.cursor() as cur:
+            cur.execute(f'CREATE DATABASE "{name}"')
+        yield url.set(database=name).render_as_string(hide_password=False)
+        with admin.cursor() as cur:
+            cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        admin.close()

@@ -1,0 +1,36 @@
+"""One test per generated bad input: the exact exception or the exact skip ledger."""
+
+from __future__ import annotations
+
+import pytest
+
+from rl_assets.ingest import ingest_source, read_traces
+
+from bad_inputs import CASES  # tests/ is on sys.path (rootdir-less pytest import mode)
+
+
+def test_corpus_is_large_enough():
+    assert len(CASES) >= 25
+    assert len({c.name for c in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_bad_input(case, tmp_path, monkeypatch):
+    monkeypatch.setenv("RLDELTA_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    spec = case.build(tmp_path)
+    out = tmp_path / "out" / "traces.parquet"
+    if case.expect[0] == "error":
+        _, exc_type, fragment = case.expect
+        with pytest.raises(exc_type) as info:
+            ingest_source(spec, out, hub=None)
+        assert fragment in str(info.value)
+        assert not out.exists()  # never a half-written table
+        assert not list(out.parent.glob("*.tmp")) if out.parent.exists() else True
+        return
+    _, rows, skipped = case.expect
+    report = ingest_source(spec, out, hub=None)
+    assert report.skipped == skipped
+    assert report.rows_written == rows == read_traces(out).num_rows
+    assert report.rows_read == rows + sum(skipped.values())
+    assert len(report.skip_examples) == min(5, sum(skipped.values()))

@@ -1,0 +1,61 @@
+"""Q2 assets on a hand-built local hub: a model with logs, and one without logs or rollouts."""
+
+import json
+
+import dagster as dg
+import pytest
+
+from resources.hub import HubResource
+from resources.settings_resource import AnalysisSettings
+from rl_assets.assets.checkpoint import checkpoint
+from rl_assets.assets.q2_rl_temporal import rl_temporal, rl_traces
+from rl_assets.assets.q2_training import save_every_from_config, training_logs, training_metrics
+from rl_assets.io_manager import RlDeltaIOManager
+from rl_assets.partitions import models_partitions
+
+LINE = "2026-06-01 1{h}:00:00.000 | INFO | x - WANDB_MIRROR kind=train step={s} metrics={{\"reward/avg_raw_reward\": {r}, \"policy/policy_entropy\": 1.0}}\n"
+
+
+def run(tmp_path, monkeypatch, model, with_logs):
+    monkeypatch.setenv("RLDELTA_HOME", str(tmp_path / "home"))
+    repo = tmp_path / "home" / "hub" / "models" / model
+    repo.mkdir(parents=True)
+    (repo / "model.safetensors").write_bytes(b"\0" * 8)
+    (repo / "rl_config.json").write_text(json.dumps({"job_name": "job", "skyrl_hydra_args": ["trainer.ckpt_interval=2"]}))
+    if with_logs:
+        (repo / "training_logs").mkdir()
+        (repo / "training_logs" / "job_1.out").write_text("".join(LINE.format(h=s, s=s, r=s / 10) for s in range(1, 7)))
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions(models_partitions.name, [model])
+    result = dg.materialize([checkpoint, training_logs, training_metrics, rl_traces, rl_temporal], partition_key=model,
+                            instance=instance, resources={"hub": HubResource(), "settings": AnalysisSettings(),
+                                                          "io_manager": RlDeltaIOManager()})
+    assert result.success
+    return result, tmp_path / "home" / "reports" / model.replace("/", "--")
+
+
+def test_logs_become_a_versioned_snapshot_and_a_report(tmp_path, monkeypatch):
+    result, reports = run(tmp_path, monkeypatch, "org/rl-x-8B", with_logs=True)
+    logs = result.output_for_node("training_logs")
+    assert logs["applicable"] and logs["save_every"] == 2
+    mats = result.asset_materializations_for_node("training_logs")
+    assert mats[0].tags["dagster/data_version"] == logs["training_logs_revision"]
+    rep = json.loads((reports / "Q2_training_metrics" / "report.json").read_text())
+    assert rep["n_steps"] == 6 and rep["best_checkpoint"]["best_step"] == 6  # 2 is the first save
+    assert (reports / "Q2_training_metrics" / "reward_ema.png").stat().st_size > 1000
+    assert "not applicable: no RL rollout dataset" in (reports / "Q2_rl_temporal" / "report.md").read_text()
+
+
+def test_no_training_logs_is_reported_as_not_applicable(tmp_path, monkeypatch):
+    result, reports = run(tmp_path, monkeypatch, "org/rl-y-8B", with_logs=False)
+    assert result.output_for_node("training_metrics") == result.output_for_node("training_logs")
+    assert result.output_for_node("training_logs")["applicable"] is False
+    text = (reports / "Q2_training_metrics" / "report.md").read_text()
+    assert "not applicable: no training_logs/ in org/rl-y-8B" in text
+
+
+@pytest.mark.parametrize("config, expected", [
+    ({"skyrl_hydra_args": ["trainer.epochs=1", "trainer.ckpt_interval=10"]}, 10),
+    ({"trainer": {"ckpt_interval": 5}}, 5), ({"skyrl_hydra_args": ["trainer.ckpt_interval=-1"]}, None), (None, None)])
+def test_save_every_from_config(config, expected):
+    assert save_every_from_config(config) == expected

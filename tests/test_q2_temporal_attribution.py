@@ -1,0 +1,90 @@
+"""UTC bins shared with Q3, per-bin rollout stats, and attribution on synthetic rollouts."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rl_assets.analysis.attribution import attribute, kendall_tau_b, spearman
+from rl_assets.analysis.stats import wilson_interval
+from rl_assets.analysis.temporal import assign_bins, bin_edges, bin_rollouts, steps_per_bin
+
+
+def test_bin_edges_are_aligned_to_the_utc_epoch_whatever_the_start():
+    a = bin_edges("2026-05-20T02:10:00+02:00", "2026-05-20T09:00:00Z", 4)  # 00:10 UTC
+    assert [e.strftime("%d %H:%M") for e in a] == ["20 00:00", "20 04:00", "20 08:00", "20 12:00"]
+    b = bin_edges("2026-05-20T07:59:00Z", "2026-05-20T08:00:00Z", 4)
+    assert b[0] == a[1] and b[-1] == a[3]  # the same grid, so Q2 and Q3 bins line up
+    with pytest.raises(ValueError, match="bin_hours"):
+        bin_edges("2026-05-20", "2026-05-21", 0)
+
+
+def test_assign_bins_half_open_and_out_of_range():
+    edges = bin_edges("2026-05-20T00:00Z", "2026-05-20T05:00Z", 4)
+    t = pd.Series(pd.to_datetime(["2026-05-20T03:59:59Z", "2026-05-20T04:00:00Z", None, "2026-05-21T00:00:00Z"], utc=True))
+    assert assign_bins(t.dt.as_unit("us"), edges).tolist() == [0, 1, -1, -1]
+
+
+def rollouts(n_bins=10, per_bin=150, seed=0):
+    """tool_error_rate falls and drives success; think_tokens falls but is inert; code fences are noise."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    t0 = pd.Timestamp("2026-05-20T00:00Z")
+    for b in range(n_bins):
+        frac = b / (n_bins - 1)
+        for i in range(per_bin):
+            err = np.clip(rng.normal(0.45 - 0.3 * frac, 0.12), 0, 1)
+            think = rng.normal(400 - 200 * frac, 60)
+            ok = rng.random() < 0.9 - 1.2 * err
+            infra = rng.random() < 0.05
+            rows.append({"date": t0 + pd.Timedelta(hours=4 * b, seconds=int(rng.integers(0, 14400))),
+                         "task_id": f"t{i % 30}", "reward": None if infra else float(ok),
+                         "error_type": "DaytonaError" if infra else None, "is_infra_error": infra,
+                         "tool_error_rate": err, "think_tokens": think, "code_fence_blocks": float(rng.poisson(2))})
+    return pd.DataFrame(rows)
+
+
+def test_bin_rollouts_reward_rate_drops_infra_and_has_wilson_ci():
+    df = rollouts(n_bins=3, per_bin=50)
+    bins, info, dated, edges = bin_rollouts(df, 4)
+    first = df[df["date"] < edges[1]]
+    k = int((first["reward"].fillna(0) > 0).sum())
+    n = int((~first["is_infra_error"]).sum())
+    assert bins.loc[0, "n"] == 50 and bins.loc[0, "n_counted"] == n
+    assert bins.loc[0, "reward_rate"] == pytest.approx(k / n)
+    assert (bins.loc[0, "reward_lo"], bins.loc[0, "reward_hi"]) == pytest.approx(wilson_interval(k, n))
+    assert "infrastructure errors" in info["reward_definition"] and len(dated) == 150
+
+
+def test_attribution_names_the_driving_feature_not_the_noise_or_the_co_trend():
+    df = rollouts()
+    bins, _, dated, _ = bin_rollouts(df, 4)
+    out = attribute(bins, ["tool_error_rate", "think_tokens", "code_fence_blocks"], rollouts=dated, n_boot=500)
+    feats = {f["feature"]: f for f in out["features"]}
+    assert out["status"] == "ok" and out["reward_rising"]
+    assert out["top_features"] == ["tool_error_rate"]
+    assert feats["tool_error_rate"]["rho"] < -0.8 and feats["tool_error_rate"]["role"] == "candidate driver"
+    assert not feats["code_fence_blocks"]["moves_with_reward"]
+    assert feats["think_tokens"]["role"] == "co-trends with reward over time only"
+    assert "think_tokens" in out["format_length_flag"]  # it coincides with the rise, so it is flagged
+
+
+def test_attribution_says_not_enough_data_below_five_bins():
+    df = rollouts(n_bins=4, per_bin=20)
+    bins, _, dated, _ = bin_rollouts(df, 4)
+    out = attribute(bins, ["tool_error_rate"], rollouts=dated)
+    assert out["status"] == "not enough data" and "needs >= 5" in out["reason"] and out["top_features"] == []
+
+
+def test_steps_per_bin_joins_training_steps_by_wall_clock():
+    edges = bin_edges("2026-05-20T00:00Z", "2026-05-20T07:00Z", 4)
+    steps = pd.DataFrame({"step": [1, 2, 3], "reward": [0.1, 0.2, 0.4],
+                          "step_time_utc": pd.to_datetime(["2026-05-20T01:00Z", "2026-05-20T03:00Z", "2026-05-20T05:00Z"], utc=True)})
+    out = steps_per_bin(steps, edges)
+    assert out.loc[0, ["first_step", "last_step"]].tolist() == [1, 2] and out.loc[1, "log_reward"] == 0.4
+
+
+def test_rank_correlations_known_values():
+    assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    assert kendall_tau_b([1, 2, 3], [1, 3, 2]) == pytest.approx(1 / 3)
+    assert np.isnan(spearman([1, 1, 1], [1, 2, 3]))

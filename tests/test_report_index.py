@@ -1,0 +1,96 @@
+"""analysis_index reads a real Dagster instance: materialized / failed / not applicable / never run."""
+
+import json
+
+import dagster as dg
+import pytest
+
+from rl_assets.analysis.index_md import COMPLETION_NOTE, judge_findings, q1_findings
+from rl_assets.assets.report_index import ANALYSIS_ASSETS, analysis_index
+from rl_assets.partitions import models_partitions
+
+MODEL = "org/rl-model-8B"
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("RLDELTA_HOME", str(tmp_path))
+    return tmp_path / "reports" / "org--rl-model-8B"
+
+
+def stubs(folder):
+    """Stand-ins with the real asset keys: one writes a report, one is not applicable, one fails."""
+
+    @dg.asset(name="behavioral_delta", partitions_def=models_partitions, group_name="q1")
+    def behavioral_delta():
+        out = folder / "Q1_behavioral_delta" / "report.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps({"features": [{"feature": "think_tokens", "significant": True, "before": 80.0, "after": 38.0},
+                                                {"feature": "code_fence_blocks", "significant": False}],
+                                   "paired": {"passed": {"before": 0.3, "after": 0.5}},
+                                   "task_flips": {"newly_passing": 6, "newly_failing": 1, "mcnemar_p": 0.125}}))
+        return dg.Output({"path": str(out)}, data_version=dg.DataVersion("q1-v1"),
+                         metadata={"report": dg.MetadataValue.path(str(out))})
+
+    @dg.asset(name="rl_traces", partitions_def=models_partitions, group_name="q2")
+    def rl_traces():
+        reason = "not applicable: no RL rollout dataset for org/rl-model-8B"
+        return dg.Output({"applicable": False, "reason": reason}, metadata={"applicable": False, "reason": reason})
+
+    @dg.asset(name="trace_pairs", partitions_def=models_partitions, group_name="q3")
+    def trace_pairs():
+        raise dg.Failure(description="pairs exploded on purpose")
+
+    return [behavioral_delta, rl_traces, trace_pairs]
+
+
+def test_index_reports_each_status_from_the_event_log(home):
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions("models", [MODEL])
+    first = dg.materialize(stubs(home), instance=instance, partition_key=MODEL, raise_on_error=False)
+    assert not first.success
+    result = dg.materialize([analysis_index], instance=instance, partition_key=MODEL)
+    assert result.success
+    statuses = result.output_for_node("analysis_index")["statuses"]
+    assert statuses["behavioral_delta"] == "materialized"
+    assert statuses["rl_traces"] == "not applicable"
+    assert statuses["trace_pairs"] == "failed"
+    assert statuses["learning_audit"] == "never materialized"
+
+    text = (home / "INDEX.md").read_text()
+    assert COMPLETION_NOTE in text
+    row = next(line for line in text.splitlines() if line.startswith("| **trace_pairs**"))
+    assert "pairs exploded on purpose" in row and first.run_id[:8] in row
+    row = next(line for line in text.splitlines() if line.startswith("| **behavioral_delta**"))
+    assert "`q1-v1`" in row and "[Q1_behavioral_delta/report.json](Q1_behavioral_delta/report.json)" in row
+    assert "no RL rollout dataset for org/rl-model-8B" in text
+    assert "think_tokens 80 → 38" in text and "LLM judge: not produced" in text and "audit: not produced" in text
+
+
+def test_a_later_success_replaces_the_failure(home):
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions("models", [MODEL])
+    dg.materialize(stubs(home), instance=instance, partition_key=MODEL, raise_on_error=False)
+
+    @dg.asset(name="trace_pairs", partitions_def=models_partitions, group_name="q3")
+    def fixed():
+        return 1
+
+    dg.materialize([fixed], instance=instance, partition_key=MODEL)
+    result = dg.materialize([analysis_index], instance=instance, partition_key=MODEL)
+    assert result.output_for_node("analysis_index")["statuses"]["trace_pairs"] == "materialized"
+
+
+def test_index_depends_on_every_other_analysis_asset():
+    deps = {k.to_user_string() for k in analysis_index.asset_deps[dg.AssetKey("analysis_index")]}
+    assert deps == {k.to_user_string() for k in ANALYSIS_ASSETS}
+    assert {"trace_pairs", "eval_temporal_overlay", "eval_pair"} <= deps and "analysis_index" not in deps
+
+
+def test_findings_tolerate_missing_and_partial_reports():
+    assert q1_findings(None) == ["Q1 behavioural delta: not produced"]
+    assert q1_findings({"features": []})[0].startswith("Q1: no behavioural feature changed")
+    judge = {"judge": "heuristic", "probes": {"random": {"post_rl_win_rate_decisive": {"count": 7, "share": 0.7, "wilson95": [0.4, 0.89]}},
+                                              "most_changed": {"post_rl_win_rate_decisive": {"count": 0, "share": None}}}}
+    lines = judge_findings(judge)
+    assert "post-RL wins 0.70 [0.40, 0.89]" in lines[0] and lines[1] == "judge probe most_changed: no decisive pairs"

@@ -1,0 +1,114 @@
+"""rl_assets.analysis.stats against textbook values and independent computations."""
+
+import math
+
+import numpy as np
+import pytest
+
+from rl_assets.analysis import stats
+
+
+def _mcnemar_reference(b, c):
+    n = b + c
+    tail = sum(math.comb(n, i) for i in range(0, min(b, c) + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+@pytest.mark.parametrize("b,c", [(1, 9), (9, 1), (0, 5), (3, 3), (10, 25), (0, 1), (120, 160)])
+def test_mcnemar_exact_matches_binomial_reference(b, c):
+    assert stats.mcnemar_exact(b, c) == pytest.approx(_mcnemar_reference(b, c), rel=1e-12)
+
+
+def test_mcnemar_textbook_and_edges():
+    assert stats.mcnemar_exact(1, 9) == 0.021484375  # 2 * (1 + 10) / 1024
+    assert stats.mcnemar_exact(0, 0) == 1.0  # no discordant pairs: no evidence
+    assert stats.mcnemar_exact(5, 5) == 1.0
+    with pytest.raises(ValueError):
+        stats.mcnemar_exact(-1, 2)
+
+
+def test_wilson_textbook_values():
+    assert stats.wilson_interval(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
+    assert stats.wilson_interval(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    assert stats.wilson_interval(10, 10) == pytest.approx((0.7225, 1.0), abs=1e-4)  # all pass
+    assert stats.wilson_interval(0, 0) == (0.0, 1.0)  # n = 0: no information
+    with pytest.raises(ValueError):
+        stats.wilson_interval(11, 10)
+
+
+def test_binomial_se():
+    assert stats.binomial_se(25, 100) == pytest.approx(math.sqrt(0.25 * 0.75 / 100))
+    assert stats.binomial_se(10, 10) == 0.0
+    assert math.isnan(stats.binomial_se(0, 0))
+
+
+def test_newcombe_difference_interval_textbook():
+    # Newcombe (1998), Statistics in Medicine 17:873, example (56/70 vs 48/80): 0.0524 to 0.3339.
+    d, lo, hi = stats.two_proportion_diff_ci(48, 80, 56, 70)
+    assert d == pytest.approx(0.2)
+    assert (lo, hi) == pytest.approx((0.0524, 0.3339), abs=1e-4)
+    assert math.isnan(stats.two_proportion_diff_ci(0, 0, 1, 2)[0])
+
+
+def test_holm_and_bh_known_values():
+    p = [0.01, 0.04, 0.03, 0.005, None]
+    assert stats.holm_adjust(p) == pytest.approx([0.03, 0.06, 0.06, 0.02, None])
+    assert stats.bh_adjust(p) == pytest.approx([0.02, 0.04, 0.04, 0.02, None])
+    assert stats.holm_adjust([]) == []
+
+
+def test_minimum_detectable_effect():
+    # (z_.975 + z_.8) * sqrt(2 * .25 / 100) = 2.8016 * 0.0707
+    assert stats.minimum_detectable_effect(0.5, 100, paired=False) == pytest.approx(0.19810, abs=1e-4)
+    assert stats.minimum_detectable_effect(0.5, 100, rho=0.5) == pytest.approx(0.19810 / math.sqrt(2), abs=1e-4)
+    assert stats.minimum_detectable_effect(0.5, 0) == math.inf
+
+
+def test_sign_flip_exact_small_sample():
+    assert stats.sign_flip_pvalue(np.array([1.0, 2, 3, 4, 5])) == pytest.approx(2 / 32)
+    assert stats.sign_flip_pvalue(np.array([1.0, -1, 2, -2, 0.5, -0.5])) == 1.0
+    assert stats.sign_flip_pvalue(np.array([])) == 1.0
+
+
+def test_paired_bootstrap_is_task_clustered_and_needs_five_tasks():
+    before = {f"t{i}": [float(i)] for i in range(20)}
+    after = {f"t{i}": [float(i) + (1.0 if i % 2 else -0.2)] for i in range(20)}
+    one = stats.paired_bootstrap_diff(before, after, n_boot=500, seed=3)
+    # Ten identical attempts per task carry no more information than one: same interval.
+    ten = stats.paired_bootstrap_diff({k: v * 10 for k, v in before.items()}, {k: v * 10 for k, v in after.items()},
+                                      n_boot=500, seed=3)
+    assert one.estimate == pytest.approx(0.4) and one.n_tasks == 20
+    assert (ten.lo, ten.hi) == pytest.approx((one.lo, one.hi))
+    short = stats.paired_bootstrap_diff({"a": [1], "b": [2], "c": [3], "d": [4]}, {"a": [1], "b": [2], "c": [3], "d": [5]})
+    assert isinstance(short, stats.NotEnoughData) and "4 common tasks" in short.reason
+    # tasks present on one side only are ignored
+    res = stats.paired_bootstrap_diff({**before, "x": [100.0]}, {**after, "y": [-100.0]}, n_boot=500, seed=3)
+    assert res.estimate == pytest.approx(0.4)
+
+
+def test_paired_bootstrap_coverage_is_close_to_nominal():
+    """95% intervals should cover the true shift ~95% of the time (an honest test: it can fail)."""
+    rng = np.random.default_rng(11)
+    hits = 0
+    for rep in range(200):
+        task_level = rng.normal(0, 2, size=40)
+        b = task_level + rng.normal(0, 1, size=40)
+        a = task_level + 0.3 + rng.normal(0, 1, size=40)
+        res = stats.paired_bootstrap_arrays(b, a, n_boot=1000, seed=rep)
+        hits += res.lo <= 0.3 <= res.hi
+    assert 0.88 <= hits / 200 <= 0.99
+
+
+def test_bootstrap_mean_ci_and_median():
+    res = stats.bootstrap_mean_ci({i: [i, i + 2] for i in range(10)}, n_boot=500)
+    assert res.estimate == pytest.approx(5.5) and res.lo < 5.5 < res.hi
+    med = stats.paired_bootstrap_arrays(np.arange(10.0), np.arange(10.0) + 2, n_boot=300, stat="median")
+    assert med.estimate == pytest.approx(2.0)
+    with pytest.raises(ValueError):
+        stats.paired_bootstrap_arrays(np.arange(10.0), np.arange(10.0), stat="mode")
+
+
+def test_standardized_effect():
+    b, a = np.array([0.0, 2.0, 0.0, 2.0]), np.array([1.0, 3.0, 1.0, 3.0])
+    assert stats.standardized_effect(b, a, 1.0) == pytest.approx(1 / math.sqrt(4 / 3))
+    assert stats.standardized_effect(np.ones(4), np.ones(4), 0.0) is None
