@@ -7,6 +7,7 @@ import os
 import dagster as dg
 
 from resources.hub import HubResource
+from resources.llm import default_llm_resource
 from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 
@@ -24,5 +25,5 @@ def build_resources() -> dict:
             supabase_key=_secret("SUPABASE_SERVICE_ROLE_KEY") or _secret("SUPABASE_KEY"),
         ),
         "settings": AnalysisSettings(),
-        "llm": __import__("resources.llm", fromlist=["default_llm_resource"]).default_llm_resource(),
+        "llm": default_llm_resource(),
     }

@@ -53,9 +53,16 @@ def _use_session_timeout(timeout_s: float) -> None:
         from huggingface_hub.utils import set_client_factory
         from huggingface_hub.utils._http import default_client_factory
 
+        def fill_timeout(request):
+            # Paginated listings pass timeout=None explicitly, which beats the client default.
+            if all(v is None for v in (request.extensions.get("timeout") or {}).values()):
+                request.extensions["timeout"] = _httpx.Timeout(timeout_s).as_dict()
+
         def factory():
             client = default_client_factory()
             client.timeout = _httpx.Timeout(timeout_s)
+            hooks = client.event_hooks
+            client.event_hooks = {**hooks, "request": [*hooks.get("request", []), fill_timeout]}
             return client
 
         set_client_factory(factory)

@@ -79,7 +79,7 @@ class LLMResource(dg.ConfigurableResource):
         url = self.resolved_base_url()
         if url:  # drop any user:password@ an operator pasted into the URL
             parts = urlsplit(url)
-            url = urlunsplit(parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else "")))
+            url = urlunsplit(parts._replace(netloc=(parts.hostname or "") + (f":{parts.port}" if parts.port else "")))
         offline = self.is_offline()
         return {
             "backend": "offline" if offline else "openai-compatible",

@@ -52,7 +52,11 @@ def run_analysis(instance, model_id: str, settings: dict | None = None):
 
     job = defs.resolve_job_def("analyze_model")
     run_config = {**QUIET, "resources": {"settings": {"config": settings}}} if settings else QUIET
-    return job.execute_in_process(instance=instance, partition_key=model_id, raise_on_error=False, run_config=run_config)
+    result = job.execute_in_process(instance=instance, partition_key=model_id, raise_on_error=False, run_config=run_config)
+    # INDEX.md comes last, in its own run, so it reports this run's failures too (the index
+    # sensors do the same after runs launched from the UI or by sensors).
+    defs.resolve_job_def("write_index").execute_in_process(instance=instance, partition_key=model_id, raise_on_error=False, run_config=QUIET)
+    return result
 
 
 def run_comparison(instance, benchmark: str):

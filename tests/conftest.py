@@ -26,9 +26,13 @@ def rldelta_home(tmp_path, monkeypatch) -> Path:
 
 
 @pytest.fixture
-def hub_server(rldelta_home):
+def hub_server(rldelta_home, monkeypatch):
     """A loopback Hub (tests/hub_server.py) serving `<home>/hub`, the LocalHub folder."""
     from hub_server import HubServer
+
+    # huggingface_hub colours some messages only after fetching {HF_ENDPOINT}/api/agent-harnesses
+    # from the public Hub; NO_COLOR skips that, keeping the tests on loopback.
+    monkeypatch.setenv("NO_COLOR", "1")
 
     (rldelta_home / "hub").mkdir(exist_ok=True)
     with HubServer(rldelta_home / "hub") as server:

@@ -7,6 +7,8 @@ import os
 from datetime import datetime, timezone
 
 import dagster as dg
+
+from resources.llm import default_llm_resource
 import pytest
 from test_audit_synth import scenario, write_eval_files
 
@@ -52,7 +54,7 @@ def run(tmp_path, monkeypatch):
     result = dg.materialize(
         [_table_asset(n, r) for n, r in refs.items()] + [learning_audit],
         partition_key=MODEL, instance=instance,
-        resources={"settings": AnalysisSettings(n_boot=300),
+        resources={"settings": AnalysisSettings(n_boot=300), "llm": default_llm_resource(),
                    "registry": RegistryResource(url=f"sqlite:///{tmp_path / 'registry.sqlite'}"),
                    "io_manager": dg.FilesystemIOManager(base_dir=str(tmp_path / "io"))},
         run_config={"ops": {"learning_audit": {"config": {"predictions_path": str(preds), "llm_audit": False}}}},

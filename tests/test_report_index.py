@@ -81,10 +81,23 @@ def test_a_later_success_replaces_the_failure(home):
     assert result.output_for_node("analysis_index")["statuses"]["trace_pairs"] == "materialized"
 
 
-def test_index_depends_on_every_other_analysis_asset():
-    deps = {k.to_user_string() for k in analysis_index.asset_deps[dg.AssetKey("analysis_index")]}
-    assert deps == {k.to_user_string() for k in ANALYSIS_ASSETS}
-    assert {"trace_pairs", "eval_temporal_overlay", "eval_pair"} <= deps and "analysis_index" not in deps
+def test_index_runs_after_every_analysis_run_success_or_failure():
+    # INDEX.md must report failures, so it cannot sit downstream of assets that may fail in the same run.
+    from rl_assets.definitions import defs
+    from sensors.index_sensor import index_after_failure
+
+    analyze = {k.to_user_string() for k in defs.resolve_job_def("analyze_model").asset_layer.executable_asset_keys}
+    index_job = {k.to_user_string() for k in defs.resolve_job_def("write_index").asset_layer.executable_asset_keys}
+    assert "analysis_index" not in analyze and index_job == {"analysis_index"}
+    assert {k.to_user_string() for k in ANALYSIS_ASSETS} <= analyze
+    instance = dg.DagsterInstance.ephemeral()
+    run = instance.create_run_for_job(defs.resolve_job_def("analyze_model"), tags={"dagster/partition": "org/m-8B"})
+    failed = dg.build_run_status_sensor_context(
+        sensor_name="index_after_failure", dagster_instance=instance, dagster_run=run,
+        dagster_event=dg.DagsterEvent(event_type_value="PIPELINE_FAILURE", job_name="analyze_model"),
+    )
+    request = index_after_failure(failed)
+    assert request.partition_key == "org/m-8B" and request.run_key == f"index-after-{run.run_id}"
 
 
 def test_findings_tolerate_missing_and_partial_reports():

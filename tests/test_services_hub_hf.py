@@ -94,6 +94,11 @@ def test_slow_response_is_a_timeout_then_retried(world, hub_server):
     _, hf = world
     hub_server.inject("/api/models/org/rl-8B", status=None, delay=3.0, times=1)
     assert hf.model_info("org/rl-8B").has_weights  # 2 s client timeout, second attempt is fast
+    # The tree listing is paginated with timeout=None inside huggingface_hub: still bounded.
+    hub_server.inject("/api/datasets/org/evals/tree/", status=None, delay=8.0, times=1)
+    t0 = time.monotonic()
+    assert hf.dataset_files("org/evals")
+    assert time.monotonic() - t0 < 6.0
 
 
 def test_persistent_failure_is_unavailable_naming_the_repo(world, hub_server):
@@ -136,3 +141,17 @@ def test_403_on_write_is_reported_by_can_write_before_any_upload(world, hub_serv
         hf.upload_file("org/evals", "x.json", b"{}")
     ok, reason = hf.can_write("org/nope")
     assert not ok and "create it first" in reason
+
+
+def test_environment_chooses_the_backends(rldelta_home, monkeypatch):
+    from resources.hub import HubResource
+    from resources.registry import RegistryResource
+
+    assert HubResource().resolved_backend() == "local" and RegistryResource().resolved_backend() == "sql"
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
+    assert HubResource().resolved_backend() == "hf"
+    assert repr(HubResource(token=TOKEN).client()) == "HfHub(endpoint='http://127.0.0.1:9')"
+    monkeypatch.setenv("RLDELTA_HUB", "local")
+    assert HubResource().resolved_backend() == "local"  # an explicit choice beats a mirror setting
+    monkeypatch.setenv("SUPABASE_URL", "http://127.0.0.1:9")
+    assert RegistryResource().resolved_backend() == "supabase"

@@ -18,14 +18,6 @@ from rl_assets.partitions import models_partitions
 from rl_assets.settings import report_dir
 
 
-def _llm_wired() -> bool:
-    """Whether build_resources() provides `llm`; the verdict is optional, so the asset must not
-    make Definitions fail to load on a deployment (or a tree) without it."""
-    from resources import build_resources
-
-    return "llm" in build_resources()
-
-
 class AuditConfig(dg.Config):
     predictions_path: str = ""  # JSON/YAML family -> predicted label/outcome; "" -> settings
     llm_audit: bool = True  # ask the `llm` resource for a per-family verdict when it is wired
@@ -45,9 +37,7 @@ def _llm_verdicts(context, config: AuditConfig, rows, families, seed: int) -> st
     """Attach verdicts; returns why they were not produced (None when they were)."""
     if not config.llm_audit:
         return "disabled in run config"
-    llm = getattr(context.resources, "llm", None)
-    if llm is None:
-        return "no `llm` resource is configured in this deployment"
+    llm = context.resources.llm
     from rl_assets.analysis.audit.llm_verdict import attach_verdicts
 
     try:
@@ -63,7 +53,7 @@ def _llm_verdicts(context, config: AuditConfig, rows, families, seed: int) -> st
     group_name="audit",
     kinds={"python", "markdown"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
-    required_resource_keys={"settings", "registry"} | ({"llm"} if _llm_wired() else set()),
+    required_resource_keys={"settings", "registry", "llm"},
     check_specs=[dg.AssetCheckSpec("enough_common_tasks", asset="learning_audit",
                                    description=f"every task family has >= {labels.MIN_TASKS} tasks "
                                    "attempted by both checkpoints")],

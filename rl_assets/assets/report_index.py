@@ -1,7 +1,9 @@
 """`analysis_index` (report): the per-model INDEX.md, built from the Dagster event log.
 
-Depends (deps only, no data) on every other per-model analysis asset found in this package, so the
-analyze_model job orders it last. What it reports comes from the instance, not from files: each
+It has no deps on purpose: a Dagster asset never runs after a failed parent in the same run, and
+INDEX.md must report failures too. So it is written by its own `write_index` run, which
+`sensors/index_sensor.py` requests after every per-model run ends (success or failure), and which
+`rldelta demo` runs after each analysis. What it reports comes from the instance, not from files: each
 asset's latest materialization for this partition (run, time, data version, input versions,
 output paths), or its latest planned-but-failed run with the step's error, or "not applicable"
 with the reason the asset recorded. Report files are read only for the findings summary.
@@ -134,7 +136,6 @@ def output_files(folder: Path) -> list[str]:
     partitions_def=models_partitions,
     group_name="report",
     kinds={"markdown"},
-    deps=list(ANALYSIS_ASSETS),
 )
 def analysis_index(context: dg.AssetExecutionContext):
     """INDEX.md: every analysis asset's status, versions and outputs for this model, plus key findings."""
