@@ -32,12 +32,18 @@ def _stub(name, df):
     return _asset
 
 
+@dg.asset(name="failure_modes", partitions_def=models_partitions)
+def _no_failure_modes(context) -> dict:
+    return {"path": None, "annotator": "none (test)"}
+
+
 def _run(tmp_path, monkeypatch, before, after):
     monkeypatch.setenv("RLDELTA_HOME", str(tmp_path))
     instance = dg.DagsterInstance.ephemeral(tempdir=str(tmp_path / "dagster"))
     instance.add_dynamic_partitions("models", [MODEL])
     return dg.materialize(
-        [_stub("baseline_traces", before), _stub("post_rl_traces", after), behavioral_delta, solve_rate_by_context_asset],
+        [_stub("baseline_traces", before), _stub("post_rl_traces", after), _no_failure_modes, behavioral_delta,
+         solve_rate_by_context_asset],
         partition_key=MODEL, instance=instance,
         resources={"settings": AnalysisSettings(n_boot=300), "io_manager": RlDeltaIOManager(root=str(tmp_path / "storage"))},
     )
@@ -76,3 +82,15 @@ def test_zero_common_tasks_fails_the_check(tmp_path, monkeypatch):
     assert checks[("behavioral_delta", "enough_data")] is False
     report = (tmp_path / "reports" / "rldelta-test--rl-model-8B" / "Q1_behavioral_delta" / "report.md").read_text()
     assert "Invalid for comparison" in report
+
+
+def test_failure_mode_labels_join_on_trace_id(tmp_path):
+    from rl_assets.assets.q1_behavioral_delta import failure_mode_labels, with_failure_modes
+
+    labels_path = tmp_path / "labels.parquet"
+    pq.write_table(pa.table({"trace_id": ["a", "b", "c"], "failure_mode": ["timeout", "loop", "other"],
+                             "status": ["ok", "offline", "failed"]}), labels_path)
+    labels = failure_mode_labels({"path": str(labels_path)})
+    assert labels == {"a": "timeout", "b": "loop"}  # a failed annotation is not a label
+    table = pa.table({"trace_id": ["a", "c", "z"], "failure_mode": pa.array([None, "kept", None], pa.string())})
+    assert with_failure_modes(table, labels).column("failure_mode").to_pylist() == ["timeout", "kept", None]

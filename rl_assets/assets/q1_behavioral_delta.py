@@ -102,11 +102,34 @@ def render_markdown(r: dict, sources: dict | None = None) -> str:
             "## Tool-call distribution shift (share of all tool calls)", "", _shift_table(r["shifts"]["tool_calls"], "tool"), "",
             "## Error-type shift (share of rows)", "", _shift_table(r["shifts"]["error_types"], "error type"), "",
             "## Failure-mode shift (share of rows)", "",
+            f"Labels by: {r.get('failure_mode_annotator') or 'none'}.", "",
             _shift_table(r["shifts"]["failure_modes"], "failure mode") if r["shifts"]["failure_modes"]
             else "_No failure_mode labels on either side (run the failure-mode annotation to populate them)._", ""]
     for col, groups in r["groups"].items():
         out += [f"## By {col}", "", _group_table(groups), ""]
     return "\n".join(out)
+
+
+def failure_mode_labels(failure_modes: dict) -> dict[str, str]:
+    """trace_id -> failure-mode category from the `failure_modes` asset's table (failed rows left out)."""
+    import pyarrow.parquet as pq
+
+    path = failure_modes.get("path")
+    if not path or not Path(path).exists():
+        return {}
+    table = pq.read_table(path, columns=["trace_id", "failure_mode", "status"]).to_pylist()
+    return {r["trace_id"]: r["failure_mode"] for r in table if r["failure_mode"] and r["status"] != "failed"}
+
+
+def with_failure_modes(table, labels: dict[str, str]):
+    """The trace table with its failure_mode column filled from the annotation, where it has one."""
+    import pyarrow as pa
+
+    if not labels:
+        return table
+    current = table.column("failure_mode").to_pylist()
+    merged = [labels.get(tid, cur) for tid, cur in zip(table.column("trace_id").to_pylist(), current)]
+    return table.set_column(table.schema.get_field_index("failure_mode"), "failure_mode", pa.array(merged, pa.string()))
 
 
 def _enough_data(r: dict) -> tuple[bool, str]:
@@ -123,19 +146,24 @@ def _enough_data(r: dict) -> tuple[bool, str]:
     partitions_def=models_partitions,
     group_name="q1",
     kinds={"python", "markdown"},
-    ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
+    ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn(), "failure_modes": dg.AssetIn()},
     check_specs=[dg.AssetCheckSpec("has_common_tasks", asset=ASSET,
                                    description="Baseline and post-RL share at least one task (else no paired comparison)."),
                  dg.AssetCheckSpec("enough_data", asset=ASSET,
                                    description=f"At least {stats.MIN_COMMON_TASKS} common tasks for intervals and tests.")],
 )
-def behavioral_delta(context: AssetExecutionContext, settings: AnalysisSettings, baseline_traces: dict, post_rl_traces: dict):
+def behavioral_delta(
+    context: AssetExecutionContext, settings: AnalysisSettings, baseline_traces: dict, post_rl_traces: dict, failure_modes: dict
+):
     """Behaviour deltas baseline → post-RL with task-clustered CIs, Holm-adjusted tests and McNemar flips."""
     from rl_assets.ingest import read_traces
 
-    before = read_traces(baseline_traces["path"], columns=NEEDED)
-    after = read_traces(post_rl_traces["path"], columns=NEEDED)
+    labels = failure_mode_labels(failure_modes)
+    before = with_failure_modes(read_traces(baseline_traces["path"], columns=(*NEEDED, "trace_id")), labels)
+    after = with_failure_modes(read_traces(post_rl_traces["path"], columns=(*NEEDED, "trace_id")), labels)
     result = jsonable(compute_behavioral_delta(before, after, n_boot=settings.n_boot, seed=settings.seed))
+    # Whoever labelled the failure modes is named next to them (the offline heuristic says so).
+    result["failure_mode_annotator"] = failure_modes.get("annotator")
     result["sources"] = {"baseline": {k: baseline_traces.get(k) for k in ("source", "revision", "rows", "benchmark")},
                          "post-RL": {k: post_rl_traces.get(k) for k in ("source", "revision", "rows", "benchmark")}}
     out_dir = report_dir(context.partition_key) / "Q1_behavioral_delta"
