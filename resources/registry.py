@@ -94,7 +94,35 @@ def _row(mapping) -> dict:
     return {k: _as_utc(v) for k, v in dict(mapping).items()}
 
 
-class SqlRegistry:
+class RegistryQueries:
+    """The RegistryBackend lookups, written once over a backend's `_select(table, **equals)`."""
+
+    def _select(self, table: str, **where) -> list[dict]:
+        raise NotImplementedError
+
+    def models_by_name(self, name):
+        return self._select("models", name=name)
+
+    def model_by_id(self, model_id):
+        rows = self._select("models", id=model_id)
+        return rows[0] if rows else None
+
+    def jobs_for_model(self, model_id):
+        return self._select("sandbox_jobs", model_id=model_id)
+
+    def benchmark_by_id(self, benchmark_id):
+        rows = self._select("benchmarks", id=benchmark_id)
+        return rows[0] if rows else None
+
+    def benchmark_by_name(self, name):
+        rows = self._select("benchmarks", name=name)
+        return rows[0] if rows else None
+
+    def benchmarks(self):
+        return self._select("benchmarks")
+
+
+class SqlRegistry(RegistryQueries):
     """The registry tables in any SQLAlchemy database (SQLite by default, PostgreSQL by URL)."""
 
     def __init__(self, url: str):
@@ -132,26 +160,6 @@ class SqlRegistry:
         with self.engine.connect() as conn:
             return [_row(r) for r in conn.execute(query).mappings()]
 
-    def models_by_name(self, name):
-        return self._select("models", name=name)
-
-    def model_by_id(self, model_id):
-        rows = self._select("models", id=model_id)
-        return rows[0] if rows else None
-
-    def jobs_for_model(self, model_id):
-        return self._select("sandbox_jobs", model_id=model_id)
-
-    def benchmark_by_id(self, benchmark_id):
-        rows = self._select("benchmarks", id=benchmark_id)
-        return rows[0] if rows else None
-
-    def benchmark_by_name(self, name):
-        rows = self._select("benchmarks", name=name)
-        return rows[0] if rows else None
-
-    def benchmarks(self):
-        return self._select("benchmarks")
 
 
 class RegistryResource(dg.ConfigurableResource):

@@ -13,7 +13,7 @@ import json
 
 import sqlalchemy as sa
 
-from resources.registry import TABLES
+from resources.registry import TABLES, RegistryQueries
 from rl_assets.analysis.eval_resolution import parse_ts
 
 
@@ -37,7 +37,7 @@ def _convert(table: str, row: dict) -> dict:
     return out
 
 
-class SupabaseRegistry:
+class SupabaseRegistry(RegistryQueries):
     """RegistryBackend over `supabase.create_client(url, key)`; `page_size` rows per request."""
 
     def __init__(self, url: str, key: str, page_size: int = 1000, timeout_s: float = 30.0):
@@ -83,24 +83,3 @@ class SupabaseRegistry:
             # Stop on the known total; without one (no Content-Range), on the first empty page.
             if not page or (total is not None and len(rows) >= total):
                 return rows
-
-    def models_by_name(self, name):
-        return self._select("models", name=name)
-
-    def model_by_id(self, model_id):
-        rows = self._select("models", id=model_id)
-        return rows[0] if rows else None
-
-    def jobs_for_model(self, model_id):
-        return self._select("sandbox_jobs", model_id=model_id)
-
-    def benchmark_by_id(self, benchmark_id):
-        rows = self._select("benchmarks", id=benchmark_id)
-        return rows[0] if rows else None
-
-    def benchmark_by_name(self, name):
-        rows = self._select("benchmarks", name=name)
-        return rows[0] if rows else None
-
-    def benchmarks(self):
-        return self._select("benchmarks")

@@ -13,23 +13,16 @@ def _index_request(context: dg.RunStatusSensorContext):
     return dg.RunRequest(run_key=f"index-after-{run.run_id}", partition_key=partition)
 
 
-@dg.run_status_sensor(
-    name="index_after_success",
-    run_status=dg.DagsterRunStatus.SUCCESS,
-    request_job=write_index,
-    default_status=dg.DefaultSensorStatus.RUNNING,
-    minimum_interval_seconds=15,
-)
-def index_after_success(context: dg.RunStatusSensorContext):
-    return _index_request(context)
+def _index_sensor(name: str, status: dg.DagsterRunStatus):
+    return dg.run_status_sensor(
+        name=name,
+        run_status=status,
+        request_job=write_index,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        minimum_interval_seconds=15,
+        description=f"Rewrites INDEX.md after a per-model run ends with {status.value}.",
+    )(_index_request)
 
 
-@dg.run_status_sensor(
-    name="index_after_failure",
-    run_status=dg.DagsterRunStatus.FAILURE,
-    request_job=write_index,
-    default_status=dg.DefaultSensorStatus.RUNNING,
-    minimum_interval_seconds=15,
-)
-def index_after_failure(context: dg.RunStatusSensorContext):
-    return _index_request(context)
+index_after_success = _index_sensor("index_after_success", dg.DagsterRunStatus.SUCCESS)
+index_after_failure = _index_sensor("index_after_failure", dg.DagsterRunStatus.FAILURE)

@@ -4,7 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rl_assets.analysis.attribution import attribute, kendall_tau_b, spearman
+from rl_assets.analysis.attribution import attribute
+from rl_assets.analysis.stats import kendall_tau_b, spearman
 from rl_assets.analysis.stats import wilson_interval
 from rl_assets.analysis.temporal import assign_bins, bin_edges, bin_rollouts, steps_per_bin
 

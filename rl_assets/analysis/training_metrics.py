@@ -12,7 +12,7 @@ from functools import reduce
 import numpy as np
 import pandas as pd
 
-from rl_assets.analysis.attribution import kendall_tau_b, spearman
+from rl_assets.analysis.stats import kendall_tau_b, spearman
 
 EMA_ALPHA = 1 / 3  # "trailing-5" EMA of the seed: span 5 -> alpha = 2 / (5 + 1)
 DEFAULT_SAVE_EVERY = 20

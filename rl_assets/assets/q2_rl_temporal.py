@@ -13,7 +13,8 @@ import pandas as pd  # noqa: E402
 
 from resources.hub import HubResource  # noqa: E402
 from resources.settings_resource import AnalysisSettings  # noqa: E402
-from rl_assets.analysis.attribution import attribute, spearman, summary_lines  # noqa: E402
+from rl_assets.analysis.attribution import attribute, summary_lines  # noqa: E402
+from rl_assets.analysis.stats import spearman  # noqa: E402
 from rl_assets.analysis.report_md import fmt_ci, fmt_num, fmt_pct, jsonable, md_table  # noqa: E402
 from rl_assets.analysis.temporal import REWARD_DEFINITION, bin_rollouts, steps_per_bin  # noqa: E402
 from rl_assets.assets.q2_training import not_applicable, write_not_applicable  # noqa: E402
@@ -44,8 +45,7 @@ def rl_traces(context: dg.AssetExecutionContext, hub: HubResource, settings: Ana
                          metadata={"applicable": False, "reason": out["reason"]})
     ref, metadata = ingest_to_table(context, hub, settings, dataset, "rl_traces", "rl")
     ref = {"applicable": True, "repo_id": repo_id, **ref}
-    version = f"{ref['revision']}:{settings.max_rows}:{settings.tokenizer}"
-    return dg.Output(ref, data_version=dg.DataVersion(version), metadata={"dataset": dataset, **metadata})
+    return dg.Output(ref, data_version=dg.DataVersion(ref["data_version"]), metadata={"dataset": dataset, **metadata})
 
 
 def _plot(bins: pd.DataFrame) -> bytes:

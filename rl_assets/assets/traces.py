@@ -39,6 +39,8 @@ def ingest_to_table(context, hub: HubResource, settings: AnalysisSettings, spec:
         "max_rows": settings.max_rows,
         "token_source": report.token_source,
         "feature_summary": report.feature_summary,
+        # What the table depends on: the source revision and the knobs that change its rows.
+        "data_version": f"{report.source_revision}:{settings.max_rows}:{settings.tokenizer}",
     }
     return ref, report.to_metadata()
 
@@ -62,8 +64,7 @@ def _trace_asset(name: str, side: str, dataset_key: str, description: str):
                 f"({eval_pair.get('reason')}); see the eval_pair asset's pair table"
             )
         ref, metadata = ingest_to_table(context, hub, settings, spec, name, side, eval_pair.get("benchmark"))
-        version = f"{ref['revision']}:{settings.max_rows}:{settings.tokenizer}"
-        return dg.Output(ref, data_version=dg.DataVersion(version), metadata={"table": dg.MetadataValue.path(Path(ref["path"]).as_posix()), **metadata})
+        return dg.Output(ref, data_version=dg.DataVersion(ref["data_version"]), metadata={"table": dg.MetadataValue.path(Path(ref["path"]).as_posix()), **metadata})
 
     return _asset
 

@@ -20,10 +20,12 @@ Input: a list of chat messages in OpenAI shape ``{"role", "content", "tool_calls
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
 from typing import Callable
 
 from . import _json
+from .featscan import featurize_fast
 
 COMPLETION_TOOLS = frozenset(
     {"mark_task_complete", "task_complete", "finish", "submit", "attempt_completion", "complete_task"}
@@ -129,15 +131,17 @@ def _text_tool_names(text: str) -> list[str]:
     "keystrokes" entry (the same calls its ATIF trajectory records)."""
     if "ool_call>" not in text and "OOL_CALL>" not in text:
         return ["bash_command"] * text.count('"keystrokes"') if '"keystrokes"' in text else []
-    names = []
-    for inner in TOOL_CALL_RE.findall(text):
-        try:
-            name = _json.loads(inner.strip()).get("name")
-        except (ValueError, AttributeError):
-            m = _NAME_RE.search(inner)
-            name = m.group(1) if m else None
-        names.append(name if isinstance(name, str) and name else "unknown")
-    return names
+    return [block_name(inner) for inner in TOOL_CALL_RE.findall(text)]
+
+
+def block_name(inner: str) -> str:
+    """Tool name of one <tool_call> block body: its JSON "name", else a "name": "..." pair."""
+    try:
+        name = _json.loads(inner.strip()).get("name")
+    except (ValueError, AttributeError):
+        m = _NAME_RE.search(inner)
+        name = m.group(1) if m else None
+    return name if isinstance(name, str) and name else "unknown"
 
 
 def _structured_names(calls) -> list[str]:
@@ -159,7 +163,17 @@ def _premature(roles: list[str], completed: bool) -> float | None:
 
 
 def featurize(messages: list, counter: Callable[[str], int]) -> dict:
-    """Features + size columns for one trace (keys match TRACE_SCHEMA column names)."""
+    """Features + size columns for one trace (keys match TRACE_SCHEMA column names).
+    The vectorised scan (featscan) computes exactly what featurize_reference does."""
+    msgs = [m for m in messages if isinstance(m, dict) and not m.get("is_copied_context")]
+    roles = [_ROLE.get(m.get("role", m.get("from")), "user") for m in msgs]
+    out = featurize_fast(msgs, roles, counter, sys.modules[__name__])
+    return out if out is not None else featurize_reference(messages, counter)
+
+
+def featurize_reference(messages: list, counter: Callable[[str], int]) -> dict:
+    """The rules as one plain per-message loop: the specification featscan is tested against,
+    and the fallback for traces featscan does not model."""
     msgs = [m for m in messages if isinstance(m, dict) and not m.get("is_copied_context")]
     roles = [_ROLE.get(m.get("role", m.get("from")), "user") for m in msgs]
     structured_calls = any(r == "assistant" and "tool_calls" in m for r, m in zip(roles, msgs))
@@ -213,13 +227,18 @@ def featurize(messages: list, counter: Callable[[str], int]) -> dict:
     agent_all = "\n".join(agent_texts)
     a_tokens = counter(agent_all)
     n_tokens = a_tokens + counter("\n".join(other_texts))
-    self_corr = count_self_corrections(agent_all)
-    calls_total = sum(names.values())
+    return feature_dict(len(msgs), turns, n_tokens, a_tokens, names, responses, errors, think_blocks, think_tokens,
+                        fences, count_self_corrections(agent_all), parse_errs, hints, _premature(roles, completed),
+                        hint_first)
+
+
+def feature_dict(n_messages, turns, n_tokens, a_tokens, names, responses, errors, think_blocks, think_tokens,
+                 fences, self_corr, parse_errs, hints, premature, hint_first) -> dict:
     return {
-        "n_messages": len(msgs),
+        "n_messages": n_messages,
         "n_turns": turns,
         "n_tokens": n_tokens,
-        "tool_calls_total": float(calls_total),
+        "tool_calls_total": float(sum(names.values())),
         "tool_responses": float(responses),
         "tool_errors": float(errors),
         "tool_error_rate": errors / responses if responses else None,
@@ -233,7 +252,7 @@ def featurize(messages: list, counter: Callable[[str], int]) -> dict:
         "self_correction_hits": float(self_corr),
         "parse_error_markers": float(parse_errs),
         "hint_count": float(hints),
-        "premature_stop": _premature(roles, completed),
+        "premature_stop": premature,
         "hint_first_turn": hint_first,
         "tool_calls_by_name": _json.dumps(dict(sorted(names.items()))),
     }

@@ -1,0 +1,16 @@
+"""All statistics rldelta reports, importable as one module: `from rl_assets.analysis import stats`.
+
+core.py: intervals, paired tests, bootstraps, multiple-comparison corrections (docs/statistics.md).
+correlation.py: rank correlations and their bootstrap intervals (trends, attribution).
+"""
+
+from rl_assets.analysis.stats.core import *  # noqa: F401,F403
+from rl_assets.analysis.stats.core import (  # noqa: F401  (names without __all__ coverage)
+    EXACT_SIGN_FLIP_MAX,
+    MIN_COMMON_TASKS,
+    MIN_PERMUTATIONS,
+    BootstrapResult,
+    NotEnoughData,
+    PairedResampler,
+)
+from rl_assets.analysis.stats.correlation import bootstrap_spearman, kendall_tau_b, pearson_rows, spearman  # noqa: F401
