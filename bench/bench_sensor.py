@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import dagster as dg  # noqa: E402
 
 from resources.hub import HubResource, RepoFile, RepoInfo  # noqa: E402
+from resources.registry import RegistryResource  # noqa: E402
 
 N_REPOS, N_CHANGED = 10_000, 10
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
@@ -54,7 +55,7 @@ def main():
             return hub
 
     with tempfile.TemporaryDirectory() as tmp, dg.DagsterInstance.ephemeral(tempdir=tmp) as instance:
-        ctx = dg.build_sensor_context(instance=instance, cursor=json.dumps(cursor), resources={"hub": Resource()})
+        ctx = dg.build_sensor_context(instance=instance, cursor=json.dumps(cursor), resources={"hub": Resource(), "registry": RegistryResource()})
         start = time.perf_counter()
         result = checkpoint_sensor(ctx)
         elapsed = time.perf_counter() - start

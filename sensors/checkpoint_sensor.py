@@ -3,8 +3,9 @@
 import dagster as dg
 
 from resources.hub import HubError, HubResource
+from resources.registry import RegistryResource
 from rl_assets.jobs.analyze import analyze_model
-from sensors.decide import LOGS_PREFIX, decide_checkpoints
+from sensors.decide import LOGS_PREFIX, decide_checkpoints, is_base_model
 from sensors.instance_state import dump_cursor, last_data_version, load_cursor, watched_authors
 
 
@@ -15,8 +16,8 @@ from sensors.instance_state import dump_cursor, last_data_version, load_cursor, 
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Polls the hub for model repos (RLDELTA_WATCH_AUTHORS, default laion) and analyses new checkpoints.",
 )
-def checkpoint_sensor(context: dg.SensorEvaluationContext, hub: HubResource):
-    client = hub.client()
+def checkpoint_sensor(context: dg.SensorEvaluationContext, hub: HubResource, registry: RegistryResource):
+    client, models = hub.client(), registry.client()
     listing, infos = [], {}
     try:
         for author in watched_authors():
@@ -30,7 +31,11 @@ def checkpoint_sensor(context: dg.SensorEvaluationContext, hub: HubResource):
         info = infos.get(repo_id)
         if info is None or not info.files:  # a listing without files: fetch this one repo only
             info = client.model_info(repo_id)
-        return info.has_weights, info.revision_excluding(LOGS_PREFIX)
+        if not info.has_weights:
+            return None, "no weights file (*.safetensors, *.bin, …) yet"
+        if is_base_model(models.models_by_name(repo_id)):
+            return None, "a base model in the registry (no base_model_id): nothing to compare it with"
+        return info.revision_excluding(LOGS_PREFIX), ""
 
     decision = decide_checkpoints(
         listing, load_cursor(context), inspect, lambda repo: last_data_version(context.instance, "checkpoint", repo)

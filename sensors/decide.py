@@ -27,18 +27,18 @@ class Decision:
 def decide_checkpoints(
     listing: list[tuple[str, str]],
     cursor: dict[str, str],
-    inspect: Callable[[str], tuple[bool, str]],
+    inspect: Callable[[str], tuple[str | None, str]],
     analysed: Callable[[str], str | None],
 ) -> Decision:
     """New or changed model repos -> partitions and runs.
 
     `listing` is (repo id, listing revision) pairs, cheap to get for every repo; `inspect(repo)`
-    is called only for repos whose listing revision changed and returns (has_weights,
-    checkpoint fingerprint without training_logs/). A logs-only upload changes the listing revision
+    is called only for repos whose listing revision changed and returns (checkpoint fingerprint
+    without training_logs/, "") to analyse, or (None, reason) to skip. A logs-only upload changes the listing revision
     but not the fingerprint, so it requests nothing here (the training-logs sensor handles it).
     `analysed(repo)` is the fingerprint the `checkpoint` asset was last materialized with (None if
     never), so a restarted sensor does not re-run models that are already analysed.
-    Cursor values are "<listing rev>|<fingerprint or 'no-weights'>".
+    Cursor values are "<listing rev>|<fingerprint or 'skipped'>".
     """
     decision = Decision(cursor=dict(cursor))
     for repo_id, listing_rev in listing:
@@ -51,10 +51,10 @@ def decide_checkpoints(
             decision.skipped.append((repo_id, str(exc)))
             decision.cursor[repo_id] = f"{listing_rev}|invalid"
             continue
-        has_weights, fingerprint = inspect(repo_id)
-        if not has_weights:
-            decision.skipped.append((repo_id, "no weights file (*.safetensors, *.bin, …) yet"))
-            decision.cursor[repo_id] = f"{listing_rev}|no-weights"
+        fingerprint, reason = inspect(repo_id)
+        if fingerprint is None:
+            decision.skipped.append((repo_id, reason))
+            decision.cursor[repo_id] = f"{listing_rev}|skipped"
             continue
         decision.cursor[repo_id] = f"{listing_rev}|{fingerprint}"
         last = analysed(repo_id)
@@ -85,6 +85,11 @@ def decide_fingerprints(
         if ref is not None and ref != fingerprint and cursor.get(repo_id) != fingerprint:
             decision.runs.append((repo_id, f"{repo_id}@{label}:{fingerprint[:12]}"))
     return decision
+
+
+def is_base_model(rows: list[dict]) -> bool:
+    """Registry rows say this is a base model (known, and no row names a base): nothing to compare."""
+    return bool(rows) and not any(r.get("base_model_id") for r in rows)
 
 
 def eval_jobs_fingerprint(jobs: list[dict]) -> str:

@@ -22,7 +22,9 @@ def registry_sensor(context: dg.SensorEvaluationContext, registry: RegistryResou
         jobs = [j for row in rows for j in client.jobs_for_model(row["id"])]
         bases = {row.get("base_model_id") for row in rows} - {None}
         jobs += [j for base in bases for j in client.jobs_for_model(base)]
-        current[repo_id] = eval_jobs_fingerprint(jobs) if rows else None
+        # A model the registry does not know yet gets the empty fingerprint, so its first eval
+        # jobs showing up later is a change (and re-resolves its eval pair).
+        current[repo_id] = eval_jobs_fingerprint(jobs)
     cursor = load_cursor(context)
     decision = decide_fingerprints(current, cursor, cursor, "evals")
     return dg.SensorResult(

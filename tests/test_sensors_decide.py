@@ -9,7 +9,8 @@ def run(listing, cursor, repos, analysed=None):
 
     def inspect(repo):
         inspected.append(repo)
-        return repos[repo]
+        has_weights, fingerprint = repos[repo]
+        return (fingerprint, "") if has_weights else (None, "no weights file yet")
 
     d = decide_checkpoints(listing, cursor, inspect, lambda r: (analysed or {}).get(r))
     return d, inspected

@@ -6,7 +6,7 @@ import dagster as dg
 import pytest
 
 from resources.hub import HubResource
-from resources.registry import RegistryResource
+from resources.registry import RegistryResource, SqlRegistry
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.io_manager import RlDeltaIOManager
@@ -21,13 +21,18 @@ def hub_root(tmp_path, monkeypatch):
     (root / "ready-8B" / "training_logs").mkdir(parents=True)
     (root / "ready-8B" / "model.safetensors").write_bytes(b"\0" * 8)
     (root / "ready-8B" / "training_logs" / "a_1.out").write_text("step 1\n")
+    (root / "base-8B").mkdir(parents=True)
+    (root / "base-8B" / "model.safetensors").write_bytes(b"\3" * 8)
+    registry = SqlRegistry(f"sqlite:///{tmp_path / 'home' / 'registry.sqlite'}")
+    registry.create_all()
+    registry.insert("models", [{"id": "b", "name": "org/base-8B"}, {"id": "r", "name": "org/ready-8B", "base_model_id": "b"}])
     (root / "uploading-8B").mkdir(parents=True)
     (root / "uploading-8B" / "README.md").write_text("weights coming\n")
     return root
 
 
 def tick(instance, cursor=None):
-    ctx = dg.build_sensor_context(instance=instance, cursor=cursor, resources={"hub": HubResource()})
+    ctx = dg.build_sensor_context(instance=instance, cursor=cursor, resources={"hub": HubResource(), "registry": RegistryResource()})
     return checkpoint_sensor(ctx)
 
 
@@ -37,7 +42,8 @@ def test_sensor_adds_partitions_runs_and_ignores_logs_only_uploads(hub_root):
     assert [r.partition_key for r in first.run_requests] == ["org/ready-8B"]
     assert first.dynamic_partitions_requests[0].partition_keys == ["org/ready-8B"]
     cursor = json.loads(first.cursor)
-    assert cursor["org/uploading-8B"].endswith("|no-weights")
+    assert cursor["org/base-8B"].endswith("|skipped")  # a base model: nothing to compare it with
+    assert cursor["org/uploading-8B"].endswith("|skipped")
 
     # nothing changed: no work
     assert tick(instance, first.cursor).run_requests == []
