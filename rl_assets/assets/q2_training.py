@@ -49,17 +49,19 @@ def not_applicable(repo_id: str, reason: str, **extra) -> dict:
 )
 def training_logs(context: dg.AssetExecutionContext, hub: HubResource, checkpoint: dict):
     """The model repo's training_logs/ snapshot at a pinned revision (a new upload = a new version)."""
-    repo_id, revision = checkpoint["repo_id"], checkpoint["revision"]
-    if not checkpoint.get("has_training_logs"):
-        out = not_applicable(repo_id, f"not applicable: no training_logs/ in {repo_id}", revision=revision)
-        return dg.Output(out, data_version=dg.DataVersion(f"none:{revision}"),
-                         metadata={"applicable": False, "reason": out["reason"]})
-    client = hub.client()
+    # The repo's CURRENT revision, not the one `checkpoint` read: a logs-only upload re-runs this
+    # asset without re-running the checkpoint, and the snapshot is then pinned to what it read.
+    repo_id, client = checkpoint["repo_id"], hub.client()
     try:
-        info = client.model_info(repo_id, revision=revision)
+        info = client.model_info(repo_id)
+        revision = info.revision
+        if not info.files_under("training_logs"):
+            out = not_applicable(repo_id, f"not applicable: no training_logs/ in {repo_id}", revision=revision)
+            return dg.Output(out, data_version=dg.DataVersion(f"none:{revision}"),
+                             metadata={"applicable": False, "reason": out["reason"]})
         folder = client.download(repo_id, "model", allow_patterns=["training_logs/**"], revision=revision)
     except HubError as exc:
-        raise dg.Failure(description=f"training_logs {repo_id}@{revision}: hub error: {exc}") from exc
+        raise dg.Failure(description=f"training_logs {repo_id}: hub error: {exc}") from exc
     logs_rev = info.subtree_revision("training_logs/")
     files = [f.path for f in info.files_under("training_logs")]
     out = {"applicable": True, "repo_id": repo_id, "revision": revision, "training_logs_revision": logs_rev,
