@@ -81,8 +81,10 @@ def test_foundation_assets_materialize(world):
     post = result.output_for_node("post_rl_traces")
     table = pq.read_table(post["path"])
     assert table.num_rows == 6 and sum(table.column("passed").to_pylist()) == 5
-    mats = world.get_latest_materialization_event(dg.AssetKey("checkpoint"))
-    assert mats is not None
+    meta = result.asset_materializations_for_node("post_rl_traces")[0].metadata
+    assert meta["rows"].value == 6 and meta["rows_skipped"].value == 0
+    assert "tool_errors" in meta["features"].value and meta["token_source"].value.startswith("tokenizer:")
+    assert world.get_latest_materialization_event(dg.AssetKey("checkpoint")) is not None
 
 
 def test_unknown_model_fails_checkpoint_naming_it(world):

@@ -87,3 +87,44 @@ def test_structured_trace_ignores_text_patterns_and_copied_context():
     assert f["think_blocks"] == 1.0 and f["think_tokens"] == 2.0
     assert f["premature_stop"] == 0.0  # completion call made
     assert featurize([], count_tokens)["premature_stop"] is None
+
+
+def _random_conversation(rng: random.Random) -> list:
+    frags = ["hello", " world", "\n", "<think>", "</think>", "<THINK>", "<Thinking>", "</thinking>", "<tool_call>",
+             "</tool_call>", "<TOOL_CALL>", "<Tool_Call>", "ool_call>", '{"name": "bash"}', '{"name": "submit"}',
+             '"name": "x"', '"keystrokes"', "```", '"task_complete": true', "Traceback (most recent call last)",
+             "ValueError: bad", "Error: x", "an Error here", "command not found", "No Such File Or Directory",
+             "New Terminal Output:", "Previous response had parsing errors", "[HINT FROM TEACHER]:",
+             "let me reconsider", "On second thought", "my mistake", "İ", "ı", "K", "é", "😀", "Σ"]
+    ascii_only = rng.random() < 0.5  # the str.find fast paths apply to ASCII (and length-preserving) text
+    pool = [f for f in frags if f.isascii()] if ascii_only else frags
+    conv = []
+    for _ in range(rng.randint(0, 12)):
+        m = {"role": rng.choice(["assistant", "user", "tool", "system", "gpt", None]),
+             "content": "".join(rng.choice(pool) for _ in range(rng.randint(0, 10)))}
+        if rng.random() < 0.1:
+            m["tool_calls"] = [{"function": {"name": rng.choice(["bash", "submit", ""])}}]
+        if rng.random() < 0.1:
+            m["reasoning_content"] = rng.choice(["", "let me reconsider <think>x"])
+        if rng.random() < 0.05:
+            m["exit_code"] = rng.choice([0, 1, None])
+        if rng.random() < 0.05:
+            m["is_copied_context"] = True
+        conv.append(m)
+    return conv
+
+
+def test_vectorised_featurize_equals_reference_loop():
+    from rl_assets.ingest.features import featurize_reference
+
+    rng = random.Random(11)
+    per_piece = lambda s: len(s.split()) * 3 + len(s) % 5 if s else 0  # not additive over joins
+    for _ in range(3000):
+        conv = _random_conversation(rng)
+        for counter in (count_tokens, per_piece):
+            assert featurize(conv, counter) == featurize_reference(conv, counter), conv
+    # case-folding corners of the IGNORECASE tag regexes that str.lower() does not share
+    for text in ("<think>x</think> <thınk>plan more</thınk> done", "<think>a <THİNK>b</think>", "<think>K</thinK> y",
+                 "<tool_call>{\"name\": \"a\"}</TOOL_CALL><Tool_Call>{\"name\": \"b\"}", "<think>unclosed\n<think>"):
+        conv = [{"role": "assistant", "content": text}, {"role": "assistant", "content": "<think>z"}]
+        assert featurize(conv, count_tokens) == featurize_reference(conv, count_tokens), text

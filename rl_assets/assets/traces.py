@@ -42,7 +42,13 @@ def ingest_to_table(context, hub: HubResource, settings: AnalysisSettings, spec:
         # What the table depends on: the source revision and the knobs that change its rows.
         "data_version": f"{report.source_revision}:{settings.max_rows}:{settings.tokenizer}",
     }
-    return ref, report.to_metadata()
+    metadata = report.to_metadata()
+    metadata["skipped"] = dg.MetadataValue.md(metadata["skipped"])
+    metadata["features"] = dg.MetadataValue.md(
+        "| feature | mean per trace |\n|---|---:|\n"
+        + "\n".join(f"| {k} | {'—' if v is None else f'{v:.4g}'} |" for k, v in report.feature_summary.items())
+    )
+    return ref, metadata
 
 
 def _trace_asset(name: str, side: str, dataset_key: str, description: str):
