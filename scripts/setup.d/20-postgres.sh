@@ -5,7 +5,9 @@
 # started it prints RLDELTA_TEST_PG_SKIP='<why>' so the PostgreSQL tests skip saying why.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-STATE="$PWD/.tmp/postgres"          # data dir + port file; removed by teardown.d/20-postgres.sh
+# Data dir + port file, outside the clone: the server runs as another user, who may not be able
+# to traverse the clone's parents (e.g. under /root). Keyed by the clone path; teardown removes it.
+STATE="${TMPDIR:-/tmp}/rldelta-pg-$(printf %s "$PWD" | md5sum | cut -c1-12)"
 DATA="$STATE/data"
 say() { echo "[20-postgres] $*" >&2; }
 skip() { say "$1"; printf "RLDELTA_TEST_PG_SKIP='%s'\n" "${1//\'/}"; exit 0; }

@@ -2,7 +2,7 @@
 # Stops the throwaway PostgreSQL cluster started by setup.d/20-postgres.sh and deletes it.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-STATE="$PWD/.tmp/postgres"
+STATE="${TMPDIR:-/tmp}/rldelta-pg-$(printf %s "$PWD" | md5sum | cut -c1-12)"  # as in setup.d/20-postgres.sh
 [ -d "$STATE/data" ] || exit 0
 BIN=""
 for dir in /usr/lib/postgresql/*/bin; do [ -x "$dir/pg_ctl" ] && BIN="$dir" && break; done
