@@ -151,10 +151,13 @@ def _load_json_array(path: Path) -> list:
 def _jsonl_rows(path: Path) -> Iterator[tuple[int, dict | None, str]]:
     """JSON Lines, strictly: a bad line mid-file is corruption (IngestError naming the line);
     only a bad *final* line without a trailing newline (an interrupted write) is a skip."""
-    with open(path, "rb") as fh:
+    # 1 MiB buffer: lines are ~50 KB, and the default 8 KiB buffer makes readline stitch
+    # each one from many small reads (2x slower). isspace() is the blank-line test of
+    # `not raw.strip()` without copying the line (same ASCII whitespace set).
+    with open(path, "rb", buffering=1 << 20) as fh:
         i = -1
         for raw in fh:
-            if not raw.strip():
+            if raw.isspace():
                 continue
             i += 1
             try:

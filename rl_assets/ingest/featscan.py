@@ -5,11 +5,11 @@ Why: per-message Python calls (one regex / substring test / token count per mess
 role are joined once with "\\n" and every substring test / count runs once per trace over
 the joined text in C. This is exact because no needle contains "\\n" (a hit never straddles
 two messages, and counts in the join are the sums of per-message counts); where a rule is
-per message (floor of fences/2, is_tool_error, a <tool_call> block running to the end of
-its message) a hit position is mapped back to its message (bisect on start offsets) and
-the original per-message rule runs only on messages that contain a hit.
-Returns None when the trace has inputs the scan does not model (non-str reasoning_content);
-the caller then uses the reference loop, which also defines the error raised for them.
+per message (floor of fences/2, is_tool_error, a block running to the end of its message)
+a hit position is mapped back to its message (bisect on start offsets) and the rule runs
+on that message only. tests/test_ingest_features.py fuzzes this against the reference.
+Returns None for inputs the scan does not model (non-str reasoning_content): the caller
+then runs the reference loop, which also defines the error raised for them.
 """
 
 from __future__ import annotations
@@ -18,20 +18,21 @@ from bisect import bisect_right
 from collections import Counter
 from itertools import accumulate
 
+from ._json import dumps
 from .tokens import count_tokens
 
 ERROR_NEEDLES = ("Traceback (most recent call last)", "Error")  # case-sensitive, see is_tool_error
+THINK_TAGS = (("<think>", "<thinking>"), ("</think>", "</thinking>"))  # = features.THINK_RE
+TOOL_TAGS = (("<tool_call>",), ("</tool_call>",))  # = features.TOOL_CALL_RE
 
 
 class Joined:
     """Texts joined by "\\n", with lazy start offsets for mapping a hit back to its text."""
 
-    __slots__ = ("texts", "all", "_starts")
+    __slots__ = ("texts", "all", "_starts", "_low")
 
     def __init__(self, texts: list[str]) -> None:
-        self.texts = texts
-        self.all = "\n".join(texts)
-        self._starts = None
+        self.texts, self.all, self._starts, self._low = texts, "\n".join(texts), None, None
 
     @property
     def starts(self) -> list[int]:
@@ -40,10 +41,16 @@ class Joined:
             self._starts = list(accumulate(map((1).__add__, map(len, self.texts)), initial=0))
         return self._starts
 
-    def hits(self, needle: str, text: str | None = None) -> list[int]:
-        """Indices of the texts containing ``needle`` (ascending, each once). ``text`` is an
+    @property
+    def low(self) -> str:
+        if self._low is None:
+            self._low = self.all.lower()
+        return self._low
+
+    def hits(self, needle: str, hay: str | None = None) -> list[int]:
+        """Indices of the texts containing ``needle`` (ascending, each once). ``hay`` is an
         alternative haystack aligned char-for-char with ``self.all`` (its lower())."""
-        hay = self.all if text is None else text
+        hay = self.all if hay is None else hay
         i = hay.find(needle)
         if i == -1:
             return []
@@ -55,19 +62,26 @@ class Joined:
         return out
 
 
-def featurize_fast(msgs: list, roles: list[str], counter, f) -> dict | None:
+def featurize_fast(messages: list, counter, f) -> dict | None:
     """``f`` is the features module (rules and per-message helpers live there)."""
-    structured_calls = any(r == "assistant" and "tool_calls" in m for r, m in zip(roles, msgs))
-    structured_resp = "tool" in roles
-    text_of = f.text_of
-    contents, a_msgs, pieces, others, o_msgs, resp = [], [], [], [], [], []
+    role_of, text_of = f._ROLE.get, f.text_of
+    roles, contents, a_msgs, pieces, others, o_msgs, tools, a_before = [], [], [], [], [], [], [], []
     thinks: list[str] = []  # reasoning_content and <think> blocks, token-counted together
-    for role, m in zip(roles, msgs):
-        text = text_of(m["content"] if "content" in m else m.get("value"))
+    structured_calls = False
+    for m in messages:  # one loop: filter, role, text, split by role (no per-message calls)
+        if not isinstance(m, dict) or m.get("is_copied_context"):
+            continue
+        role = role_of(m.get("role", m.get("from")), "user")
+        roles.append(role)
+        text = m["content"] if "content" in m else m.get("value")
+        if text.__class__ is not str:  # the common case of text_of inlined
+            text = text_of(text)
         if role == "assistant":
             contents.append(text)
             a_msgs.append(m)
             pieces.append(text)
+            if not structured_calls and "tool_calls" in m:
+                structured_calls = True
             reasoning = m.get("reasoning_content")
             if reasoning:
                 if reasoning.__class__ is not str:
@@ -75,21 +89,21 @@ def featurize_fast(msgs: list, roles: list[str], counter, f) -> dict | None:
                 pieces.append(reasoning)
                 thinks.append(reasoning)
         else:
-            if structured_resp and role == "tool":
-                resp.append(len(others))
+            if role == "tool":
+                tools.append(len(others))
             others.append(text)
             o_msgs.append(m)
+            a_before.append(len(contents))
     turns = len(contents)
-    think_blocks = len(thinks)
     ca = Joined(contents)
-    agent_all = ca.all if len(pieces) == turns else "\n".join(pieces)
+    agent = ca if len(pieces) == turns else Joined(pieces)  # + reasoning, for tokens/phrases
     oa = Joined(others)
 
-    if "<think" in ca.all or "<THINK" in ca.all:
-        for k in sorted(set(ca.hits("<think")) | set(ca.hits("<THINK"))):
-            blocks = f.THINK_RE.findall(contents[k])
-            think_blocks += len(blocks)
-            thinks.extend(blocks)
+    think_blocks = len(thinks)
+    if "<think" in ca.low:  # messages with "<think"/"<THINK" (exact case) are the tagged ones
+        blocks = _blocks(ca, _Tagged(contents, ("<think", "<THINK")), THINK_TAGS, f.THINK_RE)
+        think_blocks += len(blocks)
+        thinks.extend(blocks)
 
     names: Counter = Counter()
     if structured_calls:
@@ -98,74 +112,127 @@ def featurize_fast(msgs: list, roles: list[str], counter, f) -> dict | None:
     else:
         tagged = set(ca.hits("ool_call>")) | set(ca.hits("OOL_CALL>"))
         if tagged:  # messages with a tag: their <tool_call> blocks only
-            names.update(_tool_blocks(ca, tagged, f))
+            names.update(map(f.block_name, _blocks(ca, tagged, TOOL_TAGS, f.TOOL_CALL_RE)))
         if len(tagged) < turns:  # the others: terminus-2 keystrokes
             for k in ca.hits('"keystrokes"'):
                 if k not in tagged:
                     names["bash_command"] += contents[k].count('"keystrokes"')
     completed = any(n in f.COMPLETION_TOOLS for n in names)
-    if not completed and "task_complete" in ca.all:
+    if not completed:
         completed = any(f._TASK_COMPLETE_RE.search(contents[k]) for k in ca.hits("task_complete"))
     fences = sum([t.count("```") // 2 for t in contents]) if "```" in ca.all else 0
 
-    if not structured_resp:  # text-only traces: terminal output messages are the responses
-        resp = oa.hits(f.TERMINAL_OUTPUT)
+    # structured responses are the tool messages; in text-only traces terminal outputs
+    resp = tools if tools else oa.hits(f.TERMINAL_OUTPUT)
     errors = _count_errors(oa, o_msgs, resp, f)
     parse_errs = oa.all.count(f.PARSE_ERROR_MARKER)
     hints = oa.all.count(f.HINT_MARKER)
     hint_first = None
     if hints:  # agent turns before the first non-agent message with a hint
-        first, seen = oa.hits(f.HINT_MARKER)[0], -1
-        hint_first = 0
-        for r in roles:
-            if r == "assistant":
-                hint_first += 1
-            else:
-                seen += 1
-                if seen == first:
-                    break
+        hint_first = a_before[oa.hits(f.HINT_MARKER)[0]]
 
-    a_tokens = counter(agent_all)
+    a_tokens = counter(agent.all)
     n_tokens = a_tokens + counter(oa.all)
     if counter is count_tokens:  # regex-v1 is additive over "\n" joins: one C pass
         think_tokens = counter("\n".join(thinks))
     else:  # other tokenizers are not: count each block, as the reference does
         think_tokens = sum(counter(t) for t in thinks)
-    return f.feature_dict(len(msgs), turns, n_tokens, a_tokens, names, len(resp), errors, think_blocks,
-                          think_tokens, fences, f.count_self_corrections(agent_all), parse_errs, hints,
+    return feature_dict(len(roles), turns, n_tokens, a_tokens, names, len(resp), errors, think_blocks,
+                          think_tokens, fences, f.count_self_corrections_low(agent.low), parse_errs, hints,
                           f._premature(roles, completed), hint_first)
 
 
-def _tool_blocks(ca: Joined, tagged: set[int], f) -> list[str]:
-    """Names of the TOOL_CALL_RE blocks of the tagged messages, found with str.find on the
-    lowered join instead of one IGNORECASE regex scan per message. Exact when lower() keeps
-    every char one char (checked by length): for the ASCII letters of "tool_call" the
-    regex's case-insensitive match is then the same as equality after lower()."""
-    low = ca.all.lower()
-    if len(low) != len(ca.all):
-        return [n for k in sorted(tagged) for n in f._text_tool_names(ca.texts[k])]
-    starts, text, names = ca.starts, ca.all, []
-    i = low.find("<tool_call>")
-    while i != -1:
+def feature_dict(n_messages, turns, n_tokens, a_tokens, names, responses, errors, think_blocks, think_tokens,
+                 fences, self_corr, parse_errs, hints, premature, hint_first) -> dict:
+    """The feature/size columns of one trace (keys = TRACE_SCHEMA names), shared by both paths."""
+    return {
+        "n_messages": n_messages,
+        "n_turns": turns,
+        "n_tokens": n_tokens,
+        "tool_calls_total": float(sum(names.values())),
+        "tool_responses": float(responses),
+        "tool_errors": float(errors),
+        "tool_error_rate": errors / responses if responses else None,
+        "think_blocks": float(think_blocks),
+        "think_tokens": float(think_tokens),
+        "think_token_ratio": think_tokens / a_tokens if a_tokens else None,
+        "assistant_msgs": float(turns),
+        "assistant_tokens": float(a_tokens),
+        "mean_assistant_tokens": a_tokens / turns if turns else None,
+        "code_fence_blocks": float(fences),
+        "self_correction_hits": float(self_corr),
+        "parse_error_markers": float(parse_errs),
+        "hint_count": float(hints),
+        "premature_stop": premature,
+        "hint_first_turn": hint_first,
+        "tool_calls_by_name": dumps(dict(sorted(names.items()))),
+    }
+
+
+class _Tagged:
+    """Lazy membership "message k contains one of the tags": tested only for messages
+    where the lowered join has a block opening (saves full passes for rare tags)."""
+
+    def __init__(self, texts: list[str], tags: tuple) -> None:
+        self.texts, self.tags, self.seen = texts, tags, {}
+
+    def __contains__(self, k: int) -> bool:
+        hit = self.seen.get(k)
+        if hit is None:
+            text = self.texts[k]
+            hit = self.seen[k] = any(tag in text for tag in self.tags)
+        return hit
+
+    def __iter__(self):
+        return (k for k in range(len(self.texts)) if k in self)
+
+
+def _blocks(ca: Joined, tagged, tags: tuple, regex) -> list[str]:
+    """``regex.findall`` over each tagged message (bodies of <tag>...</tag>, an unclosed
+    block running to the end of its message), found with str.find on the lowered join
+    instead of one IGNORECASE regex scan per message. Exact when lower() keeps every char
+    one char (length check) and there is no dotless "ı" (which IGNORECASE matches as "i"):
+    for the ASCII tag letters the regex's case-insensitive match is then equality after
+    lower(). Otherwise the regex runs per message."""
+    low = ca.low
+    if not ca.all.isascii() and (len(low) != len(ca.all) or "ı" in low):
+        return [b for k in sorted(tagged) for b in regex.findall(ca.texts[k])]  # ascending
+    opens, closes = tags
+    nxt = {tag: low.find(tag) for tag in opens}  # next occurrence per tag: keeps this linear
+    starts, text, out, pos = ca.starts, ca.all, [], 0
+    while True:
+        i, tag = -1, ""
+        for t in opens:  # leftmost opening tag at or after pos
+            p = nxt[t]
+            if p != -1 and p < pos:
+                p = nxt[t] = low.find(t, pos)
+            if p != -1 and (i == -1 or p < i):
+                i, tag = p, t
+        if i == -1:
+            return out
         k = bisect_right(starts, i) - 1
         end = starts[k + 1] - 1  # end of message k (its "\n" separator / end of the join)
-        if k not in tagged:  # blocks of an untagged message do not count (keystrokes do)
-            i = low.find("<tool_call>", end)
+        if k not in tagged:  # blocks of an untagged message do not count
+            pos = end
             continue
-        close = low.find("</tool_call>", i + 11, end)
-        body_end = end if close == -1 else close  # an unclosed block runs to the message end
-        names.append(f.block_name(text[i + 11:body_end]))
-        i = low.find("<tool_call>", end if close == -1 else close + 12)
-    return names
+        body, j, close = i + len(tag), -1, ""
+        for t in closes:  # the lazy body stops at the first closing tag inside message k
+            p = low.find(t, body, end)
+            if p != -1 and (j == -1 or p < j):
+                j, close = p, t
+        out.append(text[body:end if j == -1 else j])
+        pos = end if j == -1 else j + len(close)
 
 
 def _count_errors(oa: Joined, o_msgs: list, resp: list[int], f) -> int:
     """is_tool_error runs only on responses containing one of its triggers; structured
     error flags (is_error, non-zero exit_code) are checked on every response."""
+    if not resp:
+        return 0
     suspects = set()
     for needle in ERROR_NEEDLES:
         suspects.update(oa.hits(needle))
-    low = oa.all.lower()
+    low = oa.low
     if len(low) == len(oa.all):  # lower() never shrinks a char: equal length => aligned
         for phrase in f.ERROR_PHRASES:
             suspects.update(oa.hits(phrase, low))

@@ -25,7 +25,7 @@ from collections import Counter
 from typing import Callable
 
 from . import _json
-from .featscan import featurize_fast
+from .featscan import feature_dict, featurize_fast
 
 COMPLETION_TOOLS = frozenset(
     {"mark_task_complete", "task_complete", "finish", "submit", "attempt_completion", "complete_task"}
@@ -61,7 +61,11 @@ _SC_AT = re.compile("|".join(re.escape(p) for p in SELF_CORRECTION_PHRASES) + r"
 def count_self_corrections(text: str) -> int:
     """Exact count of SELF_CORRECTION_RE matches, found by jumping between anchor substrings
     (str.find runs at memory speed) instead of letting the regex scan every position."""
-    low = text.lower()
+    return count_self_corrections_low(text.lower())
+
+
+def count_self_corrections_low(low: str) -> int:
+    """count_self_corrections of an already lowered text (featscan reuses its lower())."""
     hits = 0
     for anchor in _SC_ANCHORS:
         i = low.find(anchor)
@@ -165,9 +169,7 @@ def _premature(roles: list[str], completed: bool) -> float | None:
 def featurize(messages: list, counter: Callable[[str], int]) -> dict:
     """Features + size columns for one trace (keys match TRACE_SCHEMA column names).
     The vectorised scan (featscan) computes exactly what featurize_reference does."""
-    msgs = [m for m in messages if isinstance(m, dict) and not m.get("is_copied_context")]
-    roles = [_ROLE.get(m.get("role", m.get("from")), "user") for m in msgs]
-    out = featurize_fast(msgs, roles, counter, sys.modules[__name__])
+    out = featurize_fast(messages, counter, sys.modules[__name__])
     return out if out is not None else featurize_reference(messages, counter)
 
 
@@ -230,29 +232,3 @@ def featurize_reference(messages: list, counter: Callable[[str], int]) -> dict:
     return feature_dict(len(msgs), turns, n_tokens, a_tokens, names, responses, errors, think_blocks, think_tokens,
                         fences, count_self_corrections(agent_all), parse_errs, hints, _premature(roles, completed),
                         hint_first)
-
-
-def feature_dict(n_messages, turns, n_tokens, a_tokens, names, responses, errors, think_blocks, think_tokens,
-                 fences, self_corr, parse_errs, hints, premature, hint_first) -> dict:
-    return {
-        "n_messages": n_messages,
-        "n_turns": turns,
-        "n_tokens": n_tokens,
-        "tool_calls_total": float(sum(names.values())),
-        "tool_responses": float(responses),
-        "tool_errors": float(errors),
-        "tool_error_rate": errors / responses if responses else None,
-        "think_blocks": float(think_blocks),
-        "think_tokens": float(think_tokens),
-        "think_token_ratio": think_tokens / a_tokens if a_tokens else None,
-        "assistant_msgs": float(turns),
-        "assistant_tokens": float(a_tokens),
-        "mean_assistant_tokens": a_tokens / turns if turns else None,
-        "code_fence_blocks": float(fences),
-        "self_correction_hits": float(self_corr),
-        "parse_error_markers": float(parse_errs),
-        "hint_count": float(hints),
-        "premature_stop": premature,
-        "hint_first_turn": hint_first,
-        "tool_calls_by_name": _json.dumps(dict(sorted(names.items()))),
-    }
