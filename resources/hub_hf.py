@@ -196,8 +196,12 @@ class HfHub:
     def list_models(self, author=None):
         if not author:
             raise HubError(f"listing models on {self.endpoint} needs an author/org (the whole Hub is too large to list)")
-        ids = self._call(lambda: [m.id for m in self.api.list_models(author=author, sort="last_modified")], author, "model")
-        infos = [self.model_info(i) for i in ids]
+        # One listing call with each repo's sha: the sensor fetches files only for repos whose sha
+        # changed, so a tick costs one request plus one per changed repo (not one per repo).
+        models = self._call(
+            lambda: list(self.api.list_models(author=author, sort="last_modified", expand=["sha", "lastModified"])), author, "model"
+        )
+        infos = [RepoInfo(m.id, "model", m.sha or "", m.last_modified, []) for m in models]
         return sorted(infos, key=lambda i: i.last_modified.timestamp() if i.last_modified else 0.0, reverse=True)
 
     def _cache_dir(self) -> Path:

@@ -5,7 +5,7 @@ import dagster as dg
 from resources.hub import HubError, HubResource
 from resources.registry import RegistryResource
 from rl_assets.jobs.analyze import analyze_model
-from sensors.decide import LOGS_PREFIX, decide_checkpoints, is_base_model
+from sensors.decide import LOGS_PREFIX, InspectError, decide_checkpoints, is_base_model
 from sensors.instance_state import dump_cursor, last_data_version, load_cursor, watched_authors
 
 
@@ -28,13 +28,16 @@ def checkpoint_sensor(context: dg.SensorEvaluationContext, hub: HubResource, reg
         return dg.SkipReason(f"hub listing failed: {exc}")
 
     def inspect(repo_id):
-        info = infos.get(repo_id)
-        if info is None or not info.files:  # a listing without files: fetch this one repo only
-            info = client.model_info(repo_id)
-        if not info.has_weights:
-            return None, "no weights file (*.safetensors, *.bin, …) yet"
-        if is_base_model(models.models_by_name(repo_id)):
-            return None, "a base model in the registry (no base_model_id): nothing to compare it with"
+        try:
+            info = infos.get(repo_id)
+            if info is None or not info.files:  # a listing without files: fetch this one repo only
+                info = client.model_info(repo_id)
+            if not info.has_weights:
+                return None, "no weights file (*.safetensors, *.bin, …) yet"
+            if is_base_model(models.models_by_name(repo_id)):
+                return None, "a base model in the registry (no base_model_id): nothing to compare it with"
+        except Exception as exc:  # one repo's hub/registry error must not sink the whole tick
+            raise InspectError(f"{type(exc).__name__}: {exc}") from exc
         return info.revision_excluding(LOGS_PREFIX), ""
 
     decision = decide_checkpoints(

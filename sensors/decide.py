@@ -14,6 +14,10 @@ from rl_assets.partitions import InvalidRepoId, validate_repo_id
 LOGS_PREFIX = "training_logs"
 
 
+class InspectError(RuntimeError):
+    """Looking at one repo failed (hub or registry error): skip it this tick, retry next tick."""
+
+
 @dataclass
 class Decision:
     """The outcome of one tick: partitions to add, runs to request, skips with reasons."""
@@ -51,7 +55,11 @@ def decide_checkpoints(
             decision.skipped.append((repo_id, str(exc)))
             decision.cursor[repo_id] = f"{listing_rev}|invalid"
             continue
-        fingerprint, reason = inspect(repo_id)
+        try:
+            fingerprint, reason = inspect(repo_id)
+        except InspectError as exc:
+            decision.skipped.append((repo_id, f"{exc} (will retry next tick)"))
+            continue  # cursor untouched: the same listing revision is looked at again
         if fingerprint is None:
             decision.skipped.append((repo_id, reason))
             decision.cursor[repo_id] = f"{listing_rev}|skipped"

@@ -9,9 +9,22 @@ from pathlib import Path
 
 import pytest
 
-# Variables that would point a test at a developer's real folders or services.
+# Variables that would point a test at a developer's real folders, services or secrets.
 _ISOLATE = ("RLDELTA_STORAGE", "RLDELTA_REPORTS", "RLDELTA_HUB_DIR", "RLDELTA_REGISTRY_URL", "RLDELTA_CACHE",
-            "RLDELTA_HUB", "HF_ENDPOINT", "HF_HOME", "HF_HUB_CACHE", "SUPABASE_URL")
+            "RLDELTA_HUB", "HF_ENDPOINT", "HF_HOME", "HF_HUB_CACHE", "SUPABASE_URL", "SUPABASE_KEY",
+            "SUPABASE_SERVICE_ROLE_KEY", "HF_TOKEN", "OPENAI_API_KEY", "OPENAI_BASE_URL", "RLDELTA_JUDGE_MODEL",
+            "RLDELTA_ANNOTATOR_MODEL", "RLDELTA_WATCH_AUTHORS", "RLDELTA_COMPARE_BENCHMARK", "DAGSTER_HOME")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_session(tmp_path_factory):
+    """Every test starts from a throwaway home and no real services or keys, even module-scoped
+    fixtures that never ask for one (nothing is written into the checkout or a real home)."""
+    with pytest.MonkeyPatch.context() as mp:
+        for name in _ISOLATE:
+            mp.delenv(name, raising=False)
+        mp.setenv("RLDELTA_HOME", str(tmp_path_factory.mktemp("session-home")))
+        yield
 
 
 @pytest.fixture

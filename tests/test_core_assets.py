@@ -107,3 +107,12 @@ def test_explicit_sources_override_the_registry(world, tmp_path):
     world.add_dynamic_partitions("models", ["org/unregistered-8B"])
     result = dg.materialize([eval_pair], instance=world, partition_key="org/unregistered-8B", resources=resources)
     assert result.output_for_node("eval_pair")["selection"] == "explicit"
+
+
+@pytest.mark.parametrize("content", ["{not json", "[1, 2]"])
+def test_malformed_rl_config_fails_naming_repo_and_file(world, tmp_path, content):
+    (tmp_path / "home" / "hub" / "models" / "org" / "rl-7-8B" / "rl_config.json").write_text(content)
+    result = dg.materialize([checkpoint], instance=world, partition_key=MODEL, resources=RESOURCES, raise_on_error=False)
+    failure = [e for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_FAILURE][0]
+    message = failure.event_specific_data.error.message
+    assert MODEL in message and "rl_config.json" in message

@@ -124,3 +124,17 @@ def test_scores_and_links():
     assert job_score({"metrics": {"x": 1}}) is None
     assert dataset_id_from_link("https://huggingface.co/datasets/org/name/tree/main") == "org/name"
     assert dataset_id_from_link("datasets/org/name") == "org/name"
+
+
+def test_unscored_pairs_list_last_and_bad_timestamps_name_the_row(registry):
+    registry.insert("benchmarks", [{"id": "b-unscored", "name": "unscored-bench"}])
+    registry.insert("sandbox_jobs", [
+        {**job("post-u", "m-rl", "b-unscored", at(3)), "metrics": {}},
+        {**job("base-u", "m-base", "b-unscored", at(-95)), "metrics": {}},
+    ])
+    table = resolve_eval_pair(registry, "org/rl-8B")["table"]
+    assert table["matched"][-1]["benchmark"] == "unscored-bench" and table["matched"][-1]["delta"] is None
+    with pytest.raises(ResolutionError, match=r"sandbox_jobs\[x\]\.ended_at: 'yesterday'"):
+        from rl_assets.analysis.eval_resolution import recency_key
+
+        recency_key({"id": "x", "ended_at": "yesterday"})

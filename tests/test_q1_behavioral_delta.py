@@ -118,3 +118,9 @@ def test_full_schema_table_is_accepted():
             full = full.append_column(field.name, pa.nulls(len(full), field.type))
     r = compute_behavioral_delta(full, full, n_boot=100)
     assert all(f["delta"] == 0 and not f["significant"] for f in r["features"])
+
+
+def test_too_few_common_tasks_says_not_enough_data_not_no_change():
+    r = compute_behavioral_delta(make_side(1, n_tasks=2), make_side(2, n_tasks=2), n_boot=200)
+    assert any("not enough data to test" in line for line in r["summary"])
+    assert not any("No behavioural feature changed" in line for line in r["summary"])

@@ -107,3 +107,10 @@ def test_findings_tolerate_missing_and_partial_reports():
                                               "most_changed": {"post_rl_win_rate_decisive": {"count": 0, "share": None}}}}
     lines = judge_findings(judge)
     assert "post-RL wins 0.70 [0.40, 0.89]" in lines[0] and lines[1] == "judge probe most_changed: no decisive pairs"
+
+
+def test_findings_say_not_comparable_or_not_enough_data_instead_of_no_change():
+    assert q1_findings({"invalid_for_comparison": "the two sides share no tasks", "features": []}) == [
+        "Q1: not comparable — the two sides share no tasks"]
+    lines = q1_findings({"features": [{"feature": "tool_errors", "not_enough_data": "2 common tasks"}]})
+    assert lines[0] == "Q1: not enough data to test behavioural features"

@@ -79,3 +79,17 @@ def test_registry_fingerprint_changes_only_with_finished_jobs():
     cursor = {"a/x-8B": eval_jobs_fingerprint(jobs)}
     d = decide_fingerprints({"a/x-8B": eval_jobs_fingerprint(finished)}, cursor, cursor, "evals")
     assert len(d.runs) == 1
+
+
+def test_a_failing_repo_is_skipped_and_retried_without_sinking_the_tick():
+    from sensors.decide import InspectError
+
+    def inspect(repo):
+        if repo == "org/flaky-8B":
+            raise InspectError("HubUnavailableError: 503")
+        return "fp", ""
+
+    listing = [("org/flaky-8B", "r1"), ("org/ok-8B", "r1")]
+    d = decide_checkpoints(listing, {}, inspect, lambda r: None)
+    assert d.runs == [("org/ok-8B", "org/ok-8B@fp")]
+    assert "retry" in dict(d.skipped)["org/flaky-8B"] and "org/flaky-8B" not in d.cursor

@@ -155,3 +155,13 @@ def test_environment_chooses_the_backends(rldelta_home, monkeypatch):
     assert HubResource().resolved_backend() == "local"  # an explicit choice beats a mirror setting
     monkeypatch.setenv("SUPABASE_URL", "http://127.0.0.1:9")
     assert RegistryResource().resolved_backend() == "supabase"
+
+
+def test_listing_is_one_request_whatever_the_number_of_repos(world, hub_server):
+    # The checkpoint sensor lists every tick: it must not fetch each repo's files to do so.
+    _, hf = world
+    hub_server.requests.clear()
+    infos = hf.list_models("org")
+    assert len(infos) == 2 and all(i.revision and not i.files for i in infos)
+    assert [p for _, p, _ in hub_server.requests if p.startswith("/api/models")] == [p for _, p, _ in hub_server.requests]
+    assert len(hub_server.requests) == 1

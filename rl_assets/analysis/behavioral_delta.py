@@ -237,7 +237,11 @@ def summary_lines(r: dict) -> list[str]:
         lines.append(f"**{f['feature']}** {word}: {fmt_num(f['before'])} → {fmt_num(f['after'])} "
                      f"(Δ {fmt_signed(f['delta'])}, CI {fmt_num(f['lo'])} to {fmt_num(f['hi'])}, "
                      f"d = {fmt_num(f.get('effect_size'), 2)}, Holm p = {fmt_p(f['p_holm'])}).")
-    if not sig:
+    tested = [f for f in r["features"] if not f.get("not_enough_data")]
+    if not tested:
+        lines.append("Behavioural features: not enough data to test any of them "
+                     f"({r['features'][0]['not_enough_data'] if r['features'] else 'no features'}).")
+    elif not sig:
         lines.append("No behavioural feature changed significantly after the Holm correction.")
     if nominal:
         lines.append("Nominal only (95% CI excludes 0 but not after correcting for "

@@ -1,8 +1,9 @@
 """Cross-model comparison on ONE pinned benchmark (seed 000's hardest-learned rule).
 
 A per-model "best" benchmark flatters every model and once corrupted a 9-model study, so this
-compares every model's post-RL vs baseline change on the same benchmark, each against that
-benchmark's noise floor, and refuses to rank rows that come from different benchmarks.
+compares every model's post-RL vs baseline change on the same benchmark, each against its own
+noise floor on that benchmark, and refuses to rank rows that come from different benchmarks.
+Intervals and tests come from rl_assets.analysis.stats, so "significant" means what it means in Q1.
 """
 
 from __future__ import annotations
@@ -11,9 +12,8 @@ import math
 
 import numpy as np
 
-from rl_assets.analysis.stats import mcnemar_exact, minimum_detectable_effect, wilson_interval
-
-MIN_TASKS = 5  # below this a model's delta is reported as not enough data, not ranked
+from rl_assets.analysis.behavioral_delta import PASS_THRESHOLD
+from rl_assets.analysis.stats import NotEnoughData, mcnemar_exact, minimum_detectable_effect, paired_bootstrap_arrays
 
 
 class MixedBenchmarksError(ValueError):
@@ -30,57 +30,59 @@ def task_pass_rates(rows: list[dict]) -> dict[str, float]:
     return {task: float(np.mean(v)) for task, v in by_task.items()}
 
 
-def model_row(model_id: str, baseline: dict[str, float], post: dict[str, float]) -> dict:
+def noise_floor(baseline_rate: float, n_tasks: int) -> float:
+    """95% half-width of the difference between two independent evals at this rate on n tasks.
+
+    A change smaller than this is what re-running the same eval alone produces.
+    """
+    if n_tasks <= 0 or not 0 < baseline_rate < 1:
+        return math.nan
+    return 1.96 * math.sqrt(2 * baseline_rate * (1 - baseline_rate) / n_tasks)
+
+
+def model_row(model_id: str, baseline: dict[str, float], post: dict[str, float], n_boot: int = 2000, seed: int = 0) -> dict:
     """One model's paired change on the common tasks of the pinned benchmark."""
     common = sorted(set(baseline) & set(post))
     n = len(common)
     row = {"model_id": model_id, "n_common_tasks": n, "n_baseline_tasks": len(baseline), "n_post_tasks": len(post)}
-    if n < MIN_TASKS:
-        return {**row, "status": f"not enough data: {n} common task(s) (< {MIN_TASKS})"}
     b = np.array([baseline[t] for t in common])
     a = np.array([post[t] for t in common])
-    diffs = a - b
-    se = float(diffs.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
-    # McNemar on task-level outcomes: a task passes when most of its attempts pass.
-    b_pass, a_pass = b >= 0.5, a >= 0.5
+    result = paired_bootstrap_arrays(b, a, n_boot=n_boot, seed=seed)
+    if isinstance(result, NotEnoughData):
+        return {**row, "status": f"not enough data: {result.reason}"}
+    # McNemar on task-level outcomes, with Q1's rule for when a task passes.
+    b_pass, a_pass = b >= PASS_THRESHOLD, a >= PASS_THRESHOLD
     lost, gained = int((b_pass & ~a_pass).sum()), int((~b_pass & a_pass).sum())
-    lo, hi = wilson_interval(int(a_pass.sum()), n)
+    floor = noise_floor(float(b.mean()), n)
     return {
         **row,
         "status": "ok",
         "baseline_rate": float(b.mean()),
         "post_rate": float(a.mean()),
-        "delta": float(diffs.mean()),
-        "se": se,
-        "ci95": [float(diffs.mean() - 1.96 * se), float(diffs.mean() + 1.96 * se)],
-        "post_task_pass_wilson": [lo, hi],
+        "delta": result.estimate,
+        "se": result.se,
+        "ci95": [result.lo, result.hi],
+        "significant": result.excludes_zero,
+        "noise_floor": floor,
+        "mde_80_power": minimum_detectable_effect(float(b.mean()), n),
+        "above_noise_floor": bool(abs(result.estimate) > floor) if not math.isnan(floor) else None,
         "mcnemar": {"newly_failing": lost, "newly_passing": gained, "p": mcnemar_exact(lost, gained)},
     }
 
 
 def compare(benchmark: dict, rows: list[dict], excluded: list[dict]) -> dict:
-    """Rank models by delta on one benchmark, each judged against the benchmark's noise floor."""
+    """Rank models by delta on one benchmark; each row carries its own noise floor and interval."""
     benchmarks = {r.get("benchmark_id") for r in rows}
-    if len(benchmarks - {benchmark["id"]}) > 0:
+    if benchmarks - {benchmark["id"]}:
         raise MixedBenchmarksError(
             f"refusing to rank: rows come from benchmarks {sorted(map(str, benchmarks))}, not only the pinned {benchmark['name']}"
         )
     ok = [r for r in rows if r["status"] == "ok"]
-    n_tasks = max((r["n_common_tasks"] for r in ok), default=0)
-    pooled = float(np.mean([r["baseline_rate"] for r in ok])) if ok else math.nan
-    usable = ok and 0 < pooled < 1
-    # Noise floor: the 95% half-width of the difference between two independent evals of the same
-    # model on this benchmark (binomial SE at the pooled baseline rate, N tasks) — a change below it
-    # is what re-running the eval alone produces. The MDE (80% power) is reported beside it.
-    floor = 1.96 * math.sqrt(2 * pooled * (1 - pooled) / n_tasks) if usable else math.nan
-    mde = minimum_detectable_effect(pooled, n_tasks) if usable else math.nan
-    for r in ok:
-        r["above_noise_floor"] = bool(abs(r["delta"]) > floor) if not math.isnan(floor) else None
-    ranked = sorted(ok, key=lambda r: r["delta"], reverse=True)
     return {
         "benchmark": benchmark,
-        "noise_floor": {"half_width_95": floor, "mde_80_power": mde, "pooled_baseline_rate": pooled, "n_tasks": n_tasks},
-        "ranked": ranked,
+        "ranking_rule": "by paired change in task pass rate; a change counts only when its 95% interval excludes 0 "
+        "and it exceeds that model's noise floor (two evals' difference at its baseline rate and task count)",
+        "ranked": sorted(ok, key=lambda r: r["delta"], reverse=True),
         "not_enough_data": [r for r in rows if r["status"] != "ok"],
         "excluded": excluded,
     }

@@ -12,6 +12,7 @@ Rules (seed-pipeline §3, with its bugs fixed):
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timezone
 
 SCORE_KEYS = ("accuracy", "mean_reward", "Mean", "MeanDropEI", "reward", "score", "pass_rate")
@@ -23,12 +24,20 @@ class ResolutionError(ValueError):
     """The model cannot be resolved (unknown id, no base model, unknown benchmark …)."""
 
 
-def parse_ts(value) -> datetime | None:
-    """ISO string or datetime -> aware UTC datetime (naive values are taken as UTC)."""
+def parse_ts(value, where: str = "") -> datetime | None:
+    """ISO string or datetime -> aware UTC datetime (naive values are taken as UTC).
+
+    `where` names the row and column for the error message (e.g. "sandbox_jobs[abc].ended_at").
+    """
     if value is None or value == "":
         return None
     if isinstance(value, str):
-        value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        try:
+            value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError as exc:
+            raise ResolutionError(f"{where or 'timestamp'}: {value!r} is not an ISO-8601 time") from exc
+    elif not isinstance(value, datetime):
+        raise ResolutionError(f"{where or 'timestamp'}: {value!r} is not a time")
     if value.tzinfo is None:
         value = value.replace(tzinfo=timezone.utc)
     return value.astimezone(timezone.utc)
@@ -67,7 +76,7 @@ def job_score(job: dict, score_key: str | None = None) -> float | None:
 
 
 def recency_key(job: dict) -> tuple:
-    return tuple(parse_ts(job.get(k)) or _OLDEST for k in ("ended_at", "started_at", "created_at"))
+    return tuple(parse_ts(job.get(k), f"sandbox_jobs[{job.get('id')}].{k}") or _OLDEST for k in ("ended_at", "started_at", "created_at"))
 
 
 def usable_jobs(jobs: list[dict], include_unfinished: bool = False) -> tuple[list[dict], list[str]]:
@@ -115,7 +124,8 @@ def pair_table(post_jobs, base_jobs, benchmark_names: dict[str, str], score_key=
                 "baseline_ended_at": b and iso(b.get("ended_at")),
             }
         )
-    matched = sorted((r for r in rows if r["post_job_id"] and r["baseline_job_id"]), key=lambda r: -1e9 if r["delta"] is None else -r["delta"])
+    # Largest delta first; pairs without a numeric delta (unscored jobs) last.
+    matched = sorted((r for r in rows if r["post_job_id"] and r["baseline_job_id"]), key=lambda r: math.inf if r["delta"] is None else -r["delta"])
     return {
         "matched": matched,
         "post_only": [r for r in rows if r["post_job_id"] and not r["baseline_job_id"]],

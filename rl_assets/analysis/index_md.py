@@ -23,8 +23,12 @@ ICON = {"materialized": "✅", "failed": "❌", "not applicable": "➖", "runnin
 def q1_findings(report: dict | None) -> list[str]:
     if report is None:
         return ["Q1 behavioural delta: not produced"]
+    if report.get("invalid_for_comparison"):
+        return [f"Q1: not comparable — {report['invalid_for_comparison']}"]
     sig = [f for f in report.get("features", []) if f.get("significant")]
-    if not sig:
+    if report.get("features") and all(f.get("not_enough_data") for f in report["features"]):
+        lines = ["Q1: not enough data to test behavioural features"]
+    elif not sig:
         lines = ["Q1: no behavioural feature changed significantly (Holm-corrected)"]
     else:
         lines = ["Q1 significant changes: " + ", ".join(

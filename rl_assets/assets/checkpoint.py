@@ -33,6 +33,20 @@ def find_job_name(repo_id: str, rl_config: dict | None, yaml_config: dict | None
     return None, "no rl_config and no -<step>-<size> suffix to strip"
 
 
+class BadRepoFile(ValueError):
+    """A config file in the model repo cannot be read; the message names repo, file and revision."""
+
+
+def _load_config(path, parse, repo_id: str, revision: str) -> dict:
+    try:
+        value = parse(path.read_text(errors="replace"))
+    except (ValueError, yaml.YAMLError) as exc:
+        raise BadRepoFile(f"{repo_id}@{revision[:12]}: {path.name} is not valid ({type(exc).__name__}: {exc})") from exc
+    if not isinstance(value, dict):
+        raise BadRepoFile(f"{repo_id}@{revision[:12]}: {path.name} must hold a mapping, found {type(value).__name__}")
+    return value
+
+
 def read_manifest(hub: HubBackend, repo_id: str, rl_traces_orgs: list[str]) -> dict:
     """Everything the preflight needs, read once (raises RepoNotFoundError naming the repo)."""
     info = hub.model_info(repo_id)
@@ -40,10 +54,10 @@ def read_manifest(hub: HubBackend, repo_id: str, rl_traces_orgs: list[str]) -> d
     folder = hub.download(repo_id, "model", allow_patterns=present, revision=info.revision) if present else None
     rl_config = yaml_config = None
     if "rl_config.json" in present:
-        rl_config = json.loads((folder / "rl_config.json").read_text())
+        rl_config = _load_config(folder / "rl_config.json", json.loads, repo_id, info.revision)
     for name in ("rl_config.yaml", "rl_config.yml"):
         if name in present:
-            yaml_config = yaml.safe_load((folder / name).read_text())
+            yaml_config = _load_config(folder / name, yaml.safe_load, repo_id, info.revision)
     readme = (folder / "README.md").read_text(errors="replace") if "README.md" in present else None
     job_name, job_source = find_job_name(repo_id, rl_config, yaml_config)
 
@@ -109,7 +123,7 @@ def checkpoint(context: dg.AssetExecutionContext, hub: HubResource, settings: An
     try:
         validate_repo_id(repo_id)
         manifest = read_manifest(hub.client(), repo_id, list(settings.rl_traces_orgs))
-    except (InvalidRepoId, RepoNotFoundError) as exc:
+    except (InvalidRepoId, RepoNotFoundError, BadRepoFile) as exc:
         raise dg.Failure(description=f"checkpoint {repo_id}: {exc}", allow_retries=False) from exc
     except HubError as exc:
         raise dg.Failure(description=f"checkpoint {repo_id}: hub error: {exc}") from exc

@@ -10,6 +10,7 @@ from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.comparison import compare, model_row, task_pass_rates
 from rl_assets.analysis.eval_resolution import ResolutionError
+from rl_assets.ingest import IngestError
 from rl_assets.analysis.report_md import fmt_ci, fmt_num, fmt_p, fmt_signed, jsonable, md_table
 from rl_assets.fileutil import atomic_write_bytes, atomic_write_json, atomic_write_text
 from rl_assets.partitions import slug
@@ -27,29 +28,33 @@ def pinned_side_rows(client, spec: str, name: str, settings: AnalysisSettings) -
     """Ingest one pinned eval dataset once per revision (re-used across runs) and return light rows."""
     from rl_assets.ingest import ingest_source, read_traces
 
-    revision = client.dataset_info(spec).revision
+    # Everything that changes the table's rows: a run with a row cap must not leave a truncated
+    # table that a later full run reuses.
+    key = {"source": spec, "revision": client.dataset_info(spec).revision, "max_rows": settings.max_rows,
+           "tokenizer": settings.tokenizer}
     out = tables_dir() / "model_comparison" / f"{name}.parquet"
     stamp = out.with_suffix(".json")
-    if not (out.exists() and stamp.exists() and json.loads(stamp.read_text()).get("revision") == revision):
+    if not (out.exists() and stamp.exists() and json.loads(stamp.read_text()) == key):
         ingest_source(spec, out, hub=client, max_rows=settings.max_rows, tokenizer=settings.tokenizer)
-        atomic_write_json(stamp, {"source": spec, "revision": revision})
+        atomic_write_json(stamp, key)
     return read_traces(out, columns=COLUMNS).to_pylist()
 
 
 def render(result: dict) -> str:
-    bench, floor = result["benchmark"], result["noise_floor"]
+    bench = result["benchmark"]
     lines = [
         f"# Model comparison on {bench['name']} ({bench['id']})",
         "",
         "Every model is compared on this one pinned benchmark; rows from other benchmarks are never ranked together.",
-        f"Noise floor (95% half-width of two evals' difference at the pooled baseline rate {fmt_num(floor['pooled_baseline_rate'])}, {floor['n_tasks']} tasks): ±{fmt_num(floor['half_width_95'])}; "
-        f"minimum detectable change at 80% power: {fmt_num(floor['mde_80_power'])}",
+        f"Ranking: {result['ranking_rule']}. Δ is the mean per-task change in pass rate on common tasks, with a "
+        "task-clustered bootstrap 95% interval; McNemar is exact on task-level flips.",
         "",
         md_table(
-            ["model", "tasks", "baseline", "post-RL", "Δ", "95% CI", "McNemar p", "beyond noise floor"],
+            ["model", "tasks", "baseline", "post-RL", "Δ", "95% CI", "noise floor ±", "McNemar p", "real change"],
             [
                 [r["model_id"], r["n_common_tasks"], fmt_num(r["baseline_rate"]), fmt_num(r["post_rate"]), fmt_signed(r["delta"]),
-                 fmt_ci(*r["ci95"], signed=True), fmt_p(r["mcnemar"]["p"]), r["above_noise_floor"]]
+                 fmt_ci(*r["ci95"], signed=True), fmt_num(r["noise_floor"]), fmt_p(r["mcnemar"]["p"]),
+                 "yes" if r["significant"] and r["above_noise_floor"] else "no"]
                 for r in result["ranked"]
             ],
         ),
@@ -72,13 +77,15 @@ def plot(result: dict) -> bytes:
     fig, ax = plt.subplots(figsize=(8, 1.2 + 0.5 * max(1, len(rows))))
     ys = range(len(rows))
     ax.errorbar([r["delta"] for r in rows], list(ys), xerr=[[r["delta"] - r["ci95"][0] for r in rows], [r["ci95"][1] - r["delta"] for r in rows]], fmt="o")
-    floor = result["noise_floor"]["half_width_95"]
-    if floor == floor:  # not NaN
-        ax.axvspan(-floor, floor, color="grey", alpha=0.2, label="noise floor")
+    for y, r in zip(ys, rows):  # each model's own noise floor (its baseline rate and task count)
+        if r["noise_floor"] == r["noise_floor"]:
+            ax.plot([-r["noise_floor"], r["noise_floor"]], [y, y], color="grey", lw=6, alpha=0.3,
+                    label="noise floor" if y == 0 else None)
     ax.axvline(0, color="black", lw=0.8)
     ax.set_yticks(list(ys), [r["model_id"] for r in rows])
     ax.set_xlabel(f"post-RL − baseline pass rate on {result['benchmark']['name']}")
-    ax.legend(loc="lower right")
+    if ax.get_legend_handles_labels()[1]:
+        ax.legend(loc="lower right")
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110)
@@ -104,10 +111,12 @@ def model_comparison(context: dg.AssetExecutionContext, config: ComparisonConfig
                 raise ResolutionError(f"no matched pair on {bench['name']} ({pair['reason']})")
             base = task_pass_rates(pinned_side_rows(client, pair["baseline_eval"], f"{slug(model_id)}--baseline", settings))
             post = task_pass_rates(pinned_side_rows(client, pair["post_rl_eval"], f"{slug(model_id)}--post", settings))
-        except (ResolutionError, HubError) as exc:
-            excluded.append({"model_id": model_id, "reason": str(exc)})
+        except (ResolutionError, HubError, IngestError, OSError, ValueError) as exc:
+            # One model's bad data excludes that model, with the reason; it never sinks the comparison.
+            excluded.append({"model_id": model_id, "reason": f"{type(exc).__name__}: {exc}"})
             continue
-        rows.append({**model_row(model_id, base, post), "benchmark_id": bench["id"]})
+        row = model_row(model_id, base, post, n_boot=settings.n_boot, seed=settings.seed)
+        rows.append({**row, "benchmark_id": pair["benchmark_id"]})
     result = compare({"id": bench["id"], "name": bench["name"]}, rows, excluded)
     out = reports_root() / "model_comparison"
     markdown = render(result)
@@ -119,7 +128,7 @@ def model_comparison(context: dg.AssetExecutionContext, config: ComparisonConfig
             "benchmark": bench["name"],
             "models_ranked": len(result["ranked"]),
             "models_excluded": len(excluded),
-            "noise_floor": jsonable(result["noise_floor"]["half_width_95"]) or "n/a",
+            "real_changes": sum(bool(r["significant"] and r["above_noise_floor"]) for r in result["ranked"]),
             "comparison": dg.MetadataValue.md(markdown),
             "plot": dg.MetadataValue.path(str(out / "comparison.png")),
         }

@@ -143,12 +143,19 @@ def analysis_index(context: dg.AssetExecutionContext):
     folder = report_dir(partition)
     statuses = [asset_status(context.instance, key, partition, group=group, step=step, report_folder=folder)
                 for key, (group, step) in ANALYSIS_ASSETS.items()]
-    findings = (q1_findings(_read_json(folder / "Q1_behavioral_delta" / "report.json"))
-                + judge_findings(_read_json(folder / "Q1_llm_judge" / "report.json"))
-                + audit_findings(_read_json(folder / "audit" / "audit.json")))
+    status_of = {x["asset"]: x["status"] for x in statuses}
+
+    def fresh(asset: str, lines: list[str]) -> list[str]:
+        # A report file outlives a failed rerun: say so rather than present it as current.
+        state = status_of.get(asset)
+        return lines if state in ("materialized", "not applicable") else [f"(stale: {asset} is {state}) {ln}" for ln in lines]
+
+    findings = (fresh("behavioral_delta", q1_findings(_read_json(folder / "Q1_behavioral_delta" / "report.json")))
+                + fresh("judge_verdicts", judge_findings(_read_json(folder / "Q1_llm_judge" / "report.json")))
+                + fresh("learning_audit", audit_findings(_read_json(folder / "audit" / "audit.json"))))
     overlay = _read_json(folder / "Q3_temporal_overlay" / "overlay.json")
     if overlay is not None:
-        findings += [f"Q3 overlay: {n}" for n in overlay.get("notes", [])]
+        findings += fresh("eval_temporal_overlay", [f"Q3 overlay: {n}" for n in overlay.get("notes", [])])
     now = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
     text = render_index(partition, now, statuses, output_files(folder), findings)
     atomic_write_text(folder / "INDEX.md", text)

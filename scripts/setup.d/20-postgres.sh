@@ -20,7 +20,8 @@ find_bin() {
 BIN="$(find_bin)"
 if [ -z "$BIN" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   say "no PostgreSQL server binaries; installing the Debian package (apt-get install postgresql)"
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; } >&2 \
+  { timeout 300 apt-get -o Acquire::Retries=1 update -qq \
+    && DEBIAN_FRONTEND=noninteractive timeout 600 apt-get -o DPkg::Lock::Timeout=60 install -y -qq postgresql; } >&2 \
     || skip "apt-get install postgresql failed (no package mirror reachable?)"
   BIN="$(find_bin)"
 fi

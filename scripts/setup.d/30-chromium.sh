@@ -12,7 +12,9 @@ find_browser() {
 if ! browser=$(find_browser); then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
     echo "30-chromium: installing chromium with apt-get (one-off, ~100 MB)" >&2
-    { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; } >&2 \
+    # Bounded: an unreachable mirror must not stall the test run (the browser tests then skip).
+    { timeout 300 apt-get -o Acquire::Retries=1 update \
+      && DEBIAN_FRONTEND=noninteractive timeout 600 apt-get -o DPkg::Lock::Timeout=60 install -y chromium; } >&2 \
       || echo "30-chromium: apt-get install chromium failed" >&2
   else
     echo "30-chromium: no chromium and no root apt-get; install the 'chromium' package to run the browser tests" >&2
