@@ -251,6 +251,11 @@ class HubResource(dg.ConfigurableResource):
     timeout_s: float = 30.0
     max_retries: int = 4
 
+    def __repr_args__(self):
+        """repr()/str() without the secret: ``token`` shows as "***" when set."""
+        for name, value in super().__repr_args__():
+            yield name, ("***" if name == "token" and value else value)
+
     def resolved_backend(self) -> str:
         if self.backend:
             return self.backend

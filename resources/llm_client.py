@@ -60,7 +60,7 @@ class LLMClient:
     ledger: Ledger | None
     budget: Budget
     price: tuple[float, float]
-    openai_client: Any = None
+    openai_client: Any = field(default=None, repr=False)
     concurrency: int = 4
     max_retries: int = 4
     backoff_base_s: float = 2.0
@@ -71,7 +71,7 @@ class LLMClient:
     partition: str = ""
     purpose: str = ""
     force: bool = False
-    secrets: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = field(default=(), repr=False)  # never in repr(): it is the API key
     log: Callable[[str], None] = _log.info
     counters: dict = field(default_factory=dict)
 
@@ -88,6 +88,10 @@ class LLMClient:
         for secret in self.secrets:
             if secret:
                 text = text.replace(secret, "***")
+        # OpenAI's 401 echoes a masked key ("sk-abc...wxyz"): its visible ends identify the key too.
+        for secret in self.secrets:
+            if secret and len(secret) >= 12:
+                text = text.replace(secret[:6], "***").replace(secret[-4:], "***")
         return text
 
     # ---- one HTTP call with retries and the budget guard ------------------------------------

@@ -174,6 +174,11 @@ class RegistryResource(dg.ConfigurableResource):
     supabase_key: str | None = None
     page_size: int = 1000
 
+    def __repr_args__(self):
+        """repr()/str() without the secret: ``supabase_key`` shows as "***" when set."""
+        for name, value in super().__repr_args__():
+            yield name, ("***" if name == "supabase_key" and value else value)
+
     def resolved_backend(self) -> str:
         if self.backend:
             return self.backend

@@ -44,16 +44,64 @@ def rollouts(n_bins=10, per_bin=150, seed=0):
     return pd.DataFrame(rows)
 
 
-def test_bin_rollouts_reward_rate_drops_infra_and_has_wilson_ci():
+def test_bin_rollouts_mean_reward_drops_infra_and_has_wilson_ci_and_a_secondary_share():
     df = rollouts(n_bins=3, per_bin=50)
     bins, info, dated, edges = bin_rollouts(df, 4)
     first = df[df["date"] < edges[1]]
     k = int((first["reward"].fillna(0) > 0).sum())
     n = int((~first["is_infra_error"]).sum())
     assert bins.loc[0, "n"] == 50 and bins.loc[0, "n_counted"] == n
-    assert bins.loc[0, "reward_rate"] == pytest.approx(k / n)
-    assert (bins.loc[0, "reward_lo"], bins.loc[0, "reward_hi"]) == pytest.approx(wilson_interval(k, n))
+    assert bins.loc[0, "mean_reward"] == pytest.approx(k / n)  # binary rewards: mean = share
+    assert bins.loc[0, "mean_reward_ci"] == "wilson"
+    assert (bins.loc[0, "mean_reward_lo"], bins.loc[0, "mean_reward_hi"]) == pytest.approx(wilson_interval(k, n))
+    assert bins.loc[0, "share_reward_gt0"] == pytest.approx(k / n)
+    assert (bins.loc[0, "share_reward_gt0_lo"], bins.loc[0, "share_reward_gt0_hi"]) == pytest.approx(wilson_interval(k, n))
+    assert "reward_rate" not in bins.columns  # the ambiguous name is gone
     assert "infrastructure errors" in info["reward_definition"] and len(dated) == 150
+
+
+def graded_rollouts():
+    """Non-binary rewards, agent errors (count 0) and infra errors (dropped) in three 4 h bins."""
+    t0 = pd.Timestamp("2026-05-20T01:00Z")
+    rows = []
+    for h, rewards in enumerate([[0.25, 0.5, None], [1.0, 0.0, 0.75, None], [0.5, 0.5]]):
+        for j, r in enumerate(rewards):
+            rows.append({"date": t0 + pd.Timedelta(hours=4 * h, minutes=j), "task_id": f"t{j}", "reward": r,
+                         "error_type": "AgentTimeoutError" if r is None else None, "is_infra_error": False})
+        rows.append({"date": t0 + pd.Timedelta(hours=4 * h), "task_id": "tx", "reward": 1.0,
+                     "error_type": "DaytonaError", "is_infra_error": True})
+    return pd.DataFrame(rows)
+
+
+def test_q2_bin_table_and_q3_overlay_rl_line_agree_exactly_on_the_same_rollouts():
+    from rl_assets.analysis.overlay import rl_line
+
+    for df in (graded_rollouts(), rollouts(n_bins=4, per_bin=40)):
+        bins, _, _, _ = bin_rollouts(df, 4)
+        line = rl_line(df, 4)
+        assert [p["mean_reward"] for p in line["points"]] == bins["mean_reward"].tolist()
+        assert [p["mean_reward_ci"] for p in line["points"]] == bins[["mean_reward_lo", "mean_reward_hi"]].values.tolist()
+        assert [p["n"] for p in line["points"]] == bins["n_counted"].tolist()
+    bins, _, _, _ = bin_rollouts(graded_rollouts(), 4)
+    # errors count 0, infra dropped: (0.25 + 0.5 + 0) / 3, (1 + 0 + 0.75 + 0) / 4, (0.5 + 0.5) / 2
+    assert bins["mean_reward"].tolist() == pytest.approx([0.25, 0.4375, 0.5])
+    assert bins["share_reward_gt0"].tolist() == pytest.approx([2 / 3, 0.5, 1.0])  # secondary column differs
+    assert bins["mean_reward_ci"].tolist() == ["t", "t", "t"]
+
+
+def test_reward_summary_t_interval_and_t_quantiles():
+    from rl_assets.analysis.temporal import reward_summary, t_quantile_975
+
+    # textbook two-sided 95% Student t critical values
+    for df, t in [(1, 12.7062), (2, 4.3027), (4, 2.7764), (9, 2.2622), (29, 2.0452), (120, 1.9799)]:
+        assert t_quantile_975(df) == pytest.approx(t, abs=1e-4)
+    x = [0.25, 0.5, 0.0, 0.75]
+    out = reward_summary(x)
+    half = 3.182446 * np.std(x, ddof=1) / 2
+    assert out["ci_method"] == "t" and out["mean"] == pytest.approx(0.375)
+    assert (out["lo"], out["hi"]) == pytest.approx((0.375 - half, 0.375 + half), abs=1e-6)
+    assert reward_summary([0.0, 1.0, 1.0])["ci_method"] == "wilson"
+    assert np.isnan(reward_summary([0.5])["lo"]) and reward_summary([])["n"] == 0
 
 
 def test_attribution_names_the_driving_feature_not_the_noise_or_the_co_trend():

@@ -19,10 +19,31 @@ def test_best_checkpoint_never_first_save_and_infers_save_every():
     steps = pd.DataFrame({"step": range(1, 61), "reward": [1.0 if s <= 10 else 0.5 for s in range(1, 61)]})
     steps.loc[steps["step"].isin([15, 30, 45]), "timing/save_checkpoints"] = 3.0
     best = tm.best_checkpoint(steps)
-    assert best["save_every"] == 15 and "gcd" in best["save_every_source"]
+    assert best["save_every"] == 15 and "most common gap" in best["save_every_source"]
     assert best["best_step"] == 30  # 15 would have the higher EMA but is the first save
     assert tm.best_checkpoint(steps.drop(columns="timing/save_checkpoints"))["save_every"] == 20
-    assert tm.best_checkpoint(steps.head(30), save_every=20)["status"].startswith("no eligible")
+    no_timer = steps.head(30).drop(columns="timing/save_checkpoints")
+    assert tm.best_checkpoint(no_timer, save_every=20)["status"].startswith("no eligible")
+
+
+def test_off_interval_final_save_does_not_make_every_step_eligible():
+    # saves at 20, 40 and a final save at 47: a GCD would give save_every = 1 and make every step >= 2 eligible
+    rewards = {s: 0.2 for s in range(1, 51)}
+    rewards.update({5: 1.0, 6: 1.0, 7: 1.0, 33: 0.9, 34: 0.9, 35: 0.9})  # high EMA at unsaved steps
+    steps = pd.DataFrame({"step": list(rewards), "reward": list(rewards.values())})
+    steps.loc[steps["step"].isin([20, 40, 47]), "timing/save_checkpoints"] = 3.0
+    assert tm.interval_from_saves([20, 40, 47]) == 20
+    assert tm.interval_from_saves([120, 140, 160]) == 20  # a resumed run: the gap from step 0 is one odd gap
+    assert tm.interval_from_saves([10, 15, 20, 25]) == 5  # gaps from 0: 10, 5, 5, 5
+    assert tm.interval_from_saves([10, 20, 25, 30]) == 5  # gaps 10, 10, 5, 5: a tie -> the smaller
+    assert tm.interval_from_saves([30]) == 30
+    best = tm.best_checkpoint(steps)
+    assert best["save_every"] == 20 and best["save_steps"] == [20, 40, 47]
+    eligible = sorted(int(r["step"]) for r in best["table"] if r["eligible"])
+    assert eligible == [40, 47]  # steps that saved, never the first save (20)
+    assert best["best_step"] == 40  # EMA after the step-33..35 bump is higher at 40 than at 47
+    # with a given interval, the recorded saves still decide eligibility
+    assert sorted(int(r["step"]) for r in tm.best_checkpoint(steps, save_every=20)["table"] if r["eligible"]) == [40, 47]
 
 
 def test_instability_flags_need_two_signals():

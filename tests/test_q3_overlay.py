@@ -70,3 +70,60 @@ def test_full_overlay_plots_line_and_markers():
     result = build_overlay(df, None, markers, 4.0)
     assert result["notes"] == [] and len(result["rl"]["points"]) == 3
     assert len(plot_overlay(result)) > 10_000
+
+
+def test_q2_rl_temporal_and_q3_overlay_assets_report_the_same_rl_curve(tmp_path, monkeypatch):
+    """Both assets on the same rollouts (graded rewards, agent errors, infra errors): the Q2 bin
+    table's headline and the Q3 RL line are the same numbers, and attribution uses that headline."""
+    import json
+    from datetime import datetime, timezone
+
+    import dagster as dg
+
+    from resources.settings_resource import AnalysisSettings
+    from rl_assets.assets.q2_rl_temporal import rl_temporal
+    from rl_assets.assets.q3_overlay import eval_temporal_overlay
+    from rl_assets.partitions import models_partitions
+    from test_q3_synth import row, write
+
+    monkeypatch.setenv("RLDELTA_HOME", str(tmp_path / "home"))
+    model = "org/rl-same-8B"
+    rows = []
+    for i in range(36):  # 6 bins of 4 h; rewards 0, .25, .5, .75, agent error, infra error
+        kind = i % 6
+        r = row(f"r{i % 5}", i, None if kind >= 4 else kind / 4, ["ls"], side="r",
+                error={4: "AgentTimeoutError", 5: "DaytonaError"}.get(kind), infra=kind == 5)
+        r["date"] = datetime(2026, 5, 20, (i * 2 + 1) // 3, 10, tzinfo=timezone.utc)
+        rows.append(r)
+    ev = [row("t0", 0, 1.0, ["ls"])]
+    for r in ev:
+        r["date"] = datetime(2026, 5, 19, tzinfo=timezone.utc)
+    ref = {"path": write(tmp_path / "ev.parquet", ev), "source": "hf:org/ev"}
+    values = {"rl_traces": {"applicable": True, "repo_id": model, "path": write(tmp_path / "rl.parquet", rows),
+                            "source": "hf:org/rl"},
+              "training_metrics": {"applicable": False, "reason": "none"}, "baseline_traces": ref, "post_rl_traces": ref,
+              "eval_pair": {"baseline_eval_ts": "2026-05-19T00:00:00+00:00", "post_rl_eval_ts": None}}
+
+    def stub(name, value):
+        @dg.asset(name=name, partitions_def=models_partitions, group_name="preflight")
+        def _stub():
+            return value
+
+        return _stub
+
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions(models_partitions.name, [model])
+    result = dg.materialize([stub(k, v) for k, v in values.items()] + [rl_temporal, eval_temporal_overlay],
+                            partition_key=model, instance=instance,
+                            resources={"settings": AnalysisSettings(bin_hours=4.0, n_boot=200)})
+    assert result.success
+    folder = tmp_path / "home" / "reports" / model.replace("/", "--")
+    q2 = json.loads((folder / "Q2_rl_temporal" / "report.json").read_text())
+    q3 = json.loads((folder / "Q3_temporal_overlay" / "overlay.json").read_text())
+    curve = [b["mean_reward"] for b in q2["bins"]]
+    assert len(curve) == 6 and curve == [p["mean_reward"] for p in q3["rl"]["points"]]
+    assert [[b["mean_reward_lo"], b["mean_reward_hi"]] for b in q2["bins"]] == [p["mean_reward_ci"] for p in q3["rl"]["points"]]
+    assert curve[0] == 0.3  # (0 + .25 + .5 + .75 + 0) / 5: errors 0, the infra error dropped
+    assert q2["bins"][0]["share_reward_gt0"] == 0.6  # the secondary column is a different number
+    assert q2["attribution"]["reward_trend"]["first_bin"] == curve[0]  # attribution uses the headline
+    assert q2["reward_definition"] in q3["reward_definition"]

@@ -85,3 +85,16 @@ def test_bad_edges_are_rejected():
     with pytest.raises(ValueError, match="strictly increasing"):
         normalize_edges([0, 100, 100])
     assert normalize_edges([100, 50]) == [0.0, 50.0, 100.0, math.inf]
+
+
+def test_interpretation_says_unchanged_for_equal_and_unknown_for_missing_median_length():
+    same = frame([1000, 2000, 3000] * 10, [True, False, False] * 10)
+    better = frame([1000, 2000, 3000] * 10, [True, True, False] * 10)
+    r = solve_rate_by_context(same, better)
+    assert "1,000" not in r["interpretation"] and "2,000 → 2,000 tokens (unchanged)" in r["interpretation"]
+    assert "shorter" not in r["interpretation"] and "longer" not in r["interpretation"]
+    no_len = lambda df: df.assign(peak_prompt_tokens=None, n_tokens=None)  # noqa: E731
+    r = solve_rate_by_context(no_len(same), better)
+    assert "unknown → 2,000 tokens (unknown)" in r["interpretation"] and "shorter" not in r["interpretation"]
+    r = solve_rate_by_context(no_len(same), no_len(better))
+    assert "unknown → unknown tokens (unknown)" in r["interpretation"]

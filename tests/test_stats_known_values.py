@@ -8,15 +8,34 @@ import pytest
 from rl_assets.analysis import stats
 
 
-def _mcnemar_reference(b, c):
-    n = b + c
-    tail = sum(math.comb(n, i) for i in range(0, min(b, c) + 1)) / 2**n
-    return min(1.0, 2 * tail)
+def _binom_pmf(k, n):
+    return math.comb(n, k) * 0.5**n  # exact for these n (binary fractions)
 
 
-@pytest.mark.parametrize("b,c", [(1, 9), (9, 1), (0, 5), (3, 3), (10, 25), (0, 1), (120, 160)])
-def test_mcnemar_exact_matches_binomial_reference(b, c):
-    assert stats.mcnemar_exact(b, c) == pytest.approx(_mcnemar_reference(b, c), rel=1e-12)
+def _exact_binomial_two_sided_minlike(k_obs, n):
+    """Brute-force two-sided exact binomial test at p = 1/2, "minlike" definition (as R's binom.test):
+    enumerate every outcome k = 0..n and sum P(k) over those with P(k) <= P(k_obs). A small relative
+    tolerance absorbs float ties, as R does. Shares nothing with the tail formula in the code; for the
+    symmetric p = 1/2 binomial it equals the doubled smaller tail capped at 1."""
+    p_obs = _binom_pmf(k_obs, n)
+    return min(1.0, sum(_binom_pmf(k, n) for k in range(n + 1) if _binom_pmf(k, n) <= p_obs * (1 + 1e-7)))
+
+
+@pytest.mark.parametrize("b,c", [(1, 9), (9, 1), (0, 5), (3, 3), (10, 25), (0, 1), (120, 160), (7, 2), (4, 5)])
+def test_mcnemar_exact_matches_brute_force_binomial_test(b, c):
+    assert stats.mcnemar_exact(b, c) == pytest.approx(_exact_binomial_two_sided_minlike(b, b + c), rel=1e-9)
+
+
+@pytest.mark.parametrize("b,c,p", [
+    (1, 9, 0.021484375),  # 2 * (1 + 10) / 1024; R: binom.test(1, 10)$p.value
+    (0, 5, 0.0625),  # 2 / 32
+    (3, 3, 1.0),
+    (2, 8, 0.109375),  # 2 * (1 + 10 + 45) / 1024
+    (0, 10, 0.001953125),  # 2 / 1024
+])
+def test_mcnemar_exact_published_values(b, c, p):
+    assert stats.mcnemar_exact(b, c) == pytest.approx(p, rel=1e-12)
+    assert _exact_binomial_two_sided_minlike(b, b + c) == pytest.approx(p, rel=1e-12)  # the reference itself
 
 
 def test_mcnemar_textbook_and_edges():

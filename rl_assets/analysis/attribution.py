@@ -1,11 +1,12 @@
 """What the reward rise is attributable to: per-feature co-movement with reward across time bins.
 
 Method (docs/q2.md): per behavioural feature, Spearman rho between the feature's bin mean and the
-bin reward rate, with a percentile bootstrap CI over bins; a lag-1 variant (feature in bin t vs
-reward in bin t+1: does the feature lead?); and, because any two trending series correlate across
-bins, a within-bin check: the pooled correlation between a rollout's feature and its success after
-removing each bin's means. A feature "moves with reward" when the bin CI excludes 0; it is named as
-a candidate driver only when it also predicts success inside bins with the same sign.
+bin's headline mean reward (temporal.REWARD_DEFINITION: errors 0, infra errors dropped), with a
+percentile bootstrap CI over bins; a lag-1 variant (feature in bin t vs reward in bin t+1: does the
+feature lead?); and, because any two trending series correlate across bins, a within-bin check: the
+pooled correlation between a rollout's feature and its reward (errors 0) after removing each bin's
+means. A feature "moves with reward" when the bin CI excludes 0; it is named as a candidate driver
+only when it also predicts reward inside bins with the same sign.
 Rank correlations come from rl_assets.analysis.stats (correlation.py).
 """
 
@@ -27,7 +28,8 @@ FORMAT_LENGTH = frozenset({"assistant_tokens", "mean_assistant_tokens", "think_t
 
 
 def within_bin_r(rollouts: pd.DataFrame, feature: str) -> tuple[float, float, float, int]:
-    """Pooled Pearson r of (feature - bin mean) with (success - bin mean), Fisher-z 95% CI."""
+    """Pooled Pearson r of (feature - bin mean) with (reward0 - bin mean), Fisher-z 95% CI; reward0 is
+    the rollout's reward with errors as 0 (infra errors dropped), the unit of the headline bin mean."""
     df = reward_outcomes(rollouts)
     df = df[df["counted"] & df["bin"].ge(0)]
     f = pd.to_numeric(df[feature], errors="coerce")
@@ -36,7 +38,7 @@ def within_bin_r(rollouts: pd.DataFrame, feature: str) -> tuple[float, float, fl
     if n < 10:
         return (math.nan, math.nan, math.nan, max(n, 0))
     fx = df["_f"] - df.groupby("bin")["_f"].transform("mean")
-    sy = df["success"].astype(float) - df.groupby("bin")["success"].transform("mean")
+    sy = df["reward0"].astype(float) - df.groupby("bin")["reward0"].transform("mean")
     r = float(pearson_rows(fx.to_numpy(), sy.to_numpy()))
     if not math.isfinite(r):
         return (math.nan, math.nan, math.nan, n)
@@ -49,7 +51,7 @@ def _excludes_zero(lo: float, hi: float) -> bool:
 
 
 def attribute(bins: pd.DataFrame, features, rollouts: pd.DataFrame | None = None,
-              reward_col: str = "reward_rate", n_boot: int = 2000, seed: int = 0) -> dict:
+              reward_col: str = "mean_reward", n_boot: int = 2000, seed: int = 0) -> dict:
     """Per-feature co-movement with reward across bins (+ lag-1, + within-bin check when the
     rollouts with their ``bin`` column are given). Returns a JSON-able dict with a verdict."""
     usable = bins[bins["n_counted"] > 0].sort_values("bin") if not bins.empty else bins
@@ -94,7 +96,7 @@ def attribute(bins: pd.DataFrame, features, rollouts: pd.DataFrame | None = None
         trend_only = [f["feature"] for f in fmt if f["feature"] not in drivers]
         text = "possibly format/length-driven: the reward rise coincides with " + ", ".join(drivers or trend_only)
         if not drivers:
-            text += " (co-trend only: none of them predicts success within a bin)"
+            text += " (co-trend only: none of them predicts reward within a bin)"
         out["format_length_flag"] = text
     out["status"] = "ok"
     out["reward_rising"] = bool(rising)
@@ -116,7 +118,7 @@ def summary_lines(result: dict) -> list[str]:
     if result.get("status") != "ok":
         return [f"Attribution: not enough data — {result.get('reason', '')}"]
     tr = result["reward_trend"]
-    lines = [f"Reward rate went {tr['first_bin']:.3f} -> {tr['last_bin']:.3f} over {result['n_bins']} bins "
+    lines = [f"Mean reward went {tr['first_bin']:.3f} -> {tr['last_bin']:.3f} over {result['n_bins']} bins "
              f"(Spearman with time {tr['rho_with_time']:+.2f}, CI [{tr['ci'][0]:+.2f}, {tr['ci'][1]:+.2f}])."]
     if result["top_features"]:
         lines.append("Top features moving with reward: " + ", ".join(result["top_features"]) + ".")

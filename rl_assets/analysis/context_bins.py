@@ -117,13 +117,16 @@ def interpretation(before: dict, after: dict, dec: dict) -> str:
     pp = lambda v: f"{100 * v:+.1f}pp"  # noqa: E731
     if not before["n"] or not after["n"]:
         return "No interpretation: one side has no rows."
-    moved = "longer" if (after["median_length"] or 0) > (before["median_length"] or 0) else "shorter"
+    mb, ma = before["median_length"], after["median_length"]
+    moved = ("unknown" if mb is None or ma is None else
+             "longer" if ma > mb else "shorter" if ma < mb else "unchanged")
+    tokens = lambda v: "unknown" if v is None else f"{v:,.0f}"  # noqa: E731
     big = max(dec["per_bin"], key=lambda r: abs(r["mix"]), default=None)
     dominant = "mix shift" if abs(dec["mix_shift"]) > abs(dec["within_bin"]) else "within-bin change"
     line = (f"Solve rate {100 * before['solve_rate']:.1f}% → {100 * after['solve_rate']:.1f}% ({pp(dec['total'])}) = "
             f"{pp(dec['mix_shift'])} from traces moving between context bins + {pp(dec['within_bin'])} from solve "
             f"rates changing inside bins; {dominant} dominates. Median context length "
-            f"{before['median_length'] or 0:,.0f} → {after['median_length'] or 0:,.0f} tokens ({moved})")
+            f"{tokens(mb)} → {tokens(ma)} tokens ({moved})")
     if big and abs(big["mix"]) >= 0.005:
         line += f"; largest mix contribution: bin {big['bin']} ({pp(big['mix'])})"
     if before["length_source"] != after["length_source"]:

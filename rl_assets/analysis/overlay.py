@@ -2,7 +2,8 @@
 
 Fixes seed-pipeline §9.7/§9.8: the line uses the Q2 bins (rl_assets.analysis.temporal, edges
 aligned to the UTC epoch, nothing dropped) and the line and the markers use ONE reward definition
-(REWARD_DEFINITION). Markers at the same time are spread symmetrically and labelled so both stay
+(REWARD_DEFINITION, computed by ``temporal.reward_summary`` — the same per-bin headline as Q2's
+``rl_temporal`` table, so the two reports' RL curves agree exactly). Markers at the same time are spread symmetrically and labelled so both stay
 readable. Pure: returns dicts and PNG bytes, writes nothing.
 """
 
@@ -13,10 +14,10 @@ from datetime import timedelta
 
 import pandas as pd
 
-from rl_assets.analysis.temporal import bin_rollouts, reward_outcomes
+from rl_assets.analysis.temporal import REWARD_DEFINITION as _HEADLINE
+from rl_assets.analysis.temporal import bin_rollouts, reward_outcomes, reward_summary
 
-REWARD_DEFINITION = ("mean reward per trial, errors count as 0, infrastructure errors (schema.INFRA_ERRORS) "
-                     "dropped — the same on the RL line and on both eval markers")
+REWARD_DEFINITION = _HEADLINE + " — the same on the RL line, on both eval markers and in Q2's rl_temporal bins"
 TITLE = "RL-time reward (line, UTC bins) with baseline and post-RL eval rewards (markers)"
 
 
@@ -30,26 +31,34 @@ def _ts(value) -> pd.Timestamp | None:
     return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
 
 
+def _num(v) -> float | None:
+    return None if v is None or pd.isna(v) else float(v)
+
+
 def eval_marker(df: pd.DataFrame, *, label: str, kind: str, source: str | None, timestamp) -> dict:
     scored = reward_outcomes(df)
     counted = scored[scored["counted"]]
+    head = reward_summary(counted["reward0"])
     ts = _ts(timestamp)
     return {"label": label, "kind": kind, "source": source, "timestamp": ts.isoformat() if ts is not None else None,
             "n": int(len(counted)), "n_infra_dropped": int(len(scored) - len(counted)),
-            "mean_reward": float(counted["reward0"].mean()) if len(counted) else None,
+            "mean_reward": head["mean"] if len(counted) else None,
+            "mean_reward_ci": [_num(head["lo"]), _num(head["hi"])], "ci_method": head["ci_method"],
             "plotted": ts is not None and len(counted) > 0,
             "why_not_plotted": None if ts is not None else "no timestamp", }
 
 
 def rl_line(df: pd.DataFrame, bin_hours: float) -> dict:
-    """Per-bin mean reward on the Q2 bin edges; bins without counted rollouts are gaps, not zeros."""
+    """Per-bin headline mean reward (and CI) from Q2's ``bin_rollouts`` on the same bin edges; bins
+    without counted rollouts are gaps, not zeros."""
     bins, info, _, edges = bin_rollouts(df, bin_hours, features=())
     points = []
     for b in bins.to_dict("records") if edges is not None else ():
         centre = b["start"] + (b["end"] - b["start"]) / 2
         points.append({"bin_start": b["start"].isoformat(), "bin_end": b["end"].isoformat(), "t": centre.isoformat(),
-                       "n": b["n_counted"], "mean_reward": None if pd.isna(b["mean_reward"]) else float(b["mean_reward"]),
-                       "partial": b["partial"]})
+                       "n": b["n_counted"], "mean_reward": _num(b["mean_reward"]),
+                       "mean_reward_ci": [_num(b["mean_reward_lo"]), _num(b["mean_reward_hi"])],
+                       "ci_method": b["mean_reward_ci"], "partial": b["partial"]})
     return {"bin_hours": bin_hours, "edges": info.get("edges", []), "rows": info["rows"],
             "undated_rows": info["undated_rows"], "points": points}
 

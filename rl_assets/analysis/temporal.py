@@ -8,6 +8,7 @@ timestamps are read as UTC (the normalized trace table is UTC already).
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -16,9 +17,62 @@ from rl_assets.analysis.stats import wilson_interval
 from rl_assets.schema import FEATURE_COLUMNS
 
 REWARD_DEFINITION = (
-    "reward rate = share of rollouts with reward > 0, errors count as 0 (no credit), "
-    "infrastructure errors (schema.INFRA_ERRORS) dropped from numerator and denominator"
+    "mean reward per rollout, errors count as 0 (no credit), infrastructure errors (schema.INFRA_ERRORS) "
+    "dropped from numerator and denominator; 95% CI: Wilson when every counted reward is 0 or 1, "
+    "else Student t"
 )
+SHARE_DEFINITION = (
+    "share_reward_gt0 (secondary): share of the same counted rollouts with reward > 0, Wilson 95% CI"
+)
+
+
+@lru_cache(maxsize=256)
+def t_quantile_975(df: int) -> float:
+    """0.975 quantile of Student's t with ``df`` degrees of freedom (no scipy: bisection on the CDF,
+    the density integrated with Simpson's rule). Accurate to ~1e-7.
+
+    >>> round(t_quantile_975(10), 4)
+    2.2281
+    """
+    if df < 1:
+        raise ValueError(f"t_quantile_975: df must be >= 1, got {df}")
+    v = float(df)
+    logc = math.lgamma((v + 1) / 2) - math.lgamma(v / 2) - 0.5 * math.log(v * math.pi)
+
+    def upper_half(t: float) -> float:  # P(0 <= T <= t)
+        x = np.linspace(0.0, t, 4001)
+        f = np.exp(logc - (v + 1) / 2 * np.log1p(x * x / v))
+        h = t / 4000
+        return float(h / 3 * (f[0] + f[-1] + 4 * f[1:-1:2].sum() + 2 * f[2:-1:2].sum()))
+
+    lo, hi = 0.0, 1.96
+    while upper_half(hi) < 0.475:
+        lo, hi = hi, hi * 2
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if upper_half(mid) < 0.475 else (lo, mid)
+    return (lo + hi) / 2
+
+
+def reward_summary(reward0) -> dict:
+    """THE headline reward of a group of counted rollouts (Q2 bins, the Q3 RL line and eval markers).
+
+    ``reward0`` holds the counted rollouts' rewards with errors already 0 and infra errors already
+    removed (``reward_outcomes``). Returns n, mean, 95% CI (lo, hi) and the CI method: Wilson when
+    every reward is 0 or 1, else a Student t interval (NaN with fewer than 2 rollouts); empty -> NaN.
+    """
+    x = pd.to_numeric(pd.Series(reward0, dtype="float64"), errors="coerce").dropna().to_numpy(float)
+    n = int(x.size)
+    if n == 0:
+        return {"n": 0, "mean": math.nan, "lo": math.nan, "hi": math.nan, "ci_method": None}
+    mean = float(x.mean())
+    if np.isin(x, (0.0, 1.0)).all():
+        lo, hi = wilson_interval(int(x.sum()), n)
+        return {"n": n, "mean": mean, "lo": lo, "hi": hi, "ci_method": "wilson"}
+    if n < 2:
+        return {"n": n, "mean": mean, "lo": math.nan, "hi": math.nan, "ci_method": "t"}
+    half = t_quantile_975(n - 1) * float(x.std(ddof=1)) / math.sqrt(n)
+    return {"n": n, "mean": mean, "lo": mean - half, "hi": mean + half, "ci_method": "t"}
 
 
 def _utc(ts) -> pd.Timestamp:
@@ -58,15 +112,16 @@ def bin_label(edge) -> str:
 
 
 def reward_outcomes(df: pd.DataFrame) -> pd.DataFrame:
-    """Add ``counted`` (row enters the rate: not an infra error), ``success`` (reward > 0; errors 0)
-    and ``reward0`` (reward, errors as 0) under REWARD_DEFINITION."""
+    """Add ``counted`` (row enters the headline: not an infra error), ``reward0`` (reward, errors as
+    0; NaN for infra errors) and ``success`` (reward > 0; errors 0) under REWARD_DEFINITION."""
     infra = df["is_infra_error"].fillna(False).astype(bool)
     reward0 = pd.to_numeric(df["reward"], errors="coerce").fillna(0.0)
     return df.assign(counted=~infra, success=(reward0 > 0) & ~infra, reward0=reward0.where(~infra))
 
 
 def bin_rollouts(traces: pd.DataFrame, bin_hours: float, features=FEATURE_COLUMNS):
-    """Per-bin n, reward rate with Wilson 95% CI, error rates and behavioural feature means.
+    """Per-bin n, the headline mean reward with its 95% CI (``reward_summary``), the secondary share
+    of rollouts with reward > 0 (Wilson CI), error rates and behavioural feature means.
 
     Returns (bins frame, info, dated rollouts with their ``bin``, edges). Undated rows are counted in info and kept out of every bin; the
     first/last bins are marked ``partial`` when the data do not cover them fully (never dropped).
@@ -75,7 +130,7 @@ def bin_rollouts(traces: pd.DataFrame, bin_hours: float, features=FEATURE_COLUMN
     dates = pd.to_datetime(df["date"], utc=True)
     dated = df[dates.notna()].assign(_t=dates[dates.notna()])
     info = {"rows": int(len(df)), "undated_rows": int(len(df) - len(dated)), "bin_hours": bin_hours,
-            "reward_definition": REWARD_DEFINITION}
+            "reward_definition": REWARD_DEFINITION, "share_definition": SHARE_DEFINITION}
     if dated.empty:
         return pd.DataFrame(), info, dated.assign(bin=pd.Series(dtype="int64")), None
     edges = bin_edges(dated["_t"].min(), dated["_t"].max(), bin_hours)
@@ -83,12 +138,15 @@ def bin_rollouts(traces: pd.DataFrame, bin_hours: float, features=FEATURE_COLUMN
     rows = []
     for i in range(len(edges) - 1):
         g = dated[dated["bin"] == i]
-        n_counted, k = int(g["counted"].sum()), int(g["success"].sum())
+        head = reward_summary(g.loc[g["counted"], "reward0"])
+        n_counted, k = head["n"], int(g["success"].sum())
         lo, hi = wilson_interval(k, n_counted) if n_counted else (math.nan, math.nan)
         row = {"bin": i, "label": bin_label(edges[i]), "start": edges[i], "end": edges[i + 1],
                "n": int(len(g)), "n_counted": n_counted, "n_infra": int(len(g) - n_counted),
-               "reward_rate": k / n_counted if n_counted else math.nan, "reward_lo": lo, "reward_hi": hi,
-               "mean_reward": float(g["reward0"].mean()) if n_counted else math.nan,
+               "mean_reward": head["mean"], "mean_reward_lo": head["lo"], "mean_reward_hi": head["hi"],
+               "mean_reward_ci": head["ci_method"],
+               "share_reward_gt0": k / n_counted if n_counted else math.nan,
+               "share_reward_gt0_lo": lo, "share_reward_gt0_hi": hi,
                "error_rate": float(g["error_type"].notna().mean()) if len(g) else math.nan,
                "n_tasks": int(g["task_id"].nunique()),
                "partial": bool(edges[i] < dated["_t"].min() or edges[i + 1] > dated["_t"].max())}

@@ -7,7 +7,7 @@ timing tree lives in skyrl_log.timing and the vLLM verdict in skyrl_log.vllm.
 from __future__ import annotations
 
 import math
-from functools import reduce
+from collections import Counter
 
 import numpy as np
 import pandas as pd
@@ -34,31 +34,63 @@ def ema(values, alpha: float = EMA_ALPHA) -> list[float]:
     return out
 
 
-def infer_save_every(steps: pd.DataFrame) -> tuple[int, str]:
-    """GCD of the steps that ran ``save_checkpoints``; else the default 20 (seed CLI default)."""
+def save_steps(steps: pd.DataFrame) -> list[int]:
+    """Sorted steps (> 0) that ran the ``save_checkpoints`` timer; [] when the logs carry no such timer."""
     col = "timing/save_checkpoints"
-    if col in steps.columns:
-        saved = [int(s) for s in steps.loc[steps[col].notna(), "step"] if s > 0]
-        if saved:
-            return reduce(math.gcd, saved), f"gcd of {len(saved)} save_checkpoints timer step(s)"
+    if col not in steps.columns:
+        return []
+    return sorted({int(s) for s in steps.loc[steps[col].notna(), "step"] if s > 0})
+
+
+def interval_from_saves(saved: list[int]) -> int:
+    """Most common gap between consecutive saves, counting from step 0 (ties -> the smaller gap).
+
+    Step 0 is the start of training, so [20, 40, 47] has gaps 20, 20, 7 -> 20: an off-interval
+    save (e.g. a final save at 47) is one odd gap and does not change the answer, unlike a GCD
+    (which would give 1). One save at step s gives s.
+
+    >>> interval_from_saves([20, 40, 47])
+    20
+    """
+    saved = sorted(s for s in saved if s > 0)
+    if not saved:
+        raise ValueError("interval_from_saves: need at least one save step > 0")
+    gaps = Counter(b - a for a, b in zip([0, *saved], saved))
+    return min(gaps, key=lambda g: (-gaps[g], g))
+
+
+def infer_save_every(steps: pd.DataFrame) -> tuple[int, str]:
+    """Most common gap between the steps that ran ``save_checkpoints``; else the default 20 (seed CLI default)."""
+    saved = save_steps(steps)
+    if saved:
+        return interval_from_saves(saved), f"most common gap between {len(saved)} save_checkpoints timer step(s)"
     return DEFAULT_SAVE_EVERY, "default (no save_checkpoints timer in the logs)"
 
 
 def best_checkpoint(steps: pd.DataFrame, save_every: int | None = None) -> dict:
-    """Pick the eligible step with the highest trailing EMA of the canonical reward. Eligible =
-    multiple of save_every and >= 2 * save_every (the first save is never picked)."""
+    """Pick the eligible step with the highest trailing EMA of the canonical reward.
+
+    Eligible = a step that ran ``save_checkpoints`` other than the first save, when the logs record
+    saves; otherwise (no timer) a multiple of save_every that is >= 2 * save_every. The first save is
+    never picked."""
     how = "given (the assets pass rl_config trainer.ckpt_interval)"
     if save_every is None:
         save_every, how = infer_save_every(steps)
+    saved = save_steps(steps)
     r = steps[["step", "reward"]].dropna().sort_values("step") if "reward" in steps else pd.DataFrame()
     if r.empty:
         return {"status": "no reward values in the logs", "save_every": save_every, "save_every_source": how}
     r = r.assign(ema=ema(r["reward"]))
-    r["eligible"] = (r["step"] % save_every == 0) & (r["step"] >= 2 * save_every)
-    base = {"save_every": save_every, "save_every_source": how, "alpha": EMA_ALPHA,
-            "table": r.to_dict("records")}
+    if saved:
+        rule = "a step that ran save_checkpoints, except the first save"
+        r["eligible"] = r["step"].isin(saved[1:])
+    else:
+        rule = f"a multiple of save_every ({save_every}) that is >= {2 * save_every}"
+        r["eligible"] = (r["step"] % save_every == 0) & (r["step"] >= 2 * save_every)
+    base = {"save_every": save_every, "save_every_source": how, "save_steps": saved, "eligibility": rule,
+            "alpha": EMA_ALPHA, "table": r.to_dict("records")}
     if not r["eligible"].any():
-        return {**base, "status": f"no eligible step (need a multiple of {save_every} >= {2 * save_every})"}
+        return {**base, "status": f"no eligible step (need {rule})"}
     best = r[r["eligible"]].sort_values(["ema", "step"], ascending=[False, True]).iloc[0]
     return {**base, "status": "ok", "best_step": int(best["step"]), "best_ema": float(best["ema"]),
             "reward_at_best": float(best["reward"]), "export_path": f"exports/global_step_{int(best['step'])}/policy/"}
@@ -189,7 +221,8 @@ def render_markdown(rep: dict) -> str:
     lines += ["## Best checkpoint (trailing EMA, alpha = 1/3)", ""]
     if bc.get("status") == "ok":
         lines.append(f"Step **{bc['best_step']}** (EMA {fmt_num(bc['best_ema'])}, reward {fmt_num(bc['reward_at_best'])}); "
-                     f"save_every = {bc['save_every']} ({bc['save_every_source']}); the first save is never eligible.")
+                     f"save_every = {bc['save_every']} ({bc['save_every_source']}); eligible: {bc.get('eligibility', 'see report.json')} "
+                     "(the first save is never eligible).")
     else:
         lines.append(f"No pick: {bc.get('status')}.")
     fl = rep["instability"]

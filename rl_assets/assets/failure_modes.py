@@ -22,6 +22,10 @@ from rl_assets.jobs.write_back import failure_modes_path, repo_from_spec, requir
 from rl_assets.partitions import models_partitions
 
 SIDES = (("baseline", "baseline_traces"), ("post_rl", "post_rl_traces"))
+# Written explicitly so a run with zero rows still stores every column (the next run reads them).
+SCHEMA = pa.schema([(name, pa.string()) for name in (
+    "side", "trace_id", "task_id", "source_repo", "failure_mode", "failure_summary", "status", "error",
+    "annotator", "prompt_version", "key")])
 
 
 class FailureModesConfig(dg.Config):
@@ -44,7 +48,10 @@ def _previous(path) -> dict[str, dict]:
     """Labels of the last output by cache key, so a resumed run never blanks a finished row."""
     if not path.exists():
         return {}
-    rows = pq.read_table(path, columns=["key", "failure_mode", "failure_summary"]).to_pylist()
+    wanted = ["key", "failure_mode", "failure_summary"]
+    if not set(wanted) <= set(pq.read_schema(path).names):
+        return {}  # e.g. an empty table written without columns by an older version: nothing to keep
+    rows = pq.read_table(path, columns=wanted).to_pylist()
     return {r["key"]: {"category": r["failure_mode"], "summary": r["failure_summary"]} for r in rows if r["failure_mode"]}
 
 
@@ -81,7 +88,7 @@ def failure_modes(context: dg.AssetExecutionContext, config: FailureModesConfig,
         labels[side] = [g["category"] for g in got.values() if g["category"]]
 
     buf = io.BytesIO()
-    pq.write_table(pa.Table.from_pylist(records), buf)
+    pq.write_table(pa.Table.from_pylist(records, schema=SCHEMA), buf)
     atomic_write_bytes(path, buf.getvalue())
     total = {side: sum(1 for r in records if r["side"] == side) for side, _ in SIDES}
     dist = distribution(labels)

@@ -104,11 +104,12 @@ def judge_verdicts(context: dg.AssetExecutionContext, config: JudgeConfig, llm: 
         **{f"{name}_order_flip_rate": s["order_flip_rate"] for name, s in report["probes"].items()},
     }
     yield dg.Output(summary, metadata=metadata)
-    rate = report["parse_failure_rate"]
+    rate = report["parse_failure_rate"]  # None when nothing was judged: no evidence is not a pass
     yield dg.AssetCheckResult(
         check_name="judge_parse_failure_rate",
-        passed=rate <= config.max_parse_failure_rate,
+        passed=rate is not None and rate <= config.max_parse_failure_rate,
         severity=dg.AssetCheckSeverity.WARN,
+        description="no judgments were made" if rate is None else None,
         metadata={"parse_failure_rate": rate, "threshold": config.max_parse_failure_rate,
                   "parse_failures": report["parse_failures"], "judgments": report["judgments_requested"],
                   "judge": client.model},

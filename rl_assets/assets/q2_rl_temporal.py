@@ -1,5 +1,5 @@
 """Q2 RL rollouts over time: `rl_traces` (the RL rollout dataset, normalized) and `rl_temporal`
-(UTC-binned reward rate and behaviour, joined to training steps, plus attribution) under
+(UTC-binned mean reward and behaviour, joined to training steps, plus attribution) under
 `<reports>/<slug>/Q2_rl_temporal/`."""
 
 import io
@@ -16,7 +16,7 @@ from resources.settings_resource import AnalysisSettings  # noqa: E402
 from rl_assets.analysis.attribution import attribute, summary_lines  # noqa: E402
 from rl_assets.analysis.stats import spearman  # noqa: E402
 from rl_assets.analysis.report_md import fmt_ci, fmt_num, fmt_pct, jsonable, md_table  # noqa: E402
-from rl_assets.analysis.temporal import REWARD_DEFINITION, bin_rollouts, steps_per_bin  # noqa: E402
+from rl_assets.analysis.temporal import REWARD_DEFINITION, SHARE_DEFINITION, bin_rollouts, steps_per_bin  # noqa: E402
 from rl_assets.assets.q2_training import not_applicable, write_not_applicable  # noqa: E402
 from rl_assets.assets.traces import ingest_to_table  # noqa: E402
 from rl_assets.fileutil import atomic_write_bytes, atomic_write_json, atomic_write_text  # noqa: E402
@@ -53,8 +53,10 @@ def _plot(bins: pd.DataFrame) -> bytes:
     fig, axes = plt.subplots(1 + len(feats), 1, figsize=(8, 2.2 * (1 + len(feats))), sharex=True)
     axes = list(axes) if len(feats) else [axes]
     x = bins["start"]
-    axes[0].plot(x, bins["reward_rate"], marker="o", label="rollout reward rate")
-    axes[0].fill_between(x, bins["reward_lo"], bins["reward_hi"], alpha=0.25, label="Wilson 95% CI")
+    axes[0].plot(x, bins["mean_reward"], marker="o", label="rollout mean reward (errors 0, infra dropped)")
+    axes[0].fill_between(x, bins["mean_reward_lo"], bins["mean_reward_hi"], alpha=0.25,
+                         label="95% CI (Wilson if rewards are 0/1, else t)")
+    axes[0].plot(x, bins["share_reward_gt0"], ls=":", lw=1, label="share with reward > 0 (secondary)")
     if "log_reward" in bins and bins["log_reward"].notna().any():
         axes[0].plot(x, bins["log_reward"], ls="--", label="trainer log reward (mean of steps in bin)")
     axes[0].legend(fontsize=7)
@@ -72,19 +74,21 @@ def _plot(bins: pd.DataFrame) -> bytes:
 
 def render_markdown(rep: dict, bins: pd.DataFrame) -> str:
     rows = [[b["label"] + (" (partial)" if b["partial"] else ""), b["n"], b["n_infra"],
-             f"{fmt_pct(b['reward_rate'])} {fmt_ci(b['reward_lo'], b['reward_hi'], pct=True)}", fmt_pct(b["error_rate"]),
+             f"{fmt_num(b['mean_reward'])} {fmt_ci(b['mean_reward_lo'], b['mean_reward_hi'])}",
+             fmt_pct(b["share_reward_gt0"]), fmt_pct(b["error_rate"]),
              "—" if pd.isna(b.get("first_step")) else f"{int(b['first_step'])}–{int(b['last_step'])}"]
             for b in bins.to_dict("records")]
     att = rep["attribution"]
     feat_rows = [[f["feature"], fmt_num(f.get("rho"), 2), fmt_ci(*f["ci"], digits=2) if "ci" in f else "—",
                   fmt_num(f.get("rho_lag1"), 2), fmt_num(f.get("within_bin_r"), 3), f.get("role", f["status"])]
                  for f in att.get("features", [])]
-    parts = ["# Q2 RL rollouts over time", "", f"Bins: {rep['bin_hours']} h, aligned to the UTC epoch. {REWARD_DEFINITION}.",
+    parts = ["# Q2 RL rollouts over time", "", f"Bins: {rep['bin_hours']} h, aligned to the UTC epoch. Headline: {REWARD_DEFINITION} "
+             "(the same per-bin number as the Q3 overlay's RL line).", f"Secondary: {SHARE_DEFINITION}.",
              f"{rep['rows']} rollouts, {rep['undated_rows']} undated (not binned).", "",
-             md_table(["bin (UTC)", "n", "infra", "reward rate [95% CI]", "error rate", "training steps"], rows), "",
+             md_table(["bin (UTC)", "n", "infra", "mean reward [95% CI]", "share reward > 0", "error rate", "training steps"], rows), "",
              "## What moves with reward", "", *[f"- {line}" for line in summary_lines(att)], ""]
     if rep.get("log_vs_rollout_rho") is not None:
-        parts += [f"Rollout reward rate vs trainer-log reward across bins: Spearman {fmt_num(rep['log_vs_rollout_rho'], 2)}.", ""]
+        parts += [f"Rollout mean reward vs trainer-log reward across bins: Spearman {fmt_num(rep['log_vs_rollout_rho'], 2)}.", ""]
     if feat_rows:
         parts += [md_table(["feature", "rho (bins)", "95% bootstrap CI", "rho lag-1", "within-bin r", "role"], feat_rows), ""]
     return "\n".join(parts)
@@ -97,7 +101,7 @@ def render_markdown(rep: dict, bins: pd.DataFrame) -> str:
     ins={"rl_traces": dg.AssetIn(), "training_metrics": dg.AssetIn()},
 )
 def rl_temporal(context: dg.AssetExecutionContext, settings: AnalysisSettings, rl_traces: dict, training_metrics: dict):
-    """RL rollouts binned in UTC: reward rate (Wilson CI), errors, behaviour, training steps, attribution."""
+    """RL rollouts binned in UTC: mean reward (95% CI), share with reward > 0, errors, behaviour, training steps, attribution."""
     from rl_assets.ingest import read_traces
 
     out_dir = report_dir(context.partition_key) / REPORT
@@ -116,7 +120,7 @@ def rl_temporal(context: dg.AssetExecutionContext, settings: AnalysisSettings, r
     att = attribute(bins, FEATURE_COLUMNS, rollouts=rollouts, n_boot=settings.n_boot, seed=settings.seed)
     rep = {**info, "source": rl_traces["source"], "training_metrics_applicable": bool(training_metrics.get("applicable")),
            "attribution": att, "bins": bins.to_dict("records"),
-           "log_vs_rollout_rho": spearman(bins["reward_rate"], bins["log_reward"]) if "log_reward" in bins else None}
+           "log_vs_rollout_rho": spearman(bins["mean_reward"], bins["log_reward"]) if "log_reward" in bins else None}
     markdown = render_markdown(rep, bins)
     atomic_write_text(out_dir / "bins.csv", bins.to_csv(index=False))
     atomic_write_bytes(out_dir / "temporal.png", _plot(bins))

@@ -52,24 +52,46 @@ def load_predictions(path: Path) -> dict[str, str]:
     return out
 
 
-def _commit_time(path: Path) -> datetime | None:
-    """Time of the last commit touching the file (read-only git), None when not committed."""
+def _git(path: Path, *args: str) -> str:
+    """stdout of a read-only git command run next to the file ("" on any failure)."""
     try:
-        out = subprocess.run(
-            ["git", "log", "-1", "--format=%cI", "--", path.name],
-            cwd=path.parent, capture_output=True, text=True, timeout=10, check=False,
-        ).stdout.strip()
+        proc = subprocess.run(["git", *args], cwd=path.parent, capture_output=True, text=True, timeout=10,
+                              check=False)
     except (OSError, subprocess.SubprocessError):
-        return None
-    return datetime.fromisoformat(out).astimezone(timezone.utc) if out else None
+        return ""
+    return proc.stdout.strip() if proc.returncode == 0 else ""
+
+
+def _commit_time(path: Path) -> tuple[datetime | None, bool]:
+    """(time of the last commit touching the file, whether the working-tree file differs from it).
+
+    The commit time only proves when the content was written if the content on disk IS the
+    committed content: a file edited after its last commit gets (None, True) - its mtime is the
+    only evidence. Read-only git; (None, False) when the file was never committed.
+    """
+    line = _git(path, "log", "-1", "--format=%H %cI", "--", path.name)
+    if not line:
+        return None, False
+    commit, when = line.split(" ", 1)
+    prefix = _git(path, "rev-parse", "--show-prefix")
+    committed_blob = _git(path, "rev-parse", f"{commit}:{prefix}{path.name}")
+    current_blob = _git(path, "hash-object", "--", path.name)
+    if not committed_blob or committed_blob != current_blob:
+        return None, True
+    return datetime.fromisoformat(when).astimezone(timezone.utc), False
 
 
 def registration(path: Path, training_start: datetime | None, training_start_source: str = "") -> dict:
     """sha256, timestamps and whether the file provably predates training."""
     data = path.read_bytes()
     mtime = datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
-    committed = _commit_time(path)
-    written, evidence = (committed, "git commit time") if committed else (mtime, "file mtime (weak: can be touched)")
+    committed, modified = _commit_time(path)
+    if committed:
+        written, evidence = committed, "git commit time"
+    elif modified:
+        written, evidence = mtime, "file mtime (weak: file differs from its last commit; mtime only)"
+    else:
+        written, evidence = mtime, "file mtime (weak: can be touched)"
     info = {
         "path": str(path),
         "sha256": hashlib.sha256(data).hexdigest(),

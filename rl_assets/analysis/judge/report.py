@@ -26,7 +26,8 @@ def render_markdown(report: dict) -> str:
         "disagree count as a tie.",
         f"- Judgments requested {report['judgments_requested']}, failed {report['judgments_failed']} "
         f"(budget refused {report['judgments_budget_refused']}); parse-failure rate "
-        f"{_pct(report['parse_failure_rate'])}. Failed judgments are retried on the next run.",
+        f"{_pct(report['parse_failure_rate']) if report['judgments_requested'] else 'n/a (no judgments)'}. "
+        "Failed judgments are retried on the next run.",
         "",
     ]
     if "offline" in report["judge"]:

@@ -76,7 +76,7 @@ def build_report(pairs: list[dict], *, model_id: str, judge: str, attempt_rule: 
         "judgments_failed": sum(s in ("failed", "budget", "missing") for s in statuses),
         "judgments_budget_refused": statuses.count("budget"),
         "parse_failures": parse_failed,
-        "parse_failure_rate": (parse_failed / len(statuses)) if statuses else 0.0,
+        "parse_failure_rate": (parse_failed / len(statuses)) if statuses else None,  # None: nothing judged
         "calls": calls,
         "pairs": pairs,
     }
