@@ -15,7 +15,7 @@ from datetime import timedelta
 import pandas as pd
 
 from rl_assets.analysis.temporal import REWARD_DEFINITION as _HEADLINE
-from rl_assets.analysis.temporal import bin_rollouts, reward_outcomes, reward_summary
+from rl_assets.analysis.temporal import bin_rollouts, reward_outcomes, reward_summary, utc_timestamp
 
 REWARD_DEFINITION = _HEADLINE + " — the same on the RL line, on both eval markers and in Q2's rl_temporal bins"
 TITLE = "RL-time reward (line, UTC bins) with baseline and post-RL eval rewards (markers)"
@@ -25,10 +25,9 @@ def _ts(value) -> pd.Timestamp | None:
     if value is None or value == "":
         return None
     try:
-        ts = pd.Timestamp(value)
+        return utc_timestamp(value)
     except (ValueError, TypeError):
         return None
-    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
 
 
 def _num(v) -> float | None:

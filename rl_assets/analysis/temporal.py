@@ -75,7 +75,8 @@ def reward_summary(reward0) -> dict:
     return {"n": n, "mean": mean, "lo": mean - half, "hi": mean + half, "ci_method": "t"}
 
 
-def _utc(ts) -> pd.Timestamp:
+def utc_timestamp(ts) -> pd.Timestamp:
+    """Any time value -> an aware UTC pandas Timestamp (naive values are taken as UTC)."""
     ts = pd.Timestamp(ts)
     return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
 
@@ -89,9 +90,9 @@ def bin_edges(start, end, bin_hours: float) -> pd.DatetimeIndex:
     if not (bin_hours > 0 and math.isfinite(bin_hours)):
         raise ValueError(f"bin_hours must be a positive number, got {bin_hours!r}")
     width = int(round(bin_hours * 3600 * 1e9))
-    s, e = _utc(start).value, _utc(end).value
+    s, e = utc_timestamp(start).value, utc_timestamp(end).value
     if e < s:
-        raise ValueError(f"bin_edges: end {_utc(end)} is before start {_utc(start)}")
+        raise ValueError(f"bin_edges: end {utc_timestamp(end)} is before start {utc_timestamp(start)}")
     first = (s // width) * width
     last = (e // width + 1) * width
     return pd.DatetimeIndex(pd.to_datetime(np.arange(first, last + 1, width), utc=True))
@@ -108,7 +109,7 @@ def assign_bins(times, edges: pd.DatetimeIndex) -> np.ndarray:
 
 
 def bin_label(edge) -> str:
-    return _utc(edge).strftime("%Y-%m-%d %H:%M")
+    return utc_timestamp(edge).strftime("%Y-%m-%d %H:%M")
 
 
 def reward_outcomes(df: pd.DataFrame) -> pd.DataFrame:

@@ -6,7 +6,7 @@ import re
 import dagster as dg
 import yaml
 
-from resources.hub import HubBackend, HubError, RepoNotFoundError
+from resources.hub import WEIGHT_SUFFIXES, HubBackend, HubError, RepoNotFoundError
 from resources.hub import HubResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.partitions import InvalidRepoId, models_partitions, validate_repo_id
@@ -72,7 +72,7 @@ def read_manifest(hub: HubBackend, repo_id: str, rl_traces_orgs: list[str]) -> d
         "checkpoint_fingerprint": info.revision_excluding("training_logs"),
         "last_modified": info.last_modified.isoformat() if info.last_modified else None,
         "n_files": len(info.files),
-        "weights_files": [p for p in info.paths if p.endswith((".safetensors", ".bin", ".gguf", ".pt", ".pth"))],
+        "weights_files": [p for p in info.paths if p.endswith(WEIGHT_SUFFIXES)],
         "has_weights": info.has_weights,
         "has_readme": readme is not None,
         "has_training_logs": bool(logs),
