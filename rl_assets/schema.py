@@ -100,6 +100,17 @@ TRACE_FIELDS = [
     pa.field("failure_mode", pa.string()),  # categorical label when annotated
     # content
     pa.field("conversation", pa.string()),  # JSON list of messages
+    # run facts (Harbor result.json / ATIF; null for every other source)
+    pa.field("env_setup_s", pa.float64()),  # result.json environment_setup phase, seconds
+    pa.field("agent_setup_s", pa.float64()),  # agent_setup phase, seconds
+    pa.field("agent_exec_s", pa.float64()),  # agent_execution phase, seconds
+    pa.field("verifier_s", pa.float64()),  # verifier phase, seconds
+    pa.field("trial_s", pa.float64()),  # whole trial: started_at -> finished_at, seconds
+    pa.field("input_tokens", pa.int64()),  # agent_result.n_input_tokens (incl. cached) / ATIF total_prompt_tokens
+    pa.field("output_tokens", pa.int64()),  # agent_result.n_output_tokens / ATIF total_completion_tokens
+    pa.field("cached_tokens", pa.int64()),  # agent_result.n_cache_tokens / ATIF total_cached_tokens
+    pa.field("cost_usd", pa.float64()),  # agent_result.cost_usd / ATIF total_cost_usd
+    pa.field("n_subagents", pa.int64()),  # ATIF subagent trajectories (embedded + referenced files)
 ]
 
 TRACE_SCHEMA = pa.schema(TRACE_FIELDS)

@@ -26,6 +26,11 @@ from .writer import TraceWriter
 
 __all__ = ["IngestError", "IngestReport", "ingest_source", "read_traces"]
 
+# Columns appended to TRACE_SCHEMA (after `conversation`) once tables were already being
+# written (phase timings, token counts, cost, n_subagents): a table written before them reads
+# back with these columns null instead of failing.
+ADDED_COLUMNS = TRACE_SCHEMA.names[TRACE_SCHEMA.names.index("conversation") + 1:]
+
 
 def ingest_source(spec: str, out_path: Path, *, hub, max_rows: int | None = None, benchmark: str | None = None,
                   side: str = "", tokenizer: str | None = None, batch_rows: int = 256,
@@ -105,6 +110,16 @@ def read_traces(path, columns=None) -> pa.Table:
     unknown = [c for c in cols or () if c not in TRACE_SCHEMA.names]
     if unknown:
         raise KeyError(f"unknown trace columns {unknown} requested from {path}")
-    table = pq.read_table(path, columns=cols)
     want = TRACE_SCHEMA if cols is None else pa.schema([TRACE_SCHEMA.field(c) for c in cols])
+    absent = []
+    if path.is_file():
+        names = set(pq.read_schema(path).names)
+        absent = [c for c in want.names if c in ADDED_COLUMNS and c not in names]
+    if absent:  # an older table: read what it has, the newer columns are null
+        table = pq.read_table(path, columns=[c for c in want.names if c not in absent])
+        for c in absent:
+            table = table.append_column(TRACE_SCHEMA.field(c), pa.nulls(table.num_rows, TRACE_SCHEMA.field(c).type))
+        table = table.select(want.names)
+    else:
+        table = pq.read_table(path, columns=cols)
     return table.cast(want) if table.schema != want else table

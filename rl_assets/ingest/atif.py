@@ -4,7 +4,9 @@ Agent steps become assistant messages (reasoning_content kept, tool calls in Ope
 observation results become ``tool`` messages, system/user steps keep their role. Steps with
 ``is_copied_context`` keep a flag so features and peaks ignore them. Continuation files
 (``continued_trajectory_ref``) are appended; subagent trajectories (embedded or referenced)
-are not merged into the main trace.
+are not merged into the main trace, only counted (``n_subagents``). ``final_metrics`` of the
+chain (the last file that records a field wins: Harbor's last continuation holds the run's
+totals) give the token and cost columns.
 """
 
 from __future__ import annotations
@@ -17,11 +19,15 @@ from . import _json
 from .features import text_of
 from .plan import Candidate
 from .report import IngestError, SkipLog
-from .rows import first_str
+from .rows import first_str, to_count, to_float
 
 _VERSION = re.compile(r"^(?:ATIF-)?v?1\.\d+$", re.IGNORECASE)
 _SOURCES = {"system": "system", "user": "user", "agent": "assistant"}
 MAX_CONTINUATIONS = 100
+_CONTINUATION = re.compile(r"(?:^|\.)cont-\d+$")  # the <x> of trajectory.<x>.json for continuations
+# final_metrics field -> trace column
+FINAL_METRICS = {"total_prompt_tokens": "input_tokens", "total_completion_tokens": "output_tokens",
+                 "total_cached_tokens": "cached_tokens", "total_cost_usd": "cost_usd"}
 
 
 class AtifError(IngestError):
@@ -55,7 +61,8 @@ def describe_non_atif(data) -> str:
 
 def load_trajectory(path: Path, data: dict | None = None) -> dict:
     """Parse a trajectory and its continuation chain. Returns messages, peak prompt tokens,
-    summed completion tokens (None unless every counted agent step recorded them), agent."""
+    summed completion tokens (None unless every counted agent step recorded them), agent,
+    the run totals of ``final_metrics`` (as trace columns) and the number of subagents."""
     if data is None:
         data = _read(path)
     messages: list[dict] = []
@@ -63,9 +70,13 @@ def load_trajectory(path: Path, data: dict | None = None) -> dict:
     completion, complete = 0, True
     seen = {path.resolve()}
     current, cur_path = data, path
+    totals: dict = {}
+    chain: list[dict] = []
     for _ in range(MAX_CONTINUATIONS):
         if not is_atif(current):
             raise AtifError(f"{cur_path}: not an ATIF trajectory")
+        chain.append(current)
+        totals.update(final_totals(current))
         last_id = 0
         for k, step in enumerate(current["steps"]):
             where = f"{cur_path} step {k + 1}"
@@ -130,7 +141,85 @@ def load_trajectory(path: Path, data: dict | None = None) -> dict:
         "agent": first_str(agent, "name"),
         "model": first_str(agent, "model_name"),
         "extra": data.get("extra") if isinstance(data.get("extra"), dict) else {},
+        "totals": totals,
+        "n_subagents": count_subagents(path, chain, seen),
     }
+
+
+def final_totals(traj: dict) -> dict:
+    """The recorded fields of one file's ``final_metrics`` as trace columns (absent = left out)."""
+    fm = traj.get("final_metrics")
+    out: dict = {}
+    for key, col in FINAL_METRICS.items() if isinstance(fm, dict) else ():
+        value = to_float(fm.get(key)) if col == "cost_usd" else to_count(fm.get(key))
+        if value is not None:
+            out[col] = value
+    return out
+
+
+def count_subagents(path: Path, chain: list[dict], chain_files: set[Path]) -> int:
+    """Distinct subagent trajectories of a run: embedded ``subagent_trajectories`` (nested ones
+    too) + ``subagent_trajectory_ref`` entries of any step (by file, else trajectory_id, else
+    session_id; a ref to an embedded trajectory is not counted twice; a ref whose file is not
+    here still counts: the subagent ran) + in a trial's ``agent/`` folder, sibling files
+    ``trajectory.<x>.json`` that are not continuations (``cont-N``)."""
+    embedded: list[dict] = []
+    stack = [sub for t in chain for sub in _list(t.get("subagent_trajectories"))]
+    while stack:
+        sub = stack.pop()
+        embedded.append(sub)
+        stack.extend(_list(sub.get("subagent_trajectories")))
+    emb_ids = {first_str(t, "trajectory_id") for t in embedded} - {None}
+    emb_sessions = {first_str(t, "session_id") for t in embedded} - {None}
+    base = path.parent
+    prefix = path.name[: -len("trajectory.json")] if path.name.endswith("trajectory.json") else ""
+    keys: set = set()
+    anonymous = 0
+    for traj in chain + embedded:
+        for step in _list(traj.get("steps")):
+            obs = step.get("observation")
+            for res in _list(obs.get("results")) if isinstance(obs, dict) else ():
+                for ref in _list(res.get("subagent_trajectory_ref")):
+                    key = _ref_key(ref, base, prefix, emb_ids, emb_sessions)
+                    if key == "anonymous":
+                        anonymous += 1
+                    elif key is not None:
+                        keys.add(key)
+    if path.name == "trajectory.json" and base.is_dir():
+        # Harbor writes subagents beside the main file as trajectory.<x>.json; renamed copies
+        # (<case>.trajectory.<x>.json) are not scanned: other variants of a case share that name.
+        for f in base.iterdir():
+            x = f.name[len("trajectory."):-len(".json")] if f.name.startswith("trajectory.") else ""
+            if x and f.name.endswith(".json") and not _CONTINUATION.search(x) and f.is_file():
+                keys.add(("file", f.resolve()))
+    keys -= {("file", p) for p in chain_files}
+    return len(embedded) + len(keys) + anonymous
+
+
+def _ref_key(ref, base: Path, prefix: str, emb_ids: set, emb_sessions: set):
+    if not isinstance(ref, dict):
+        return None
+    target = first_str(ref, "trajectory_path")
+    if target:
+        if "://" not in target:
+            for cand in (base / target, base / (prefix + target)):
+                try:
+                    if cand.is_file():
+                        return ("file", cand.resolve())
+                except OSError:
+                    break
+        return ("path", target)
+    tid = first_str(ref, "trajectory_id")
+    if tid:
+        return None if tid in emb_ids else ("id", tid)
+    sid = first_str(ref, "session_id")
+    if sid:
+        return None if sid in emb_sessions else ("session", sid)
+    return "anonymous"
+
+
+def _list(value) -> list[dict]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 def _tool_call(call: dict) -> dict:
@@ -176,4 +265,5 @@ class AtifFile:
             return
         yield cand, {"_messages": traj["messages"], "peak_prompt_tokens": traj["peak_prompt_tokens"],
                      "_recorded_assistant_tokens": traj["recorded_completion"],
-                     "agent": traj["agent"], "model": traj["model"]}
+                     "agent": traj["agent"], "model": traj["model"],
+                     "n_subagents": traj["n_subagents"], **traj["totals"]}

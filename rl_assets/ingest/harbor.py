@@ -1,5 +1,7 @@
 """Harbor job / trial folders: trial result.json + agent/trajectory.json (ATIF) or legacy
-agent/episode-N/{prompt,response}.txt, exception.txt, and the job-level result.json stats."""
+agent/episode-N/{prompt,response}.txt, exception.txt, and the job-level result.json stats.
+result.json also gives the phase timings and agent_result token counts / cost (ATIF
+final_metrics fill the token fields result.json lacks)."""
 
 from __future__ import annotations
 
@@ -11,8 +13,14 @@ from . import _json
 from .atif import AtifError, load_trajectory
 from .plan import Candidate
 from .report import SkipLog
-from .rows import date_or_note, first_str, to_int
+from .rows import date_or_note, duration_s, first_str, to_count, to_float, to_int
 
+# result.json phase -> trace column (each phase is {started_at, finished_at})
+PHASES = {"environment_setup": "env_setup_s", "agent_setup": "agent_setup_s",
+          "agent_execution": "agent_exec_s", "verifier": "verifier_s"}
+# agent_result field -> trace column
+AGENT_RESULT = {"n_input_tokens": "input_tokens", "n_output_tokens": "output_tokens",
+                "n_cache_tokens": "cached_tokens", "cost_usd": "cost_usd"}
 _EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Timeout\w*))\b", re.MULTILINE)
 
 
@@ -79,6 +87,7 @@ class HarborTrials:
         model_info = agent_info.get("model_info") if isinstance(agent_info.get("model_info"), dict) else {}
         row["agent"] = first_str(agent_info, "name")
         row["model"] = first_str(model_info, "name")
+        row.update(run_facts(res, skips))
         meta = (res.get("agent_result") or {}).get("metadata") if isinstance(res.get("agent_result"), dict) else None
         n_ep = to_int(meta.get("n_episodes")) if isinstance(meta, dict) else None
         cand.episode = n_ep - 1 if n_ep else None
@@ -90,7 +99,10 @@ class HarborTrials:
                 skips.skip("invalid ATIF trajectory", str(exc))
                 return
             row.update(_messages=traj["messages"], peak_prompt_tokens=traj["peak_prompt_tokens"],
-                       _recorded_assistant_tokens=traj["recorded_completion"])
+                       _recorded_assistant_tokens=traj["recorded_completion"], n_subagents=traj["n_subagents"])
+            for col, value in traj["totals"].items():  # result.json wins; ATIF fills the gaps
+                if row.get(col) is None:
+                    row[col] = value
             row["agent"] = row["agent"] or traj["agent"]
             row["model"] = row["model"] or traj["model"]
         else:
@@ -101,6 +113,20 @@ class HarborTrials:
         if job not in self._job_stats:
             self._job_stats[job] = _job_outcomes(job / "result.json")
         return self._job_stats[job]
+
+
+def run_facts(res: dict, skips: SkipLog | None = None) -> dict:
+    """Phase durations (seconds), trial duration, and agent_result tokens/cost of a trial result.json.
+    Missing or uncomparable timings and absent counts are None."""
+    out = {}
+    for phase, col in PHASES.items():
+        span = res.get(phase)
+        out[col] = duration_s(span.get("started_at"), span.get("finished_at"), skips) if isinstance(span, dict) else None
+    out["trial_s"] = duration_s(res.get("started_at"), res.get("finished_at"), skips)
+    agent_result = res.get("agent_result") if isinstance(res.get("agent_result"), dict) else {}
+    for key, col in AGENT_RESULT.items():
+        out[col] = to_float(agent_result.get(key)) if col == "cost_usd" else to_count(agent_result.get(key))
+    return out
 
 
 def _task_from_id(task_id) -> str | None:

@@ -93,3 +93,56 @@ def to_int(value) -> int | None:
         return int(value)
     except (TypeError, ValueError):
         return None
+
+
+def to_count(value) -> int | None:
+    """A recorded token count: an int, an integral float or a digit string; else None."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, float):
+        return int(value) if math.isfinite(value) and value.is_integer() else None
+    if isinstance(value, str):
+        value = value.strip()
+        return int(value) if value.lstrip("-").isdigit() else None
+    return value if isinstance(value, int) else None
+
+
+def to_float(value) -> float | None:
+    """A recorded number (cost): finite int/float or numeric string; else None."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        out = float(value) if isinstance(value, (int, float, str)) else None
+    except ValueError:
+        return None
+    return out if out is not None and math.isfinite(out) else None
+
+
+def _moment(value) -> datetime | None:
+    """ISO string / epoch -> datetime, keeping naive values naive (None when missing)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return datetime.fromtimestamp(float(value), tz=timezone.utc)
+    return datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
+
+
+def duration_s(start, end, skips=None) -> float | None:
+    """Seconds from start to end (Harbor phase timings). Both naive (Harbor's local time,
+    read as UTC) or both with an offset are compared; a missing side, a naive/aware mix (the
+    naive side's zone is unknowable), an unparseable value or end < start gives None, never
+    an exception. Unparseable values are noted on ``skips`` when given."""
+    try:
+        a, b = _moment(start), _moment(end)
+    except (TypeError, ValueError, OverflowError, OSError):
+        if skips is not None:
+            skips.note("unparseable phase timestamp (kept, duration null)")
+        return None
+    if a is None or b is None or (a.tzinfo is None) != (b.tzinfo is None):
+        return None
+    if a.tzinfo is None:
+        a, b = a.replace(tzinfo=timezone.utc), b.replace(tzinfo=timezone.utc)
+    seconds = (b - a).total_seconds()
+    return seconds if seconds >= 0 else None
