@@ -21,11 +21,12 @@ import json
 import threading
 import time
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from resources.hub import LocalHub, RepoNotFoundError
+from loopback import LoopbackServer
 
 
 @dataclass
@@ -48,19 +49,20 @@ def _iso(dt) -> str | None:
     return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z" if dt else None
 
 
-class HubServer:
+class HubServer(LoopbackServer):
     def __init__(self, root: Path | str, token: str | None = None):
         self.hub = LocalHub(root)
         self.token = token  # when set, requests without this bearer token get 401
         self.faults: list[Fault] = []
         self.requests: list[tuple[str, str, bool]] = []  # (method, path?query, authorized); never header values
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
 
     @property
     def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return self.base_url
+
+    def handler_class(self):
+        return _handler(self)
 
     def inject(self, pattern: str, **kw) -> Fault:
         fault = Fault(pattern, **kw)
@@ -70,16 +72,6 @@ class HubServer:
 
     def paths(self, method: str | None = None) -> list[str]:
         return [p for m, p, _ in self.requests if method in (None, m)]
-
-    def __enter__(self) -> "HubServer":
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
 
     def _take_fault(self, method: str, path: str) -> Fault | None:
         with self._lock:

@@ -15,8 +15,9 @@ from __future__ import annotations
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Callable
+from loopback import LoopbackServer
 
 
 def text(content: str, prompt_tokens: int = 100, completion_tokens: int = 50) -> dict:
@@ -46,7 +47,7 @@ def completion(content: str, model: str, usage: tuple[int, int]) -> dict:
     }
 
 
-class LLMServer:
+class LLMServer(LoopbackServer):
     def __init__(self, latency: float = 0.0, responder: Callable[[dict], dict] | None = None):
         self.latency = latency
         self.responder = responder or (lambda body: as_json({}))
@@ -55,7 +56,6 @@ class LLMServer:
         self.headers: list[dict] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._httpd: ThreadingHTTPServer | None = None
 
     @property
     def calls(self) -> int:
@@ -108,27 +108,16 @@ class LLMServer:
 
         return Handler
 
-    def start(self) -> "LLMServer":
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
-        return self
+    def handler_class(self):
+        return self._handler()
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+        return super().base_url + "/v1"
 
     def stop(self) -> None:
-        self._stop.set()
-        if self._httpd:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-
-    def __enter__(self) -> "LLMServer":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
+        self._stop.set()  # wakes handlers that are simulating a hang
+        super().stop()
 
 
 def write_trace_table(path, n_tasks: int, side: str, seed: int = 0, attempts: int = 2):

@@ -13,14 +13,14 @@ the key must arrive as `apikey` (401 otherwise) but is never recorded.
 from __future__ import annotations
 
 import json
-import threading
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qsl, urlsplit
 
 import sqlalchemy as sa
 
 from resources.registry import TABLES
+from loopback import LoopbackServer
 
 
 def _jsonable(value):
@@ -30,7 +30,7 @@ def _jsonable(value):
     return value
 
 
-class PostgrestServer:
+class PostgrestServer(LoopbackServer):
     def __init__(self, sql_url: str, key: str, max_rows: int | None = None):
         # SQLAlchemy 2.1 maps a bare postgresql:// to psycopg 3; psycopg2 is the driver installed.
         self.engine = sa.create_engine(sql_url.replace("postgresql://", "postgresql+psycopg2://", 1), future=True)
@@ -38,22 +38,16 @@ class PostgrestServer:
         self.max_rows = max_rows
         self.requests: list[dict] = []  # {"path", "query": [(k, v)], "prefer"}
         self.fail_next: list[tuple[int, dict]] = []  # (status, PostgREST error body) for the next requests
-        self._httpd: ThreadingHTTPServer | None = None
 
     @property
     def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return self.base_url
 
-    def __enter__(self) -> "PostgrestServer":
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        return self
+    def handler_class(self):
+        return _handler(self)
 
-    def __exit__(self, *exc) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+    def stop(self) -> None:
+        super().stop()
         self.engine.dispose()
 
     def queries(self, table: str) -> list[dict]:
