@@ -1,5 +1,11 @@
-"""Facts the analyses must recover, measured from the generated trials themselves (not from the
-generator's intentions), so ground_truth.json can never drift from the data on disk."""
+"""Facts the analyses must recover, measured from the generated trials themselves, so
+ground_truth.json can never drift from the data on disk.
+
+Two facts are the generator's declared intentions rather than measurements: terminal-bench-mini's
+`behaviour_changes` and the rollouts' `trends` (TBM_CHANGES / ROLLOUT_TRENDS below). Next to each
+the measured values are recorded (`feature_means`: per-trace means of every schema.FEATURE_COLUMNS
+feature per side / quarter), and tests/test_demo_world.py checks the declarations against them.
+The "unchanged" features hold by construction (side-independent draws, see demo/terminal.py)."""
 
 from __future__ import annotations
 
@@ -38,9 +44,13 @@ def tbm(base: list[Trial], post: list[Trial], flips: dict, xss_task: str | None)
     return {
         "tasks": len({t.task for t in post}), "attempts_per_task": 3,
         "solve_rate": {"base": solve_rate(base), "post": solve_rate(post)},
-        "behaviour_changes": TBM_CHANGES,
+        "behaviour_changes": TBM_CHANGES,  # declared; checked against feature_means by the tests
         "measured": {"base": measure.summarize([t.conversation for t in base]),
                      "post": measure.summarize([t.conversation for t in post])},
+        "feature_means": {"base": measure.feature_means([t.conversation for t in base]),
+                          "post": measure.feature_means([t.conversation for t in post])},
+        "premature_stop_rate": {"base": _mean(measure.features(t.conversation)["premature_stop"] for t in base),
+                                "post": _mean(measure.features(t.conversation)["premature_stop"] for t in post)},
         "flipped_tasks": [{"task": t, **f} for t, f in sorted(flips.items())],
         "xss_task": xss_task,
         "errors": {"base": sorted({t.result for t in base if t.reward is None}),
@@ -92,7 +102,9 @@ def rollouts(ts: list[Trial]) -> dict:
     return {
         "rows": len(ts), "trials": len(ts), "one_row_per_trial": True,
         "first_quarter": quarter(slice(0, q)), "last_quarter": quarter(slice(len(ts) - q, len(ts))),
-        "trends": ROLLOUT_TRENDS,
+        "trends": ROLLOUT_TRENDS,  # declared; checked against feature_means by the tests
+        "feature_means": {"first_quarter": measure.feature_means([t.conversation for t in ts[:q]]),
+                          "last_quarter": measure.feature_means([t.conversation for t in ts[len(ts) - q:]])},
         "attribution": {"feature": "tool_errors", "direction": "negative",
                         "trial_correlation_with_reward": round(statistics.correlation(errors, reward), 4)},
         "time_span": {"start": ts[0].date, "end": ts[-1].date},

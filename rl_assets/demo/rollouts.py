@@ -3,7 +3,10 @@
 Dates follow the training-log timeline (each rollout starts inside its step's generate phase).
 The built-in attribution: the chance of a failing command falls over the run, and a trial's
 pass chance falls with its own error rate, so the reward rise is carried by fewer tool errors.
-Thinking shrinks too; code fences and self-corrections stay constant.
+Thinking shrinks too; code fences, self-corrections and tool calls stay constant by construction:
+the number of actions and the per-turn fence / self-correction draws of the j-th rollout of a step
+come from a stream keyed by j only, so every step has the same counts of those features (and each
+quarter of the run, 5 whole steps of the 20, has the same totals).
 """
 
 from __future__ import annotations
@@ -39,7 +42,9 @@ def trials(seed: int, steps: list[Step], per_step: int) -> list[Trial]:
             frac = (date - t0).total_seconds() / span
             style = style_at(frac)
             task = r.choice(TRAIN_TASKS)
-            actions = term.draw_actions(r, style, list(term.SCOUT[: r.randint(0, 2)]), r.randint(5, 9))
+            shape = rng(seed, "rollout-shape", j)  # independent of the step: see the module docstring
+            n_act = rng(seed, "rollout-length", j).randint(5, 9)
+            actions = term.draw_actions(r, style, list(term.SCOUT[: r.randint(0, 2)]), n_act)
             err_rate = sum(out_ in dict(term.ERR).values() for _, out_ in actions) / len(actions)
             if r.random() < pass_chance(err_rate):
                 ending, result = "complete", "1.0"
@@ -47,7 +52,7 @@ def trials(seed: int, steps: list[Step], per_step: int) -> list[Trial]:
                 ending, result = "cut", "AgentTimeoutError"
             else:
                 ending, result = "complete", "0.0"
-            conv = term.conversation(r, style, task, actions, ending)
+            conv = term.conversation(r, style, task, actions, ending, shape)
             out.append(Trial(task, j, f"{task}__{suffix(r)}", date, result, conv))
     out.sort(key=lambda t: (t.date, t.trial_name))
     return out

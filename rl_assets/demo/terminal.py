@@ -3,6 +3,12 @@
 A trace is driven by a Style (how much the agent thinks, how often its commands fail, how often it
 writes code fences or self-corrections). The demo's built-in behaviour changes are nothing but
 two Styles: the base model's and the RL checkpoint's.
+
+Two random streams feed a trace: `r` (side-specific: thinking, commands, ending) and `shape`
+(side-independent, keyed by the task and attempt only): which turns quote a code fence or carry a
+self-correction. Callers give base and post-RL traces of one (task, attempt) the same number of
+actions and the same `shape` stream, and every ending has the same turn structure, so code fences,
+self-corrections and tool calls are equal pair by pair, by construction, at every scale.
 """
 
 from __future__ import annotations
@@ -85,12 +91,18 @@ def tool_call(name: str, args: dict) -> str:
     return f"<tool_call>\n{json.dumps({'name': name, 'arguments': args})}\n</tool_call>"
 
 
-def agent_turn(r: random.Random, style: Style, keystrokes: str | None, extra: str = "") -> str:
+def marks(shape: random.Random, style: Style, n_turns: int) -> list[tuple[bool, bool]]:
+    """(code fence?, self-correction?) per agent turn, drawn from the side-independent stream."""
+    return [(shape.random() < style.fence_p, shape.random() < style.selfcorr_p) for _ in range(n_turns)]
+
+
+def agent_turn(r: random.Random, style: Style, keystrokes: str | None, extra: str = "", *, fence: bool = False,
+               selfcorr: bool = False) -> str:
     n = max(4, round(r.gauss(style.think_words, style.think_words * 0.2)))
     analysis = "Analysis: " + r.choice(THOUGHTS)
-    if keystrokes and r.random() < style.fence_p:
+    if keystrokes and fence:
         analysis += f"\n```bash\n{keystrokes.strip()}\n```"
-    if r.random() < style.selfcorr_p:
+    if selfcorr:
         analysis += " " + r.choice(SELF_CORRECTIONS)
     if extra:
         analysis += " " + extra
@@ -112,16 +124,25 @@ def observation(keystrokes: str, output: str) -> str:
 
 
 def conversation(r: random.Random, style: Style, task: str, actions: list[tuple[str, str]], ending: str,
-                 xss: bool = False) -> list[dict]:
-    """ending: "complete" (mark_task_complete last), "cut" (stops on an observation), "infra"."""
+                 shape: random.Random, xss: bool = False) -> list[dict]:
+    """ending: "complete" (a final mark_task_complete turn), "cut" (a final bash turn whose terminal
+    output is not exported, as in real timeout / context-length traces: the trace ends on an agent
+    turn without a completion call, i.e. a premature stop), "infra" (the sandbox died after the
+    first command; ends on its observation). "complete" and "cut" both have len(actions) + 1 agent
+    turns and len(actions) observations; code fences are only drawn on the observed commands.
+    `shape` is the side-independent stream (see the module docstring)."""
+    turn_marks = marks(shape, style, len(actions) + 1)
     msgs = [{"role": "user", "content": instruction(task)}]
-    if ending == "infra":  # the sandbox died after the first command
+    if ending == "infra":
         actions = actions[:1]
     for i, (keys, out) in enumerate(actions):
-        msgs.append({"role": "assistant", "content": agent_turn(r, style, keys, XSS if xss and i == 0 else "")})
+        fence, selfcorr = turn_marks[i]
+        msgs.append({"role": "assistant", "content": agent_turn(r, style, keys, XSS if xss and i == 0 else "",
+                                                               fence=fence, selfcorr=selfcorr)})
         msgs.append({"role": "user", "content": observation(keys, out)})
-    if ending == "complete":
-        msgs.append({"role": "assistant", "content": agent_turn(r, style, None)})
+    if ending in ("complete", "cut"):
+        last = None if ending == "complete" else draw_actions(r, style, [], 1)[0][0]
+        msgs.append({"role": "assistant", "content": agent_turn(r, style, last, selfcorr=turn_marks[-1][1])})
     return msgs
 
 

@@ -4,6 +4,12 @@ Built-in story (recorded in ground truth): post-RL fails fewer commands and thin
 much, solves more tasks (task-level flips both ways), while code fences, self-corrections and
 the number of tool calls stay put. On every flipped task the base and post-RL attempt 0 share
 their first k actions and part ways at action k.
+
+"Stay put" holds by construction, not on average: the number of actions and the per-turn code
+fence / self-correction draws come from streams keyed by (variant, task, attempt) only, and the
+infra-error trial is the same (task, attempt) on every side, so a base trace and the post-RL trace
+of the same task and attempt have equal counts of those features (see terminal.conversation).
+Timeouts and context-length errors end on an agent turn without mark_task_complete (premature stop).
 """
 
 from __future__ import annotations
@@ -73,12 +79,13 @@ def trials(seed: int, model: str, names: list[str], p: dict, base_first: dict, x
     """All trials of one model. `base_first[task]` holds base attempt 0's actions (for divergence)."""
     style = BASE_STYLE if model == BASE else RL_STYLE
     flips = p[model]["flips"]
-    infra_task = next((t for t in sorted(names) if not any(p[model]["vectors"][t]) and t not in flips), None)
+    infra_task = _infra_task(p, names)
     out = []
     for i, task in enumerate(names):
         for a in range(ATTEMPTS):
             r = rng(seed, "tbm-trial", variant, model, task, a)
-            # Same length draw on every side, so "tool calls unchanged" holds pair by pair.
+            # Side-independent: same length and fence / self-correction draws for base and post-RL.
+            shape = rng(seed, "tbm-shape", variant, task, a)
             n_act = rng(seed, "tbm-length", variant, task, a).randint(5, 9)
             if model == BASE and a == 0:
                 scout = list(term.SCOUT[:4])
@@ -90,7 +97,7 @@ def trials(seed: int, model: str, names: list[str], p: dict, base_first: dict, x
                 while nxt == fork:  # the first post-RL action that differs from the base run
                     nxt = term.draw_actions(r, style, [], 1)[0]
                 scout.append(nxt)
-                n_act = max(n_act, k + 2)
+                assert len(scout) <= n_act  # k <= 4 < 5 <= n_act: the fork never lengthens the trace
             else:
                 scout = list(term.SCOUT[: r.randint(0, 2)])
             actions = term.draw_actions(r, style, scout, n_act)
@@ -100,12 +107,19 @@ def trials(seed: int, model: str, names: list[str], p: dict, base_first: dict, x
             ending, result = _ending(r, passed, clean=task in flips or (model == BASE and a == 0))
             if task == infra_task and a == ATTEMPTS - 1:
                 ending, result = "infra", "DaytonaError"
-            conv = term.conversation(r, style, task, actions, ending, xss=(task == xss_task and a == 0))
+            conv = term.conversation(r, style, task, actions, ending, shape, xss=(task == xss_task and a == 0))
             if result == "ContextLengthExceededError":
-                conv[-1]["content"] += "\n" + "x" * 4000  # a flood of output filled the context
+                conv[-2]["content"] += "\n" + "x" * 4000  # a flood of output (last observation) filled the context
             date = EVAL_DAY[model] + TBM_OFFSET + day_offset + timedelta(seconds=97 * (i * ATTEMPTS + a))
             out.append(Trial(task, a, f"{task}__{suffix(r)}", date, result, conv))
     return out
+
+
+def _infra_task(p: dict, names: list[str]) -> str | None:
+    """The task whose last attempt is the infra error, the same on every side: never solved and
+    never flipped by any model."""
+    return next((t for t in sorted(names) if all(not any(m["vectors"][t]) and t not in m["flips"] for m in p.values())),
+                None)
 
 
 def episode_level_trials(seed: int, model: str, ts: list[Trial]) -> set[str]:
