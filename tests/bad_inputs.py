@@ -2,7 +2,8 @@
 
 Each case writes its input under a tmp folder and returns the spec plus the exact expected
 outcome: ("error", ExceptionType, substring of the message) or
-("ok", rows_written, {skip reason: count}).
+("ok", rows_written, {skip reason: count}[, {note reason: count}]) -- without the notes dict
+the run must record no notes.
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ def _(d):
     return jsonl(d / "x.jsonl", rows)
 
 
-@_c("jsonl_bad_date_kept", ("ok", 1, {}))
+@_c("jsonl_bad_date_kept", ("ok", 1, {}, {"unparseable date (kept, date null)": 1}))
 def _(d): return jsonl(d / "x.jsonl", [row(date="not a date")])
 
 
@@ -250,3 +251,100 @@ def _(d):
         "junk", {"question": "q", "expected_answer": "a", "model_answer": "a", "score": 1.0}]}
     (d / "chain_sum.json").write_text(json.dumps(data))
     return str(d / "chain_sum.json")
+
+
+# -- review fixes (B1-B8) -------------------------------------------------------------------
+NON_FINITE = "non-finite result (kept, reward null)"
+INT_RANGE = "integer outside int64 range (kept, value null)"
+DATE_NOTE = "unparseable date (kept, date null)"
+JOB_NOTE = "unusable job-level result.json entry (ignored)"
+
+
+@_c("jsonl_non_finite_results", ("ok", 5, {}, {NON_FINITE: 5}))
+def _(d):  # json.dumps writes inf as Infinity (orjson refuses it; the stdlib fallback reads it)
+    return jsonl(d / "x.jsonl", [row(task=f"t{k}", result=v)
+                                 for k, v in enumerate(["inf", "Infinity", "1e400", float("inf"), "-inf"])])
+
+
+@_c("jsonl_nan_written_by_json_dump", ("ok", 1, {}))
+def _(d): return jsonl(d / "x.jsonl", [row(result=float("nan"))])
+
+
+@_c("rg_bool_null_non_finite_scores", ("ok", 1, {"non-numeric score": 2, "non-finite score": 2}))
+def _(d):
+    comps = [{"model_answer": "2", "full_model_response": "2", "score": s}
+             for s in (1.0, True, None, "inf", float("inf"))]
+    data = {"name": "chain_sum", "config": {"seed": 1}, "results": [
+        {"question": "1+1", "expected_answer": "2", "completions": comps}]}
+    (d / "chain_sum.json").write_text(json.dumps(data))
+    return str(d / "chain_sum.json")
+
+
+@_c("hub_id_with_dots_is_not_local", (E, IngestError, "no hub backend"))
+def _(d): return "laion/Qwen2.5-7B-traces"
+
+
+@_c("hub_id_with_version_suffix_is_not_local", (E, IngestError, "no hub backend"))
+def _(d): return "org/model-v1.5"
+
+
+@_c("missing_dot_relative_data_file", (E, FileNotFoundError, "./missing.jsonl"))
+def _(d): return "./missing.jsonl"
+
+
+@_c("missing_bare_relative_data_file", (E, FileNotFoundError, "data/x.parquet"))
+def _(d): return "data/x.parquet"
+
+
+@_c("jsonl_reasoning_content_list_and_dict", ("ok", 2, {}))
+def _(d):
+    conv = lambda rc: [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a", "reasoning_content": rc}]
+    return jsonl(d / "x.jsonl", [row(conversations=conv([{"type": "text", "text": "think"}])),
+                                 row(task="b", conversations=conv({"text": "think"}))])
+
+
+@_c("jsonl_role_is_a_list", ("ok", 1, {}))
+def _(d): return jsonl(d / "x.jsonl", [row(conversations=[{"role": ["assistant"], "content": "x"}])])
+
+
+@_c("jsonl_tool_calls_not_a_list", ("ok", 2, {}))
+def _(d):
+    return jsonl(d / "x.jsonl", [row(conversations=[{"role": "assistant", "content": "x", "tool_calls": 5}]),
+                                 row(task="b", conversations=[{"role": "assistant", "content": "x", "tool_calls": "[1"}])])
+
+
+@_c("jsonl_ints_beyond_int64", ("ok", 3, {}, {INT_RANGE: 3}))
+def _(d):
+    return jsonl(d / "x.jsonl", [row(task_index=1e20), row(task="b", attempt="99999999999999999999"),
+                                 row(task="c", trial="tr", episode="99999999999999999999")])
+
+
+@_c("harbor_job_result_with_bad_stats", ("ok", 2, {}, {JOB_NOTE: 2}))
+def _(d):
+    trial_dir(d / "job", "good__1", TRIAL_OK, atif([step(1)]))
+    trial_dir(d / "job", "noverdict__2", {"task_name": "t2", "trial_name": "noverdict__2"}, atif([step(1)]))
+    (d / "job" / "result.json").write_text(json.dumps({"stats": {"evals": {
+        "a__m__bench": {"reward_stats": {"reward": {"high": ["noverdict__2"], "0.5": ["x"]}}},
+        "b__m__bench": "not an object"}}}))
+    return str(d / "job")
+
+
+@_c("jsonl_conversation_string_not_json", ("ok", 1, {}, {"conversation string is not JSON (kept as one assistant message)": 1}))
+def _(d):
+    r = row()
+    del r["conversations"]
+    r["conversation"] = "plain text, not JSON"
+    return jsonl(d / "x.jsonl", [r])
+
+
+@_c("jsonl_messages_null_falls_back_to_conversation", ("ok", 1, {}))
+def _(d):
+    r = row()
+    del r["conversations"]
+    r["messages"], r["conversation"] = None, [{"role": "assistant", "content": "x"}]
+    return jsonl(d / "x.jsonl", [r])
+
+
+@_c("jsonl_bad_dates_noted_for_kept_episodes_only",
+    ("ok", 1, {}, {DATE_NOTE: 1, "earlier episode of the same trial (kept the last)": 3}))
+def _(d): return jsonl(d / "x.jsonl", [row(trial="tr", episode=k, date="garbage") for k in range(4)])

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from rl_assets.ingest import ingest_source, read_traces
@@ -28,9 +31,20 @@ def test_bad_input(case, tmp_path, monkeypatch):
         assert not out.exists()  # never a half-written table
         assert not list(out.parent.glob("*.tmp")) if out.parent.exists() else True
         return
-    _, rows, skipped = case.expect
+    _, rows, skipped, *notes = case.expect
     report = ingest_source(spec, out, hub=None)
     assert report.skipped == skipped
+    assert report.notes == (notes[0] if notes else {})
     assert report.rows_written == rows == read_traces(out).num_rows
-    assert report.rows_read == rows + sum(skipped.values())
+    reduced = report.notes.get("earlier episode of the same trial (kept the last)", 0)
+    assert report.rows_read == rows + sum(skipped.values()) + reduced
     assert len(report.skip_examples) == min(5, sum(skipped.values()))
+    exported = Path(spec).suffix in (".jsonl", ".parquet") or any(Path(spec).rglob("*.parquet"))
+    for example in report.skip_examples:  # "<file> <row>: <reason>"
+        reason = next((r for r in skipped if example.endswith(f": {r}")), None)
+        assert reason is not None, example  # states the skip reason
+        where = example[: -len(f": {reason}")]
+        assert str(tmp_path) in where, example  # names the file
+        # ... and the row: row N of exported rows; result/completion of reasoning-gym; the trial's
+        # result.json or the trajectory file (+ step) for Harbor / ATIF (one row per file)
+        assert re.search(r" row \d+$" if exported else r" row \d+| result \d+| step \d+|\.json\b", where), example

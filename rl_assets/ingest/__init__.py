@@ -45,7 +45,14 @@ def ingest_source(spec: str, out_path: Path, *, hub, max_rows: int | None = None
     adapter = src.adapter
     skips = SkipLog()
     units = adapter.units()
-    cands = [c for unit in units for c in adapter.scan(unit, skips)]
+    cands = []
+    for unit in units:
+        try:
+            cands.extend(adapter.scan(unit, skips))
+        except _NAMED:
+            raise
+        except Exception as exc:
+            raise _named(exc, _unit_name(unit)) from exc
     rows_read = len(cands) + skips.total
     kept = plan(cands, skips, keep_all_episodes=keep_all_episodes, max_rows=max_rows)
     by_unit: dict[int, dict] = {}
@@ -58,9 +65,24 @@ def ingest_source(spec: str, out_path: Path, *, hub, max_rows: int | None = None
             wanted = by_unit.get(id(unit))
             if not wanted:
                 continue
-            for cand, row in adapter.load(unit, wanted, skips):
-                sources.add(_complete(row, cand, src, counter, token_label, benchmark))
-                writer.add(finish_row(row))
+            loading = adapter.load(unit, wanted, skips)
+            while True:
+                try:
+                    item = next(loading, None)
+                except _NAMED:
+                    raise
+                except Exception as exc:
+                    raise _named(exc, _unit_name(unit)) from exc
+                if item is None:
+                    break
+                cand, row = item
+                try:
+                    sources.add(_complete(row, cand, src, counter, token_label, benchmark))
+                    writer.add(finish_row(row))
+                except _NAMED:
+                    raise
+                except Exception as exc:
+                    raise _named(exc, cand.where) from exc
     report = IngestReport(
         rows_written=writer.rows_written, rows_read=rows_read, skipped=dict(skips.counts),
         skip_examples=list(skips.examples), source_kind=src.kind, source_ref=src.ref,
@@ -90,9 +112,23 @@ def _complete(row: dict, cand, src, counter, token_label: str, benchmark: str | 
     row["date"] = cand.date
     row["source_kind"] = src.kind
     row["source_ref"] = src.ref
-    row["benchmark"] = row.get("benchmark") or benchmark
+    row["benchmark"] = row.get("benchmark") or benchmark or getattr(src.adapter, "default_benchmark", None)
     row["trace_id"] = trace_id(src.ref, f"{cand.task_id}|{cand.trial_name}|{cand.attempt}|{cand.episode}")
     return source
+
+
+def _unit_name(unit) -> str:
+    """The file/folder an adapter unit reads (units are paths or (path, data) pairs)."""
+    return str(unit[0] if isinstance(unit, tuple) else unit)
+
+
+_NAMED = (IngestError, FileNotFoundError)  # these already name their input
+
+
+def _named(exc: Exception, where: str) -> IngestError:
+    """An unexpected error (input of a shape no rule anticipated) as an IngestError naming
+    the file and row."""
+    return IngestError(f"{where}: {type(exc).__name__}: {exc}")
 
 
 def _label(sources: set[str], default: str) -> str:

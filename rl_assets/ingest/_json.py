@@ -16,8 +16,14 @@ JSONError = ValueError
 
 
 def loads(data: bytes | str):
+    """Parse JSON. What orjson rejects is retried with the standard library before it counts
+    as malformed: Python's json.dump writes NaN / Infinity / -Infinity, which orjson refuses.
+    Only the error path pays for the retry."""
     if _orjson is not None:
-        return _orjson.loads(data)
+        try:
+            return _orjson.loads(data)
+        except _orjson.JSONDecodeError:
+            pass
     if isinstance(data, bytes):
         data = data.decode("utf-8")  # strict: invalid UTF-8 raises, never silently replaced
     return json.loads(data)

@@ -19,7 +19,7 @@ from . import _json
 from .features import text_of
 from .plan import Candidate
 from .report import IngestError, SkipLog
-from .rows import first_str, to_count, to_float
+from .rows import first_str, in_int64, to_count, to_float
 
 _VERSION = re.compile(r"^(?:ATIF-)?v?1\.\d+$", re.IGNORECASE)
 _SOURCES = {"system": "system", "user": "user", "agent": "assistant"}
@@ -102,7 +102,7 @@ def load_trajectory(path: Path, data: dict | None = None) -> dict:
                 metrics = step.get("metrics") if isinstance(step.get("metrics"), dict) else {}
                 if not copied:
                     pt, ct = metrics.get("prompt_tokens"), metrics.get("completion_tokens")
-                    if isinstance(pt, int):
+                    if isinstance(pt, int) and in_int64(pt) is not None:
                         peak = pt if peak is None else max(peak, pt)
                     if isinstance(ct, int):
                         completion += ct

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 from . import _json
 from .plan import Candidate
 from .report import IngestError, SkipLog
-from .rows import date_or_note, episode_number, first_str, parse_result, to_int
+from .rows import DATE_NOTE, date_or_flag, episode_number, first_str, parse_result, to_int
 
 TASK_KEYS = ("task", "task_name", "task_id")
 KEY_COLUMNS = (*TASK_KEYS, "trial_name", "episode", "date", "attempt")
@@ -23,6 +23,7 @@ ROW_COLUMNS = (
     "agent", "model", "benchmark", "task_family", "task_config", "task_index", "expected_answer",
     "question", "answer", "failure_mode", "failure_mode_analysis", "run_id",
 )
+NON_JSON_CONVERSATION = "conversation string is not JSON (kept as one assistant message)"
 ROW_MARKERS = frozenset(("conversations", "messages", "conversation", *TASK_KEYS, "trial_name", "result"))
 
 
@@ -57,11 +58,14 @@ class ExportedRows:
             except (OSError, ValueError) as exc:  # ArrowInvalid is a ValueError
                 raise IngestError(f"{path}: unreadable parquet shard: {exc}") from exc
         elif suffix == ".json":
-            data = self.preloaded.get(path)
+            # the scan reuses the array parsed by spec sniffing; the load pass takes it (pop),
+            # so no array outlives its last use
+            data = self.preloaded.pop(path, None) if columns is ROW_COLUMNS else self.preloaded.get(path)
             if data is None:
                 data = _load_json_array(path)
             for i, row in enumerate(data):
                 yield i, row, ""
+            del data
         else:  # .jsonl / .ndjson
             yield from _jsonl_rows(path)
 
@@ -78,9 +82,10 @@ class ExportedRows:
             if task is None:
                 skips.skip("missing task id", where)
                 continue
-            date = date_or_note(row.get("date"), skips)
+            date, bad_date = date_or_flag(row.get("date"))  # noted only if the row is kept (plan)
             yield Candidate(path, i, where, task, first_str(row, "trial_name"),
-                            episode_number(row.get("episode")), date, to_int(row.get("attempt")))
+                            episode_number(row.get("episode"), skips), date, to_int(row.get("attempt"), skips),
+                            notes=(DATE_NOTE,) if bad_date else ())
 
     def load(self, path: Path, wanted: dict[int, Candidate], skips: SkipLog) -> Iterator[tuple[Candidate, dict]]:
         last = max(wanted)
@@ -90,7 +95,12 @@ class ExportedRows:
             cand = wanted.get(i)
             if cand is None:
                 continue
-            built = build_row(row, cand, skips)
+            try:
+                built = build_row(row, cand, skips)
+            except IngestError:
+                raise
+            except Exception as exc:  # name the row: an unexpected shape must not abort anonymously
+                raise IngestError(f"{cand.where}: {type(exc).__name__}: {exc}") from exc
             if built is not None:
                 yield cand, built
 
@@ -98,20 +108,23 @@ class ExportedRows:
 def build_row(row: dict, cand: Candidate, skips: SkipLog) -> dict | None:
     messages = row.get("conversations")
     if messages is None:
-        messages = row.get("messages", row.get("conversation"))
+        messages = row.get("messages")
+    if messages is None:
+        messages = row.get("conversation")
     if isinstance(messages, str):  # some exports store the conversation as a JSON string
         try:
             messages = _json.loads(messages)
         except ValueError:
+            skips.note(NON_JSON_CONVERSATION)
             messages = [{"role": "assistant", "content": messages}]
     if messages is None:
         messages = []
     if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
         skips.skip("conversation is not a list of messages", cand.where)
         return None
-    reward, err = parse_result(row.get("result"))
+    reward, err = parse_result(row.get("result"), skips)
     if reward is None and err is None:
-        reward, _ = parse_result(row.get("reward"))
+        reward, _ = parse_result(row.get("reward"), skips)
         err = first_str(row, "error_type")
     config = row.get("task_config")
     fm = row.get("failure_mode", row.get("failure_mode_analysis"))
@@ -125,7 +138,7 @@ def build_row(row: dict, cand: Candidate, skips: SkipLog) -> dict | None:
         "model": first_str(row, "model"),
         "benchmark": first_str(row, "benchmark"),
         "task_family": first_str(row, "task_family"),
-        "task_index": to_int(row.get("task_index")),
+        "task_index": to_int(row.get("task_index"), skips),
         "task_config": config if config is None or isinstance(config, str) else _json.dumps(config),
         "expected_answer": _opt_str(row.get("expected_answer")),
         "question": _opt_str(row.get("question")),

@@ -8,8 +8,8 @@ two messages, and counts in the join are the sums of per-message counts); where 
 per message (floor of fences/2, is_tool_error, a block running to the end of its message)
 a hit position is mapped back to its message (bisect on start offsets) and the rule runs
 on that message only. tests/test_ingest_features.py fuzzes this against the reference.
-Returns None for inputs the scan does not model (non-str reasoning_content): the caller
-then runs the reference loop, which also defines the error raised for them.
+A TypeError on inputs the scan does not model (an unhashable role) makes the caller run the
+reference loop instead.
 """
 
 from __future__ import annotations
@@ -80,12 +80,14 @@ def featurize_fast(messages: list, counter, f) -> dict | None:
             contents.append(text)
             a_msgs.append(m)
             pieces.append(text)
-            if not structured_calls and "tool_calls" in m:
-                structured_calls = True
+            if not structured_calls:
+                calls = m.get("tool_calls")
+                if calls and (calls.__class__ is list or f.has_calls(calls)):
+                    structured_calls = True
             reasoning = m.get("reasoning_content")
             if reasoning:
                 if reasoning.__class__ is not str:
-                    return None
+                    reasoning = text_of(reasoning)
                 pieces.append(reasoning)
                 thinks.append(reasoning)
         else:

@@ -4,8 +4,9 @@ Input: a list of chat messages in OpenAI shape ``{"role", "content", "tool_calls
 "reasoning_content"?, "is_copied_context"?, "is_error"?, "exit_code"?}`` (ShareGPT
 ``{"from", "value"}`` is accepted too). Rules, documented in docs/ingest.md:
 
-- Structure first: if any assistant message carries a ``tool_calls`` key, tool calls are
-  counted from those lists only; if any message has role ``tool``, tool responses are those
+- Structure first: if any assistant message has a non-empty ``tool_calls`` list (or a JSON
+  string holding one), tool calls are counted from those lists only (a null/empty
+  ``tool_calls``, as parquet struct merges and OpenAI dumps write, is not structure); if any message has role ``tool``, tool responses are those
   messages only. Text patterns (``<tool_call>`` blocks, ``New Terminal Output:`` user
   messages) are used only for text-only traces, so no call is counted twice.
 - Messages flagged ``is_copied_context`` (ATIF handoff copies) are ignored entirely.
@@ -148,9 +149,28 @@ def block_name(inner: str) -> str:
     return name if isinstance(name, str) and name else "unknown"
 
 
+def calls_list(value) -> list | None:
+    """A message's ``tool_calls`` as a list: a list as is, a JSON string holding a list (HF
+    exports) parsed; anything else (null, "", a number, a dict) is None."""
+    if value.__class__ is list:
+        return value
+    if isinstance(value, str) and value.strip():
+        try:
+            value = _json.loads(value)
+        except ValueError:
+            return None
+        return value if isinstance(value, list) else None
+    return None
+
+
+def has_calls(value) -> bool:
+    """True when ``tool_calls`` holds at least one call (a non-empty list / JSON list)."""
+    return bool(value) and bool(calls_list(value))
+
+
 def _structured_names(calls) -> list[str]:
     names = []
-    for tc in calls or ():
+    for tc in calls_list(calls) or ():
         name = None
         if isinstance(tc, dict):
             fn = tc.get("function")
@@ -166,10 +186,18 @@ def _premature(roles: list[str], completed: bool) -> float | None:
     return None if last is None else float(last == "assistant" and not completed)
 
 
+def _role(value) -> str:
+    """Canonical role; unknown, missing or non-string roles (e.g. a list) count as user."""
+    return _ROLE.get(value, "user") if isinstance(value, str) else "user"
+
+
 def featurize(messages: list, counter: Callable[[str], int]) -> dict:
     """Features + size columns for one trace (keys match TRACE_SCHEMA column names).
     The vectorised scan (featscan) computes exactly what featurize_reference does."""
-    out = featurize_fast(messages, counter, sys.modules[__name__])
+    try:
+        out = featurize_fast(messages, counter, sys.modules[__name__])
+    except TypeError:  # an odd value the fast scan does not model (e.g. an unhashable role)
+        out = None
     return out if out is not None else featurize_reference(messages, counter)
 
 
@@ -177,8 +205,8 @@ def featurize_reference(messages: list, counter: Callable[[str], int]) -> dict:
     """The rules as one plain per-message loop: the specification featscan is tested against,
     and the fallback for traces featscan does not model."""
     msgs = [m for m in messages if isinstance(m, dict) and not m.get("is_copied_context")]
-    roles = [_ROLE.get(m.get("role", m.get("from")), "user") for m in msgs]
-    structured_calls = any(r == "assistant" and "tool_calls" in m for r, m in zip(roles, msgs))
+    roles = [_role(m.get("role", m.get("from"))) for m in msgs]
+    structured_calls = any(r == "assistant" and has_calls(m.get("tool_calls")) for r, m in zip(roles, msgs))
     structured_resp = "tool" in roles
 
     turns = think_blocks = think_tokens = fences = 0
@@ -195,6 +223,8 @@ def featurize_reference(messages: list, counter: Callable[[str], int]) -> dict:
             agent_texts.append(text)
             reasoning = m.get("reasoning_content")
             if reasoning:
+                if not isinstance(reasoning, str):  # a list of parts / dict: its text
+                    reasoning = text_of(reasoning)
                 think_blocks += 1
                 think_tokens += counter(reasoning)
                 agent_texts.append(reasoning)

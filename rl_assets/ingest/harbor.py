@@ -13,7 +13,7 @@ from . import _json
 from .atif import AtifError, load_trajectory
 from .plan import Candidate
 from .report import SkipLog
-from .rows import date_or_note, duration_s, first_str, to_count, to_float, to_int
+from .rows import DATE_NOTE, date_or_flag, duration_s, first_str, to_count, to_float, to_int
 
 # result.json phase -> trace column (each phase is {started_at, finished_at})
 PHASES = {"environment_setup": "env_setup_s", "agent_setup": "agent_setup_s",
@@ -76,20 +76,21 @@ class HarborTrials:
         if task is None:
             skips.skip("missing task id", where)
             return
-        date = date_or_note(res.get("started_at"), skips)
-        yield Candidate(trial, 0, where, task, first_str(res, "trial_name") or trial.name, date=date, payload=res)
+        date, bad_date = date_or_flag(res.get("started_at"))  # noted only if kept (plan)
+        yield Candidate(trial, 0, where, task, first_str(res, "trial_name") or trial.name, date=date, payload=res,
+                        notes=(DATE_NOTE,) if bad_date else ())
 
     def load(self, trial: Path, wanted: dict[int, Candidate], skips: SkipLog) -> Iterator[tuple[Candidate, dict]]:
         cand = wanted[0]
         res = cand.payload
-        row = _outcome(res, trial, self._stats(trial.parent))
+        row = _outcome(res, trial, self._stats(trial.parent, skips))
         agent_info = res.get("agent_info") if isinstance(res.get("agent_info"), dict) else {}
         model_info = agent_info.get("model_info") if isinstance(agent_info.get("model_info"), dict) else {}
         row["agent"] = first_str(agent_info, "name")
         row["model"] = first_str(model_info, "name")
         row.update(run_facts(res, skips))
         meta = (res.get("agent_result") or {}).get("metadata") if isinstance(res.get("agent_result"), dict) else None
-        n_ep = to_int(meta.get("n_episodes")) if isinstance(meta, dict) else None
+        n_ep = to_int(meta.get("n_episodes"), skips) if isinstance(meta, dict) else None
         cand.episode = n_ep - 1 if n_ep else None
         traj_path = trial / "agent" / "trajectory.json"
         if traj_path.is_file():
@@ -109,9 +110,9 @@ class HarborTrials:
             row["_messages"] = _legacy_episodes(trial / "agent")
         yield cand, row
 
-    def _stats(self, job: Path) -> dict:
-        if job not in self._job_stats:
-            self._job_stats[job] = _job_outcomes(job / "result.json")
+    def _stats(self, job: Path, skips: SkipLog | None = None) -> dict:
+        if job not in self._job_stats:  # read (and noted) once per job
+            self._job_stats[job] = _job_outcomes(job / "result.json", skips)
         return self._job_stats[job]
 
 
@@ -125,7 +126,7 @@ def run_facts(res: dict, skips: SkipLog | None = None) -> dict:
     out["trial_s"] = duration_s(res.get("started_at"), res.get("finished_at"), skips)
     agent_result = res.get("agent_result") if isinstance(res.get("agent_result"), dict) else {}
     for key, col in AGENT_RESULT.items():
-        out[col] = to_float(agent_result.get(key)) if col == "cost_usd" else to_count(agent_result.get(key))
+        out[col] = to_float(agent_result.get(key)) if col == "cost_usd" else to_count(agent_result.get(key), skips)
     return out
 
 
@@ -152,23 +153,58 @@ def _outcome(res: dict, trial: Path, job: dict) -> dict:
     return {"reward": reward, "error_type": err, "benchmark": job.get("benchmark")}
 
 
-def _job_outcomes(path: Path) -> dict:
-    """trial_name -> (reward, error_type) from a job result.json's stats.evals, + benchmark."""
+JOB_FACT_NOTE = "unusable job-level result.json entry (ignored)"
+
+
+def _job_outcomes(path: Path, skips: SkipLog | None = None) -> dict:
+    """trial_name -> (reward, error_type) from a job result.json's stats.evals, + benchmark.
+    An entry of the wrong shape (a non-object eval, a non-numeric reward_stats key, a
+    non-list trial list) is ignored and noted; it never aborts the ingest."""
     try:
         stats = _json.loads(path.read_bytes()).get("stats") or {}
     except (OSError, ValueError, AttributeError):
         return {}
+    evals = stats.get("evals") if isinstance(stats, dict) else None
     out, benches = {}, set()
-    for key, ev in (stats.get("evals") or {}).items():
+
+    def bad() -> None:
+        if skips is not None:
+            skips.note(JOB_FACT_NOTE)
+
+    if evals is not None and not isinstance(evals, dict):
+        bad()
+        evals = None
+    for key, ev in (evals or {}).items():
+        if not isinstance(ev, dict):
+            bad()
+            continue
         parts = key.split("__")
         if len(parts) >= 3 and parts[-1] != "adhoc":
             benches.add(parts[-1])
-        for value, trials in ((ev.get("reward_stats") or {}).get("reward") or {}).items():
+        rs = ev.get("reward_stats") or {}
+        by_value = (rs.get("reward") or {}) if isinstance(rs, dict) else None
+        if not isinstance(by_value, dict):
+            bad()
+            by_value = {}
+        for value, trials in by_value.items():
+            reward = to_float(value)
+            if reward is None or not isinstance(trials, list):
+                bad()
+                continue
             for t in trials:
-                out[t] = (float(value), None, None)
-        for exc_type, trials in (ev.get("exception_stats") or {}).items():
+                if isinstance(t, str):
+                    out[t] = (reward, None, None)
+        exc_stats = ev.get("exception_stats") or {}
+        if not isinstance(exc_stats, dict):
+            bad()
+            exc_stats = {}
+        for exc_type, trials in exc_stats.items():
+            if not isinstance(trials, list):
+                bad()
+                continue
             for t in trials:
-                out[t] = (out.get(t, (None,))[0], exc_type, None)
+                if isinstance(t, str):
+                    out[t] = (out.get(t, (None,))[0], exc_type, None)
     return {"outcome": out, "benchmark": benches.pop() if len(benches) == 1 else None}
 
 

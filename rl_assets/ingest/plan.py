@@ -29,6 +29,7 @@ class Candidate:
     date: datetime | None = None
     attempt: int | None = None
     payload: Any = None  # adapter data already parsed in pass 1 (small sources only)
+    notes: tuple = ()  # ledger notes counted only if the candidate is kept (e.g. a bad date)
 
 
 class Adapter(Protocol):
@@ -60,21 +61,38 @@ def plan(cands: list[Candidate], skips: SkipLog, *, keep_all_episodes: bool, max
     _number_attempts(kept)
     if max_rows is not None:
         kept = kept[: max(0, int(max_rows))]
+    for c in kept:
+        for reason in c.notes:
+            skips.note(reason)
     return kept
 
 
 def _number_attempts(cands: list[Candidate]) -> None:
-    """Attempts the source did not record: per task, in (date, trial_name) order, after any
-    attempt numbers the source did record for that task."""
-    by_task: dict[str, list[tuple[int, Candidate]]] = {}
+    """Attempts the source did not record: per task, trials in (date, trial_name) order --
+    undated trials after all dated ones -- numbered after any attempt numbers the source did
+    record for that task. All rows of one trial (its episodes, with keep_all_episodes) share
+    one attempt number: the trial's recorded one if any row has it, else the trial's number.
+    A trial's date is the earliest date among its rows."""
+    by_task: dict[str, dict] = {}
     top: dict[str, int] = {}
+    recorded: dict[tuple, int] = {}
     for order, c in enumerate(cands):
         if c.attempt is None:
-            by_task.setdefault(c.task_id, []).append((order, c))
+            trial = (c.task_id, c.trial_name) if c.trial_name is not None else (c.task_id, None, order)
+            group = by_task.setdefault(c.task_id, {}).setdefault(trial, [order, None, []])
+            if c.date is not None and (group[1] is None or c.date < group[1]):
+                group[1] = c.date
+            group[2].append(c)
         else:
             top[c.task_id] = max(top.get(c.task_id, -1), c.attempt)
-    for task, items in by_task.items():
-        items.sort(key=lambda oc: (oc[1].date or _EPOCH, oc[1].trial_name or "", oc[0]))
-        start = top.get(task, -1) + 1
-        for k, (_, c) in enumerate(items):
-            c.attempt = start + k
+            if c.trial_name is not None:
+                recorded.setdefault((c.task_id, c.trial_name), c.attempt)
+    for task, trials in by_task.items():
+        items = sorted(trials.items(), key=lambda kv: (kv[1][1] is None, kv[1][1] or _EPOCH, kv[0][1] or "", kv[1][0]))
+        k = top.get(task, -1) + 1
+        for key, (_, _, members) in items:
+            attempt = recorded.get(key)
+            if attempt is None:
+                attempt, k = k, k + 1
+            for c in members:
+                c.attempt = attempt

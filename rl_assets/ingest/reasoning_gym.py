@@ -10,13 +10,15 @@ Each completion is one attempt (attempt = completion index); a result without
 
 from __future__ import annotations
 
+import math
+import os
 from pathlib import Path
 from typing import Iterator
 
 from . import _json
 from .plan import Candidate
 from .report import SkipLog
-from .rows import date_or_note, first_str, parse_result
+from .rows import date_or_note, first_str
 
 
 def is_rg_file(data) -> bool:
@@ -54,11 +56,42 @@ def _summary(path: Path) -> dict:
     return {}
 
 
+def score_of(value) -> tuple[float | None, str | None]:
+    """(reward, None) for a finite numeric score (number or numeric string), else (None,
+    skip reason): bool, null, non-numeric text -> "non-numeric score"; inf/NaN -> "non-finite score"."""
+    if value is None or isinstance(value, bool):
+        return None, NON_NUMERIC
+    if isinstance(value, (int, float)):
+        try:
+            reward = float(value)
+        except OverflowError:
+            return None, NON_FINITE
+    else:
+        try:
+            reward = float(str(value).strip())
+        except ValueError:
+            return None, NON_NUMERIC
+    return (reward, None) if math.isfinite(reward) else (None, NON_FINITE)
+
+
+NON_NUMERIC = "non-numeric score"
+NON_FINITE = "non-finite score"
+
+
 class RgFiles:
+    """trial_name = "<file path relative to the source root>:<family>/<index>#<completion>", so
+    copies of one family file in several folders (easy/, hard/) never share a trial or
+    trace_id. Rows name no benchmark; ingest_source fills the caller's ``benchmark`` or
+    ``default_benchmark``."""
+
     kind = "reasoning_gym"
+    default_benchmark = "reasoning_gym"
 
     def __init__(self, files: list[tuple[Path, dict]]) -> None:
         self.files = sorted(files, key=lambda fd: str(fd[0]))
+        paths = [str(f) for f, _ in self.files]
+        root = os.path.commonpath([os.path.dirname(p) for p in paths]) if paths else ""
+        self.rel = {p: os.path.relpath(p, root) if root else p for p in paths}
 
     def units(self) -> list:
         return self.files
@@ -68,6 +101,7 @@ class RgFiles:
         meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else _summary(path)
         date = date_or_note(meta.get("timestamp"), skips)
         k = 0
+        rel = self.rel.get(str(path), path.name)
         for ds in _datasets(data):
             family = first_str(ds, "name")
             results = ds.get("results")
@@ -90,7 +124,7 @@ class RgFiles:
                         continue
                     payload = (ds, item, comp, meta, family, i)
                     yield Candidate(unit, k, f"{where} completion {j}", f"{family}/{i}",
-                                    trial_name=f"{family}/{i}#{j}", date=date, attempt=j, payload=payload)
+                                    trial_name=f"{rel}:{family}/{i}#{j}", date=date, attempt=j, payload=payload)
                     k += 1
 
     def load(self, unit, wanted: dict[int, Candidate], skips: SkipLog) -> Iterator[tuple[Candidate, dict]]:
@@ -98,9 +132,9 @@ class RgFiles:
             cand = wanted[k]
             ds, item, comp, meta, family, index = cand.payload
             cand.payload = None
-            reward, err = parse_result(comp.get("score"))
-            if err is not None:
-                skips.skip("non-numeric score", cand.where)
+            reward, bad = score_of(comp.get("score"))
+            if bad is not None:
+                skips.skip(bad, cand.where)
                 continue
             response = comp.get("full_model_response")
             question = item.get("question")
@@ -114,7 +148,6 @@ class RgFiles:
             yield cand, {
                 "_messages": messages,
                 "reward": reward,
-                "benchmark": "reasoning_gym",
                 "task_family": family,
                 "task_index": index,
                 "task_config": _json.dumps(ds.get("config") or {}),

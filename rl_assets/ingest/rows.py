@@ -11,21 +11,39 @@ from rl_assets.schema import INFRA_ERRORS, TRACE_COLUMNS
 _NULLISH = {"", "none", "null", "nan"}
 
 
-def parse_result(value) -> tuple[float | None, str | None]:
-    """Exported `result` -> (reward, error_type): a number or float string is a reward; any
-    other non-empty string is an exception class name; null/"none"/"" is neither."""
+NON_FINITE = "non-finite result (kept, reward null)"
+INT_RANGE = "integer outside int64 range (kept, value null)"
+DATE_NOTE = "unparseable date (kept, date null)"
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def parse_result(value, skips=None) -> tuple[float | None, str | None]:
+    """Exported `result` -> (reward, error_type): a finite number or float string is a reward;
+    any other non-empty string is an exception class name; null/"none"/""/NaN is neither. A
+    non-finite number ("inf", "Infinity", "1e400", numeric inf) is neither either and is
+    noted on ``skips`` (when given) as NON_FINITE."""
     if value is None or isinstance(value, bool):
         return None, None
     if isinstance(value, (int, float)):
-        return (None, None) if math.isnan(value) else (float(value), None)
-    text = str(value).strip()
-    if text.lower() in _NULLISH:
+        try:
+            reward = float(value)
+        except OverflowError:  # an int beyond float range
+            reward = math.inf
+    else:
+        text = str(value).strip()
+        if text.lower() in _NULLISH:
+            return None, None
+        try:
+            reward = float(text)
+        except ValueError:
+            return None, text
+    if math.isnan(reward):
         return None, None
-    try:
-        reward = float(text)
-    except ValueError:
-        return None, text
-    return (None, None) if math.isnan(reward) else (reward, None)
+    if math.isinf(reward):
+        if skips is not None:
+            skips.note(NON_FINITE)
+        return None, None
+    return reward, None
 
 
 def parse_date(value) -> datetime | None:
@@ -38,27 +56,58 @@ def parse_date(value) -> datetime | None:
     elif isinstance(value, (int, float)):
         dt = datetime.fromtimestamp(float(value), tz=timezone.utc)
     else:
-        dt = datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
+        dt = datetime.fromisoformat(_iso(value))
     return dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt.astimezone(timezone.utc)
+
+
+def _iso(value) -> str:
+    """ISO text with a trailing UTC designator "Z" or "z" as "+00:00"."""
+    text = str(value).strip()
+    return text[:-1] + "+00:00" if text[-1:] in ("Z", "z") else text.replace("Z", "+00:00")
 
 
 def date_or_note(value, skips) -> datetime | None:
     """A bad date does not void an outcome: the row keeps a null date and the ledger notes it."""
+    date, bad = date_or_flag(value)
+    if bad:
+        skips.note(DATE_NOTE)
+    return date
+
+
+def date_or_flag(value) -> tuple[datetime | None, bool]:
+    """(date, True when the value was present but unparseable): lets a scan defer the note
+    until it knows whether the row is kept."""
     try:
-        return parse_date(value)
+        return parse_date(value), False
     except (TypeError, ValueError, OverflowError, OSError):
-        skips.note("unparseable date (kept, date null)")
-        return None
+        return None, True
 
 
-def episode_number(value) -> int | None:
-    """`episode-17` / 17 / "17" -> 17."""
-    if value is None:
+def in_int64(value: int | None, skips=None) -> int | None:
+    """value when it fits the int64 columns; else None (noted as INT_RANGE on ``skips``)."""
+    if value is None or _INT64_MIN <= value <= _INT64_MAX:
+        return value
+    if skips is not None:
+        skips.note(INT_RANGE)
+    return None
+
+
+def episode_number(value, skips=None) -> int | None:
+    """`episode-17` / 17 / 17.0 / "17" / "17.0" -> 17; anything else (or beyond int64) None."""
+    if value is None or isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value
-    text = str(value).rsplit("-", 1)[-1]
-    return int(text) if text.isdigit() else None
+        return in_int64(value, skips)
+    if isinstance(value, float):
+        return in_int64(int(value), skips) if math.isfinite(value) and value.is_integer() else None
+    text = str(value).strip().rsplit("-", 1)[-1]
+    if text.isascii() and text.isdigit():
+        return in_int64(int(text), skips)
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return in_int64(int(number), skips) if math.isfinite(number) and number.is_integer() else None
 
 
 def trace_id(source_ref: str, key: str) -> str:
@@ -86,25 +135,29 @@ def first_str(row: dict, *keys: str) -> str | None:
     return None
 
 
-def to_int(value) -> int | None:
+def to_int(value, skips=None) -> int | None:
+    """An int (floats truncated, int strings parsed); None when absent, unusable or outside
+    int64 (noted on ``skips`` when given)."""
     if value is None or isinstance(value, bool):
         return None
     try:
-        return int(value)
-    except (TypeError, ValueError):
+        out = int(value)
+    except (TypeError, ValueError, OverflowError):
         return None
+    return in_int64(out, skips)
 
 
-def to_count(value) -> int | None:
-    """A recorded token count: an int, an integral float or a digit string; else None."""
+def to_count(value, skips=None) -> int | None:
+    """A recorded token count: an int, an integral float or a digit string (within int64);
+    else None."""
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, float):
-        return int(value) if math.isfinite(value) and value.is_integer() else None
+        return in_int64(int(value), skips) if math.isfinite(value) and value.is_integer() else None
     if isinstance(value, str):
         value = value.strip()
-        return int(value) if value.lstrip("-").isdigit() else None
-    return value if isinstance(value, int) else None
+        return in_int64(int(value), skips) if value.lstrip("-").isascii() and value.lstrip("-").isdigit() else None
+    return in_int64(value, skips) if isinstance(value, int) else None
 
 
 def to_float(value) -> float | None:
@@ -126,7 +179,7 @@ def _moment(value) -> datetime | None:
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return datetime.fromtimestamp(float(value), tz=timezone.utc)
-    return datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
+    return datetime.fromisoformat(_iso(value))
 
 
 def duration_s(start, end, skips=None) -> float | None:

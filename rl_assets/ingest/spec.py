@@ -3,8 +3,10 @@
 Accepted: ``hf:org/name``, ``hf:org/name@revision``, ``org/name`` (Hub datasets of exported
 rows), local files (.parquet/.jsonl/.json: exported rows, an ATIF trajectory, a Harbor trial
 result.json, reasoning-gym eval files) and local folders (a Harbor job/trial folder, a
-folder of reasoning-gym eval files, or a folder of data files). Anything that looks like a
-local path but does not exist is a FileNotFoundError -- never silently a Hub id (seed §9.11).
+folder of reasoning-gym eval files, or a folder of data files). A spec is local when it
+starts with / ./ ../ ~, exists, or ends with a data suffix; a local spec that does not exist
+is a FileNotFoundError -- never silently a Hub id (seed §9.11). Otherwise an ``org/name``
+spec is a Hub dataset id (dots allowed: ``laion/Qwen2.5-7B-traces``).
 """
 
 from __future__ import annotations
@@ -29,8 +31,15 @@ class Source:
     adapter: object
 
 
+_LOCAL_PREFIXES = ("/", "./", "../", "~", ".\\", "..\\")
+
+
 def _looks_local(spec: str) -> bool:
-    return spec.startswith(("/", "./", "../", "~")) or bool(Path(spec).suffix) or Path(spec).exists()
+    """A local path when it starts with / ./ ../ ~, exists, or ends with a data-file suffix
+    (.parquet .jsonl .ndjson .json). Any other suffix does not make a spec local: Hub ids
+    such as ``laion/Qwen2.5-7B-traces`` or ``org/model-v1.5`` contain dots."""
+    return (spec.startswith(_LOCAL_PREFIXES) or spec.lower().endswith(DATA_SUFFIXES)
+            or Path(spec).expanduser().exists())
 
 
 def resolve(spec: str, hub) -> Source:
@@ -95,7 +104,8 @@ def _classify_files(files: list[Path], where: str):
             raise IngestError(f"{f}: not valid JSON: {exc}") from exc
         if looks_like_rows(data):
             rows.append(f)
-            preloaded[f] = data
+            if len(files) == 1:  # one shard: hand it over instead of parsing it again
+                preloaded[f] = data  # (several: not held, so memory stays one shard deep)
         elif reasoning_gym.is_rg_file(data):
             rg.append((f, data))
         elif reasoning_gym.is_rg_summary(data) and len(files) > 1:
