@@ -1,6 +1,5 @@
 """`model_comparison`: every model partition on one pinned benchmark, against its noise floor."""
 
-import json
 import os
 
 import dagster as dg
@@ -13,6 +12,7 @@ from rl_assets.analysis.eval_resolution import ResolutionError
 from rl_assets.ingest import IngestError
 from rl_assets.analysis.report_md import fmt_ci, fmt_num, fmt_p, fmt_signed, jsonable, md_table
 from rl_assets.fileutil import atomic_write_bytes, atomic_write_json, atomic_write_text
+from rl_assets.trace_tables import ingest_once
 from rl_assets.partitions import slug
 from rl_assets.resolve import resolve_eval_pair
 from rl_assets.settings import reports_root, tables_dir
@@ -24,20 +24,19 @@ class ComparisonConfig(dg.Config):
     benchmark: str = ""  # id or name; "" -> $RLDELTA_COMPARE_BENCHMARK, then settings.eval_benchmark
 
 
-def pinned_side_rows(client, spec: str, name: str, settings: AnalysisSettings) -> list[dict]:
-    """Ingest one pinned eval dataset once per revision (re-used across runs) and return light rows."""
-    from rl_assets.ingest import ingest_source, read_traces
+def pinned_side_rows(client, spec: str, model_id: str, side: str, benchmark: str, settings: AnalysisSettings) -> list[dict]:
+    """Light rows of one pinned eval dataset. The partition's own trace table is read when it holds
+    the same source revision and knobs (no second ingest); otherwise it is ingested once into this
+    asset's folder and reused by later runs while the revision and knobs stay the same."""
+    from rl_assets.ingest import read_traces
 
-    # Everything that changes the table's rows: a run with a row cap must not leave a truncated
-    # table that a later full run reuses.
-    key = {"source": spec, "revision": client.dataset_info(spec).revision, "max_rows": settings.max_rows,
-           "tokenizer": settings.tokenizer}
-    out = tables_dir() / "model_comparison" / f"{name}.parquet"
-    stamp = out.with_suffix(".json")
-    if not (out.exists() and stamp.exists() and json.loads(stamp.read_text()) == key):
-        ingest_source(spec, out, hub=client, max_rows=settings.max_rows, tokenizer=settings.tokenizer)
-        atomic_write_json(stamp, key)
-    return read_traces(out, columns=COLUMNS).to_pylist()
+    asset = {"baseline": "baseline_traces", "post-rl": "post_rl_traces"}[side]
+    built = ingest_once(
+        client, spec, tables_dir() / "model_comparison" / f"{slug(model_id)}--{side}.parquet",
+        max_rows=settings.max_rows, tokenizer=settings.tokenizer, benchmark=benchmark, side=side,
+        reuse=(tables_dir() / asset / f"{slug(model_id)}.parquet",),
+    )
+    return read_traces(built["path"], columns=COLUMNS).to_pylist()
 
 
 def render(result: dict) -> str:
@@ -109,8 +108,8 @@ def model_comparison(context: dg.AssetExecutionContext, config: ComparisonConfig
             pair = resolve_eval_pair(reg, model_id, mode="benchmark", benchmark=bench["id"], include_unfinished=settings.include_unfinished_jobs)
             if not (pair["baseline_eval"] and pair["post_rl_eval"]):
                 raise ResolutionError(f"no matched pair on {bench['name']} ({pair['reason']})")
-            base = task_pass_rates(pinned_side_rows(client, pair["baseline_eval"], f"{slug(model_id)}--baseline", settings))
-            post = task_pass_rates(pinned_side_rows(client, pair["post_rl_eval"], f"{slug(model_id)}--post", settings))
+            base = task_pass_rates(pinned_side_rows(client, pair["baseline_eval"], model_id, "baseline", pair["benchmark"], settings))
+            post = task_pass_rates(pinned_side_rows(client, pair["post_rl_eval"], model_id, "post-rl", pair["benchmark"], settings))
         except (ResolutionError, HubError, IngestError, OSError, ValueError) as exc:
             # One model's bad data excludes that model, with the reason; it never sinks the comparison.
             excluded.append({"model_id": model_id, "reason": f"{type(exc).__name__}: {exc}"})

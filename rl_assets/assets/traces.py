@@ -12,41 +12,38 @@ from resources.hub import HubError, HubResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.partitions import models_partitions, slug
 from rl_assets.settings import tables_dir
+from rl_assets.trace_tables import ingest_once
 
 
 def ingest_to_table(context, hub: HubResource, settings: AnalysisSettings, spec: str, asset_name: str, side: str, benchmark=None):
-    """Ingest one source for this partition; returns (reference dict, Dagster metadata)."""
-    from rl_assets.ingest import ingest_source
-
+    """Ingest one source for this partition (or reuse its unchanged table); returns (reference dict, Dagster metadata)."""
     out_path = tables_dir() / asset_name / f"{slug(context.partition_key)}.parquet"
-    client = hub.client()
     try:
-        report = ingest_source(
-            spec, out_path, hub=client, max_rows=settings.max_rows, benchmark=benchmark, side=side, tokenizer=settings.tokenizer
-        )
+        built = ingest_once(hub.client(), spec, out_path, max_rows=settings.max_rows, tokenizer=settings.tokenizer,
+                            benchmark=benchmark, side=side)
     except (HubError, FileNotFoundError) as exc:
         raise dg.Failure(description=f"{asset_name} {context.partition_key}: cannot read {spec}: {exc}") from exc
     ref = {
-        "path": str(out_path),
-        "rows": report.rows_written,
-        "rows_read": report.rows_read,
-        "skipped": dict(report.skipped),
+        "path": built["path"],
+        "rows": built["rows"],
+        "rows_read": built["rows_read"],
+        "skipped": built["skipped"],
         "source": spec,
-        "source_kind": report.source_kind,
-        "revision": report.source_revision,
+        "source_kind": built["source_kind"],
+        "revision": built["revision"],
         "benchmark": benchmark,
         "side": side,
         "max_rows": settings.max_rows,
-        "token_source": report.token_source,
-        "feature_summary": report.feature_summary,
+        "token_source": built["token_source"],
+        "feature_summary": built["feature_summary"],
         # What the table depends on: the source revision and the knobs that change its rows.
-        "data_version": f"{report.source_revision}:{settings.max_rows}:{settings.tokenizer}",
+        "data_version": f"{built['revision']}:{settings.max_rows}:{settings.tokenizer}",
     }
-    metadata = report.to_metadata()
+    metadata = {**built["metadata"], "reused_unchanged_table": built["reused"]}
     metadata["skipped"] = dg.MetadataValue.md(metadata["skipped"])
     metadata["features"] = dg.MetadataValue.md(
         "| feature | mean per trace |\n|---|---:|\n"
-        + "\n".join(f"| {k} | {'—' if v is None else f'{v:.4g}'} |" for k, v in report.feature_summary.items())
+        + "\n".join(f"| {k} | {'—' if v is None else f'{v:.4g}'} |" for k, v in built["feature_summary"].items())
     )
     return ref, metadata
 

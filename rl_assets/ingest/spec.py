@@ -42,6 +42,17 @@ def _looks_local(spec: str) -> bool:
             or Path(spec).expanduser().exists())
 
 
+def hub_dataset(spec: str) -> tuple[str, str | None] | None:
+    """(repo id, pinned revision or None) when `spec` names a Hub dataset, else None. No I/O."""
+    spec = (spec or "").strip()
+    if spec.startswith("hf:"):
+        spec = spec[3:]
+    elif _looks_local(spec):
+        return None
+    repo_id, _, revision = spec.partition("@")
+    return (repo_id, revision or None) if _HUB_ID.match(repo_id) else None
+
+
 def resolve(spec: str, hub) -> Source:
     spec = (spec or "").strip()
     if not spec:

@@ -1,0 +1,69 @@
+"""Normalized trace tables on local disk: one source is ingested once per revision and row knobs.
+
+Each table has a stamp beside it (`<table>.stamp.json`) with what it was built from and its ingest
+report. A later request for the same Hub dataset revision, row cap, tokenizer and benchmark reuses
+the table instead of reading and featurizing the source again — when an asset is re-materialized
+with unchanged inputs, or when `model_comparison` needs a pair a partition already ingested.
+Local-path sources have no revision before they are read, so they are always ingested.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rl_assets.fileutil import atomic_write_json
+
+
+def stamp_path(table: Path) -> Path:
+    return table.with_name(table.name + ".stamp.json")
+
+
+def source_key(client, spec: str, *, max_rows, tokenizer, benchmark) -> dict | None:
+    """Everything that decides a table's rows, or None when it cannot be known before reading."""
+    from rl_assets.ingest.spec import hub_dataset
+
+    named = hub_dataset(spec)
+    if named is None:
+        return None
+    repo_id, revision = named
+    return {"source": repo_id, "revision": client.dataset_info(repo_id, revision).revision,
+            "max_rows": max_rows, "tokenizer": tokenizer, "benchmark": benchmark}
+
+
+def _stamped(table: Path, key: dict | None) -> dict | None:
+    if key is None or not table.exists():
+        return None
+    try:
+        stamp = json.loads(stamp_path(table).read_text())
+    except (OSError, ValueError):
+        return None
+    return stamp["built"] if stamp.get("key") == key else None
+
+
+def ingest_once(client, spec: str, table: Path, *, max_rows=None, tokenizer=None, benchmark=None, side="",
+                reuse: tuple[Path, ...] = ()) -> dict:
+    """The table for `spec` at `table` (or an identical one among `reuse`), ingesting only if needed.
+
+    Returns the ingest facts (rows, skips, revision, token source, feature means, plain metadata),
+    `path` of the table to read and `reused`.
+    """
+    from rl_assets.ingest import ingest_source
+
+    key = source_key(client, spec, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark)
+    for candidate in (table, *reuse):
+        built = _stamped(candidate, key)
+        if built is not None:
+            return {**built, "path": str(candidate), "reused": True}
+    # The stamp goes before the table changes and comes back after it is complete, so a killed
+    # ingest never leaves a stamp that vouches for a different table.
+    stamp_path(table).unlink(missing_ok=True)
+    report = ingest_source(spec, table, hub=client, max_rows=max_rows, benchmark=benchmark, side=side, tokenizer=tokenizer)
+    built = {
+        "rows": report.rows_written, "rows_read": report.rows_read, "skipped": dict(report.skipped),
+        "source_kind": report.source_kind, "revision": report.source_revision, "token_source": report.token_source,
+        "feature_summary": report.feature_summary, "metadata": report.to_metadata(),
+    }
+    if key is not None:
+        atomic_write_json(stamp_path(table), {"key": key, "built": built})
+    return {**built, "path": str(table), "reused": False}
