@@ -129,6 +129,8 @@ def _ruler_bullets(r: dict) -> list[str]:
     out = [f'scorer: {r["scorer"]}', f'label ruler: {ru["label_ruler"]} — {ru["why"]}']
     out += [f'{name} ruler: {ru[name]["scorer"]}' for name in (rulers.RECORDED, rulers.RESCORED) if ru[name]]
     if ru["depends_on_ruler"] is not None:
+        other = rulers.RECORDED if ru["label_ruler"] == rulers.RESCORED else rulers.RESCORED
+        out.append(f'under the {other} ruler: **{ru[other]["label"]}** — {ru[other]["explanation"]}')
         out.append(ru["flag"] or f'same label under both rulers (compared on {ru["compared_on"]})')
     return out
 
