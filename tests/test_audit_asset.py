@@ -6,27 +6,15 @@ import json
 import os
 from datetime import datetime, timezone
 
-import dagster as dg
-
-from resources.llm import default_llm_resource
 import pytest
+from audit_materialize import checks_by_name, materialize_audit
 from test_audit_synth import scenario, write_eval_files
 
-from resources.registry import RegistryResource, SqlRegistry
-from resources.settings_resource import AnalysisSettings
-from rl_assets.assets.audit import learning_audit
+from resources.registry import SqlRegistry
 from rl_assets.ingest import ingest_source
 
 MODEL = "org/rg-rl-1B"
 TRAINING_START = datetime(2026, 10, 30, 16, 25, tzinfo=timezone.utc)
-
-
-def _table_asset(name: str, ref: dict):
-    @dg.asset(name=name, partitions_def=learning_audit.partitions_def)
-    def _stub():
-        return ref
-
-    return _stub
 
 
 @pytest.fixture
@@ -49,16 +37,7 @@ def run(tmp_path, monkeypatch):
     written = datetime(2026, 10, 30, 16, 23, tzinfo=timezone.utc).timestamp()
     os.utime(preds, (written, written))
 
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions("models", [MODEL])
-    result = dg.materialize(
-        [_table_asset(n, r) for n, r in refs.items()] + [learning_audit],
-        partition_key=MODEL, instance=instance,
-        resources={"settings": AnalysisSettings(n_boot=300), "llm": default_llm_resource(),
-                   "registry": RegistryResource(url=f"sqlite:///{tmp_path / 'registry.sqlite'}"),
-                   "io_manager": dg.FilesystemIOManager(base_dir=str(tmp_path / "io"))},
-        run_config={"ops": {"learning_audit": {"config": {"predictions_path": str(preds), "llm_audit": False}}}},
-    )
+    result = materialize_audit(MODEL, refs, tmp_path, predictions_path=str(preds))
     return result, expected, tmp_path / "home" / "reports" / "org--rg-rl-1B" / "audit"
 
 
@@ -92,5 +71,34 @@ def test_llm_step_is_reported_as_not_run(run):
 
 def test_thin_family_fails_the_check_as_a_warning(run):
     result, _, _ = run
-    (check,) = result.get_asset_check_evaluations()
+    check = checks_by_name(result)["enough_common_tasks"]
     assert not check.passed and "word_sorting" in check.metadata["families_below_threshold"].value
+
+
+def test_rulers_agree_when_the_files_hold_the_installed_scorers_scores(run):
+    result, _, folder = run
+    check = checks_by_name(result)["rulers_agree"]
+    assert check.passed and check.description == "5 families keep their label under both rulers"
+    assert check.metadata["ruler_dependent"].value == "none"
+    out = json.loads((folder / "audit.json").read_text())
+    assert out["ruler_dependent"] == []
+    # the synthetic files recorded the installed scorer's own scores: the recorded ruler is it
+    recorded = {r["family"]: r["rulers"]["recorded"]["scorer"] for r in out["rows"]}
+    assert recorded["chain_sum"] == "as recorded by the source; the installed scorer itself reproduces all 40 recorded scores"
+    meta = result.asset_materializations_for_node("learning_audit")[0].metadata
+    assert "| chain_sum | re-scored | 0.000 → 0.900 [+0.7" in meta["rulers"].value
+    assert "## Two rulers" in (folder / "audit.md").read_text()
+
+
+def test_resources_are_typed_parameters():
+    # Like every other asset: typed resources, so Dagster checks them and a missing one is named.
+    import inspect
+
+    from resources.llm import LLMResource
+    from resources.registry import RegistryResource
+    from resources.settings_resource import AnalysisSettings
+    from rl_assets.assets.audit import learning_audit
+
+    params = inspect.signature(learning_audit.op.compute_fn.decorated_fn).parameters
+    assert {n: params[n].annotation for n in ("settings", "registry", "llm")} == {
+        "settings": AnalysisSettings, "registry": RegistryResource, "llm": LLMResource}

@@ -69,8 +69,10 @@ def test_significant_drop_is_regressed_not_no_change():
 
 def test_high_imitation_without_a_rise_is_not_gamed():
     # The base model already answered "1" everywhere: RL did not game anything.
+    # Rule 2 needs a rise of >= 25 points; rule 3 still applies: "1" alone scores 0.6, post-RL 0.6.
     one = StrategyEvidence("always answer 1", 0.6, 0.9, 0.9, "1")
-    assert label(_ev(strategies=(one,)))[0] != "gamed"
+    assert label(_ev(strategies=(one,))) == (
+        "no real gain", '"always answer 1" already scores 0.600; post-RL scores 0.600 (before 0.200).')
 
 
 def test_partial_format_share_is_skill_and_format():

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from resources.llm import LLMResource
 from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.audit import AUDIT_COLUMNS, audit_rows, labels, prereg, report
@@ -19,7 +20,9 @@ from rl_assets.settings import report_dir
 
 
 class AuditConfig(dg.Config):
-    predictions_path: str = ""  # JSON/YAML family -> predicted label/outcome; "" -> settings
+    # JSON/YAML family -> predicted label/outcome. Per run, not a deployment setting: predictions
+    # are registered for one model's training run, so one deployment-wide file would be wrong.
+    predictions_path: str = ""
     llm_audit: bool = True  # ask the `llm` resource for a per-family verdict when it is wired
 
 
@@ -33,11 +36,10 @@ def _training_start(registry: RegistryResource, model_id: str) -> tuple[datetime
     return (min(starts), "registry models.training_start") if starts else (None, "")
 
 
-def _llm_verdicts(context, config: AuditConfig, rows, families, seed: int) -> str | None:
+def _llm_verdicts(context, llm: LLMResource, config: AuditConfig, rows, families, seed: int) -> str | None:
     """Attach verdicts; returns why they were not produced (None when they were)."""
     if not config.llm_audit:
         return "disabled in run config"
-    llm = context.resources.llm
     from rl_assets.analysis.audit.llm_verdict import attach_verdicts
 
     try:
@@ -53,29 +55,32 @@ def _llm_verdicts(context, config: AuditConfig, rows, families, seed: int) -> st
     group_name="audit",
     kinds={"python", "markdown"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
-    required_resource_keys={"settings", "registry", "llm"},
-    check_specs=[dg.AssetCheckSpec("enough_common_tasks", asset="learning_audit",
-                                   description=f"every task family has >= {labels.MIN_TASKS} tasks "
-                                   "attempted by both checkpoints")],
+    check_specs=[
+        dg.AssetCheckSpec("enough_common_tasks", asset="learning_audit",
+                          description=f"every task family has >= {labels.MIN_TASKS} tasks attempted by both checkpoints"),
+        dg.AssetCheckSpec("rulers_agree", asset="learning_audit",
+                          description="no family's label changes between its recorded scores and the "
+                          "installed reasoning-gym re-score"),
+    ],
 )
-def learning_audit(context: dg.AssetExecutionContext, config: AuditConfig, baseline_traces: dict, post_rl_traces: dict):
+def learning_audit(context: dg.AssetExecutionContext, config: AuditConfig, settings: AnalysisSettings,
+                   registry: RegistryResource, llm: LLMResource, baseline_traces: dict, post_rl_traces: dict):
     """Per task family: before/after, trivial baselines, imitation, lenient split and a label."""
     from rl_assets.ingest import read_traces
 
-    settings: AnalysisSettings = context.resources.settings
     before = read_traces(baseline_traces["path"], AUDIT_COLUMNS).to_pylist()
     after = read_traces(post_rl_traces["path"], AUDIT_COLUMNS).to_pylist()
     rows, families = audit_rows(before, after, n_boot=settings.n_boot, seed=settings.seed)
-    llm_note = _llm_verdicts(context, config, rows, families, settings.seed)
+    llm_note = _llm_verdicts(context, llm, config, rows, families, settings.seed)
 
     predictions, registration = None, None
-    path = config.predictions_path or getattr(settings, "audit_predictions", None) or ""
+    path = config.predictions_path
     if path:
         try:
             predictions = prereg.load_predictions(Path(path))
         except (OSError, prereg.PredictionsError) as exc:
             raise dg.Failure(description=f"learning_audit {context.partition_key}: {exc}") from exc
-        start, source = _training_start(context.resources.registry, context.partition_key)
+        start, source = _training_start(registry, context.partition_key)
         registration = prereg.registration(Path(path), start, source)
 
     sources = {side: {k: ref.get(k) for k in ("source", "revision", "benchmark", "rows")}
@@ -94,6 +99,8 @@ def learning_audit(context: dg.AssetExecutionContext, config: AuditConfig, basel
             "families": len(out["rows"]),
             "labels": dict(Counter(r["label"] for r in out["rows"])),
             "held": f'{out["held"]}/{out["judged"]}' if predictions else "no predictions",
+            "rulers": dg.MetadataValue.md(report.rulers_table(out["rows"])),
+            "ruler_dependent": ", ".join(out["ruler_dependent"]) or "none",
             "report": dg.MetadataValue.path(str(folder / "audit.md")),
         },
     )
@@ -103,4 +110,27 @@ def learning_audit(context: dg.AssetExecutionContext, config: AuditConfig, basel
         description=None if families else "no task families to audit",
         metadata={"families_below_threshold": ", ".join(thin) or "none", "threshold": labels.MIN_TASKS,
                   "families": families},
+    )
+    yield rulers_check(out)
+
+
+def rulers_check(out: dict) -> dg.AssetCheckResult:
+    """WARN when a family's label depends on the ruler; zero families is not a pass either."""
+    rows, dependent = out["rows"], out["ruler_dependent"]
+    compared = [r["family"] for r in rows if r["rulers"]["depends_on_ruler"] is not None]
+    single = [r["family"] for r in rows if r["rulers"]["depends_on_ruler"] is None]
+    if not rows:
+        description = "no task families to audit"
+    elif dependent:
+        description = "; ".join(next(r["rulers"]["flag"] for r in rows if r["family"] == f) + f" [{f}]"
+                                for f in dependent)
+    elif not compared:
+        description = "one ruler only (no family could be re-scored): nothing to cross-check"
+    else:
+        description = f"{len(compared)} families keep their label under both rulers"
+    return dg.AssetCheckResult(
+        check_name="rulers_agree", passed=bool(rows) and not dependent, severity=dg.AssetCheckSeverity.WARN,
+        description=description,
+        metadata={"ruler_dependent": ", ".join(dependent) or "none", "compared": len(compared),
+                  "recorded_ruler_only": ", ".join(single) or "none"},
     )

@@ -1,9 +1,10 @@
 """The learning audit per task family: before/after, trivial baselines, imitation, lenient split.
 
-Pure: rows in (dicts with the normalized trace columns), plain dicts out. Every score on a scored
-family is measured with the family's own scorer on the same common tasks, so the model, the
-baselines and the lenient readings share one ruler. Per-task values are the mean over attempts;
-a task "passes" when most of its attempts score 1.0 (the paired McNemar unit).
+Pure: rows in (dicts with the normalized trace columns), plain dicts out. Every number of one
+measurement uses one ruler (``rulers``) on the same common tasks, so the model, the baselines and
+the lenient readings are graded alike; a family with a reasoning-gym scorer is measured under the
+re-score and, beside it, under the scores its file recorded. Per-task values are the mean over
+attempts; a task "passes" when most of its attempts score 1.0 (the paired McNemar unit).
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from collections.abc import Iterable
 from statistics import mean
 
 from rl_assets.analysis import stats
-from rl_assets.analysis.audit import labels, strategies
+from rl_assets.analysis.audit import labels, rulers, strategies
 from rl_assets.analysis.audit.lenient import extract_lenient, lenient_score, normalize_answer
+from rl_assets.analysis.audit.rulers import Ruler
 from rl_assets.analysis.audit.tasks import Attempt, Family, TaskKey, build_families
 
 AUDIT_COLUMNS = (
@@ -31,22 +33,19 @@ def given_answer(att: Attempt) -> str | None:
     return att.answer if att.answer is not None else extract_lenient(att.response)
 
 
-def _side_scores(fam: Family, side: dict[TaskKey, list[Attempt]], keys: list[TaskKey]):
-    """Per task: strict scores, lenient scores (None without a scorer), and how many recorded
-    rewards disagree with the re-score (a sign the source scored differently; reported)."""
-    strict, lenient, mismatches = {}, {}, 0
+def _side_scores(ruler: Ruler, side: dict[TaskKey, list[Attempt]], keys: list[TaskKey]):
+    """Per task: scores under the ruler, and lenient scores (None when the ruler cannot grade
+    new answers: then the recorded values are all there is)."""
+    strict, lenient = {}, {}
     for key in keys:
-        s_list, l_list = [], []
-        for att in side[key]:
-            if fam.scored:
-                s = fam.score(key, att.answer)
-                s_list.append(s)
-                mismatches += att.recorded is not None and abs(float(att.recorded) - s) > 1e-9
-                l_list.append(lenient_score(lambda ans: fam.score(key, ans), s, att.response, att.answer))
-            else:  # no scorer: the recorded reward; a missing reward is an error -> 0
-                s_list.append(float(att.recorded) if att.recorded is not None else 0.0)
-        strict[key], lenient[key] = s_list, (l_list if fam.scored else None)
-    return strict, lenient, mismatches
+        if ruler.score is None:  # a missing recorded reward is an error -> 0
+            strict[key] = [float(att.recorded) if att.recorded is not None else 0.0 for att in side[key]]
+            lenient[key] = None
+            continue
+        grade = lambda ans, key=key: ruler.score(key, ans)  # noqa: E731
+        strict[key] = [grade(att.answer) for att in side[key]]
+        lenient[key] = [lenient_score(grade, s, att.response, att.answer) for att, s in zip(side[key], strict[key])]
+    return strict, (lenient if ruler.score is not None else None)
 
 
 def _task_mean(values: dict[TaskKey, list[float]]) -> float | None:
@@ -67,13 +66,13 @@ def _imitation(side, keys, answers: dict[TaskKey, str]) -> tuple[int, int]:
     return hits, n
 
 
-def _baselines(fam: Family, keys: list[TaskKey]) -> list[dict]:
+def _baselines(fam: Family, ruler: Ruler, keys: list[TaskKey]) -> list[dict]:
     entries = [fam.entries[k] for k in keys]
     ctx = strategies.context_from(given_answer(a) for k in keys for a in fam.after[k])
     out = []
     for strat in strategies.applicable(entries, ctx):
         answers = {k: strat.answer(fam.entries[k], ctx) for k in keys}
-        score = mean(fam.score(k, answers[k]) for k in keys) if fam.scored else None
+        score = mean(ruler.score(k, answers[k]) for k in keys) if ruler.score else None
         k_after, n_after = _imitation(fam.after, keys, answers)
         k_before, n_before = _imitation(fam.before, keys, answers)
         lo, hi = stats.wilson_interval(k_after, n_after)
@@ -90,15 +89,17 @@ def _baselines(fam: Family, keys: list[TaskKey]) -> list[dict]:
     return out
 
 
-def audit_family(fam: Family, *, n_boot: int = 2000, seed: int = 0) -> dict:
+def measure(fam: Family, ruler: Ruler, *, n_boot: int = 2000, seed: int = 0) -> tuple[dict, labels.Evidence]:
+    """Every number of one family under one ruler, its label, and the evidence behind the label."""
     keys = fam.common
-    sb, lb, mis_b = _side_scores(fam, fam.before, keys)
-    sa, la, mis_a = _side_scores(fam, fam.after, keys)
+    sb, lb = _side_scores(ruler, fam.before, keys)
+    sa, la = _side_scores(ruler, fam.after, keys)
+    graded = lb is not None
     gain = stats.paired_bootstrap_diff(sb, sa, n_boot=n_boot, seed=seed) if keys else None
     pb, pa_ = _task_pass(sb), _task_pass(sa)
     b_disc = sum(pb[k] and not pa_[k] for k in keys)
     c_disc = sum(pa_[k] and not pb[k] for k in keys)
-    baselines = _baselines(fam, keys) if keys else []
+    baselines = _baselines(fam, ruler, keys) if keys else []
     ok = isinstance(gain, stats.BootstrapResult)
     row = {
         "family": fam.name,
@@ -106,7 +107,6 @@ def audit_family(fam: Family, *, n_boot: int = 2000, seed: int = 0) -> dict:
         "tasks_only_before": len(set(fam.before) - set(fam.after)),
         "tasks_only_after": len(set(fam.after) - set(fam.before)),
         "scorer": fam.scorer_note,
-        "recorded_reward_mismatches": {"before": mis_b, "after": mis_a},
         "reward_before": _rnd(_task_mean(sb)), "reward_after": _rnd(_task_mean(sa)),
         "reward_gain": {
             "estimate": _rnd(gain.estimate), "lo": _rnd(gain.lo), "hi": _rnd(gain.hi),
@@ -119,13 +119,13 @@ def audit_family(fam: Family, *, n_boot: int = 2000, seed: int = 0) -> dict:
         "accuracy_ci_after": [_rnd(x) for x in stats.wilson_interval(sum(pa_.values()), len(keys))],
         "accuracy_mcnemar": {"pass_to_fail": b_disc, "fail_to_pass": c_disc,
                              "p": _rnd(stats.mcnemar_exact(b_disc, c_disc), 6)},
-        "lenient_reward_before": _rnd(_task_mean(lb)) if fam.scored else None,
-        "lenient_reward_after": _rnd(_task_mean(la)) if fam.scored else None,
-        "lenient_accuracy_before": _rnd(mean(_task_pass(lb).values())) if fam.scored and keys else None,
-        "lenient_accuracy_after": _rnd(mean(_task_pass(la).values())) if fam.scored and keys else None,
+        "lenient_reward_before": _rnd(_task_mean(lb)) if graded else None,
+        "lenient_reward_after": _rnd(_task_mean(la)) if graded else None,
+        "lenient_accuracy_before": _rnd(mean(_task_pass(lb).values())) if graded and keys else None,
+        "lenient_accuracy_after": _rnd(mean(_task_pass(la).values())) if graded and keys else None,
         "baselines": baselines,
     }
-    if fam.scored and keys:
+    if graded and keys:
         row["format_gain"] = _rnd(row["lenient_reward_before"] - row["reward_before"])
         row["substance_gain"] = _rnd(row["lenient_reward_after"] - row["lenient_reward_before"])
     evidence = labels.Evidence(
@@ -139,6 +139,23 @@ def audit_family(fam: Family, *, n_boot: int = 2000, seed: int = 0) -> dict:
     best = evidence.best_baseline
     row["baseline"] = {"strategy": best.name, "score": best.score} if best else None
     row["label"], row["explanation"] = labels.label(evidence)
+    return row, evidence
+
+
+def audit_family(fam: Family, *, n_boot: int = 2000, seed: int = 0) -> dict:
+    """The family under its label ruler (the re-score when there is one), the other ruler beside it."""
+    rescored, recorded = rulers.rescore_ruler(fam), rulers.recorded_ruler(fam)
+    main = (rescored or recorded,) + measure(fam, rescored or recorded, n_boot=n_boot, seed=seed)
+    other = None
+    if rescored is not None:  # a ruler identical to the re-score measures the same numbers again
+        same = recorded.rule == rulers.SAME_AS_RESCORE
+        other = (recorded,) + (main[1:] if same else measure(fam, recorded, n_boot=n_boot, seed=seed))
+    row = main[1]
+    mismatches = rulers.disagreements(fam, fam.common) if rescored else None
+    row["recorded_reward_mismatches"] = (
+        {"before": mismatches["before"], "after": mismatches["after"]} if mismatches else {"before": 0, "after": 0}
+    )
+    row["rulers"] = rulers.side_by_side(fam, main, other, mismatches)
     return row
 
 

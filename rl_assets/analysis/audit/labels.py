@@ -7,7 +7,7 @@ numbers in the same report. Explanations are computed from the evidence, never w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 MIN_TASKS = 8  # fewer common tasks than this: no label, the intervals would be meaningless
 MARGIN = 0.05  # "as good as a trivial baseline" = within this much mean score
@@ -63,6 +63,12 @@ class Evidence:
         # max() keeps the first of equals: registration order, so a named strategy beats the
         # post-RL-mode fallback when both score the same.
         return max(scored, key=lambda s: s.score) if scored else None
+
+
+def reward_only(ev: Evidence) -> Evidence:
+    """The evidence without what needs a runnable scorer (baselines, lenient readings): what a
+    ruler of recorded values alone can support. ``label`` then applies rules 1, 4, 5 and 6."""
+    return replace(ev, strategies=(), lenient_before=None, lenient_after=None)
 
 
 def _f(x: float | None) -> str:

@@ -7,9 +7,9 @@ read this one.
 
 from __future__ import annotations
 
-from rl_assets.analysis.audit import labels
+from rl_assets.analysis.audit import labels, rulers
 from rl_assets.analysis.audit.prereg import prediction_held
-from rl_assets.analysis.report_md import bullet_list, fmt_num, fmt_p, fmt_pct, jsonable, md_table
+from rl_assets.analysis.report_md import bullet_list, fmt_num, fmt_p, fmt_pct, fmt_signed, jsonable, md_table
 
 NOT_RUN = "llm audit not run: {reason}"
 
@@ -37,6 +37,7 @@ def build_report(
         "held": sum(r["held"] is True for r in rows),
         "judged": sum(r["held"] is not None for r in rows),
         "families": len(rows),
+        "ruler_dependent": ruler_dependent(rows),
         "rules": list(labels.RULES),
         "thresholds": {
             "min_tasks": labels.MIN_TASKS, "margin": labels.MARGIN,
@@ -45,6 +46,54 @@ def build_report(
         },
         "rows": rows,
     })
+
+
+def ruler_dependent(rows: list[dict]) -> list[str]:
+    """Families whose label would differ under the other ruler (docs/audit.md, "Two rulers")."""
+    return [r["family"] for r in rows if (r.get("rulers") or {}).get("depends_on_ruler")]
+
+
+def _label_cell(r: dict) -> str:
+    flag = " ⚠ depends on the ruler" if (r.get("rulers") or {}).get("depends_on_ruler") else ""
+    return f'**{r["label"]}**{flag}'
+
+
+def _under(side: dict | None) -> tuple[str, str]:
+    """("before → after (95% CI of the change)", "label") under one ruler, dashes when absent."""
+    if side is None:
+        return "—", "—"
+    g = side["reward_gain"]
+    ci = f'[{fmt_signed(g["lo"])}, {fmt_signed(g["hi"])}]' if "lo" in g else "not enough data"
+    return f'{fmt_num(side["reward_before"])} → {fmt_num(side["reward_after"])} {ci}', side["label"]
+
+
+def rulers_table(rows: list[dict]) -> str:
+    """Recorded and re-scored numbers side by side per family: the table under "Two rulers"."""
+    def cells(r):
+        ru = r["rulers"]
+        rec, res = _under(ru[rulers.RECORDED]), _under(ru[rulers.RESCORED])
+        mis = ru["disagreeing_attempts"]
+        dis = (f'{mis["before"]}/{mis["before_attempts"]} → {mis["after"]}/{mis["after_attempts"]}'
+               if mis else "—")
+        dep = {True: "**yes**", False: "no"}.get(ru["depends_on_ruler"], "— (one ruler)")
+        return [r["family"], ru["label_ruler"], *rec, *res, dis, dep]
+
+    return md_table(
+        ["family", "label uses", "recorded before → after [95% CI of change]", "label (recorded)",
+         "re-scored before → after [95% CI of change]", "label (re-scored)",
+         "attempts scored differently (before → after)", "label depends on the ruler"],
+        [cells(r) for r in rows], align="llllllrl",
+    )
+
+
+def _rulers_section(rows: list[dict]) -> list[str]:
+    dependent = ruler_dependent(rows)
+    verdict = (f'The label of {", ".join(dependent)} depends on the ruler.' if dependent
+               else "No family's label depends on the ruler.")
+    return ["## Two rulers", "",
+            "Each family is measured with the scores its source recorded and, where reasoning-gym "
+            "can regenerate its tasks, re-scored with the installed scorer; the label uses the "
+            f"re-score because {rulers.WHY_RESCORED}. {verdict}", "", rulers_table(rows), ""]
 
 
 def summary_table(rows: list[dict]) -> str:
@@ -60,7 +109,7 @@ def summary_table(rows: list[dict]) -> str:
           f'{fmt_num(r["reward_before"])} → {fmt_num(r["reward_after"])}', fmt_p(r.get("p")),
           f'{fmt_pct(r["accuracy_before"])} → {fmt_pct(r["accuracy_after"])}',
           f'{fmt_num(r["lenient_reward_before"])} → {fmt_num(r["lenient_reward_after"])}',
-          baseline(r), f'**{r["label"]}**', r["explanation"]] for r in rows],
+          baseline(r), _label_cell(r), r["explanation"]] for r in rows],
         align="lrlrllll" + "l",
     )
 
@@ -75,10 +124,22 @@ def _imitation_table(row: dict) -> str:
     )
 
 
+def _ruler_bullets(r: dict) -> list[str]:
+    ru = r["rulers"]
+    out = [f'scorer: {r["scorer"]}', f'label ruler: {ru["label_ruler"]} — {ru["why"]}']
+    out += [f'{name} ruler: {ru[name]["scorer"]}' for name in (rulers.RECORDED, rulers.RESCORED) if ru[name]]
+    if ru["depends_on_ruler"] is not None:
+        other = rulers.RECORDED if ru["label_ruler"] == rulers.RESCORED else rulers.RESCORED
+        out.append(f'under the {other} ruler: **{ru[other]["label"]}** — {ru[other]["explanation"]}')
+        out.append(ru["flag"] or f'same label under both rulers (compared on {ru["compared_on"]})')
+    return out
+
+
 def render_markdown(report: dict, title: str) -> str:
     rows = report["rows"]
     reg = report.get("pre_registration")
-    parts = [f"# Learning audit: {title}", "", summary_table(rows), "", "## Pre-registration", ""]
+    parts = [f"# Learning audit: {title}", "", summary_table(rows), "", *_rulers_section(rows),
+             "## Pre-registration", ""]
     if reg:
         parts += [bullet_list([
             f'file `{reg["path"]}`, sha256 `{reg["sha256"]}`', reg["verdict"],
@@ -95,8 +156,7 @@ def render_markdown(report: dict, title: str) -> str:
     for r in rows:
         parts += [f'## {r["family"]}: {r["label"]}', "", r["explanation"], "",
                   bullet_list([
-                      f'scorer: {r["scorer"]} (recorded rewards that disagree with it: '
-                      f'{r["recorded_reward_mismatches"]})',
+                      *_ruler_bullets(r),
                       f'reward change: {r["reward_gain"]}',
                       f'accuracy McNemar: {r["accuracy_mcnemar"]}',
                       f'format part of the gain: {fmt_num(r.get("format_gain"))}; '
