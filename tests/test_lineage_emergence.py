@@ -117,3 +117,18 @@ def test_an_imitation_share_that_rises_mid_run_gets_its_window():
     assert out["imitation_not_available"] == {}
     no_steps = rollout_windows(pd.DataFrame(rows), {"step": [1]}, {}, "org/job")
     assert no_steps["applicable"] is False and "step times" in no_steps["reason"]
+
+
+def test_an_audit_of_another_eval_pair_is_not_read_as_this_checkpoints():
+    from rl_assets.analysis.lineage.families import family_lineage
+
+    row = {"family": "f", "label": "gamed", "reward_gain": {"estimate": 0.2, "lo": 0.1, "hi": 0.3, "p": 0.01}}
+    fresh = {"repo_id": "org/j-1-8B", "step": 1, "post_rl_eval": "org/evals-1",
+             "values": {"learning_audit": {"rows": [row], "sources": {"post_rl": {"source": "org/evals-1"}}}}}
+    stale = {"repo_id": "org/j-2-8B", "step": 2, "post_rl_eval": "org/evals-2",
+             "values": {"learning_audit": {"rows": [row], "sources": {"post_rl": {"source": "org/evals-old"}}}}}
+    old = {"repo_id": "org/j-3-8B", "step": 3, "post_rl_eval": "org/evals-3", "values": {"learning_audit": {"labels": {}}}}
+    families, missing = family_lineage([fresh, stale, old])
+    assert [c["step"] for c in families[0]["cells"]] == [1]
+    assert [m["step"] for m in missing] == [2, 3]
+    assert "computed on org/evals-old" in missing[0]["reason"] and "predates per-family rows" in missing[1]["reason"]

@@ -41,6 +41,9 @@ def audit_rows_of(member: dict) -> tuple[list[dict] | None, str | None]:
         return None, "learning_audit not materialized"
     if "rows" not in audit:
         return None, "the stored learning_audit predates per-family rows: re-materialize learning_audit"
+    used = ((audit.get("sources") or {}).get("post_rl") or {}).get("source")
+    if used and used != member["post_rl_eval"]:
+        return None, f"learning_audit was computed on {used}, not on {member['post_rl_eval']}: re-materialize it"
     return audit["rows"], None
 
 

@@ -30,10 +30,19 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
+def _nothing(text: str) -> bytes:
+    fig, ax = plt.subplots(figsize=(5, 1))
+    ax.axis("off")
+    ax.text(0.5, 0.5, text, ha="center", va="center", fontsize=9)
+    return _png(fig)
+
+
 def features_png(r: dict) -> bytes:
     """Effect size d (colour, clipped to ±1.5) and Δ (text) per feature × checkpoint; * = significant."""
     steps = [m["step"] for m in r["members"]]
     feats = sorted(r["features"], key=lambda f: (f["first_step"] is None, f["feature"]))
+    if not feats or not steps:
+        return _nothing("no behavioural features to show")
     grid = np.full((len(feats), len(steps)), np.nan)
     fig, ax = plt.subplots(figsize=(1.6 + 1.3 * len(steps), 0.9 + 0.32 * len(feats)))
     for i, f in enumerate(feats):
@@ -55,6 +64,8 @@ def labels_png(r: dict) -> bytes:
     steps = [m["step"] for m in r["members"]]
     names = list(LABEL_COLORS)
     fams = r["families"]
+    if not fams or not steps:
+        return _nothing("no learning-audit families to show")
     grid = np.full((max(len(fams), 1), len(steps)), np.nan)
     fig, ax = plt.subplots(figsize=(1.8 + 1.5 * len(steps), 0.9 + 0.4 * max(len(fams), 1)))
     for i, fam in enumerate(fams):

@@ -11,7 +11,7 @@ import numpy as np
 from rl_assets.analysis.stats.core import MIN_PERMUTATIONS
 from rl_assets.analysis.stats.correlation import _ranks, pearson_rows
 
-_CHUNK = 250  # permutations per batch: memory stays at _CHUNK x n floats for any n
+_CELLS = 2_000_000  # floats per permutation batch (16 MB), whatever the number of pairs
 
 
 def spearman_permutation_p(x, y, n_perm: int = MIN_PERMUTATIONS, seed: int = 0) -> tuple[float, float]:
@@ -32,9 +32,9 @@ def spearman_permutation_p(x, y, n_perm: int = MIN_PERMUTATIONS, seed: int = 0) 
     rx, ry = _ranks(x), _ranks(y)
     obs = float(pearson_rows(rx, ry))
     rng = np.random.default_rng(seed)
-    hits, done = 0, 0
+    hits, done, chunk = 0, 0, max(1, min(250, _CELLS // len(x)))
     while done < n_perm:
-        k = min(_CHUNK, n_perm - done)
+        k = min(chunk, n_perm - done)
         perm = rng.permuted(np.tile(ry, (k, 1)), axis=1)
         hits += int(np.sum(np.abs(pearson_rows(rx[None, :], perm)) >= abs(obs) - 1e-12))
         done += k
