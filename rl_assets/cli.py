@@ -59,6 +59,20 @@ def run_analysis(instance, model_id: str, settings: dict | None = None):
     return result
 
 
+def run_lineage(instance, job: str, members: list[str]):
+    """Refresh one RL job's run lineage, then its members' INDEX.md (which link to it)."""
+    from rl_assets.definitions import defs
+
+    if not instance.has_dynamic_partition("rl_jobs", job):
+        instance.add_dynamic_partitions("rl_jobs", [job])
+    result = defs.resolve_job_def("refresh_lineage").execute_in_process(
+        instance=instance, partition_key=job, raise_on_error=False, run_config=QUIET)
+    for model_id in members:
+        defs.resolve_job_def("write_index").execute_in_process(instance=instance, partition_key=model_id,
+                                                               raise_on_error=False, run_config=QUIET)
+    return result
+
+
 def run_comparison(instance, benchmark: str):
     from rl_assets.definitions import defs
 
@@ -121,14 +135,16 @@ def cmd_list_evals(args) -> int:
 
 def cmd_demo(args) -> int:
     from rl_assets.demo import build_world
+    from rl_assets.demo.lineage_job import JOB as LINEAGE_JOB, MEMBERS as LINEAGE_MEMBERS
     from rl_assets.settings import reports_root
 
     world = build_world(seed=args.seed, scale=args.scale)
     print(f"demo world written: hub {world.hub_dir}, registry {world.registry_url}")
     print(f"ground truth: {world.ground_truth_path}")
     instance = _instance()
-    register_models(instance, list(world.partitions))
-    print(f"model partitions: {', '.join(world.partitions)}")
+    models = [*world.partitions, *LINEAGE_MEMBERS]  # the run-lineage job's checkpoints too (docs/lineage.md)
+    register_models(instance, models)
+    print(f"model partitions: {', '.join(models)}")
     if not args.run:
         return 0
     import warnings
@@ -140,7 +156,7 @@ def cmd_demo(args) -> int:
     for category in (dg.BetaWarning, dg.PreviewWarning):  # API-stability notices, not problems
         warnings.filterwarnings("ignore", category=category)
     failures = 0
-    for model_id in world.partitions:
+    for model_id in models:
         settings = DEMO_SETTINGS.get(model_id)
         print(f"\n== analysing {model_id}" + (f" (settings: {settings})" if settings else " (default settings)"))
         done, failed = summarize_run(run_analysis(instance, model_id, settings))
@@ -155,6 +171,12 @@ def cmd_demo(args) -> int:
         print(f"   FAILED {line}")
     failures += len(failed)
     print(f"   report: {reports_root() / 'model_comparison' / 'comparison.md'}")
+    print(f"\n== run lineage of {LINEAGE_JOB} ({len(LINEAGE_MEMBERS)} checkpoints)")
+    done, failed = summarize_run(run_lineage(instance, LINEAGE_JOB, list(LINEAGE_MEMBERS)))
+    for line in failed:
+        print(f"   FAILED {line}")
+    failures += len(failed)
+    print(f"   report: {reports_root() / 'runs' / LINEAGE_JOB / 'lineage.md'}")
     print(f"\nreports: {reports_root()}")
     print("open the Dagster UI on the same instance with `make ui`")
     return 1 if failures else 0

@@ -64,3 +64,13 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
             + (f" partition {partition}" if partition else "")
             + f" under {self._base()}; materialize it first"
         )
+
+
+def load_stored(io_manager: dg.IOManager, asset: str, partition: str | None):
+    """What `asset` stored for `partition` through `io_manager`, or None when it never stored anything
+    (for readers outside a run's inputs: the run lineage, sensors)."""
+    context = dg.build_input_context(asset_key=dg.AssetKey(asset), partition_key=partition)
+    try:
+        return io_manager.load_input(context)
+    except FileNotFoundError:
+        return None

@@ -1,4 +1,5 @@
-"""One dynamic partition per model, keyed by the raw Hub repo id (``laion/foo-8B``)."""
+"""One dynamic partition per model, keyed by the raw Hub repo id (``laion/foo-8B``), and one per RL
+training job (``rl_jobs``, keyed by its ``job_name``) for the run lineage (docs/lineage.md)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import re
 import dagster as dg
 
 models_partitions = dg.DynamicPartitionsDefinition(name="models")
+rl_jobs_partitions = dg.DynamicPartitionsDefinition(name="rl_jobs")
 
 _PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _MAX_NAME = 96  # the Hub caps repo names at 96 characters
@@ -53,6 +55,15 @@ def validate_repo_id(repo_id: str) -> str:
     return repo_id
 
 
+def is_repo_id(value) -> bool:
+    """True for a valid `models` partition key (an `rl_jobs` key never is: it has no '/')."""
+    try:
+        validate_repo_id(value)
+    except InvalidRepoId:
+        return False
+    return True
+
+
 def slug(repo_id: str) -> str:
     """Path-safe form of a repo id: ``laion/foo-8B`` -> ``laion--foo-8B`` (Hub names never hold '--').
 
@@ -69,3 +80,15 @@ def unslug(value: str) -> str:
     'laion/foo-8B'
     """
     return validate_repo_id(value.replace("--", "/", 1))
+
+
+def validate_job_name(job: str) -> str:
+    """Return an RL job name unchanged if it can be an `rl_jobs` key and a folder name, else raise.
+
+    >>> validate_job_name("rl-alpha")
+    'rl-alpha'
+    """
+    if not isinstance(job, str) or not _PART.match(job) or job.endswith((".", "-")) or ".." in job or len(job) > _MAX_NAME:
+        raise InvalidRepoId(f"invalid RL job name {job!r}: letters, digits, '.', '_', '-' only, starting with a letter "
+                            f"or digit, at most {_MAX_NAME} characters")
+    return job

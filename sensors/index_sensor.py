@@ -3,13 +3,14 @@
 import dagster as dg
 
 from rl_assets.jobs.analyze import write_index
+from rl_assets.partitions import is_repo_id
 
 
 def _index_request(context: dg.RunStatusSensorContext):
     run = context.dagster_run
     partition = run.tags.get("dagster/partition")
-    if run.job_name == write_index.name or not partition:
-        return dg.SkipReason("not a per-model analysis run")
+    if run.job_name == write_index.name or not is_repo_id(partition):
+        return dg.SkipReason("not a per-model analysis run")  # e.g. a run_lineage run (an `rl_jobs` partition)
     return dg.RunRequest(run_key=f"index-after-{run.run_id}", partition_key=partition)
 
 

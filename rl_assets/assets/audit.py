@@ -93,7 +93,9 @@ def learning_audit(context: dg.AssetExecutionContext, config: AuditConfig, setti
 
     thin = [r["family"] for r in out["rows"] if r["n_tasks"] < labels.MIN_TASKS]
     yield dg.Output(
-        {"path": str(folder / "audit.json"), "labels": {r["family"]: r["label"] for r in out["rows"]}},
+        # rows and sources: the per-family numbers the run lineage reads (it never reads report files)
+        {"path": str(folder / "audit.json"), "labels": {r["family"]: r["label"] for r in out["rows"]},
+         "rows": out["rows"], "sources": out["sources"]},
         metadata={
             "audit": dg.MetadataValue.md(report.summary_table(out["rows"])),
             "families": len(out["rows"]),

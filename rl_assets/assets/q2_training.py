@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from resources.hub import HubError, HubResource
+from rl_assets.analysis.lineage.curves import curves_of
 from rl_assets.analysis.report_md import jsonable
 from rl_assets.analysis.skyrl_log import parse_training_logs
 from rl_assets.analysis.skyrl_log.plots import training_plots
@@ -121,7 +122,8 @@ def training_metrics(context: dg.AssetExecutionContext, training_logs: dict):
     atomic_write_json(out_dir / "report.json", jsonable(rep))
     value = {"applicable": True, "metrics_path": str(out_dir / "metrics.parquet"), "report_dir": str(out_dir),
              "n_steps": rep["n_steps"], "training_logs_revision": rep["training_logs_revision"],
-             "best_step": rep["best_checkpoint"].get("best_step")}
+             "best_step": rep["best_checkpoint"].get("best_step"),
+             "curves": curves_of(steps)}  # reward/entropy/KL/length per step, for the run lineage
     head = markdown.split("## Per-category summary")[0]
     return dg.Output(value, metadata={
         "summary": dg.MetadataValue.md(head),

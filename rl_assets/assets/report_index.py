@@ -21,6 +21,7 @@ import rl_assets.assets
 from rl_assets.analysis.index_md import audit_findings, judge_findings, q1_findings, render_index
 from rl_assets.fileutil import atomic_write_text
 from rl_assets.jobs.analyze import ANALYSIS_GROUPS
+from rl_assets.jobs.lineage import lineage_findings
 from rl_assets.partitions import models_partitions
 from rl_assets.settings import report_dir
 
@@ -156,6 +157,7 @@ def analysis_index(context: dg.AssetExecutionContext):
     overlay = _read_json(folder / "Q3_temporal_overlay" / "overlay.json")
     if overlay is not None:
         findings += fresh("eval_temporal_overlay", [f"Q3 overlay: {n}" for n in overlay.get("notes", [])])
+    findings += lineage_findings(context.instance, partition, folder)  # link to the run lineage of its RL job
     now = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
     text = render_index(partition, now, statuses, output_files(folder), findings)
     atomic_write_text(folder / "INDEX.md", text)

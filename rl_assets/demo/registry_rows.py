@@ -114,7 +114,7 @@ def job_rows(jobs: list[Job]) -> list[dict]:
                        "datasets": [{"path": j.benchmark}], "n_attempts": 3},
             "metrics": metrics(j.summary, j.list_metrics),
             "stats": {k: s[k] for k in ("n_trials", "n_errors", "n_infra_errors", "exception_stats") if k in s} or None,
-            "agent_id": AGENT_ID, "model_id": uid("model", j.model), "benchmark_id": BENCH_IDS[j.benchmark],
+            "agent_id": AGENT_ID, "model_id": uid("model", j.model), "benchmark_id": uid("benchmark", j.benchmark),
             "hf_traces_link": hf_url(j.dataset) if j.dataset else None, "job_status": j.status,
         })
     return out

@@ -1,0 +1,59 @@
+"""The job's training-metric curves (reward, entropy, KL, response length) and the checkpoints on them.
+
+`curves_of` is what `training_metrics` hands over (a small column dict in its stored value, so
+the lineage never reads report files); `job_curves` picks, among a job's checkpoints, the curves
+that reach the furthest step (a later checkpoint's logs contain the earlier steps).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+METRICS = ("reward", "entropy", "kl", "response_length")
+
+
+def _clean(values) -> list:
+    return [None if v is None or (isinstance(v, float) and not math.isfinite(v)) else v for v in values]
+
+
+def curves_of(steps: pd.DataFrame) -> dict:
+    """{step: [...], step_time_utc: [ISO or None], <metric>: [...]} for the canonical metrics present."""
+    frame = steps.sort_values("step")
+    out = {"step": [int(s) for s in frame["step"]]}
+    if "step_time_utc" in frame:
+        times = pd.to_datetime(frame["step_time_utc"], utc=True, errors="coerce")
+        out["step_time_utc"] = [t.isoformat() if not pd.isna(t) else None for t in times]
+    for m in METRICS:
+        if m in frame:
+            out[m] = _clean(pd.to_numeric(frame[m], errors="coerce").astype(float).tolist())
+    return out
+
+
+def job_curves(candidates: list[tuple[str, dict | None]]) -> tuple[dict | None, str | None, str]:
+    """(curves, source checkpoint, note) from (repo id, stored training_metrics) pairs in step order;
+    equal reach -> the later checkpoint's."""
+    usable = [(repo, tm["curves"]) for repo, tm in candidates
+              if tm and tm.get("applicable") and (tm.get("curves") or {}).get("step")]
+    if not usable:
+        stored = [tm for _, tm in candidates if tm]
+        why = ("no checkpoint of the job has training logs with steps" if not any(t.get("applicable") for t in stored)
+               else "the stored training_metrics predate curves: re-materialize training_metrics")
+        return None, None, why
+    _, (repo, curves) = max(enumerate(usable), key=lambda iu: (max(iu[1][1]["step"]), iu[0]))
+    return curves, repo, f"training logs of {repo} (steps {min(curves['step'])}–{max(curves['step'])})"
+
+
+def at_checkpoints(curves: dict | None, steps: list[int]) -> list[dict]:
+    """Each metric at the last logged step <= each checkpoint's step (None when none is logged)."""
+    out = []
+    for step in steps:
+        row = {"step": step}
+        idx = [i for i, s in enumerate((curves or {}).get("step", [])) if s <= step]
+        for m in METRICS:
+            values = (curves or {}).get(m)
+            row[m] = values[idx[-1]] if values and idx else None
+        row["logged_step"] = curves["step"][idx[-1]] if idx else None
+        out.append(row)
+    return out

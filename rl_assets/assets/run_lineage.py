@@ -1,0 +1,115 @@
+"""`run_lineage`: one RL job's checkpoints in step order, and when each change emerged (docs/lineage.md).
+
+Thin wrapper, one partition per RL job (`rl_jobs`, keyed by `job_name`): reads what every member
+checkpoint's assets stored through the IO manager (manifest, eval pair, Q1, audit, judge, Q2
+curves, trace-table references), their post-RL trace tables and the job's rollout table, calls
+rl_assets.analysis.lineage, and writes `<reports>/runs/<job>/lineage.{md,json}` with three PNGs.
+It has no Dagster deps on the per-model assets (no partition mapping joins `rl_jobs` to `models`):
+sensors/lineage_sensor.py requests it after a member's analysis run ends.
+"""
+
+from pathlib import Path
+
+import dagster as dg
+
+from resources.settings_resource import AnalysisSettings
+from rl_assets.analysis.behavioral_delta import NEEDED
+from rl_assets.analysis.lineage import build_lineage, plots
+from rl_assets.analysis.lineage.report import render_markdown
+from rl_assets.analysis.lineage.rollouts import ROLLOUT_COLUMNS
+from rl_assets.analysis.lineage.steps import training_step
+from rl_assets.fileutil import atomic_write_bytes, atomic_write_json, atomic_write_text
+from rl_assets.io_manager import load_stored
+from rl_assets.partitions import InvalidRepoId, rl_jobs_partitions, validate_job_name
+from rl_assets.settings import reports_root
+
+ASSET = "run_lineage"
+STORED = ("eval_pair", "behavioral_delta", "learning_audit", "judge_verdicts", "training_metrics", "post_rl_traces",
+          "rl_traces")
+CHECKS = {
+    "enough_checkpoints": "At least two checkpoints of the job can be compared (one base, one benchmark).",
+    "all_checkpoints_comparable": "Every analysed checkpoint of the job entered the lineage (none excluded).",
+    "training_curves_found": "The job's training logs gave reward / entropy / KL / response-length curves.",
+}
+
+
+class LineageConfig(dg.Config):
+    benchmark: str = ""  # pin the lineage to this benchmark; "" = the one most checkpoints were evaluated on
+
+
+def job_checkpoints(instance: dg.DagsterInstance, io_manager: dg.IOManager, job: str) -> dict[str, dict]:
+    """model id -> its stored values, for every model partition whose manifest names this job."""
+    out = {}
+    for model in instance.get_dynamic_partitions("models"):
+        manifest = load_stored(io_manager, "checkpoint", model)
+        if isinstance(manifest, dict) and manifest.get("job_name") == job:
+            out[model] = {"checkpoint": manifest, **{a: load_stored(io_manager, a, model) for a in STORED}}
+    return out
+
+
+def _table(ref: dict | None, columns):
+    from rl_assets.ingest import read_traces
+
+    path = (ref or {}).get("path")
+    return read_traces(path, columns) if path and Path(path).exists() else None
+
+
+def _rollouts(stored: dict[str, dict]):
+    """The job's rollout table, from the latest checkpoint (by step) that ingested it."""
+    ordered = sorted(stored.items(), key=lambda kv: training_step(kv[0], kv[1]["checkpoint"].get("rl_config"))[0] or -1)
+    for _, values in reversed(ordered):
+        ref = values.get("rl_traces") or {}
+        table = _table(ref, ROLLOUT_COLUMNS) if ref.get("applicable") else None
+        if table is not None:
+            return table.to_pandas(), ref.get("source")
+    return None
+
+
+def lineage_dir(job: str) -> Path:
+    path = reports_root() / "runs" / validate_job_name(job)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@dg.asset(
+    name=ASSET,
+    partitions_def=rl_jobs_partitions,
+    group_name="lineage",
+    kinds={"python", "markdown", "matplotlib"},
+    check_specs=[dg.AssetCheckSpec(name, asset=ASSET, description=d) for name, d in CHECKS.items()],
+)
+def run_lineage(context: dg.AssetExecutionContext, config: LineageConfig, settings: AnalysisSettings,
+                io_manager: dg.ResourceParam[dg.IOManager]):
+    """What RL changed across the checkpoints of one training job, in step order, and when each change emerged."""
+    job = context.partition_key
+    try:
+        folder = lineage_dir(job)
+    except InvalidRepoId as exc:
+        raise dg.Failure(description=f"run_lineage {job}: {exc}", allow_retries=False) from exc
+    stored = job_checkpoints(context.instance, io_manager, job)
+    tables = {m: _table(v.get("post_rl_traces"), NEEDED) for m, v in stored.items()}
+    result = build_lineage(job, stored, tables=tables, rollouts=_rollouts(stored), benchmark=config.benchmark or None,
+                           n_boot=settings.n_boot, seed=settings.seed)
+    pngs = {"features": plots.features_png(result), "labels": plots.labels_png(result), "curves": plots.curves_png(result)} \
+        if result["members"] else {}
+    for name, png in pngs.items():
+        atomic_write_bytes(folder / f"{name}.png", png)
+    atomic_write_text(folder / "lineage.md", render_markdown(result, {n: f"{n}.png" for n in pngs}))
+    atomic_write_json(folder / "lineage.json", result)
+    members = [m["repo_id"] for m in result["members"]]
+    yield dg.MaterializeResult(metadata={
+        "lineage": dg.MetadataValue.md(render_markdown(result, {n: plots.png_data_uri(p) for n, p in pngs.items()})),
+        "report": dg.MetadataValue.path((folder / "lineage.md").as_posix()),
+        "members": dg.MetadataValue.json(members),
+        "steps": dg.MetadataValue.json([m["step"] for m in result["members"]]),
+        "benchmark": str(result["pinned"]["benchmark"]),
+        "n_checkpoints": len(members), "n_excluded": len(result["excluded"]),
+    })
+    yield dg.AssetCheckResult(check_name="enough_checkpoints", passed=len(members) >= 2, severity=dg.AssetCheckSeverity.WARN,
+                              metadata={"checkpoints": len(members), "job_checkpoints_found": len(stored)})
+    yield dg.AssetCheckResult(check_name="all_checkpoints_comparable", passed=not result["excluded"],
+                              severity=dg.AssetCheckSeverity.WARN,
+                              metadata={"excluded": dg.MetadataValue.md("\n".join(
+                                  f"- `{e['repo_id']}`: {e['reason']}" for e in result["excluded"]) or "none")})
+    yield dg.AssetCheckResult(check_name="training_curves_found", passed=bool(result["curves"]["source"]),
+                              severity=dg.AssetCheckSeverity.WARN, metadata={"detail": result["curves"]["note"]})
