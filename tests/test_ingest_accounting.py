@@ -1,0 +1,168 @@
+"""The conservation law in code: found = written + skipped + merged, for inputs and for units;
+a violation raises (a bug, never bad input); the asset check `every_input_accounted_for` on
+baseline_traces / post_rl_traces / rl_traces shows the ledger and fails when anything was lost."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import dagster as dg
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from resources.hub import HubResource
+from resources.registry import RegistryResource, SqlRegistry
+from resources.settings_resource import AnalysisSettings
+from rl_assets.assets.checkpoint import checkpoint
+from rl_assets.assets.eval_pair import eval_pair
+from rl_assets.assets.q2_rl_temporal import rl_traces
+from rl_assets.assets.traces import ACCOUNTED, baseline_traces, post_rl_traces
+from rl_assets.ingest import AccountingError, IngestError, ingest_source, read_traces
+from rl_assets.ingest.plan import CAPPED
+from rl_assets.io_manager import RlDeltaIOManager
+
+MODEL = "org/rl-7-8B"
+
+
+def _row(t: int, solved: bool = True) -> dict:
+    return {"conversations": [{"role": "user", "content": f"task {t}"}, {"role": "assistant", "content": "done"}],
+            "task": f"t{t}", "trial_name": f"t{t}__abc", "date": "2026-05-01T10:00:00Z",
+            "result": "1.0" if solved else "0.0"}
+
+
+def _jsonl(path, rows, tail=b""):
+    path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in rows) + tail)
+    return str(path)
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch):
+    """A base eval dataset that ingests cleanly and a post-RL one that loses one row (a truncated
+    last line) and carries a README (not data, by design)."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("RLDELTA_HOME", str(home))
+    hub = home / "hub"
+    model = hub / "models" / "org" / "rl-7-8B"
+    model.mkdir(parents=True)
+    (model / "model.safetensors").write_bytes(b"\0" * 8)
+    (model / "rl_config.json").write_text(json.dumps({"job_name": "rl-7"}))
+    base = hub / "datasets" / "org" / "evals-base" / "data"
+    base.mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist([_row(t, t < 2) for t in range(6)]), base / "train-00000-of-00001.parquet")
+    post = hub / "datasets" / "org" / "evals-post" / "data"
+    post.mkdir(parents=True)
+    _jsonl(post / "train.jsonl", [_row(t) for t in range(6)], tail=b'{"task": "t6", "conversations": [')
+    reg = SqlRegistry(f"sqlite:///{home / 'registry.sqlite'}")
+    reg.create_all()
+    t = datetime(2026, 5, 1, tzinfo=timezone.utc)
+    reg.insert("benchmarks", [{"id": "b1", "name": "tiny-bench"}])
+    reg.insert("models", [{"id": "base", "name": "org/base-8B", "training_end": t},
+                          {"id": "rl", "name": MODEL, "base_model_id": "base", "training_end": t.replace(day=3)}])
+    link = "https://huggingface.co/datasets/org/{}"
+    reg.insert("sandbox_jobs", [
+        {"id": "j1", "created_at": t, "ended_at": t, "model_id": "base", "benchmark_id": "b1", "job_status": "Finished",
+         "metrics": {"accuracy": 2 / 6}, "hf_traces_link": link.format("evals-base")},
+        {"id": "j2", "created_at": t, "ended_at": t.replace(day=4), "model_id": "rl", "benchmark_id": "b1",
+         "job_status": "Finished", "metrics": {"accuracy": 1.0}, "hf_traces_link": link.format("evals-post")},
+    ])
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions("models", [MODEL])
+    return instance
+
+
+RESOURCES = {"hub": HubResource(), "registry": RegistryResource(), "settings": AnalysisSettings(),
+             "io_manager": RlDeltaIOManager()}
+
+
+def _checks(result) -> dict:
+    return {e.asset_key.to_user_string(): e for e in result.get_asset_check_evaluations() if e.check_name == ACCOUNTED}
+
+
+def test_check_fails_on_the_source_that_lost_a_row_and_survives_table_reuse(world):
+    assets = [checkpoint, eval_pair, baseline_traces, post_rl_traces, rl_traces]
+    for run in range(2):  # the second run reuses both stamped tables: the same ledger comes back
+        result = dg.materialize(assets, instance=world, partition_key=MODEL, resources=RESOURCES, raise_on_error=False)
+        assert result.success
+        checks = _checks(result)
+        assert set(checks) == {"baseline_traces", "post_rl_traces", "rl_traces"}
+        base, post = checks["baseline_traces"], checks["post_rl_traces"]
+        assert base.passed and base.metadata["lost"].value == 0 and base.metadata["found"].value == 6
+        assert not post.passed and post.severity == dg.AssetCheckSeverity.ERROR
+        meta = {k: v.value for k, v in post.metadata.items()}
+        assert (meta["found"], meta["written"], meta["skipped"], meta["lost"]) == (7, 6, 1, 1)
+        assert "truncated last line" in meta["ledger"] and "**lost**" in meta["ledger"]
+        assert checks["rl_traces"].passed and checks["rl_traces"].metadata["applicable"].value is False
+        mat = result.asset_materializations_for_node("post_rl_traces")[0].metadata
+        assert mat["units_found"].value == 7 and mat["units_lost"].value == 1
+        assert mat["reused_unchanged_table"].value is (run == 1)
+
+
+def test_by_design_skips_and_unread_files_do_not_count_as_lost(tmp_path):
+    src = tmp_path / "data"
+    src.mkdir()
+    _jsonl(src / "a.jsonl", [_row(t) for t in range(5)])
+    (src / "README.md").write_text("# traces\n")
+    rep = ingest_source(str(src), tmp_path / "o.parquet", hub=None, max_rows=2)
+    acc = rep.accounting
+    assert rep.rows_written == 2 and rep.skipped == {CAPPED: 3} and acc["lost"] == 0
+    assert acc["found"] == 5 and acc["inputs_found"] == 2 and acc["not_read"] == {"not a trace data file": 1}
+    assert rep.skip_examples == []  # by-design skips do not crowd out real examples
+
+
+def test_a_row_that_vanishes_inside_an_adapter_is_an_accounting_error(tmp_path, monkeypatch):
+    import rl_assets.ingest.exported as exported
+
+    real = exported.ExportedRows.load
+
+    def leaky(self, path, wanted, skips):  # a bug: drops the first row without a word
+        for k, (cand, row) in enumerate(real(self, path, wanted, skips)):
+            if k:
+                yield cand, row
+
+    monkeypatch.setattr(exported.ExportedRows, "load", leaky)
+    out = tmp_path / "o.parquet"
+    with pytest.raises(AccountingError, match=r"found 3 units but written 2 \+ skipped 0 \+ merged 0 = 2"):
+        ingest_source(_jsonl(tmp_path / "x.jsonl", [_row(t) for t in range(3)]), out, hub=None)
+    assert not out.exists() and not list(tmp_path.glob(".o.parquet.*.tmp"))  # never published
+
+
+def test_two_rows_with_one_trace_id_is_an_accounting_error(tmp_path, monkeypatch):
+    import importlib
+
+    plan = importlib.import_module("rl_assets.ingest.plan")  # the package's `plan` attribute is the function
+    monkeypatch.setattr(plan, "dedup", lambda cands, skips, fingerprints: cands)  # a bug: no dedup
+    with pytest.raises(AccountingError, match="written twice"):
+        ingest_source(_jsonl(tmp_path / "x.jsonl", [_row(1), _row(1)]), tmp_path / "o.parquet", hub=None)
+
+
+def test_only_ingest_errors_escape(tmp_path, monkeypatch):
+    """A RecursionError (or any exception) anywhere becomes an IngestError naming the input."""
+    import rl_assets.ingest.exported as exported
+
+    def deep(self, path, skips):
+        raise RecursionError("maximum recursion depth exceeded")
+        yield  # pragma: no cover
+
+    spec = _jsonl(tmp_path / "x.jsonl", [_row(1)])
+    monkeypatch.setattr(exported.ExportedRows, "scan", deep)
+    with pytest.raises(IngestError, match=r"x\.jsonl: RecursionError"):
+        ingest_source(spec, tmp_path / "o.parquet", hub=None)
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".json", ".parquet", ".jsonl.gz", ".json.zst", ".ndjson"])
+def test_garbage_bytes_raise_named_errors_or_count_skips(tmp_path, suffix):
+    import random
+
+    rng = random.Random(suffix)
+    for k in range(20):
+        f = tmp_path / f"g{k}{suffix}"
+        f.write_bytes(bytes(rng.randrange(256) for _ in range(rng.randrange(1, 400))))
+        try:
+            rep = ingest_source(str(f), tmp_path / f"o{k}.parquet", hub=None)
+        except (IngestError, FileNotFoundError) as exc:
+            assert f.name in str(exc)
+            continue
+        assert rep.rows_read == rep.rows_written + sum(rep.skipped.values()) + sum(rep.merged.values())
+        assert read_traces(tmp_path / f"o{k}.parquet").num_rows == rep.rows_written
