@@ -5,25 +5,20 @@ baseline_traces / post_rl_traces / rl_traces shows the ledger and fails when any
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+import os
+from pathlib import Path
 
 import dagster as dg
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from resources.hub import HubResource
-from resources.registry import RegistryResource, SqlRegistry
-from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.eval_pair import eval_pair
 from rl_assets.assets.q2_rl_temporal import rl_traces
 from rl_assets.assets.traces import ACCOUNTED, baseline_traces, post_rl_traces
 from rl_assets.ingest import AccountingError, IngestError, ingest_source, read_traces
 from rl_assets.ingest.plan import CAPPED
-from rl_assets.io_manager import RlDeltaIOManager
-
-MODEL = "org/rl-7-8B"
+from test_core_assets import MODEL, RESOURCES, world  # noqa: F401  (the world fixture)
 
 
 def _row(t: int, solved: bool = True) -> dict:
@@ -38,52 +33,24 @@ def _jsonl(path, rows, tail=b""):
 
 
 @pytest.fixture
-def world(tmp_path, monkeypatch):
-    """A base eval dataset that ingests cleanly and a post-RL one that loses one row (a truncated
-    last line) and carries a README (not data, by design)."""
-    home = tmp_path / "home"
-    monkeypatch.setenv("RLDELTA_HOME", str(home))
-    hub = home / "hub"
-    model = hub / "models" / "org" / "rl-7-8B"
-    model.mkdir(parents=True)
-    (model / "model.safetensors").write_bytes(b"\0" * 8)
-    (model / "rl_config.json").write_text(json.dumps({"job_name": "rl-7"}))
-    base = hub / "datasets" / "org" / "evals-base" / "data"
-    base.mkdir(parents=True)
-    pq.write_table(pa.Table.from_pylist([_row(t, t < 2) for t in range(6)]), base / "train-00000-of-00001.parquet")
-    post = hub / "datasets" / "org" / "evals-post" / "data"
-    post.mkdir(parents=True)
-    _jsonl(post / "train.jsonl", [_row(t) for t in range(6)], tail=b'{"task": "t6", "conversations": [')
-    reg = SqlRegistry(f"sqlite:///{home / 'registry.sqlite'}")
-    reg.create_all()
-    t = datetime(2026, 5, 1, tzinfo=timezone.utc)
-    reg.insert("benchmarks", [{"id": "b1", "name": "tiny-bench"}])
-    reg.insert("models", [{"id": "base", "name": "org/base-8B", "training_end": t},
-                          {"id": "rl", "name": MODEL, "base_model_id": "base", "training_end": t.replace(day=3)}])
-    link = "https://huggingface.co/datasets/org/{}"
-    reg.insert("sandbox_jobs", [
-        {"id": "j1", "created_at": t, "ended_at": t, "model_id": "base", "benchmark_id": "b1", "job_status": "Finished",
-         "metrics": {"accuracy": 2 / 6}, "hf_traces_link": link.format("evals-base")},
-        {"id": "j2", "created_at": t, "ended_at": t.replace(day=4), "model_id": "rl", "benchmark_id": "b1",
-         "job_status": "Finished", "metrics": {"accuracy": 1.0}, "hf_traces_link": link.format("evals-post")},
-    ])
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions("models", [MODEL])
-    return instance
-
-
-RESOURCES = {"hub": HubResource(), "registry": RegistryResource(), "settings": AnalysisSettings(),
-             "io_manager": RlDeltaIOManager()}
+def lossy_world(world):
+    """test_core_assets' world (a base and a post-RL eval dataset of 6 rows each), with the post-RL
+    dataset re-exported as JSONL whose last row was cut off mid-write: one row is lost."""
+    data = Path(os.environ["RLDELTA_HOME"]) / "hub" / "datasets" / "org" / "evals-post" / "data"
+    rows = pq.read_table(data / "train-00000-of-00001.parquet").to_pylist()
+    (data / "train-00000-of-00001.parquet").unlink()
+    _jsonl(data / "train.jsonl", rows, tail=b'{"task": "t6", "conversations": [')
+    return world
 
 
 def _checks(result) -> dict:
     return {e.asset_key.to_user_string(): e for e in result.get_asset_check_evaluations() if e.check_name == ACCOUNTED}
 
 
-def test_check_fails_on_the_source_that_lost_a_row_and_survives_table_reuse(world):
+def test_check_fails_on_the_source_that_lost_a_row_and_survives_table_reuse(lossy_world):
     assets = [checkpoint, eval_pair, baseline_traces, post_rl_traces, rl_traces]
     for run in range(2):  # the second run reuses both stamped tables: the same ledger comes back
-        result = dg.materialize(assets, instance=world, partition_key=MODEL, resources=RESOURCES, raise_on_error=False)
+        result = dg.materialize(assets, instance=lossy_world, partition_key=MODEL, resources=RESOURCES, raise_on_error=False)
         assert result.success
         checks = _checks(result)
         assert set(checks) == {"baseline_traces", "post_rl_traces", "rl_traces"}
