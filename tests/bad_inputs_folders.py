@@ -199,3 +199,7 @@ def _(d): return jsonl(d / "x.jsonl", [row(attempt=0), row(attempt=0)])
 
 @_c("dup_rows_without_trial_are_attempts_not_duplicates", ("ok", 2, {}))
 def _(d): return jsonl(d / "x.jsonl", [row(), row()])  # a deterministic model answers twice alike
+
+
+@_c("dup_trial_rows_with_and_without_recorded_attempt", ("ok", 2, {}, {SAME_KEY: 1}))
+def _(d): return jsonl(d / "x.jsonl", [row(trial="tr", attempt=0), row(trial="tr")])  # both get the trial's attempt 0

@@ -8,12 +8,12 @@ See docs/ingest.md for the supported specs, column meanings and the bad-input po
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from resources.hub import HubError
 from rl_assets.schema import TRACE_SCHEMA
 
 from . import _json
@@ -47,10 +47,19 @@ def ingest_source(spec: str, out_path: Path, *, hub, max_rows: int | None = None
     FileNotFoundError for input problems; the hub backend's own errors pass through."""
     try:
         return _ingest(spec, Path(out_path), hub, max_rows, benchmark, side, tokenizer, batch_rows, keep_all_episodes)
-    except (*_NAMED, HubError):
+    except _NAMED:
         raise
     except Exception as exc:  # RecursionError, MemoryError, ... never escape anonymously
+        if _is_hub_error(exc):
+            raise
         raise IngestError(f"{spec}: {type(exc).__name__}: {exc}") from exc
+
+
+def _is_hub_error(exc: Exception) -> bool:
+    """A hub backend's own error (it names the repo; assets map it to a Failure). resources.hub
+    is not imported here: it pulls in dagster, seconds of start-up a bare ingest does not need."""
+    hub = sys.modules.get("resources.hub")
+    return hub is not None and isinstance(exc, hub.HubError)
 
 
 def _ingest(spec, out_path: Path, hub, max_rows, benchmark, side, tokenizer, batch_rows, keep_all_episodes):

@@ -1,15 +1,15 @@
 """Rows that share a trial key: merged when their content is identical, told apart when not.
 
-A trial key is (task, trial, episode, attempt) as the source recorded them. Two rows with one
-key are either the same trial found twice (the same shard copied into two folders, a trial
+The key is what a trace_id is made of: (task, trial, attempt, episode), attempts numbered. Two
+rows with one key are either the same trial found twice (the same shard copied into two folders, a trial
 folder reached through two paths that the walk could not tell apart) or two different rows the
 source gave one name. Only rows whose key repeats are read again to hash their content, so a
 source without repeats pays nothing. Identical content: the first row is kept and each repeat
 is counted as merged. Different content: all are kept, each later one with ``dup`` = 1, 2, ...
 which joins its trace_id, and a note says so -- never two rows with one trace_id.
-Rows without a trial name or attempt have no identity beyond their position (each is its own
-attempt with its own id), so they are never merged: a deterministic model can write the same
-answer twice.
+Rows without a trial name or recorded attempt have no identity beyond their position: each was
+numbered its own attempt, so its key is unique and it is never merged (a deterministic model can
+write the same answer twice).
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ SAME_KEY = "same trial key, different content (kept, distinct trace_id)"
 def dedup(cands: list, skips: SkipLog, fingerprints) -> list:
     groups: dict[tuple, list[int]] = {}
     for i, c in enumerate(cands):
-        if c.trial_name is not None or c.attempt is not None:
-            groups.setdefault((c.task_id, c.trial_name, c.episode, c.attempt), []).append(i)
+        groups.setdefault((c.task_id, c.trial_name, c.attempt, c.episode), []).append(i)
     repeated = [g for g in groups.values() if len(g) > 1]
     if not repeated:
         return cands

@@ -1,9 +1,9 @@
 """Two-pass planning shared by every adapter.
 
 Pass 1 (adapter.scan) yields cheap Candidates (task, trial, episode, date, attempt) per row.
-plan() then merges earlier episodes of each trial into its last one, merges or tells apart rows
-that share a trial key (dedup.py), numbers attempts that the source did not record, and applies
-max_rows (a counted, by-design skip). Pass 2 (adapter.load) builds full rows for the kept
+plan() then merges earlier episodes of each trial into its last one, numbers attempts that the
+source did not record, merges or tells apart rows that share a trace_id key (dedup.py), and
+applies max_rows (a counted, by-design skip). Pass 2 (adapter.load) builds full rows for the kept
 candidates only. Two passes keep memory flat: nothing but these small keys is held.
 """
 
@@ -64,8 +64,8 @@ def plan(cands: list[Candidate], skips: SkipLog, *, keep_all_episodes: bool, max
                 skips.merge(REDUCED)
             else:
                 kept.append(c)
-    kept = dedup(kept, skips, fingerprints)
     _number_attempts(kept)
+    kept = dedup(kept, skips, fingerprints)  # on the trace_id key, attempts numbered
     if max_rows is not None and len(kept) > max(0, int(max_rows)):
         for c in kept[max(0, int(max_rows)):]:
             skips.skip(CAPPED, c.where, lost=False)
