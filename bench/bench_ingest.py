@@ -107,6 +107,27 @@ def compare(base: Path, rows: int, rev: str, repeats: int) -> None:
         print(f"{name:>10} {med[name][0]:>15.2f} {med[name][1]:>16.2f}  {', '.join(f'{c:.2f}' for c, _ in runs)}")
     print(f"CPU ratio this tree / {rev}: {med['this tree'][0] / med[rev][0]:.3f}; "
           f"wall ratio {med['this tree'][1] / med[rev][1]:.3f}")
+    print(subprocess.run([sys.executable, "-c", PROFILE.format(code=str(ROOT), src=srcs[0])], check=True,
+                         capture_output=True, text=True, cwd=ROOT).stdout.strip())
+
+
+# The ledger's own functions under cProfile (which inflates small calls: an upper bound), as a
+# share of one ingest of one file in this tree.
+PROFILE = """
+import cProfile, pstats, sys
+from pathlib import Path
+sys.path.insert(0, {code!r})
+from rl_assets.ingest import ingest_source
+prof = cProfile.Profile()
+prof.runcall(ingest_source, {src!r}, Path({src!r}).with_suffix('.p.parquet'), hub=None)
+st = pstats.Stats(prof).stats
+total = max(ct for (f, _, name), (_, _, _, ct, _) in st.items() if name == 'ingest_source')
+mine = ('report.py', 'dedup.py', 'walk.py', 'harbor_walk.py')
+entry = {{'dedup', 'walk', '_fingerprints', 'balance', 'accounting_of', 'find', 'skip', 'merge', 'note',
+          'input_read', 'input_not_read', 'input_merged', 'lost', '_data_files'}}
+acc = sum(ct for (f, _, name), (_, _, _, ct, _) in st.items() if name in entry and f.endswith(mine + ('__init__.py', 'spec.py')))
+print(f"profiled: ledger functions {{acc:.3f}} s of {{total:.2f}} s ingest = {{100 * acc / total:.2f}} % (upper bound)")
+"""
 
 
 def main() -> None:

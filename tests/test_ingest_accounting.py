@@ -133,3 +133,25 @@ def test_garbage_bytes_raise_named_errors_or_count_skips(tmp_path, suffix):
             continue
         assert rep.rows_read == rep.rows_written + sum(rep.skipped.values()) + sum(rep.merged.values())
         assert read_traces(tmp_path / f"o{k}.parquet").num_rows == rep.rows_written
+
+
+def test_a_harbor_row_that_fails_after_parsing_names_its_trajectory(tmp_path, monkeypatch):
+    """The conversation came from agent/trajectory.json: a failure while featurizing it names that
+    file, not the trial's result.json (issue 13 item 4)."""
+    import rl_assets.ingest as ingest
+    from bad_inputs import TRIAL_OK, atif, step, trial_dir
+
+    real = ingest.featurize
+
+    def fussy(messages, counter):
+        if any(m.get("content") == "odd" for m in messages):
+            raise TypeError("unexpected message shape")
+        return real(messages, counter)
+
+    monkeypatch.setattr(ingest, "featurize", fussy)
+    trial_dir(tmp_path / "job", "good__1", {**TRIAL_OK, "trial_name": "good__1"}, atif([step(1)]))
+    trial_dir(tmp_path / "job", "odd__2", {**TRIAL_OK, "trial_name": "odd__2"}, atif([step(1, msg="odd")]))
+    rep = ingest_source(str(tmp_path / "job"), tmp_path / "o.parquet", hub=None)
+    assert rep.rows_written == 1 and rep.skipped == {"unusable row (TypeError)": 1}
+    assert rep.skip_examples == [f"{tmp_path}/job/odd__2/agent/trajectory.json (TypeError: unexpected message shape): "
+                                 "unusable row (TypeError)"]
