@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import statistics
 import subprocess
@@ -107,6 +108,11 @@ def compare(base: Path, rows: int, rev: str, repeats: int) -> None:
         print(f"{name:>10} {med[name][0]:>15.2f} {med[name][1]:>16.2f}  {', '.join(f'{c:.2f}' for c, _ in runs)}")
     print(f"CPU ratio this tree / {rev}: {med['this tree'][0] / med[rev][0]:.3f}; "
           f"wall ratio {med['this tree'][1] / med[rev][1]:.3f}")
+    ratios = [math.log(new[0] / old[0]) for old, new in zip(times[rev], times["this tree"])]  # run i of each
+    rng = random.Random(0)
+    boot = sorted(statistics.fmean(rng.choices(ratios, k=len(ratios))) for _ in range(2000))
+    print(f"paired CPU ratio (geometric mean of {len(ratios)} pairs): {math.exp(statistics.fmean(ratios)):.3f} "
+          f"[95% bootstrap CI {math.exp(boot[50]):.3f}, {math.exp(boot[1949]):.3f}]")
     print(subprocess.run([sys.executable, "-c", PROFILE.format(code=str(ROOT), src=srcs[0])], check=True,
                          capture_output=True, text=True, cwd=ROOT).stdout.strip())
 
