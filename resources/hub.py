@@ -19,7 +19,8 @@ from typing import Protocol
 import dagster as dg
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".pt", ".pth")
-DATA_SUFFIXES = (".parquet", ".jsonl", ".json")
+# trace data files a dataset may hold, compressed ones included (rl_assets.ingest reads them)
+DATA_SUFFIXES = tuple(f"{s}{c}" for s in (".parquet", ".jsonl", ".ndjson", ".json") for c in ("", ".gz", ".bz2", ".zst"))
 
 
 class HubError(RuntimeError):

@@ -5,6 +5,9 @@ report. A later request for the same Hub dataset revision, row cap, tokenizer an
 the table instead of reading and featurizing the source again — when an asset is re-materialized
 with unchanged inputs, or when `model_comparison` needs a pair a partition already ingested.
 Local-path sources have no revision before they are read, so they are always ingested.
+The stamp carries the ingest's ledger (what was found, written, skipped, merged), so a reused
+table reports the same accounting as the ingest that built it. Tables and stamps are created
+with the process umask.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rl_assets.fileutil import atomic_write_json
+# bumped when what a stamp vouches for changes (2: the conservation ledger is part of it)
+STAMP_VERSION = 2
 
 
 def stamp_path(table: Path) -> Path:
@@ -28,7 +32,7 @@ def source_key(client, spec: str, *, max_rows, tokenizer, benchmark) -> dict | N
         return None
     repo_id, revision = named
     return {"source": repo_id, "revision": client.dataset_info(repo_id, revision).revision,
-            "max_rows": max_rows, "tokenizer": tokenizer, "benchmark": benchmark}
+            "max_rows": max_rows, "tokenizer": tokenizer, "benchmark": benchmark, "stamp_version": STAMP_VERSION}
 
 
 def _stamped(table: Path, key: dict | None) -> dict | None:
@@ -49,6 +53,7 @@ def ingest_once(client, spec: str, table: Path, *, max_rows=None, tokenizer=None
     `path` of the table to read and `reused`.
     """
     from rl_assets.ingest import ingest_source
+    from rl_assets.ingest.writer import write_json_atomic
 
     key = source_key(client, spec, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark)
     for candidate in (table, *reuse):
@@ -63,7 +68,8 @@ def ingest_once(client, spec: str, table: Path, *, max_rows=None, tokenizer=None
         "rows": report.rows_written, "rows_read": report.rows_read, "skipped": dict(report.skipped),
         "source_kind": report.source_kind, "revision": report.source_revision, "token_source": report.token_source,
         "feature_summary": report.feature_summary, "metadata": report.to_metadata(),
+        "merged": dict(report.merged), "accounting": report.accounting,
     }
     if key is not None:
-        atomic_write_json(stamp_path(table), {"key": key, "built": built})
+        write_json_atomic(stamp_path(table), {"key": key, "built": built})
     return {**built, "path": str(table), "reused": False}

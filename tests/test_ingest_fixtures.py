@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from shared_data import SHARED
+
 from rl_assets.ingest import IngestError, ingest_source, read_traces
 
-FIX = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
+FIX = SHARED / "fixtures"
 pytestmark = pytest.mark.skipif(not FIX.is_dir(), reason=f"shared fixtures not found at {FIX}")
 GOLDEN = FIX / "harbor_golden"
 

@@ -43,7 +43,7 @@ def test_exported_rows_episodes_attempts_and_outcomes(tmp_path):
     report = ingest_source(str(write_jsonl(tmp_path / "x.jsonl", rows)), tmp_path / "o.parquet", hub=None,
                            benchmark="tb2", side="rl")
     assert report.rows_read == 7 and report.rows_written == 4
-    assert report.notes["earlier episode of the same trial (kept the last)"] == 3
+    assert report.merged["earlier episode of the same trial (kept the last)"] == 3
     t = read_traces(tmp_path / "o.parquet")
     assert t.schema.equals(TRACE_SCHEMA)
     by = {r["trial_name"]: r for r in t.to_pylist()}

@@ -10,11 +10,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from shared_data import SHARED
+
 from rl_assets.ingest import ADDED_COLUMNS, ingest_source, read_traces
 from rl_assets.ingest.rows import duration_s
 from rl_assets.schema import LIGHT_COLUMNS, TRACE_SCHEMA
 
-GOLDEN = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "harbor_golden"
+GOLDEN = SHARED / "fixtures" / "harbor_golden"
 NEW = ("env_setup_s", "agent_setup_s", "agent_exec_s", "verifier_s", "trial_s",
        "input_tokens", "output_tokens", "cached_tokens", "cost_usd", "n_subagents")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rl_assets.ingest import IngestError, ingest_source, read_traces
+from rl_assets.ingest import ingest_source, read_traces
 from rl_assets.ingest import _json
 from rl_assets.ingest.features import featurize, featurize_reference
 from rl_assets.ingest.plan import Candidate, plan
@@ -176,18 +176,24 @@ def test_reasoning_content_parts_and_list_role():
     assert ref["think_blocks"] == 2.0 and ref["think_tokens"] == 3.0 and ref["n_turns"] == 2
 
 
-def test_unexpected_error_names_file_and_row(tmp_path, monkeypatch):
+def test_unexpected_error_is_a_counted_skip_naming_file_and_row(tmp_path, monkeypatch):
+    """Per-row isolation (issue 13): an error no rule anticipated skips that row only."""
     import rl_assets.ingest as ingest
 
+    real = ingest.featurize
+
     def boom(messages, counter):
-        raise KeyError("surprise")
+        if messages and messages[-1].get("content") == "bad":
+            raise KeyError("surprise")
+        return real(messages, counter)
 
     monkeypatch.setattr(ingest, "featurize", boom)
-    spec = _jsonl(tmp_path / "x.jsonl", [_row()])
-    with pytest.raises(IngestError) as info:
-        ingest_source(spec, tmp_path / "o.parquet", hub=None)
-    assert str(info.value).startswith(f"{spec} row 1: KeyError: ")
-    assert not (tmp_path / "o.parquet").exists()
+    bad = _row(task="b")
+    bad["conversations"] = [{"role": "assistant", "content": "bad"}]
+    spec = _jsonl(tmp_path / "x.jsonl", [_row(), bad])
+    rep = ingest_source(spec, tmp_path / "o.parquet", hub=None)
+    assert rep.rows_written == 1 and rep.skipped == {"unusable row (KeyError)": 1}
+    assert rep.skip_examples == [f"{spec} row 2 (KeyError: 'surprise'): unusable row (KeyError)"]
 
 
 def test_unexpected_error_in_build_row_names_row(tmp_path, monkeypatch):
@@ -198,8 +204,9 @@ def test_unexpected_error_in_build_row_names_row(tmp_path, monkeypatch):
 
     monkeypatch.setattr(exported, "parse_result", boom)
     spec = _jsonl(tmp_path / "x.jsonl", [_row(), _row(task="b")])
-    with pytest.raises(IngestError, match=r"x\.jsonl row 1: RuntimeError: odd shape"):
-        ingest_source(spec, tmp_path / "o.parquet", hub=None)
+    rep = ingest_source(spec, tmp_path / "o.parquet", hub=None)
+    assert rep.rows_written == 0 and rep.skipped == {"unusable row (RuntimeError)": 2}
+    assert rep.skip_examples[0] == f"{spec} row 1 (RuntimeError: odd shape): unusable row (RuntimeError)"
 
 
 # -- B7 ---------------------------------------------------------------------------------------

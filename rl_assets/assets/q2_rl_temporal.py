@@ -18,7 +18,7 @@ from rl_assets.analysis.stats import spearman  # noqa: E402
 from rl_assets.analysis.report_md import fmt_ci, fmt_num, fmt_pct, jsonable, md_table  # noqa: E402
 from rl_assets.analysis.temporal import REWARD_DEFINITION, SHARE_DEFINITION, bin_rollouts, steps_per_bin  # noqa: E402
 from rl_assets.assets.q2_training import not_applicable, write_not_applicable  # noqa: E402
-from rl_assets.assets.traces import ingest_to_table  # noqa: E402
+from rl_assets.assets.traces import accounted_check, accounted_check_spec, ingest_to_table  # noqa: E402
 from rl_assets.fileutil import atomic_write_bytes, atomic_write_json, atomic_write_text  # noqa: E402
 from rl_assets.partitions import models_partitions  # noqa: E402
 from rl_assets.schema import FEATURE_COLUMNS, LIGHT_COLUMNS  # noqa: E402
@@ -34,6 +34,7 @@ REPORT = "Q2_rl_temporal"
     ins={"checkpoint": dg.AssetIn()},
     retry_policy=dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL),
     pool="hub",
+    check_specs=[accounted_check_spec("rl_traces")],
 )
 def rl_traces(context: dg.AssetExecutionContext, hub: HubResource, settings: AnalysisSettings, checkpoint: dict):
     """The RL rollout-trace dataset (<org>/<job_name>) as a normalized trace table, or not applicable."""
@@ -41,11 +42,14 @@ def rl_traces(context: dg.AssetExecutionContext, hub: HubResource, settings: Ana
     if not dataset or not checkpoint.get("rl_traces_exists"):
         tried = checkpoint.get("rl_traces_candidates") or "no job_name"
         out = not_applicable(repo_id, f"not applicable: no RL rollout dataset for {repo_id} (tried {tried})")
-        return dg.Output(out, data_version=dg.DataVersion(f"none:{checkpoint['revision']}"),
-                         metadata={"applicable": False, "reason": out["reason"]})
+        yield dg.Output(out, data_version=dg.DataVersion(f"none:{checkpoint['revision']}"),
+                        metadata={"applicable": False, "reason": out["reason"]})
+        yield accounted_check("rl_traces", {})
+        return
     ref, metadata = ingest_to_table(context, hub, settings, dataset, "rl_traces", "rl")
     ref = {"applicable": True, "repo_id": repo_id, **ref}
-    return dg.Output(ref, data_version=dg.DataVersion(ref["data_version"]), metadata={"dataset": dataset, **metadata})
+    yield dg.Output(ref, data_version=dg.DataVersion(ref["data_version"]), metadata={"dataset": dataset, **metadata})
+    yield accounted_check("rl_traces", ref["accounting"])
 
 
 def _plot(bins: pd.DataFrame) -> bytes:

@@ -1,7 +1,9 @@
 """`baseline_traces`, `post_rl_traces`: the eval pair's datasets as normalized trace tables.
 
 Each source is ingested once per partition, in record batches, to a local parquet file; every
-analysis reads that file (the value passed between assets is a small reference dict).
+analysis reads that file (the value passed between assets is a small reference dict). The
+asset check `every_input_accounted_for` shows the ingest's ledger (found = written + skipped +
+merged, for inputs and for rows) and fails when anything found was lost (docs/ingest.md).
 """
 
 from pathlib import Path
@@ -41,11 +43,42 @@ def ingest_to_table(context, hub: HubResource, settings: AnalysisSettings, spec:
     }
     metadata = {**built["metadata"], "reused_unchanged_table": built["reused"]}
     metadata["skipped"] = dg.MetadataValue.md(metadata["skipped"])
+    if "accounting" in metadata:
+        metadata["accounting"] = dg.MetadataValue.md(metadata["accounting"])
+    ref["accounting"] = built.get("accounting") or {}
     metadata["features"] = dg.MetadataValue.md(
         "| feature | mean per trace |\n|---|---:|\n"
         + "\n".join(f"| {k} | {'—' if v is None else f'{v:.4g}'} |" for k, v in built["feature_summary"].items())
     )
     return ref, metadata
+
+
+ACCOUNTED = "every_input_accounted_for"
+
+
+def accounted_check_spec(asset: str) -> dg.AssetCheckSpec:
+    return dg.AssetCheckSpec(ACCOUNTED, asset=asset, description=(
+        "Every file, trial folder and row the ingest found is written, skipped for a stated reason, or merged "
+        "as a duplicate; fails when anything was lost (a skip or an unread file that is not by design)."))
+
+
+def accounted_check(asset: str, acc: dict) -> dg.AssetCheckResult:
+    """The ledger of one ingest as the check's result: passed when nothing found was lost."""
+    if not acc:  # nothing was read (a source that does not apply)
+        return dg.AssetCheckResult(check_name=ACCOUNTED, asset_key=asset, passed=True,
+                                   metadata={"applicable": False})
+    from rl_assets.ingest.report import accounting_markdown
+
+    lost = acc["lost"]
+    return dg.AssetCheckResult(
+        check_name=ACCOUNTED, asset_key=asset, passed=lost == 0, severity=dg.AssetCheckSeverity.ERROR,
+        description=f"{lost} of {acc['found']} {acc['units']} / {acc['inputs_found']} inputs lost" if lost
+        else f"all {acc['found']} {acc['units']} found are written, skipped by design or merged",
+        metadata={"units": acc["units"], "found": acc["found"], "written": acc["written"],
+                  "skipped": sum(acc["skipped"].values()), "merged": sum(acc["merged"].values()), "lost": lost,
+                  "inputs_found": acc["inputs_found"], "inputs_read": acc["inputs_read"],
+                  "inputs_not_read": sum(acc["not_read"].values()),
+                  "ledger": dg.MetadataValue.md(accounting_markdown(acc))})
 
 
 def _trace_asset(name: str, side: str, dataset_key: str, description: str):
@@ -58,6 +91,7 @@ def _trace_asset(name: str, side: str, dataset_key: str, description: str):
         ins={"eval_pair": dg.AssetIn()},
         retry_policy=dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL),
         pool="hub",
+        check_specs=[accounted_check_spec(name)],
     )
     def _asset(context: dg.AssetExecutionContext, hub: HubResource, settings: AnalysisSettings, eval_pair: dict):
         spec = eval_pair.get(dataset_key)
@@ -67,7 +101,8 @@ def _trace_asset(name: str, side: str, dataset_key: str, description: str):
                 f"({eval_pair.get('reason')}); see the eval_pair asset's pair table"
             )
         ref, metadata = ingest_to_table(context, hub, settings, spec, name, side, eval_pair.get("benchmark"))
-        return dg.Output(ref, data_version=dg.DataVersion(ref["data_version"]), metadata={"table": dg.MetadataValue.path(Path(ref["path"]).as_posix()), **metadata})
+        yield dg.Output(ref, data_version=dg.DataVersion(ref["data_version"]), metadata={"table": dg.MetadataValue.path(Path(ref["path"]).as_posix()), **metadata})
+        yield accounted_check(name, ref["accounting"])
 
     return _asset
 

@@ -8,6 +8,7 @@ See docs/ingest.md for the supported specs, column meanings and the bad-input po
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -18,18 +19,21 @@ from rl_assets.schema import TRACE_SCHEMA
 from . import _json
 from .features import featurize
 from .plan import plan
-from .report import IngestError, IngestReport, SkipLog
+from .report import AccountingError, IngestError, IngestReport, SkipLog, accounting_of
 from .rows import finish_row, trace_id
 from .spec import resolve
 from .tokens import get_counter
 from .writer import TraceWriter
 
-__all__ = ["IngestError", "IngestReport", "ingest_source", "read_traces"]
+__all__ = ["AccountingError", "IngestError", "IngestReport", "ingest_source", "read_traces"]
 
 # Columns appended to TRACE_SCHEMA (after `conversation`) once tables were already being
 # written (phase timings, token counts, cost, n_subagents): a table written before them reads
 # back with these columns null instead of failing.
 ADDED_COLUMNS = TRACE_SCHEMA.names[TRACE_SCHEMA.names.index("conversation") + 1:]
+
+
+UNITS = {"exported_rows": "rows", "harbor": "trials", "reasoning_gym": "completions", "atif": "trajectories"}
 
 
 def ingest_source(spec: str, out_path: Path, *, hub, max_rows: int | None = None, benchmark: str | None = None,
@@ -39,11 +43,30 @@ def ingest_source(spec: str, out_path: Path, *, hub, max_rows: int | None = None
 
     ``benchmark`` fills rows whose source does not name one; ``side`` (e.g. "base"/"rl") is
     carried into the report only; ``keep_all_episodes`` keeps every exported episode row
-    instead of the last one per trial."""
+    instead of the last one per trial. Raises IngestError (naming the file) or
+    FileNotFoundError for input problems; the hub backend's own errors pass through."""
+    try:
+        return _ingest(spec, Path(out_path), hub, max_rows, benchmark, side, tokenizer, batch_rows, keep_all_episodes)
+    except _NAMED:
+        raise
+    except Exception as exc:  # RecursionError, MemoryError, ... never escape anonymously
+        if _is_hub_error(exc):
+            raise
+        raise IngestError(f"{spec}: {type(exc).__name__}: {exc}") from exc
+
+
+def _is_hub_error(exc: Exception) -> bool:
+    """A hub backend's own error (it names the repo; assets map it to a Failure). resources.hub
+    is not imported here: it pulls in dagster, seconds of start-up a bare ingest does not need."""
+    hub = sys.modules.get("resources.hub")
+    return hub is not None and isinstance(exc, hub.HubError)
+
+
+def _ingest(spec, out_path: Path, hub, max_rows, benchmark, side, tokenizer, batch_rows, keep_all_episodes):
     token_label, counter = get_counter(tokenizer)
-    src = resolve(str(spec), hub)
-    adapter = src.adapter
     skips = SkipLog()
+    src = resolve(str(spec), hub, skips)
+    adapter = src.adapter
     units = adapter.units()
     cands = []
     for unit in units:
@@ -53,14 +76,14 @@ def ingest_source(spec: str, out_path: Path, *, hub, max_rows: int | None = None
             raise
         except Exception as exc:
             raise _named(exc, _unit_name(unit)) from exc
-    rows_read = len(cands) + skips.total
-    kept = plan(cands, skips, keep_all_episodes=keep_all_episodes, max_rows=max_rows)
+    kept = plan(cands, skips, keep_all_episodes=keep_all_episodes, max_rows=max_rows,
+                fingerprints=lambda group: _fingerprints(adapter, group))
     by_unit: dict[int, dict] = {}
     for c in kept:
         by_unit.setdefault(id(c.unit), {})[c.index] = c
 
-    sources = set()
-    with TraceWriter(Path(out_path), batch_rows) as writer:
+    sources, ids = set(), set()
+    with TraceWriter(out_path, batch_rows, on_bad=skips.bad_row) as writer:
         for unit in units:
             wanted = by_unit.get(id(unit))
             if not wanted:
@@ -71,26 +94,52 @@ def ingest_source(spec: str, out_path: Path, *, hub, max_rows: int | None = None
                     item = next(loading, None)
                 except _NAMED:
                     raise
-                except Exception as exc:
+                except Exception as exc:  # the adapter failed outside one row: the file fails
                     raise _named(exc, _unit_name(unit)) from exc
                 if item is None:
                     break
                 cand, row = item
                 try:
-                    sources.add(_complete(row, cand, src, counter, token_label, benchmark))
-                    writer.add(finish_row(row))
-                except _NAMED:
-                    raise
-                except Exception as exc:
-                    raise _named(exc, cand.where) from exc
-    report = IngestReport(
-        rows_written=writer.rows_written, rows_read=rows_read, skipped=dict(skips.counts),
+                    source = _complete(row, cand, src, counter, token_label, benchmark)
+                    finish_row(row)
+                except Exception as exc:  # this row only (a value no rule anticipated)
+                    skips.bad_row(exc, cand.where)
+                    continue
+                if row["trace_id"] in ids:
+                    raise AccountingError(f"{cand.where}: trace_id {row['trace_id']} written twice (dedup bug)")
+                ids.add(row["trace_id"])
+                sources.add(source)
+                writer.add(row, cand.where)
+        writer.flush()
+        skips.balance(writer.rows_written, src.ref)  # before the rename: a table that loses rows is never published
+    return IngestReport(
+        rows_written=writer.rows_written, rows_read=skips.found, skipped=dict(skips.counts),
         skip_examples=list(skips.examples), source_kind=src.kind, source_ref=src.ref,
         source_revision=src.revision, token_source=_label(sources, token_label),
         feature_summary=writer.feature_means(), out_path=str(out_path), side=side,
-        notes=dict(skips.notes),
+        notes=dict(skips.notes), merged=dict(skips.merged),
+        accounting=accounting_of(skips, writer.rows_written, UNITS.get(src.kind, "rows")),
     )
-    return report
+
+
+def _fingerprints(adapter, cands) -> dict[int, str]:
+    """Content hashes of candidates whose trial key repeats, read unit by unit."""
+    read = getattr(adapter, "fingerprints", None)
+    if read is None:
+        return {}
+    by_unit: dict[int, tuple] = {}
+    for c in cands:
+        by_unit.setdefault(id(c.unit), (c.unit, []))[1].append(c)
+    out = {}
+    for unit, group in by_unit.values():
+        try:
+            hashes = read(unit, {c.index for c in group})
+        except _NAMED:
+            raise
+        except Exception as exc:
+            raise _named(exc, _unit_name(unit)) from exc
+        out.update({id(c): hashes[c.index] for c in group if c.index in hashes})
+    return out
 
 
 def _complete(row: dict, cand, src, counter, token_label: str, benchmark: str | None) -> str:
@@ -113,7 +162,8 @@ def _complete(row: dict, cand, src, counter, token_label: str, benchmark: str | 
     row["source_kind"] = src.kind
     row["source_ref"] = src.ref
     row["benchmark"] = row.get("benchmark") or benchmark or getattr(src.adapter, "default_benchmark", None)
-    row["trace_id"] = trace_id(src.ref, f"{cand.task_id}|{cand.trial_name}|{cand.attempt}|{cand.episode}")
+    key = f"{cand.task_id}|{cand.trial_name}|{cand.attempt}|{cand.episode}"
+    row["trace_id"] = trace_id(src.ref, f"{key}|dup{cand.dup}" if cand.dup else key)
     return source
 
 

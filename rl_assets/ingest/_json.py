@@ -1,8 +1,17 @@
 """One JSON entry point for ingest: orjson when installed (about 5x faster on trace-sized
-string-heavy rows, which dominates ingest time), the standard library otherwise."""
+string-heavy rows, which dominates ingest time), the standard library otherwise.
+
+Everything unusual is handled on the error path only, so the common row pays nothing for it:
+a UTF-8 byte order mark, NaN/Infinity (Python's json.dump writes them, orjson refuses them),
+values nested deeper than orjson's limits, and lone surrogate escapes ("\\ud83d": valid JSON
+syntax, not valid Unicode -- parquet and orjson cannot store them, so they are refused here as
+BadJSON instead of failing a whole batch later).
+"""
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
 
 try:  # optional speed-up; results are identical either way
@@ -13,27 +22,101 @@ except ImportError:  # pragma: no cover - exercised only where orjson is missing
 # Both backends raise a ValueError subclass on bad input (orjson.JSONDecodeError subclasses
 # json.JSONDecodeError); UnicodeDecodeError is also a ValueError.
 JSONError = ValueError
+BOM = b"\xef\xbb\xbf"
+SURROGATE = "lone surrogate escape (not valid Unicode)"
+TOO_DEEP = "value nested too deeply"
+BAD_UTF8 = "invalid UTF-8"
+BAD_JSON = "invalid JSON"
+_UNIQUE = itertools.count()
+
+
+class BadJSON(ValueError):
+    """A JSON value this pipeline cannot hold; ``kind`` is the skip reason."""
+
+    def __init__(self, kind: str, detail: str = "") -> None:
+        super().__init__(f"{kind}: {detail}" if detail else kind)
+        self.kind = kind
 
 
 def loads(data: bytes | str):
     """Parse JSON. What orjson rejects is retried with the standard library before it counts
-    as malformed: Python's json.dump writes NaN / Infinity / -Infinity, which orjson refuses.
-    Only the error path pays for the retry."""
+    as malformed."""
     if _orjson is not None:
         try:
             return _orjson.loads(data)
         except _orjson.JSONDecodeError:
             pass
     if isinstance(data, bytes):
+        if data.startswith(BOM):
+            return loads(data[3:])
         data = data.decode("utf-8")  # strict: invalid UTF-8 raises, never silently replaced
-    return json.loads(data)
+    elif data.startswith("\ufeff"):
+        return loads(data[1:])
+    try:
+        value = json.loads(data)
+    except RecursionError as exc:
+        raise BadJSON(TOO_DEEP) from exc
+    _check_encodable(value)
+    return value
+
+
+def _check_encodable(value) -> None:
+    """Only the stdlib path can produce lone surrogates: refuse them (and over-deep values)."""
+    try:
+        json.dumps(value, ensure_ascii=False, allow_nan=True).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise BadJSON(SURROGATE, str(exc)) from exc
+    except RecursionError as exc:
+        raise BadJSON(TOO_DEEP) from exc
 
 
 def dumps(obj) -> str:
-    """Compact JSON text; non-JSON values (datetimes, numpy scalars) fall back to str()."""
+    """Compact JSON text; non-JSON values (datetimes, numpy scalars) fall back to str(). orjson
+    stops at 255 levels of nesting; the standard library takes deeper values."""
     if _orjson is not None:
-        return _orjson.dumps(obj, default=str, option=_orjson.OPT_SERIALIZE_NUMPY).decode("utf-8")
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)
+        try:
+            return _orjson.dumps(obj, default=str, option=_orjson.OPT_SERIALIZE_NUMPY).decode("utf-8")
+        except _orjson.JSONEncodeError as exc:
+            if "Recursion" not in str(exc):
+                if "surrogates" in str(exc):
+                    raise BadJSON(SURROGATE, str(exc)) from exc
+                raise
+    try:
+        return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)
+    except RecursionError as exc:
+        raise BadJSON(TOO_DEEP) from exc
+
+
+def fingerprint(obj) -> str:
+    """A content hash of a JSON-like value, independent of key order (duplicate detection)."""
+    try:
+        if _orjson is None:
+            raise TypeError("no orjson")
+        data = _orjson.dumps(obj, default=str, option=_orjson.OPT_SORT_KEYS | _orjson.OPT_SERIALIZE_NUMPY)
+    except TypeError:  # no orjson, or a value it cannot take (deep nesting)
+        try:
+            data = json.dumps(obj, sort_keys=True, default=str).encode("utf-8", "surrogatepass")
+        except (RecursionError, TypeError, ValueError):
+            return f"unhashable:{next(_UNIQUE)}"  # never equal to another: kept as distinct
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def bad_kind(exc: BaseException) -> str | None:
+    """The skip reason for an exception raised while reading one value, if it is a JSON one."""
+    if isinstance(exc, BadJSON):
+        return exc.kind
+    if isinstance(exc, RecursionError):
+        return TOO_DEEP
+    msg = str(exc)
+    if "surrogate" in msg:
+        return SURROGATE
+    if isinstance(exc, UnicodeDecodeError):
+        return BAD_UTF8
+    if "Recursion limit" in msg:  # orjson's words for its nesting limits
+        return TOO_DEEP
+    if isinstance(exc, json.JSONDecodeError):
+        return BAD_UTF8 if "utf-8" in msg.lower() else BAD_JSON
+    return None
 
 
 def backend() -> str:

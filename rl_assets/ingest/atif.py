@@ -230,7 +230,7 @@ def _tool_call(call: dict) -> dict:
 def _read(path: Path) -> dict:
     try:
         return _json.loads(path.read_bytes())
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:
         raise AtifError(f"{path}: not valid JSON: {exc}") from exc
 
 
@@ -248,6 +248,7 @@ class AtifFile:
         return [self.path]
 
     def scan(self, unit, skips: SkipLog) -> Iterator[Candidate]:
+        skips.find()  # the file is one unit
         extra = self.data.get("extra") if isinstance(self.data.get("extra"), dict) else {}
         stem = self.path.name.split(".trajectory", 1)[0].removesuffix(".json")
         task = first_str(extra, "task_name", "task_id", "task") or (None if stem == "trajectory" else stem)
@@ -262,6 +263,9 @@ class AtifFile:
             traj = load_trajectory(self.path, self.data)
         except AtifError as exc:
             skips.skip("invalid ATIF trajectory", str(exc))
+            return
+        except Exception as exc:  # a shape no rule anticipated: counted, naming the file
+            skips.bad_row(exc, str(self.path))
             return
         yield cand, {"_messages": traj["messages"], "peak_prompt_tokens": traj["peak_prompt_tokens"],
                      "_recorded_assistant_tokens": traj["recorded_completion"],

@@ -9,11 +9,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import _json
+from ._json import fingerprint
+from .jsonl import records
 from .plan import Candidate
-from .report import IngestError, SkipLog
+from .report import AccountingError, IngestError, SkipLog
+from .walk import read_bytes, split_suffix
 from .rows import DATE_NOTE, date_or_flag, episode_number, first_str, parse_result, to_int
 
 TASK_KEYS = ("task", "task_name", "task_id")
@@ -24,11 +28,31 @@ ROW_COLUMNS = (
     "question", "answer", "failure_mode", "failure_mode_analysis", "run_id",
 )
 NON_JSON_CONVERSATION = "conversation string is not JSON (kept as one assistant message)"
+FINGERPRINT_COLUMNS = list(ROW_COLUMNS)  # not ROW_COLUMNS itself: the fingerprint pass leaves preloaded arrays
 ROW_MARKERS = frozenset(("conversations", "messages", "conversation", *TASK_KEYS, "trial_name", "result"))
 
 
 def looks_like_rows(data) -> bool:
-    return isinstance(data, list) and (not data or (isinstance(data[0], dict) and bool(ROW_MARKERS & data[0].keys())))
+    """A JSON array holding trace rows: empty, or any element a row-shaped object (a null or a
+    header object first does not hide the rows after it; the odd elements become counted skips)."""
+    return isinstance(data, list) and (not data or any(isinstance(r, dict) and not ROW_MARKERS.isdisjoint(r)
+                                                       for r in data))
+
+
+def _parquet_rows(path: Path, columns, codec, batch_rows: int = 256) -> Iterator[tuple[int, dict, str]]:
+    try:
+        source = pa.BufferReader(read_bytes(path)) if codec else path  # compressed: in memory
+        pf = pq.ParquetFile(source)
+        present = [c for c in columns if c in pf.schema_arrow.names]
+        i = 0
+        for batch in pf.iter_batches(batch_size=batch_rows, columns=present):
+            for row in batch.to_pylist():
+                yield i, row, ""
+                i += 1
+    except (OSError, ValueError) as exc:  # ArrowInvalid is a ValueError
+        raise IngestError(f"{path}: unreadable parquet shard: {exc}") from exc
+    if i != pf.metadata.num_rows:  # the file's own row count is the independent record
+        raise AccountingError(f"{path}: read {i} rows, the parquet footer says {pf.metadata.num_rows}")
 
 
 class ExportedRows:
@@ -42,21 +66,12 @@ class ExportedRows:
         return self.files
 
     # -- raw row iteration -------------------------------------------------------------
-    def _rows(self, path: Path, columns: tuple, batch_rows: int = 256) -> Iterator[tuple[int, dict | None, str]]:
-        """(index, row or None when the line is unusable, reason)."""
-        suffix = path.suffix.lower()
+    def _rows(self, path: Path, columns, notes: SkipLog | None = None) -> Iterator[tuple[int, dict | None, str]]:
+        """(index, row or None when the record is unusable, skip reason); ``notes`` receives
+        the JSONL reader's notes (the scan pass passes its ledger, later passes do not)."""
+        suffix, codec = split_suffix(path)
         if suffix == ".parquet":
-            try:
-                pf = pq.ParquetFile(path)
-                present = [c for c in columns if c in pf.schema_arrow.names]
-                batches = pf.iter_batches(batch_size=batch_rows, columns=present)
-                i = 0
-                for batch in batches:
-                    for row in batch.to_pylist():
-                        yield i, row, ""
-                        i += 1
-            except (OSError, ValueError) as exc:  # ArrowInvalid is a ValueError
-                raise IngestError(f"{path}: unreadable parquet shard: {exc}") from exc
+            yield from _parquet_rows(path, columns, codec)
         elif suffix == ".json":
             # the scan reuses the array parsed by spec sniffing; the load pass takes it (pop),
             # so no array outlives its last use
@@ -67,10 +82,11 @@ class ExportedRows:
                 yield i, row, ""
             del data
         else:  # .jsonl / .ndjson
-            yield from _jsonl_rows(path)
+            yield from records(path, notes)
 
     def scan(self, path: Path, skips: SkipLog) -> Iterator[Candidate]:
-        for i, row, bad in self._rows(path, KEY_COLUMNS):
+        for i, row, bad in self._rows(path, KEY_COLUMNS, skips):
+            skips.find()  # every record the reader found, before any rule looks at it
             where = f"{path} row {i + 1}"
             if bad:
                 skips.skip(bad, where)
@@ -87,6 +103,16 @@ class ExportedRows:
                             episode_number(row.get("episode"), skips), date, to_int(row.get("attempt"), skips),
                             notes=(DATE_NOTE,) if bad_date else ())
 
+    def fingerprints(self, path: Path, wanted: set[int]) -> dict[int, str]:
+        """Content hashes of the rows at ``wanted`` (only rows whose trial key repeats)."""
+        out, last = {}, max(wanted)
+        for i, row, _bad in self._rows(path, FINGERPRINT_COLUMNS):
+            if i > last:
+                break
+            if i in wanted:
+                out[i] = fingerprint(row)
+        return out
+
     def load(self, path: Path, wanted: dict[int, Candidate], skips: SkipLog) -> Iterator[tuple[Candidate, dict]]:
         last = max(wanted)
         for i, row, _bad in self._rows(path, ROW_COLUMNS):
@@ -97,10 +123,9 @@ class ExportedRows:
                 continue
             try:
                 built = build_row(row, cand, skips)
-            except IngestError:
-                raise
-            except Exception as exc:  # name the row: an unexpected shape must not abort anonymously
-                raise IngestError(f"{cand.where}: {type(exc).__name__}: {exc}") from exc
+            except Exception as exc:  # an unexpected shape: this row is skipped, named; the file goes on
+                skips.bad_row(exc, cand.where)
+                continue
             if built is not None:
                 yield cand, built
 
@@ -153,31 +178,9 @@ def _opt_str(value) -> str | None:
 
 def _load_json_array(path: Path) -> list:
     try:
-        data = _json.loads(path.read_bytes())
-    except ValueError as exc:
+        data = _json.loads(read_bytes(path))
+    except (ValueError, OSError) as exc:
         raise IngestError(f"{path}: not valid JSON: {exc}") from exc
     if not looks_like_rows(data):
         raise IngestError(f"{path}: expected a JSON array of exported trace rows")
     return data
-
-
-def _jsonl_rows(path: Path) -> Iterator[tuple[int, dict | None, str]]:
-    """JSON Lines, strictly: a bad line mid-file is corruption (IngestError naming the line);
-    only a bad *final* line without a trailing newline (an interrupted write) is a skip."""
-    # 1 MiB buffer: lines are ~50 KB, and the default 8 KiB buffer makes readline stitch
-    # each one from many small reads (2x slower). isspace() is the blank-line test of
-    # `not raw.strip()` without copying the line (same ASCII whitespace set).
-    with open(path, "rb", buffering=1 << 20) as fh:
-        i = -1
-        for raw in fh:
-            if raw.isspace():
-                continue
-            i += 1
-            try:
-                yield i, _json.loads(raw), ""
-            except ValueError as exc:
-                if not raw.endswith(b"\n") and not fh.read(1):
-                    yield i, None, "truncated last line"
-                    return
-                kind = "invalid UTF-8" if isinstance(exc, UnicodeDecodeError) or "utf-8" in str(exc).lower() else "invalid JSON"
-                raise IngestError(f"{path} row {i + 1}: {kind}: {exc}") from exc

@@ -11,6 +11,7 @@ from typing import Iterator
 
 from . import _json
 from .atif import AtifError, load_trajectory
+from .harbor_walk import NO_RESULT
 from .plan import Candidate
 from .report import SkipLog
 from .rows import DATE_NOTE, date_or_flag, duration_s, first_str, to_count, to_float, to_int
@@ -24,50 +25,29 @@ AGENT_RESULT = {"n_input_tokens": "input_tokens", "n_output_tokens": "output_tok
 _EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Timeout\w*))\b", re.MULTILINE)
 
 
-def is_trial_result(data) -> bool:
-    return isinstance(data, dict) and ("trial_name" in data or "verifier_result" in data) and "stats" not in data
-
-
-def _is_trial_dir(d: Path) -> bool:
-    return (d / "result.json").is_file() and (d / "agent").is_dir() or (d / "result.json").is_file() and _trial_json(d)
-
-
-def _trial_json(d: Path) -> bool:
-    try:
-        return is_trial_result(_json.loads((d / "result.json").read_bytes()))
-    except (OSError, ValueError):
-        return False
-
-
-def is_harbor_dir(path: Path) -> bool:
-    return _is_trial_dir(path) or any(_is_trial_dir(d) for d in path.iterdir() if d.is_dir()) or any(
-        _is_trial_dir(t) for d in path.iterdir() if d.is_dir() for t in d.iterdir() if t.is_dir())
-
-
 class HarborTrials:
-    """A trial folder, a job folder (trials one level down) or a jobs folder (two levels)."""
+    """Trial folders found by harbor_walk.Discovery (any depth); one row per trial."""
 
     kind = "harbor"
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, trials: list[Path]) -> None:
         self.root = root
-        if _is_trial_dir(root):
-            self.trials = [root]
-        else:
-            level1 = sorted(d for d in root.iterdir() if d.is_dir())
-            self.trials = [d for d in level1 if _is_trial_dir(d)] or sorted(
-                t for d in level1 for t in d.iterdir() if t.is_dir() and _is_trial_dir(t))
+        self.trials = trials
         self._job_stats: dict[Path, dict] = {}
 
     def units(self) -> list:
         return self.trials
 
     def scan(self, trial: Path, skips: SkipLog) -> Iterator[Candidate]:
+        skips.find()  # one unit per trial folder, whatever its result.json holds
         where = str(trial / "result.json")
+        if not (trial / "result.json").is_file():
+            skips.skip(NO_RESULT, str(trial))
+            return
         try:
             res = _json.loads((trial / "result.json").read_bytes())
-        except ValueError as exc:
-            skips.skip("unreadable result.json", f"{where}: {exc}")
+        except (OSError, ValueError) as exc:
+            skips.skip("unreadable result.json", f"{where} ({exc})")
             return
         if not isinstance(res, dict):
             skips.skip("result.json is not an object", where)
@@ -80,8 +60,46 @@ class HarborTrials:
         yield Candidate(trial, 0, where, task, first_str(res, "trial_name") or trial.name, date=date, payload=res,
                         notes=(DATE_NOTE,) if bad_date else ())
 
+    def fingerprints(self, trial: Path, wanted: set[int]) -> dict[int, str]:
+        """Content of one trial (its result.json and trajectory) for telling repeats apart."""
+        traj = trial / "agent" / "trajectory.json"
+        try:
+            body = traj.read_bytes() if traj.is_file() else b""
+            res = (trial / "result.json").read_bytes()
+        except OSError:
+            return {}
+        return {0: _json.fingerprint([res.decode("utf-8", "replace"), body.decode("utf-8", "replace")])}
+
     def load(self, trial: Path, wanted: dict[int, Candidate], skips: SkipLog) -> Iterator[tuple[Candidate, dict]]:
         cand = wanted[0]
+        reading = cand.where  # the file being read: a failure names it, not the trial's result.json
+        try:
+            row = self._row(trial, cand, skips)
+            traj_path = trial / "agent" / "trajectory.json"
+            reading = str(traj_path if traj_path.is_file() else trial / "agent")
+            if traj_path.is_file():
+                try:
+                    traj = load_trajectory(traj_path)
+                except AtifError as exc:
+                    skips.skip("invalid ATIF trajectory", str(exc))
+                    return
+                row.update(_messages=traj["messages"], peak_prompt_tokens=traj["peak_prompt_tokens"],
+                           _recorded_assistant_tokens=traj["recorded_completion"], n_subagents=traj["n_subagents"])
+                for col, value in traj["totals"].items():  # result.json wins; ATIF fills the gaps
+                    if row.get(col) is None:
+                        row[col] = value
+                row["agent"] = row["agent"] or traj["agent"]
+                row["model"] = row["model"] or traj["model"]
+            else:
+                row["_messages"] = _legacy_episodes(trial / "agent")
+        except Exception as exc:  # this trial only; the source goes on
+            skips.bad_row(exc, reading)
+            return
+        cand.where = reading  # featurizing the conversation may still fail: name its file
+        yield cand, row
+
+    def _row(self, trial: Path, cand: Candidate, skips: SkipLog) -> dict:
+        """Outcome, agent, model, phase timings and tokens from result.json (+ the job's stats)."""
         res = cand.payload
         row = _outcome(res, trial, self._stats(trial.parent, skips))
         agent_info = res.get("agent_info") if isinstance(res.get("agent_info"), dict) else {}
@@ -92,23 +110,7 @@ class HarborTrials:
         meta = (res.get("agent_result") or {}).get("metadata") if isinstance(res.get("agent_result"), dict) else None
         n_ep = to_int(meta.get("n_episodes"), skips) if isinstance(meta, dict) else None
         cand.episode = n_ep - 1 if n_ep else None
-        traj_path = trial / "agent" / "trajectory.json"
-        if traj_path.is_file():
-            try:
-                traj = load_trajectory(traj_path)
-            except AtifError as exc:
-                skips.skip("invalid ATIF trajectory", str(exc))
-                return
-            row.update(_messages=traj["messages"], peak_prompt_tokens=traj["peak_prompt_tokens"],
-                       _recorded_assistant_tokens=traj["recorded_completion"], n_subagents=traj["n_subagents"])
-            for col, value in traj["totals"].items():  # result.json wins; ATIF fills the gaps
-                if row.get(col) is None:
-                    row[col] = value
-            row["agent"] = row["agent"] or traj["agent"]
-            row["model"] = row["model"] or traj["model"]
-        else:
-            row["_messages"] = _legacy_episodes(trial / "agent")
-        yield cand, row
+        return row
 
     def _stats(self, job: Path, skips: SkipLog | None = None) -> dict:
         if job not in self._job_stats:  # read (and noted) once per job

@@ -1,8 +1,9 @@
 """Two-pass planning shared by every adapter.
 
 Pass 1 (adapter.scan) yields cheap Candidates (task, trial, episode, date, attempt) per row.
-plan() then keeps the last episode of each trial, numbers attempts that the source did not
-record, and applies max_rows. Pass 2 (adapter.load) builds full rows for the kept
+plan() then merges earlier episodes of each trial into its last one, numbers attempts that the
+source did not record, merges or tells apart rows that share a trace_id key (dedup.py), and
+applies max_rows (a counted, by-design skip). Pass 2 (adapter.load) builds full rows for the kept
 candidates only. Two passes keep memory flat: nothing but these small keys is held.
 """
 
@@ -12,10 +13,12 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterator, Protocol
 
+from .dedup import dedup
 from .report import SkipLog
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 REDUCED = "earlier episode of the same trial (kept the last)"
+CAPPED = "beyond the max_rows cap"
 
 
 @dataclass
@@ -30,6 +33,7 @@ class Candidate:
     attempt: int | None = None
     payload: Any = None  # adapter data already parsed in pass 1 (small sources only)
     notes: tuple = ()  # ledger notes counted only if the candidate is kept (e.g. a bad date)
+    dup: int = 0  # > 0: a later row with this trial key and other content (joins its trace_id)
 
 
 class Adapter(Protocol):
@@ -42,24 +46,29 @@ class Adapter(Protocol):
     def load(self, unit, wanted: dict[int, Candidate], skips: SkipLog) -> Iterator[tuple[Candidate, dict]]: ...
 
 
-def plan(cands: list[Candidate], skips: SkipLog, *, keep_all_episodes: bool, max_rows: int | None) -> list[Candidate]:
+def plan(cands: list[Candidate], skips: SkipLog, *, keep_all_episodes: bool, max_rows: int | None,
+         fingerprints=None) -> list[Candidate]:
+    """The candidates to load. Every candidate not returned is counted on ``skips`` (merged or
+    skipped), so the ledger still balances. ``fingerprints(cands) -> {id(cand): hash}`` reads
+    the content of rows whose trial key repeats."""
     kept = cands
     if not keep_all_episodes:
-        best: dict[tuple, int] = {}
-        for i, c in enumerate(cands):
-            if c.trial_name is None or c.episode is None:
-                continue
-            key = (c.task_id, c.trial_name)
-            j = best.get(key)
-            if j is None or c.episode >= cands[j].episode:  # ties: the later row wins
-                best[key] = i
-        drop = {i for i, c in enumerate(cands) if c.trial_name is not None and c.episode is not None
-                and best[(c.task_id, c.trial_name)] != i}
-        for i in sorted(drop):
-            skips.note(REDUCED)
-        kept = [c for i, c in enumerate(cands) if i not in drop]
+        last: dict[tuple, int] = {}
+        for c in cands:
+            if c.trial_name is not None and c.episode is not None:
+                key = (c.task_id, c.trial_name)
+                last[key] = max(last.get(key, c.episode), c.episode)
+        kept = []
+        for c in cands:  # ties (one episode twice) stay: dedup decides between them
+            if c.trial_name is not None and c.episode is not None and c.episode < last[(c.task_id, c.trial_name)]:
+                skips.merge(REDUCED)
+            else:
+                kept.append(c)
     _number_attempts(kept)
-    if max_rows is not None:
+    kept = dedup(kept, skips, fingerprints)  # on the trace_id key, attempts numbered
+    if max_rows is not None and len(kept) > max(0, int(max_rows)):
+        for c in kept[max(0, int(max_rows)):]:
+            skips.skip(CAPPED, c.where, lost=False)
         kept = kept[: max(0, int(max_rows))]
     for c in kept:
         for reason in c.notes:

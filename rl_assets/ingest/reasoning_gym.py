@@ -29,16 +29,26 @@ def is_rg_file(data) -> bool:
     return isinstance(data.get("categories"), list) and isinstance(data.get("metadata"), dict)
 
 
+def looks_like_rg(data) -> bool:
+    """Loosely an eval file (for files inside a folder of them): a malformed family file --
+    results not a list, no name -- is read and its defect counted, not dropped as unrelated."""
+    return isinstance(data, dict) and ("results" in data or "categories" in data or ("name" in data and "config" in data))
+
+
 def is_rg_summary(data) -> bool:
     return isinstance(data, dict) and "dataset_best_scores" in data
 
 
-def _datasets(data: dict) -> Iterator[dict]:
+def _datasets(data: dict) -> Iterator[dict | None]:
+    """Each dataset of a file; None for a category or dataset entry that is not an object."""
     if isinstance(data.get("categories"), list):
         for cat in data["categories"]:
-            for ds in (cat.get("datasets") or []) if isinstance(cat, dict) else []:
-                if isinstance(ds, dict):
-                    yield {"category": cat.get("name"), **ds}
+            datasets = cat.get("datasets") if isinstance(cat, dict) else None
+            if not isinstance(datasets, list):
+                yield None
+                continue
+            for ds in datasets:
+                yield {"category": cat.get("name"), **ds} if isinstance(ds, dict) else None
     else:
         yield data
 
@@ -103,17 +113,19 @@ class RgFiles:
         k = 0
         rel = self.rel.get(str(path), path.name)
         for ds in _datasets(data):
-            family = first_str(ds, "name")
-            results = ds.get("results")
-            if family is None or not isinstance(results, list):
+            family = first_str(ds, "name") if ds is not None else None
+            results = ds.get("results") if ds is not None else None
+            if family is None or not isinstance(results, list):  # a whole family lost: one counted unit
+                skips.find()
                 skips.skip("dataset without name or results list", str(path))
                 continue
             for i, item in enumerate(results):
                 where = f"{path} {family} result {i}"
+                comps = item.get("completions") if isinstance(item, dict) else None
+                skips.find(len(comps) if isinstance(comps, list) and comps else 1)
                 if not isinstance(item, dict):
                     skips.skip("result item is not an object", where)
                     continue
-                comps = item.get("completions")
                 if not isinstance(comps, list) or not comps:
                     comps = [{"model_answer": item.get("model_answer", item.get("best_model_answer")),
                               "full_model_response": item.get("full_model_response", item.get("best_full_model_response")),
@@ -130,29 +142,41 @@ class RgFiles:
     def load(self, unit, wanted: dict[int, Candidate], skips: SkipLog) -> Iterator[tuple[Candidate, dict]]:
         for k in sorted(wanted):
             cand = wanted[k]
-            ds, item, comp, meta, family, index = cand.payload
-            cand.payload = None
-            reward, bad = score_of(comp.get("score"))
-            if bad is not None:
-                skips.skip(bad, cand.where)
+            try:
+                built = _completion_row(cand)
+            except Exception as exc:  # one completion of an odd shape: skipped, named
+                skips.bad_row(exc, cand.where)
                 continue
-            response = comp.get("full_model_response")
-            question = item.get("question")
-            messages = []
-            if isinstance(ds.get("system_prompt"), str) and ds["system_prompt"]:
-                messages.append({"role": "system", "content": ds["system_prompt"]})
-            messages.append({"role": "user", "content": "" if question is None else str(question)})
-            if response is not None:
-                messages.append({"role": "assistant", "content": str(response)})
-            answer = comp.get("model_answer")
-            yield cand, {
-                "_messages": messages,
-                "reward": reward,
-                "task_family": family,
-                "task_index": index,
-                "task_config": _json.dumps(ds.get("config") or {}),
-                "question": None if question is None else str(question),
-                "expected_answer": None if item.get("expected_answer") is None else str(item["expected_answer"]),
-                "answer": None if answer is None else str(answer),
-                "model": first_str(meta, "model"),
-            }
+            if isinstance(built, str):
+                skips.skip(built, cand.where)
+                continue
+            yield cand, built
+
+
+def _completion_row(cand: Candidate) -> dict | str:
+    """The row of one completion, or the skip reason."""
+    ds, item, comp, meta, family, index = cand.payload
+    cand.payload = None
+    reward, bad = score_of(comp.get("score"))
+    if bad is not None:
+        return bad
+    response = comp.get("full_model_response")
+    question = item.get("question")
+    messages = []
+    if isinstance(ds.get("system_prompt"), str) and ds["system_prompt"]:
+        messages.append({"role": "system", "content": ds["system_prompt"]})
+    messages.append({"role": "user", "content": "" if question is None else str(question)})
+    if response is not None:
+        messages.append({"role": "assistant", "content": str(response)})
+    answer = comp.get("model_answer")
+    return {
+        "_messages": messages,
+        "reward": reward,
+        "task_family": family,
+        "task_index": index,
+        "task_config": _json.dumps(ds.get("config") or {}),
+        "question": None if question is None else str(question),
+        "expected_answer": None if item.get("expected_answer") is None else str(item["expected_answer"]),
+        "answer": None if answer is None else str(answer),
+        "model": first_str(meta, "model"),
+    }

@@ -126,9 +126,14 @@ def finish_row(row: dict) -> dict:
 
 
 def first_str(row: dict, *keys: str) -> str | None:
+    """The first usable text among ``keys``. Numbers count as ids: an integral float is the
+    integer (a pandas int column with gaps reads back as 3.0 -> "3"); NaN/inf (a missing value in
+    a float column) is absent, never the id "nan"."""
     for key in keys:
         value = row.get(key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, float):
+            value = (str(int(value)) if value.is_integer() else str(value)) if math.isfinite(value) else None
+        elif isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
         if isinstance(value, str) and value.strip():
             return value.strip()

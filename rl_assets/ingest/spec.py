@@ -17,9 +17,9 @@ from pathlib import Path
 
 from . import _json, atif, harbor, reasoning_gym
 from .exported import ExportedRows, looks_like_rows
-from .report import IngestError
-
-DATA_SUFFIXES = (".parquet", ".jsonl", ".ndjson", ".json")
+from .harbor_walk import Discovery, is_trial_result
+from .report import IngestError, SkipLog
+from .walk import DATA_SUFFIXES, COMPRESSIONS, account_extras, not_data_reason, read_bytes, split_suffix, walk
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -38,7 +38,9 @@ def _looks_local(spec: str) -> bool:
     """A local path when it starts with / ./ ../ ~, exists, or ends with a data-file suffix
     (.parquet .jsonl .ndjson .json). Any other suffix does not make a spec local: Hub ids
     such as ``laion/Qwen2.5-7B-traces`` or ``org/model-v1.5`` contain dots."""
-    return (spec.startswith(_LOCAL_PREFIXES) or spec.lower().endswith(DATA_SUFFIXES)
+    lower = spec.lower()
+    return (spec.startswith(_LOCAL_PREFIXES) or lower.endswith(DATA_SUFFIXES)
+            or lower.endswith(tuple(s + c for s in DATA_SUFFIXES for c in COMPRESSIONS))
             or Path(spec).expanduser().exists())
 
 
@@ -53,86 +55,123 @@ def hub_dataset(spec: str) -> tuple[str, str | None] | None:
     return (repo_id, revision or None) if _HUB_ID.match(repo_id) else None
 
 
-def resolve(spec: str, hub) -> Source:
+def resolve(spec: str, hub, skips: SkipLog | None = None) -> Source:
+    """The source a spec names, its inputs put on ``skips`` (found, read, not read by reason)."""
+    skips = SkipLog() if skips is None else skips
     spec = (spec or "").strip()
     if not spec:
         raise IngestError("empty trace source spec")
     if spec.startswith("hf:"):
-        return _hub_source(spec[3:], hub)
+        return _hub_source(spec[3:], hub, skips)
     if _looks_local(spec):
         path = Path(spec).expanduser()
         if not path.exists():
             raise FileNotFoundError(f"trace source {spec!r} does not exist (a local path, not a Hub id)")
-        return _local_source(path.resolve())
+        return _local_source(path.resolve(), skips)
     if _HUB_ID.match(spec.split("@", 1)[0]):
-        return _hub_source(spec, hub)
+        return _hub_source(spec, hub, skips)
     raise IngestError(f"trace source {spec!r} is neither an existing path nor a Hub dataset id 'org/name'")
 
 
-def _hub_source(ref: str, hub) -> Source:
+def _hub_source(ref: str, hub, skips: SkipLog) -> Source:
     repo_id, _, revision = ref.partition("@")
     if not _HUB_ID.match(repo_id):
         raise IngestError(f"invalid Hub dataset id {repo_id!r} in trace source spec")
     if hub is None:
         raise IngestError(f"trace source {ref!r} is a Hub dataset but no hub backend was given")
     info = hub.dataset_info(repo_id, revision or None)
-    files = [Path(p) for p in hub.dataset_files(repo_id, info.revision)]
-    files = sorted((p for p in files if p.suffix.lower() in DATA_SUFFIXES), key=str)
+    files = _data_files(sorted((Path(p) for p in hub.dataset_files(repo_id, info.revision)), key=str), skips)
     if not files:
         raise IngestError(f"Hub dataset {repo_id} has no parquet/jsonl/json data files")
-    kind, adapter = _classify_files(files, where=f"Hub dataset {repo_id}")
+    kind, adapter = _classify_files(files, f"Hub dataset {repo_id}", skips)
     return Source(kind, repo_id, info.revision, adapter)
 
 
-def _local_source(path: Path) -> Source:
+def _local_source(path: Path, skips: SkipLog) -> Source:
     if path.is_dir():
-        if harbor.is_harbor_dir(path):
-            return Source("harbor", str(path), None, harbor.HarborTrials(path))
-        files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in DATA_SUFFIXES)
+        found = Discovery(path)
+        if found.harbor:
+            return Source("harbor", str(path), None, harbor.HarborTrials(path, found.account(skips)))
+        w = found.walk if not found.walk.units else walk(path)  # folders it took for trials: search them
+        account_extras(w, skips)
+        files = _data_files(w.files, skips)
         if not files:
             raise IngestError(f"{path}: folder holds no Harbor trials and no data files")
-        kind, adapter = _classify_files(files, where=str(path))
+        kind, adapter = _classify_files(files, str(path), skips)
         return Source(kind, str(path), None, adapter)
-    if path.suffix.lower() not in DATA_SUFFIXES:
-        raise IngestError(f"{path}: unsupported file type {path.suffix!r} (expected .parquet, .jsonl or .json)")
+    reason = not_data_reason(path)
+    if reason is not None:
+        raise IngestError(f"{path}: unsupported file type {path.suffix!r} ({reason[0]}; "
+                          "expected .parquet, .jsonl or .json, optionally .gz/.bz2/.zst)")
     trial = path.parent.parent
-    if path.parent.name == "agent" and path.name.startswith("trajectory") and harbor.is_harbor_dir(trial):
-        return Source("harbor", str(trial), None, harbor.HarborTrials(trial))  # its trial gives the task id
-    kind, adapter = _classify_files([path], where=str(path))
+    if path.parent.name == "agent" and path.name.startswith("trajectory"):
+        found = Discovery(trial)
+        if found.harbor and found.walk.units == [trial]:  # its trial gives the task id
+            return Source("harbor", str(trial), None, harbor.HarborTrials(trial, found.account(skips)))
+    kind, adapter = _classify_files([path], str(path), skips)
     return Source(kind, str(path), None, adapter)
 
 
-def _classify_files(files: list[Path], where: str):
-    """All files of one source must be one kind; JSON files are sniffed by content."""
-    rows, rg, preloaded = [], [], {}
+def _data_files(files: list[Path], skips: SkipLog) -> list[Path]:
+    """The data files among ``files``; every other one is put on the ledger as not read."""
+    out = []
     for f in files:
-        if f.suffix.lower() != ".json":
+        reason = not_data_reason(f)
+        if reason is None:
+            out.append(f)
+        else:
+            skips.input_not_read(reason[0], f, lost=reason[1])
+    return out
+
+
+def _classify_files(files: list[Path], where: str, skips: SkipLog):
+    """All files of one source must be one kind; JSON files are sniffed by content. Each file
+    is put on the ledger: read, or not read with the reason."""
+    rows, rg, preloaded, ignored = [], [], {}, []
+    single = len(files) == 1
+    for f in files:
+        if split_suffix(f)[0] != ".json":
             rows.append(f)
             continue
         try:
-            data = _json.loads(f.read_bytes())
-        except ValueError as exc:
+            data = _json.loads(read_bytes(f))
+        except (ValueError, OSError) as exc:
             raise IngestError(f"{f}: not valid JSON: {exc}") from exc
         if looks_like_rows(data):
             rows.append(f)
-            if len(files) == 1:  # one shard: hand it over instead of parsing it again
+            if single:  # one shard: hand it over instead of parsing it again
                 preloaded[f] = data  # (several: not held, so memory stays one shard deep)
-        elif reasoning_gym.is_rg_file(data):
+        elif reasoning_gym.is_rg_file(data) or (not single and reasoning_gym.looks_like_rg(data)):
             rg.append((f, data))
-        elif reasoning_gym.is_rg_summary(data) and len(files) > 1:
-            continue  # summary.json beside per-family files: model name only, read there
-        elif len(files) == 1 and atif.is_atif(data):
+        elif reasoning_gym.is_rg_summary(data) and not single:
+            ignored.append((f, "summary.json beside eval files (model name only)", False))
+        elif single and atif.is_atif(data):
+            skips.input_read()
             return "atif", atif.AtifFile(f, data)
-        elif len(files) == 1 and harbor.is_trial_result(data):
-            return "harbor", harbor.HarborTrials(f.parent)
-        elif len(files) == 1:
+        elif single and is_trial_result(data):
+            skips.input_read()
+            return "harbor", harbor.HarborTrials(f.parent, [f.parent])
+        elif single:
             raise IngestError(f"{f}: {atif.describe_non_atif(data)}")
         else:
-            continue  # unrelated JSON beside data files (e.g. dataset_info.json)
+            ignored.append((f, *_why_not(data)))
     if rows and rg:
         raise IngestError(f"{where}: mixes exported rows and reasoning-gym eval files; ingest them separately")
+    if not rows and not rg:
+        raise IngestError(f"{where}: no trace data files found")
+    for f, reason, lost in ignored:
+        skips.input_not_read(reason, f, lost=lost)
+    for _ in rows or rg:
+        skips.input_read()
     if rg:
         return "reasoning_gym", reasoning_gym.RgFiles(rg)
-    if rows:
-        return "exported_rows", ExportedRows(rows, preloaded)
-    raise IngestError(f"{where}: no trace data files found")
+    return "exported_rows", ExportedRows(rows, preloaded)
+
+
+def _why_not(data) -> tuple[str, bool]:
+    """(reason, lost) for a JSON file in a data folder that is not read as trace data."""
+    if atif.is_atif(data):
+        return "ATIF trajectory among other data files (ingest it on its own)", True
+    if isinstance(data, list):
+        return "JSON array without trace rows", True
+    return "JSON document of another kind (not trace data)", False

@@ -1,9 +1,20 @@
-"""Stream rows into a TRACE_SCHEMA parquet file: record batches, temp file, atomic rename."""
+"""Stream rows into a TRACE_SCHEMA parquet file: record batches, temp file, atomic rename.
+
+Files are created with the process umask (group-readable where the umask allows), not the
+0600 of mkstemp: tables sit on shared volumes. A temp file is named
+``.<table>.<host>.<pid>.<token>.tmp``; an ingest that was killed (kill -9, OOM) leaves one
+behind, and the next write of that table removes it: a temp is stale when its writer's
+process on this host is gone, or when it was not written to for an hour (a writer on another
+host, or a temp of an older naming scheme).
+"""
 
 from __future__ import annotations
 
+import json
 import os
-import tempfile
+import secrets
+import socket
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -12,25 +23,80 @@ import pyarrow.parquet as pq
 from rl_assets.schema import FEATURE_COLUMNS, TRACE_COLUMNS, TRACE_SCHEMA
 
 _DICT_COLUMNS = [name for name in TRACE_COLUMNS if name != "conversation"]
+STALE_AFTER_S = 3600  # a live writer touches its temp every batch (well under a second)
+_HOST = socket.gethostname().replace(".", "_")
+
+
+def temp_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{_HOST}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+
+
+def remove_stale_temps(path: Path) -> list[Path]:
+    """Delete the temp files a killed writer of ``path`` left beside it; returns them."""
+    removed = []
+    for tmp in path.parent.glob(f".{path.name}.*.tmp"):
+        if _stale(tmp, tmp.name[len(path.name) + 2:-len(".tmp")].split(".")):
+            try:
+                tmp.unlink()
+                removed.append(tmp)
+            except OSError:  # another process removed or renamed it first
+                pass
+    return removed
+
+
+def _stale(tmp: Path, parts: list[str]) -> bool:
+    if len(parts) == 3 and parts[0] == _HOST and parts[1].isdigit():
+        return not _alive(int(parts[1]))
+    try:
+        return time.time() - tmp.stat().st_mtime > STALE_AFTER_S
+    except OSError:
+        return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    return True
+
+
+def write_json_atomic(path: Path, obj) -> None:
+    """JSON beside a table (its stamp), atomically, with the umask's permissions."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temps(path)
+    tmp = temp_path(path)
+    try:
+        with open(tmp, "x", encoding="utf-8") as fh:  # mode 0666 & ~umask
+            json.dump(obj, fh, indent=2, sort_keys=True, default=str)
+            fh.write("\n")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 class TraceWriter:
     """Context manager: rows go in via add(); on clean exit the temp file is renamed over
-    out_path, on error it is deleted, so a reader never sees a half-written table."""
+    out_path, on error it is deleted, so a reader never sees a half-written table.
+    ``on_bad(exc, where)`` receives a row that arrow refuses (the batch is then written row by
+    row, so one bad value never takes its neighbours with it)."""
 
-    def __init__(self, out_path: Path, batch_rows: int = 256) -> None:
+    def __init__(self, out_path: Path, batch_rows: int = 256, on_bad=None) -> None:
         self.out_path = Path(out_path)
         self.batch_rows = max(1, int(batch_rows))
+        self.on_bad = on_bad
         self.rows_written = 0
         self._buf: list[dict] = []
+        self._where: list[str] = []
         self._sums = {c: 0.0 for c in FEATURE_COLUMNS}
         self._counts = {c: 0 for c in FEATURE_COLUMNS}
 
     def __enter__(self) -> "TraceWriter":
         self.out_path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.out_path.name}.", suffix=".tmp", dir=self.out_path.parent)
-        os.close(fd)
-        self._tmp = Path(tmp)
+        remove_stale_temps(self.out_path)
+        self._tmp = temp_path(self.out_path)
         # Conversation JSON is unique per row: dictionary-encoding it only burns CPU before
         # parquet falls back to plain pages (same bytes read back, ~20% less write time).
         # lz4, not zstd: these are local intermediates read back at once; lz4 writes ~0.2 s faster
@@ -38,24 +104,37 @@ class TraceWriter:
         self._writer = pq.ParquetWriter(self._tmp, TRACE_SCHEMA, compression="lz4", use_dictionary=_DICT_COLUMNS)
         return self
 
-    def add(self, row: dict) -> None:
+    def add(self, row: dict, where: str = "") -> None:
         self._buf.append(row)
-        for c in FEATURE_COLUMNS:
-            v = row.get(c)
-            if v is not None:
-                self._sums[c] += v
-                self._counts[c] += 1
+        self._where.append(where)
         if len(self._buf) >= self.batch_rows:
             self.flush()
 
     def flush(self) -> None:
         if not self._buf:
             return
-        cols = {name: [r.get(name) for r in self._buf] for name in TRACE_COLUMNS}
-        batch = pa.RecordBatch.from_pydict(cols, schema=TRACE_SCHEMA)
-        self._writer.write_batch(batch)
-        self.rows_written += len(self._buf)
-        self._buf = []
+        rows, wheres = self._buf, self._where
+        self._buf, self._where = [], []
+        try:
+            self._write(rows)
+        except (pa.ArrowException, TypeError, ValueError, OverflowError):
+            if self.on_bad is None:
+                raise
+            for row, where in zip(rows, wheres):  # find the row(s) arrow refuses
+                try:
+                    self._write([row])
+                except (pa.ArrowException, TypeError, ValueError, OverflowError) as exc:
+                    self.on_bad(exc, where)
+
+    def _write(self, rows: list[dict]) -> None:
+        cols = {name: [r.get(name) for r in rows] for name in TRACE_COLUMNS}
+        self._writer.write_batch(pa.RecordBatch.from_pydict(cols, schema=TRACE_SCHEMA))
+        self.rows_written += len(rows)
+        for c in FEATURE_COLUMNS:
+            for v in cols[c]:
+                if v is not None:
+                    self._sums[c] += v
+                    self._counts[c] += 1
 
     def feature_means(self) -> dict[str, float | None]:
         return {c: (self._sums[c] / self._counts[c] if self._counts[c] else None) for c in FEATURE_COLUMNS}
@@ -68,5 +147,4 @@ class TraceWriter:
             if exc_type is None:
                 os.replace(self._tmp, self.out_path)
         finally:
-            if self._tmp.exists():
-                self._tmp.unlink()
+            self._tmp.unlink(missing_ok=True)
