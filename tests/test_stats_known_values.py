@@ -131,3 +131,25 @@ def test_standardized_effect():
     b, a = np.array([0.0, 2.0, 0.0, 2.0]), np.array([1.0, 3.0, 1.0, 3.0])
     assert stats.standardized_effect(b, a, 1.0) == pytest.approx(1 / math.sqrt(4 / 3))
     assert stats.standardized_effect(np.ones(4), np.ones(4), 0.0) is None
+
+
+@pytest.mark.parametrize("df,t", [(1, 12.7062), (2, 4.3027), (3, 3.1824), (4, 2.7764), (9, 2.2622),
+                                  (29, 2.0452), (120, 1.9799)])
+def test_t_quantile_975_matches_the_textbook_table(df, t):
+    assert stats.t_quantile_975(df) == pytest.approx(t, abs=1e-4)
+
+
+def test_t_quantile_975_rejects_zero_degrees_of_freedom():
+    with pytest.raises(ValueError, match="df must be >= 1"):
+        stats.t_quantile_975(0)
+
+
+def test_fisher_z_interval_known_values():
+    # r = 0.5, n = 28: z = atanh(0.5) = 0.549306, se = 1/5; tanh(0.549306 -+ 0.392)
+    assert stats.fisher_z_interval(0.5, 28) == pytest.approx((0.156021, 0.735822), abs=1e-6)
+    # r = 0 is symmetric: +-tanh(1.96 / sqrt(100)) = +-0.193528
+    lo, hi = stats.fisher_z_interval(0.0, 103)
+    assert (lo, hi) == pytest.approx((-0.193528, 0.193528), abs=1e-6)
+    # a perfect correlation still gets a finite interval below 1
+    lo, hi = stats.fisher_z_interval(1.0, 12)
+    assert 0.99 < lo < hi < 1.0

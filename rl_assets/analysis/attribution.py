@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from rl_assets.analysis.stats import bootstrap_spearman, spearman
-from rl_assets.analysis.stats import pearson_rows
+from rl_assets.analysis.stats import fisher_z_interval, pearson_rows
 from rl_assets.analysis.temporal import reward_outcomes
 
 MIN_BINS = 5
@@ -42,8 +42,7 @@ def within_bin_r(rollouts: pd.DataFrame, feature: str) -> tuple[float, float, fl
     r = float(pearson_rows(fx.to_numpy(), sy.to_numpy()))
     if not math.isfinite(r):
         return (math.nan, math.nan, math.nan, n)
-    z, se = math.atanh(max(min(r, 0.999999), -0.999999)), 1 / math.sqrt(max(n - 3, 1))
-    return (r, math.tanh(z - 1.96 * se), math.tanh(z + 1.96 * se), n)
+    return (r, *fisher_z_interval(r, n), n)
 
 
 def _excludes_zero(lo: float, hi: float) -> bool:

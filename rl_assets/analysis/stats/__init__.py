@@ -1,7 +1,8 @@
 """All statistics rldelta reports, importable as one module: `from rl_assets.analysis import stats`.
 
 core.py: intervals, paired tests, bootstraps, multiple-comparison corrections (docs/statistics.md).
-correlation.py: rank correlations and their bootstrap intervals (trends, attribution).
+correlation.py: rank correlations, their bootstrap intervals and the Fisher-z interval of r (trends, attribution).
+student_t.py: Student t critical values (the Q2 reward interval).
 """
 
 from rl_assets.analysis.stats.core import *  # noqa: F401,F403
@@ -14,3 +15,5 @@ from rl_assets.analysis.stats.core import (  # noqa: F401  (names without __all_
     PairedResampler,
 )
 from rl_assets.analysis.stats.correlation import bootstrap_spearman, kendall_tau_b, pearson_rows, spearman  # noqa: F401
+from rl_assets.analysis.stats.correlation import fisher_z_interval  # noqa: F401
+from rl_assets.analysis.stats.student_t import t_quantile_975  # noqa: F401

@@ -66,3 +66,16 @@ def bootstrap_spearman(x, y, n_boot: int = 2000, seed: int = 0, alpha: float = 0
     if len(rhos) < n_boot / 2:
         return (math.nan, math.nan)
     return (float(np.quantile(rhos, alpha / 2)), float(np.quantile(rhos, 1 - alpha / 2)))
+
+
+def fisher_z_interval(r: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% CI of a Pearson r from ``n`` pairs via Fisher's z = atanh(r), se = 1/sqrt(n - 3).
+    |r| is clipped just below 1 so a perfect sample still gets a finite interval; n < 4 is
+    treated as n = 4 (se 1), a wide interval rather than a division by zero.
+
+    >>> tuple(round(v, 4) for v in fisher_z_interval(0.5, 28))
+    (0.156, 0.7358)
+    """
+    zr = math.atanh(max(min(r, 0.999999), -0.999999))
+    se = 1 / math.sqrt(max(n - 3, 1))
+    return (math.tanh(zr - z * se), math.tanh(zr + z * se))
