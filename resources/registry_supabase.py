@@ -14,7 +14,7 @@ import json
 import sqlalchemy as sa
 
 from resources.registry import TABLES, RegistryQueries
-from rl_assets.analysis.eval_resolution import parse_ts
+from rl_assets.timestamps import parse_utc
 
 
 class RegistryQueryError(RuntimeError):
@@ -26,7 +26,7 @@ def _convert(table: str, row: dict) -> dict:
     for column in TABLES[table].columns:
         value = row.get(column.name)
         if isinstance(column.type, sa.DateTime):
-            value = parse_ts(value)
+            value = parse_utc(value, f"{table}[{row.get('id')}].{column.name}")
         elif isinstance(column.type, sa.JSON) and isinstance(value, str):
             # A json column stored as text (older rows) still reaches the resolver as data.
             try:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import math
 from datetime import datetime, timezone
 
+from rl_assets.timestamps import TimestampError, parse_utc
+
 SCORE_KEYS = ("accuracy", "mean_reward", "Mean", "MeanDropEI", "reward", "score", "pass_rate")
 MODES = ("largest-delta", "largest-abs-delta", "latest", "benchmark")
 _OLDEST = datetime.min.replace(tzinfo=timezone.utc)
@@ -25,22 +27,11 @@ class ResolutionError(ValueError):
 
 
 def parse_ts(value, where: str = "") -> datetime | None:
-    """ISO string or datetime -> aware UTC datetime (naive values are taken as UTC).
-
-    `where` names the row and column for the error message (e.g. "sandbox_jobs[abc].ended_at").
-    """
-    if value is None or value == "":
-        return None
-    if isinstance(value, str):
-        try:
-            value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError as exc:
-            raise ResolutionError(f"{where or 'timestamp'}: {value!r} is not an ISO-8601 time") from exc
-    elif not isinstance(value, datetime):
-        raise ResolutionError(f"{where or 'timestamp'}: {value!r} is not a time")
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)
+    """rl_assets.timestamps.parse_utc, failing as a ResolutionError (what the resolver's callers catch)."""
+    try:
+        return parse_utc(value, where)
+    except TimestampError as exc:
+        raise ResolutionError(str(exc)) from exc
 
 
 def iso(value) -> str | None:
