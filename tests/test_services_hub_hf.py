@@ -4,7 +4,6 @@ The same folder is read through LocalHub, so every answer is compared with the e
 """
 
 import os
-import time
 
 import pytest
 
@@ -78,27 +77,30 @@ def test_hf_home_is_honoured(world, tmp_path, monkeypatch):
     assert str(hf.download("org/evals", "dataset")).startswith(str(tmp_path / "hf-home" / "hub"))
 
 
-def test_recovers_from_500s_and_429_with_retry_after(world, hub_server):
+def test_recovers_from_500s_and_429_with_retry_after(world, hub_server, caplog):
     _, hf = world
     hub_server.inject("/api/models/org/rl-8B", status=500, times=2)
     hub_server.inject("/api/datasets/org/evals", status=429, retry_after=1, times=1)
     hub_server.inject("/resolve/", status=503, times=1, method="HEAD")
     assert hf.model_info("org/rl-8B").has_weights
-    t0 = time.monotonic()
-    assert hf.dataset_files("org/evals")
-    assert time.monotonic() - t0 >= 0.9  # Retry-After: 1 was honoured, not the 0.05 s backoff
+    with caplog.at_level("WARNING"):
+        assert hf.dataset_files("org/evals")
+    # Retry-After: 1 was honoured, not the 0.05 s backoff (the wait the client chose, from its log)
+    assert any("org/evals: HTTP 429, retry 1/" in m and m.endswith("in 1.0s") for m in caplog.messages)
     assert hub_server.paths("GET").count("/api/models/org/rl-8B?blobs=true") == 3
 
 
-def test_slow_response_is_a_timeout_then_retried(world, hub_server):
+def test_slow_response_is_a_timeout_then_retried(world, hub_server, caplog):
     _, hf = world
     hub_server.inject("/api/models/org/rl-8B", status=None, delay=3.0, times=1)
     assert hf.model_info("org/rl-8B").has_weights  # 2 s client timeout, second attempt is fast
     # The tree listing is paginated with timeout=None inside huggingface_hub: still bounded.
     hub_server.inject("/api/datasets/org/evals/tree/", status=None, delay=8.0, times=1)
-    t0 = time.monotonic()
-    assert hf.dataset_files("org/evals")
-    assert time.monotonic() - t0 < 6.0
+    with caplog.at_level("WARNING"):
+        assert hf.dataset_files("org/evals")
+    # the slow listing was cut by the session timeout and retried (not waited out for 8 s):
+    # huggingface_hub's own retry logs the timed-out request
+    assert any("timed out" in m and "/api/datasets/org/evals/tree/" in m for m in caplog.messages)
 
 
 def test_persistent_failure_is_unavailable_naming_the_repo(world, hub_server):
