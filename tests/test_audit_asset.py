@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import pytest
 from audit_materialize import checks_by_name, materialize_audit
-from test_audit_synth import scenario, write_eval_files
+from audit_synth import scenario, write_eval_files
 
 from resources.registry import SqlRegistry
 from rl_assets.ingest import ingest_source

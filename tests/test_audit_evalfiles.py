@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_audit_synth import scenario, write_eval_files
+from audit_synth import scenario, write_eval_files
 
 from rl_assets.analysis.audit import AUDIT_COLUMNS, audit_rows
 from rl_assets.ingest import ingest_source, read_traces

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_audit_synth import scenario
+from audit_synth import scenario
 
 from rl_assets.analysis.audit import audit_rows
 from rl_assets.analysis.audit.labels import MIN_TASKS, Evidence, StrategyEvidence, label

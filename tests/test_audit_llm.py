@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_audit_synth import scenario
+from audit_synth import scenario
 
 from resources.llm import OFFLINE_LABEL, LLMResource
 from rl_assets.analysis.audit import audit_rows

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_audit_synth import rows_for, tagged, wrong
+from audit_synth import rows_for, tagged, wrong
 
 from rl_assets.analysis.audit import audit_rows, report
 from rl_assets.assets.audit import rulers_check
@@ -94,3 +94,11 @@ def test_a_family_without_a_scorer_has_one_ruler_and_no_flag():
     assert check.passed and check.description == "one ruler only (no family could be re-scored): nothing to cross-check"
     assert check.metadata["recorded_ruler_only"].value == "chain_sum"
     assert "| chain_sum | recorded |" in report.rulers_table(out["rows"])
+
+
+def test_rescoring_agrees_with_recorded_rewards_and_counts_disagreements():
+    before = rows_for("chain_sum", 10, lambda i, e: tagged(e["answer"]))
+    after = [dict(r, reward=0.0) if r["task_index"] < 2 else r for r in before]  # two tampered
+    (row,), _ = audit_rows(before, after, n_boot=100)
+    assert row["recorded_reward_mismatches"] == {"before": 0, "after": 2}
+    assert row["reward_after"] == 1.0  # the family's own scorer is the ruler, not the recorded value

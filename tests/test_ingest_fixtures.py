@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from shared_data import SHARED
+from shared_data import SHARED, needs_shared
 
 from rl_assets.ingest import IngestError, ingest_source, read_traces
 
 FIX = SHARED / "fixtures"
-pytestmark = pytest.mark.skipif(not FIX.is_dir(), reason=f"shared fixtures not found at {FIX}")
+pytestmark = pytest.mark.skipif(not FIX.is_dir(), reason=needs_shared(FIX))
 GOLDEN = FIX / "harbor_golden"
 
 

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from shared_data import SHARED
+from shared_data import SHARED, needs_shared
 
 from rl_assets.ingest import ADDED_COLUMNS, ingest_source, read_traces
 from rl_assets.ingest.rows import duration_s
@@ -181,7 +181,7 @@ def test_duration_rules(start, end, expected):
     assert duration_s(start, end) == (pytest.approx(expected) if expected is not None else None)
 
 
-@pytest.mark.skipif(not GOLDEN.is_dir(), reason=f"shared fixtures not found at {GOLDEN}")
+@pytest.mark.skipif(not GOLDEN.is_dir(), reason=needs_shared(GOLDEN))
 def test_golden_trajectories_fill_tokens_and_subagents(tmp_path):
     t2 = GOLDEN / "terminus_2"
 

@@ -117,6 +117,8 @@ def test_full_schema_table_is_accepted():
         if field.name not in full.column_names:
             full = full.append_column(field.name, pa.nulls(len(full), field.type))
     r = compute_behavioral_delta(full, full, n_boot=100)
+    # every feature is compared (an empty list must not pass), none changed
+    assert [f["feature"] for f in r["features"]] == list(FEATURE_COLUMNS)
     assert all(f["delta"] == 0 and not f["significant"] for f in r["features"])
 
 

@@ -2,15 +2,15 @@
 
 import json
 import math
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from rl_assets.analysis.skyrl_log import LogFileParser, parse_training_logs
+from shared_data import SHARED, needs_shared
 
 LOGURU = "2026-06-01 10:22:{:02d}.004 | INFO     | skyrl_train.trainer:_log_metrics_stdout:1965 - "
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "skyrl_log_lines"
+FIXTURES = SHARED / "fixtures" / "skyrl_log_lines"
 
 
 def feed(lines):
@@ -145,7 +145,7 @@ def test_trainer_jsonl_and_wandb_summary(tmp_path):
     assert parsed.wandb_summary == {"_step": 2.0, "reward/avg_raw_reward": 0.2}
 
 
-@pytest.mark.skipif(not FIXTURES.is_dir(), reason=f"shared fixtures not present at {FIXTURES}")
+@pytest.mark.skipif(not FIXTURES.is_dir(), reason=needs_shared(FIXTURES))
 def test_shared_fixture_files_each_parse():
     expect = {  # file -> (training steps, malformed lines)
         "gate_healthy_log.log": ([1, 2], 0), "gate_nan_and_eval_kind.log": ([1, 2], 0),

@@ -10,7 +10,7 @@ from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.q3_overlay import eval_temporal_overlay
 from rl_assets.assets.q3_trace_pairs import trace_pairs
 from rl_assets.partitions import models_partitions
-from test_q3_synth import XSS, row, write
+from q3_synth import XSS, row, write
 
 MODEL = "org/rl-model-8B"
 

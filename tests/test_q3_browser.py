@@ -20,7 +20,7 @@ import pytest
 
 from rl_assets.analysis.pairs import build_pairs
 from rl_assets.analysis.pairs_html import render_page
-from test_q3_synth import XSS, row
+from q3_synth import XSS, row
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",

@@ -84,7 +84,7 @@ def test_q2_rl_temporal_and_q3_overlay_assets_report_the_same_rl_curve(tmp_path,
     from rl_assets.assets.q2_rl_temporal import rl_temporal
     from rl_assets.assets.q3_overlay import eval_temporal_overlay
     from rl_assets.partitions import models_partitions
-    from test_q3_synth import row, write
+    from q3_synth import row, write
 
     monkeypatch.setenv("RLDELTA_HOME", str(tmp_path / "home"))
     model = "org/rl-same-8B"

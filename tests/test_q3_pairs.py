@@ -9,7 +9,7 @@ import pytest
 from rl_assets.analysis.pairs import build_pairs, group_tasks, select_tasks, task_side
 from rl_assets.analysis.pairs_align import align_actions, extract_actions
 from rl_assets.analysis.pairs_html import render_page
-from test_q3_synth import XSS, conversation, row
+from q3_synth import XSS, conversation, row
 
 
 def frames(rows_b, rows_a):
@@ -109,3 +109,16 @@ def test_25_long_pairs_stay_under_10_mb():
     # The diverging messages keep the full per-message cap even when the trace is over budget.
     div = html.split('id="pair-0-b-div"')[1].split('<details class="msg')[0]
     assert "python3 step_30.py" in div
+
+
+def test_synthetic_rows_match_the_schema(tmp_path):
+    """The helper tests/q3_synth.py writes rows the real schema accepts, Terminus-2 shaped."""
+    import pyarrow.parquet as pq
+    from q3_synth import write
+
+    from rl_assets.schema import TRACE_SCHEMA
+
+    path = write(tmp_path / "t.parquet", [row("t1", 0, 1.0, ["ls", "pwd"])])
+    table = pq.read_table(path)
+    assert table.schema == TRACE_SCHEMA
+    assert json.loads(table["conversation"][0].as_py())[1]["content"].endswith("</tool_call>")

@@ -21,18 +21,15 @@ Every expected value was read by hand from the raw JSON, never produced by rldel
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 
 from rl_assets.analysis.audit import AUDIT_COLUMNS, audit_rows
 from rl_assets.ingest import ingest_source, read_traces
+from shared_data import SHARED, needs_shared
 
-# ../shared beside the checkout (as CI has it); RLDELTA_SHARED points elsewhere (e.g. from a worktree).
-SHARED = Path(os.environ.get("RLDELTA_SHARED") or Path(__file__).resolve().parents[2] / "shared")
 DATA = SHARED / "realdata" / "reasoning_gym_paper"
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared real data not found at {DATA}")
+pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=needs_shared(DATA))
 
 FILES = {"base": "original_to_geometry.json", "algorithmic": "algorithmic_qwen_3b_500_to_geometry.json",
          "games": "games_qwen_3b_500_to_geometry.json"}

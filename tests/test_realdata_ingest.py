@@ -10,11 +10,11 @@ import pytest
 
 from rl_assets.ingest import ingest_source, read_traces
 from rl_assets.ingest.plan import REDUCED
-from shared_data import SHARED
+from shared_data import SHARED, needs_shared
 
 GOLDEN = SHARED / "fixtures" / "harbor_golden"
 RG = SHARED / "realdata" / "reasoning_gym_paper"
-pytestmark = pytest.mark.skipif(not (GOLDEN.is_dir() and RG.is_dir()), reason=f"shared data not found at {SHARED}")
+pytestmark = pytest.mark.skipif(not (GOLDEN.is_dir() and RG.is_dir()), reason=needs_shared(GOLDEN if not GOLDEN.is_dir() else RG))
 ATIF_BESIDE_ROWS = "ATIF trajectory among other data files (ingest it on its own)"
 
 

@@ -44,9 +44,3 @@ def write(path: Path, rows: list[dict]) -> str:
     pq.write_table(pa.Table.from_pylist(rows, schema=TRACE_SCHEMA), path)
     return str(path)
 
-
-def test_synthetic_rows_match_the_schema(tmp_path):
-    path = write(tmp_path / "t.parquet", [row("t1", 0, 1.0, ["ls", "pwd"])])
-    table = pq.read_table(path)
-    assert table.schema == TRACE_SCHEMA
-    assert json.loads(table["conversation"][0].as_py())[1]["content"].endswith("</tool_call>")

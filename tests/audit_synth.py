@@ -92,12 +92,3 @@ def write_eval_files(rows: list[dict], folder) -> None:
         }
         (folder / f"{family}.json").write_text(json.dumps(doc), encoding="utf-8")
 
-
-def test_rescoring_agrees_with_recorded_rewards_and_counts_disagreements():
-    from rl_assets.analysis.audit import audit_rows
-
-    before = rows_for("chain_sum", 10, lambda i, e: tagged(e["answer"]))
-    after = [dict(r, reward=0.0) if r["task_index"] < 2 else r for r in before]  # two tampered
-    (row,), _ = audit_rows(before, after, n_boot=100)
-    assert row["recorded_reward_mismatches"] == {"before": 0, "after": 2}
-    assert row["reward_after"] == 1.0  # the family's own scorer is the ruler, not the recorded value
