@@ -7,6 +7,7 @@ resource is the real one pointed at tmp_path.
 from __future__ import annotations
 
 import dagster as dg
+from dagster_run import materialize_partition
 
 from resources.llm import default_llm_resource
 from resources.registry import RegistryResource
@@ -14,22 +15,11 @@ from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.audit import learning_audit
 
 
-def _table_asset(name: str, ref: dict):
-    @dg.asset(name=name, partitions_def=learning_audit.partitions_def)
-    def _stub():
-        return ref
-
-    return _stub
-
-
 def materialize_audit(model: str, refs: dict, tmp_path, *, predictions_path: str = "", n_boot: int = 300,
                       registry_url: str | None = None):
     """refs: {"baseline_traces": ref, "post_rl_traces": ref}; returns the ExecuteInProcessResult."""
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions("models", [model])
-    return dg.materialize(
-        [_table_asset(n, r) for n, r in refs.items()] + [learning_audit],
-        partition_key=model, instance=instance,
+    return materialize_partition(
+        [learning_audit], model, stubs=refs,
         resources={"settings": AnalysisSettings(n_boot=n_boot), "llm": default_llm_resource(),
                    "registry": RegistryResource(url=registry_url or f"sqlite:///{tmp_path / 'registry.sqlite'}"),
                    "io_manager": dg.FilesystemIOManager(base_dir=str(tmp_path / "io"))},

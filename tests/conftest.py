@@ -78,3 +78,16 @@ def pg_url():
             cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     finally:
         admin.close()
+
+
+@pytest.fixture(scope="session")
+def demo_world_seed7(tmp_path_factory):
+    """The demo world (seed 7, no registry) built once for the tests that check analyses against
+    its ground truth: (built world, ground truth dict, its folder). Read it; write only new files."""
+    import json
+
+    from rl_assets.demo.world import build_world
+
+    home = tmp_path_factory.mktemp("demo-seed7")
+    built = build_world(home, seed=7, registry=False)
+    return built, json.loads(built.ground_truth_path.read_text()), home

@@ -151,24 +151,12 @@ def write_trace_table(path, n_tasks: int, side: str, seed: int = 0, attempts: in
 
 def materialize_with_traces(tmp_path, asset, resources: dict, run_config=None, partition="org/rl-model", n_tasks=12):
     """Materialize ``asset`` for one models partition on top of stub trace assets (both sides)."""
-    import dagster as dg
-
-    from rl_assets.partitions import models_partitions
+    from dagster_run import materialize_partition
 
     paths = {side: write_trace_table(tmp_path / f"{side}.parquet", n_tasks, side) for side in ("base", "post")}
-
-    @dg.asset(name="baseline_traces", partitions_def=models_partitions)
-    def baseline_stub():
-        return {"path": paths["base"], "source": "hf:org/base-evals"}
-
-    @dg.asset(name="post_rl_traces", partitions_def=models_partitions)
-    def post_stub():
-        return {"path": paths["post"], "source": "hf:org/post-evals"}
-
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions("models", [partition])
-    return dg.materialize([baseline_stub, post_stub, asset], partition_key=partition, instance=instance,
-                          resources=resources, run_config=run_config or {})
+    stubs = {"baseline_traces": {"path": paths["base"], "source": "hf:org/base-evals"},
+             "post_rl_traces": {"path": paths["post"], "source": "hf:org/post-evals"}}
+    return materialize_partition([asset], partition, stubs=stubs, resources=resources, run_config=run_config)
 
 
 if __name__ == "__main__":  # a standalone server for manual runs: python tests/llm_server.py

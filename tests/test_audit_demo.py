@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from resources.hub import LocalHub
 from rl_assets.analysis.audit import AUDIT_COLUMNS, audit_rows
 from rl_assets.ingest import ingest_source, read_traces
 
-demo = pytest.importorskip("rl_assets.demo.world", reason="demo world generator not available")
-
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    home = tmp_path_factory.mktemp("demo")
-    built = demo.build_world(home, seed=7, registry=False)
-    truth = json.loads(built.ground_truth_path.read_text())
-    return built, truth, home
+def world(demo_world_seed7):
+    return demo_world_seed7
 
 
 def _table(hub, dataset: str, out):

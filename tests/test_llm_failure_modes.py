@@ -19,10 +19,8 @@ KEY = "sk-annot-SECRET-7"
 
 
 @pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("RLDELTA_HOME", str(tmp_path / "home"))
-    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "RLDELTA_ANNOTATOR_MODEL"):
-        monkeypatch.delenv(name, raising=False)
+def home(rldelta_home, tmp_path):
+    """<tmp_path>/home with no endpoint or key set, and two eval datasets in <tmp_path>/hub."""
     for repo in ("org/base-evals", "org/post-evals"):
         d = tmp_path / "hub" / "datasets" / repo
         d.mkdir(parents=True)

@@ -16,11 +16,7 @@ from rl_assets.assets.q1_llm_judge import judge_verdicts
 PID = "org/rl-model"
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("RLDELTA_HOME", str(tmp_path / "home"))
-    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "RLDELTA_JUDGE_MODEL"):
-        monkeypatch.delenv(name, raising=False)
+pytestmark = pytest.mark.usefixtures("rldelta_home")  # <tmp_path>/home, no endpoint or key set
 
 
 def test_build_report_without_judgments_has_no_rate():

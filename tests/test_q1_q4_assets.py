@@ -6,6 +6,7 @@ import dagster as dg
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from dagster_run import materialize_partition, partition_instance
 
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.q1_behavioral_delta import behavioral_delta
@@ -39,12 +40,10 @@ def _no_failure_modes(context) -> dict:
 
 def _run(tmp_path, monkeypatch, before, after):
     monkeypatch.setenv("RLDELTA_HOME", str(tmp_path))
-    instance = dg.DagsterInstance.ephemeral(tempdir=str(tmp_path / "dagster"))
-    instance.add_dynamic_partitions("models", [MODEL])
-    return dg.materialize(
+    return materialize_partition(
         [_stub("baseline_traces", before), _stub("post_rl_traces", after), _no_failure_modes, behavioral_delta,
          solve_rate_by_context_asset],
-        partition_key=MODEL, instance=instance,
+        MODEL, instance=partition_instance(MODEL, tempdir=str(tmp_path / "dagster")),
         resources={"settings": AnalysisSettings(n_boot=300), "io_manager": RlDeltaIOManager(root=str(tmp_path / "storage"))},
     )
 

@@ -2,8 +2,8 @@
 
 import json
 
-import dagster as dg
 import pytest
+from dagster_run import materialize_partition
 
 from resources.hub import HubResource
 from resources.settings_resource import AnalysisSettings
@@ -11,7 +11,6 @@ from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.q2_rl_temporal import rl_temporal, rl_traces
 from rl_assets.assets.q2_training import save_every_from_config, training_logs, training_metrics
 from rl_assets.io_manager import RlDeltaIOManager
-from rl_assets.partitions import models_partitions
 
 LINE = "2026-06-01 1{h}:00:00.000 | INFO | x - WANDB_MIRROR kind=train step={s} metrics={{\"reward/avg_raw_reward\": {r}, \"policy/policy_entropy\": 1.0}}\n"
 
@@ -25,10 +24,8 @@ def run(tmp_path, monkeypatch, model, with_logs):
     if with_logs:
         (repo / "training_logs").mkdir()
         (repo / "training_logs" / "job_1.out").write_text("".join(LINE.format(h=s, s=s, r=s / 10) for s in range(1, 7)))
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions(models_partitions.name, [model])
-    result = dg.materialize([checkpoint, training_logs, training_metrics, rl_traces, rl_temporal], partition_key=model,
-                            instance=instance, resources={"hub": HubResource(), "settings": AnalysisSettings(),
+    result = materialize_partition([checkpoint, training_logs, training_metrics, rl_traces, rl_temporal], model,
+                                   resources={"hub": HubResource(), "settings": AnalysisSettings(),
                                                           "io_manager": RlDeltaIOManager()})
     assert result.success
     return result, tmp_path / "home" / "reports" / model.replace("/", "--")

@@ -2,14 +2,13 @@
 
 import json
 
-import dagster as dg
 import pandas as pd
 import pytest
+from dagster_run import materialize_partition
 
 from resources.hub import HubResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.io_manager import RlDeltaIOManager
-from rl_assets.partitions import models_partitions
 
 build_world = pytest.importorskip("rl_assets.demo").build_world
 
@@ -29,10 +28,8 @@ def materialize(model: str):
     from rl_assets.assets.q2_rl_temporal import rl_temporal, rl_traces
     from rl_assets.assets.q2_training import training_logs, training_metrics
 
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions(models_partitions.name, [model])
-    result = dg.materialize(
-        [checkpoint, training_logs, training_metrics, rl_traces, rl_temporal], partition_key=model, instance=instance,
+    result = materialize_partition(
+        [checkpoint, training_logs, training_metrics, rl_traces, rl_temporal], model,
         resources={"hub": HubResource(), "settings": AnalysisSettings(n_boot=500), "io_manager": RlDeltaIOManager()})
     assert result.success
     return {k: result.output_for_node(k) for k in ("training_logs", "training_metrics", "rl_traces", "rl_temporal")}

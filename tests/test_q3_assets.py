@@ -9,18 +9,11 @@ import pytest
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.q3_overlay import eval_temporal_overlay
 from rl_assets.assets.q3_trace_pairs import trace_pairs
-from rl_assets.partitions import models_partitions
+from dagster_run import partition_instance
+from dagster_run import stub_asset as stub
 from q3_synth import XSS, row, write
 
 MODEL = "org/rl-model-8B"
-
-
-def stub(name: str, value: dict):
-    @dg.asset(name=name, partitions_def=models_partitions, group_name="preflight")
-    def _stub():
-        return value
-
-    return _stub
 
 
 @pytest.fixture
@@ -35,9 +28,7 @@ def world(tmp_path, monkeypatch):
             "post_rl_traces": {"path": write(tmp_path / "a.parquet", post), "source": "hf:org/rl-evals", "revision": "r2"},
             "eval_pair": {"baseline_eval_ts": "2026-04-22T09:00:00+00:00", "post_rl_eval_ts": "2026-05-22T09:00:00+00:00",
                           "benchmark": "tbm"}}
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions("models", [MODEL])
-    return tmp_path, refs, instance
+    return tmp_path, refs, partition_instance(MODEL)
 
 
 def test_trace_pairs_writes_one_escaped_page_with_divergences(world):

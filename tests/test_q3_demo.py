@@ -11,16 +11,12 @@ from rl_assets.analysis.pairs_html import render_page
 from rl_assets.assets.q3_trace_pairs import LIGHT
 from rl_assets.ingest import ingest_source, read_traces
 
-demo = pytest.importorskip("rl_assets.demo.world", reason="demo world generator not available")
-
 
 @pytest.fixture(scope="module")
-def alpha(tmp_path_factory):
+def alpha(demo_world_seed7):
     from rl_assets.demo.constants import ALPHA, BASE, TBM
 
-    home = tmp_path_factory.mktemp("q3demo")
-    built = demo.build_world(home, seed=7, registry=False)
-    truth = json.loads(built.ground_truth_path.read_text())
+    built, truth, home = demo_world_seed7
     hub = LocalHub(built.hub_dir)
     tables = []
     for model, name in ((BASE, "base"), (ALPHA, "post")):

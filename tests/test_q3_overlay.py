@@ -78,12 +78,11 @@ def test_q2_rl_temporal_and_q3_overlay_assets_report_the_same_rl_curve(tmp_path,
     import json
     from datetime import datetime, timezone
 
-    import dagster as dg
+    from dagster_run import materialize_partition
 
     from resources.settings_resource import AnalysisSettings
     from rl_assets.assets.q2_rl_temporal import rl_temporal
     from rl_assets.assets.q3_overlay import eval_temporal_overlay
-    from rl_assets.partitions import models_partitions
     from q3_synth import row, write
 
     monkeypatch.setenv("RLDELTA_HOME", str(tmp_path / "home"))
@@ -104,18 +103,8 @@ def test_q2_rl_temporal_and_q3_overlay_assets_report_the_same_rl_curve(tmp_path,
               "training_metrics": {"applicable": False, "reason": "none"}, "baseline_traces": ref, "post_rl_traces": ref,
               "eval_pair": {"baseline_eval_ts": "2026-05-19T00:00:00+00:00", "post_rl_eval_ts": None}}
 
-    def stub(name, value):
-        @dg.asset(name=name, partitions_def=models_partitions, group_name="preflight")
-        def _stub():
-            return value
-
-        return _stub
-
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions(models_partitions.name, [model])
-    result = dg.materialize([stub(k, v) for k, v in values.items()] + [rl_temporal, eval_temporal_overlay],
-                            partition_key=model, instance=instance,
-                            resources={"settings": AnalysisSettings(bin_hours=4.0, n_boot=200)})
+    result = materialize_partition([rl_temporal, eval_temporal_overlay], model, stubs=values,
+                                   resources={"settings": AnalysisSettings(bin_hours=4.0, n_boot=200)})
     assert result.success
     folder = tmp_path / "home" / "reports" / model.replace("/", "--")
     q2 = json.loads((folder / "Q2_rl_temporal" / "report.json").read_text())
