@@ -114,7 +114,7 @@ class LLMClient:
             }
         elif self.response_format == "json_object":
             kwargs["response_format"] = {"type": "json_object"}
-        # No temperature: reasoning models reject anything but the default (seed §9 item 3).
+        # No temperature: reasoning models reject anything but the default (docs/original_pipeline.md W3).
         return self.openai_client.chat.completions.create(**kwargs)
 
     def chat(self, messages: list[dict], schema_name: str, schema: dict, label: str = "") -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 # Exception classes that mean "the infrastructure failed", not the model. Union of the
-# OpenThoughts-Agent analysis list and the registry's INFRA_ERROR_TYPES (seed-pipeline §4.2),
+# OpenThoughts-Agent analysis list and the registry's INFRA_ERROR_TYPES (docs/original_pipeline.md,
 # so the analysis and the DB finally agree on one set.
 INFRA_ERRORS = frozenset(
     {

@@ -1,4 +1,4 @@
-"""Every SkyRL log line shape of formats.md §4.1, from sample lines written here."""
+"""Every SkyRL log line shape of docs/formats.md ("Line shapes"), from sample lines written here."""
 
 import json
 import math

@@ -1,6 +1,6 @@
 """Registry rows -> the (baseline, post-RL) eval pair of a model. Pure: takes rows, returns dicts.
 
-Rules (seed-pipeline §3, with its bugs fixed):
+Rules (docs/original_pipeline.md "Eval-pair resolution", with its bugs fixed):
 - only Finished jobs with a traces link and a benchmark count, unless told otherwise;
 - newest wins per benchmark by ended_at, then started_at, then created_at, compared as
   datetimes (not strings), a missing timestamp sorting oldest;

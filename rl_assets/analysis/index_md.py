@@ -2,7 +2,7 @@
 
 Pure: the asset (rl_assets/assets/report_index.py) gathers per-asset status dicts from the event
 log and the parsed report files; this module only summarises and formats them. Unlike the seed's
-INDEX.md (§2.5, §9.14), it is not a completion marker: it says what Dagster recorded.
+INDEX.md (docs/original_pipeline.md, W14), it is not a completion marker: it says what Dagster recorded.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Q3 temporal overlay: the RL-time reward line with the baseline / post-RL eval rewards as markers.
 
-Fixes seed-pipeline §9.7/§9.8: the line uses the Q2 bins (rl_assets.analysis.temporal, edges
+Fixes docs/original_pipeline.md W7/W8: the line uses the Q2 bins (rl_assets.analysis.temporal, edges
 aligned to the UTC epoch, nothing dropped) and the line and the markers use ONE reward definition
 (REWARD_DEFINITION, computed by ``temporal.reward_summary`` — the same per-bin headline as Q2's
 ``rl_temporal`` table, so the two reports' RL curves agree exactly). Markers at the same time are spread symmetrically and labelled so both stay

@@ -1,6 +1,6 @@
 """Q3 trace pairs: which same-task pairs to show, which attempt per side, and where they diverge.
 
-Pure functions over the normalized trace table (seed-pipeline §5.7, with §9.24 fixed: the shown
+Pure functions over the normalized trace table (docs/original_pipeline.md "Q3 pairs", with W24 fixed: the shown
 attempt is the task's *typical* attempt, not its best one). Rendering lives in pairs_html.py.
 """
 

@@ -104,7 +104,8 @@ def _col(steps: pd.DataFrame, *names: str) -> pd.Series:
 
 
 def instability_flags(steps: pd.DataFrame, window: int = 10) -> dict:
-    """Operator collapse heuristics (seed §6.4): a step is flagged when >= 2 signals fire."""
+    """Operator collapse heuristics (docs/original_pipeline.md, SkyRL metrics parser): a step is
+    flagged when >= 2 signals fire."""
     s = steps.sort_values("step").reset_index(drop=True)
     gn = _col(s, "grad_norm")
     ent = _col(s, "entropy")

@@ -1,4 +1,4 @@
-"""Trials -> Harbor exported trace rows (seed-pipeline §6.1), the one row shape every demo dataset uses."""
+"""Trials -> Harbor exported trace rows (docs/formats.md), the one row shape every demo dataset uses."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 from ..fileutil import atomic_write_bytes
 
 MESSAGE = pa.struct([("role", pa.string()), ("content", pa.string())])
-# Column types of Harbor's exported trace rows (seed-pipeline §6.1); extra columns are strings
+# Column types of Harbor's exported trace rows (docs/formats.md); extra columns are strings
 # unless listed here.
 EXPORT_TYPES = {"conversations": pa.list_(MESSAGE), "task_index": pa.int64()}
 

@@ -1,4 +1,4 @@
-"""rl-beta's training logs: the LEGACY 2025 skyrl_train shapes (formats.md §4.1 items 3, 4, 6).
+"""rl-beta's training logs: the LEGACY 2025 skyrl_train shapes (docs/formats.md, SkyRL line shapes 3, 4, 6).
 
 No WANDB_MIRROR lines. Per step: a python-dict policy line WITHOUT a step number (step =
 resume offset + count of `Finished: 'step'` lines so far), an `avg_raw_rewards:` reward line,

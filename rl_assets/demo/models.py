@@ -56,7 +56,7 @@ def write_rl(hub: HubWriter, repo_id: str, mtime: datetime) -> None:
 
 
 def rl_config(repo_id: str, job: str) -> dict:
-    """The serialized RLJobConfig shape (seed-pipeline §6.7); the secret field stays empty."""
+    """The serialized RLJobConfig shape (docs/formats.md, the RL config); the secret field stays empty."""
     return {
         "job_name": job,
         "experiments_dir": f"/scratch/experiments/{job}",

@@ -72,7 +72,7 @@ def metrics(summary: dict | None, as_list: bool):
     if summary is None:
         return None
     acc, mean = summary["accuracy"], summary["mean"]
-    if as_list:  # the current DB writer's shape (seed-pipeline §3.3)
+    if as_list:  # the current DB writer's shape (docs/formats.md, registry rows)
         return [{"name": "mean_drop_ei_reward", "value": acc}, {"name": "accuracy_drop_ei_reward", "value": acc},
                 {"name": "accuracy", "value": acc}, {"name": "mean", "value": mean}]
     return {"accuracy": acc, "mean": mean, "n_trials": summary["n_trials"]}

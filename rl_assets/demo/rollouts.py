@@ -1,4 +1,4 @@
-"""rl-alpha's RL rollout-trace dataset (seed-pipeline §6.2): one row per training trial.
+"""rl-alpha's RL rollout-trace dataset (docs/formats.md): one row per training trial.
 
 Dates follow the training-log timeline (each rollout starts inside its step's generate phase).
 The built-in attribution: the chance of a failing command falls over the run, and a trial's

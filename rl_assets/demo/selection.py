@@ -1,8 +1,9 @@
 """The eval pair each selection mode must pick, computed from the demo's own job list.
 
-Rules (docs/contracts.md, seed-pipeline §3.4-3.5 with its bugs fixed): only Finished jobs with a
-numeric accuracy count; newest first by (ended_at, started_at, created_at) with nulls oldest;
-the first job per benchmark represents it; benchmark names (hyphens included) resolve by name.
+Rules (docs/contracts.md, docs/original_pipeline.md "Eval-pair resolution" with its bugs fixed):
+only Finished jobs with a numeric accuracy count; newest first by (ended_at, started_at,
+created_at) with nulls oldest; the first job per benchmark represents it; benchmark names
+(hyphens included) resolve by name.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Terminus-2 style agent traces (seed-pipeline §6.1): think blocks, bash tool calls, terminal output.
+"""Terminus-2 style agent traces (docs/formats.md, exported rows): think blocks, bash tool calls, terminal output.
 
 A trace is driven by a Style (how much the agent thinks, how often its commands fail, how often it
 writes code fences or self-corrections). The demo's built-in behaviour changes are nothing but

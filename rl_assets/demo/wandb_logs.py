@@ -1,4 +1,4 @@
-"""rl-alpha's training logs: current SkyRL with WANDB_MIRROR JSON lines (formats.md §4.1 item 7).
+"""rl-alpha's training logs: current SkyRL with WANDB_MIRROR JSON lines (docs/formats.md, SkyRL line shape 7).
 
 A restart chain of two .out files overlapping on steps 9-12, with every irregularity the
 parser must survive: Ray prefixes, ANSI colour, NaN/Infinity, 3 malformed and 1 truncated

@@ -1,7 +1,7 @@
 """Exported trace rows (Harbor traces_utils / demo world): parquet, JSONL or JSON-array files.
 
 Every shard is read on its own with only the columns we use that it actually has, so shards
-with extra columns (trace_source, token ids) or differing types never clash (seed §9.16).
+with extra columns (trace_source, token ids) or differing types never clash (docs/original_pipeline.md W16).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Behavioural features of one trace (seed-pipeline §4.3, with its weaknesses fixed).
+"""Behavioural features of one trace (docs/original_pipeline.md, with its weaknesses fixed).
 
 Input: a list of chat messages in OpenAI shape ``{"role", "content", "tool_calls"?,
 "reasoning_content"?, "is_copied_context"?, "is_error"?, "exit_code"?}`` (ShareGPT

@@ -1,4 +1,4 @@
-"""reasoning-gym evaluation outputs, both layouts (formats.md §5):
+"""reasoning-gym evaluation outputs, both layouts (docs/formats.md):
 
 (a) one JSON per family: ``{name, category, config, system_prompt?, results[]}``;
 (b) ``results.json``: ``{metadata{model, ...}, categories[{name, datasets[(a)...]}]}``.

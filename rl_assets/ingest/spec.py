@@ -5,7 +5,7 @@ rows), local files (.parquet/.jsonl/.json: exported rows, an ATIF trajectory, a 
 result.json, reasoning-gym eval files) and local folders (a Harbor job/trial folder, a
 folder of reasoning-gym eval files, or a folder of data files). A spec is local when it
 starts with / ./ ../ ~, exists, or ends with a data suffix; a local spec that does not exist
-is a FileNotFoundError -- never silently a Hub id (seed §9.11). Otherwise an ``org/name``
+is a FileNotFoundError -- never silently a Hub id (docs/original_pipeline.md W11). Otherwise an ``org/name``
 spec is a Hub dataset id (dots allowed: ``laion/Qwen2.5-7B-traces``).
 """
 

@@ -1,7 +1,7 @@
 """`write_back_failure_modes`: the ONLY path that pushes annotations to an eval dataset repo.
 
 The seed spent its whole GPT budget, then 403'd on push, then forced the dataset public
-(§9 items 2 and 18). Here: every target repo's write permission is checked first (the
+(docs/original_pipeline.md W2, W18). Here: every target repo's write permission is checked first (the
 annotation asset runs the same preflight before any LLM spend when write-back is requested);
 if any repo is not writable nothing is uploaded; the upload adds one file under
 ``annotations/`` and never re-uploads the dataset or touches its visibility.

@@ -1,4 +1,4 @@
-"""Judge prompt, output schema and the fixed tag vocabulary (seed-pipeline §5.2).
+"""Judge prompt, output schema and the fixed tag vocabulary (docs/original_pipeline.md, LLM judge).
 
 Unlike the seed, the two traces are anonymised as "Trace A" / "Trace B" and every pair is asked
 in both orders, so the judge cannot favour "the RL one" or "the second one". Tags describe how

@@ -1,4 +1,4 @@
-"""SkyRL training-log parsers: every line shape of formats.md §4.1 -> one per-step table.
+"""SkyRL training-log parsers: every line shape of docs/formats.md -> one per-step table.
 
 ``parse_training_logs(folder)`` is the entry point; the modules below it each read one concern
 (clean: prefixes/time, payloads: dict/JSON, parser: the per-file state machine, batch_errors, vllm,

@@ -1,5 +1,6 @@
-"""Platform concept -> metric key (formats.md §4.2). Per row, the first key present wins, so a run
-whose logger switched key names mid-way still gets one continuous canonical column."""
+"""Platform concept -> metric key (docs/formats.md, metric keys and aliases). Per row, the first
+key present wins, so a run whose logger switched key names mid-way still gets one continuous
+canonical column."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Stream one SkyRL log file line by line into per-step metric rows (every shape of formats.md §4.1).
+"""Stream one SkyRL log file line by line into per-step metric rows (every shape of docs/formats.md).
 
 Step assignment, in order of authority:
 1. an explicit step on the line (``WANDB_MIRROR ... step=N`` / ``'trainer/global_step': N``);

@@ -1,4 +1,4 @@
-"""Step-time breakdown over the SkyRL timer tree (seed-pipeline §5.4.2 TIMING_PARENTS)."""
+"""Step-time breakdown over the SkyRL timer tree (docs/formats.md, timer tree)."""
 
 from __future__ import annotations
 
