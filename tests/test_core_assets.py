@@ -1,71 +1,21 @@
 """Foundation assets materialized against a tiny hand-built world (local hub + SQLite registry)."""
 
 import json
-from datetime import datetime, timezone
 
 import dagster as dg
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from core_world import MODEL, RESOURCES, _rows, core_world
 
-from resources.hub import HubResource
-from resources.registry import RegistryResource, SqlRegistry
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.eval_pair import eval_pair
 from rl_assets.assets.traces import baseline_traces, post_rl_traces
-from rl_assets.io_manager import RlDeltaIOManager
-from rl_assets.partitions import models_partitions
-
-MODEL = "org/rl-7-8B"
-
-
-def _rows(n_tasks, solved):
-    rows = []
-    for t in range(n_tasks):
-        conv = [
-            {"role": "user", "content": f"task {t}"},
-            {"role": "assistant", "content": "<think>plan</think>\n<tool_call>\n{\"name\": \"bash_command\", \"arguments\": {\"keystrokes\": \"ls\\n\"}}\n</tool_call>"},
-            {"role": "user", "content": "New Terminal Output:\nbash: foo: command not found"},
-            {"role": "assistant", "content": "done"},
-        ]
-        rows.append({"conversations": conv, "task": f"t{t}", "trial_name": f"t{t}__abc", "episode": "episode-1",
-                     "date": "2026-05-01T10:00:00Z", "result": "1.0" if t < solved else "0.0"})
-    return rows
 
 
 @pytest.fixture
 def world(tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    monkeypatch.setenv("RLDELTA_HOME", str(home))
-    hub = home / "hub"
-    model = hub / "models" / "org" / "rl-7-8B"
-    model.mkdir(parents=True)
-    (model / "model.safetensors").write_bytes(b"\0" * 8)
-    (model / "rl_config.json").write_text(json.dumps({"job_name": "rl-7"}))
-    for name, solved in (("evals-base", 2), ("evals-post", 5)):
-        data = hub / "datasets" / "org" / name / "data"
-        data.mkdir(parents=True)
-        pq.write_table(pa.Table.from_pylist(_rows(6, solved)), data / "train-00000-of-00001.parquet")
-    reg = SqlRegistry(f"sqlite:///{home / 'registry.sqlite'}")
-    reg.create_all()
-    t = datetime(2026, 5, 1, tzinfo=timezone.utc)
-    reg.insert("benchmarks", [{"id": "b1", "name": "tiny-bench"}])
-    reg.insert("models", [{"id": "base", "name": "org/base-8B", "training_end": t},
-                          {"id": "rl", "name": MODEL, "base_model_id": "base", "training_end": t.replace(day=3)}])
-    link = "https://huggingface.co/datasets/org/{}"
-    reg.insert("sandbox_jobs", [
-        {"id": "j1", "created_at": t, "ended_at": t, "model_id": "base", "benchmark_id": "b1", "job_status": "Finished",
-         "metrics": {"accuracy": 2 / 6}, "hf_traces_link": link.format("evals-base")},
-        {"id": "j2", "created_at": t, "ended_at": t.replace(day=4), "model_id": "rl", "benchmark_id": "b1", "job_status": "Finished",
-         "metrics": [{"name": "accuracy", "value": 5 / 6}], "hf_traces_link": link.format("evals-post")},
-    ])
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions("models", [MODEL, "org/missing-8B"])
-    return instance
-
-
-RESOURCES = {"hub": HubResource(), "registry": RegistryResource(), "settings": AnalysisSettings(), "io_manager": RlDeltaIOManager()}
+    return core_world(tmp_path, monkeypatch)
 
 
 def test_foundation_assets_materialize(world):

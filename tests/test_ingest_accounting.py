@@ -18,7 +18,7 @@ from rl_assets.assets.q2_rl_temporal import rl_traces
 from rl_assets.assets.traces import ACCOUNTED, baseline_traces, post_rl_traces
 from rl_assets.ingest import AccountingError, IngestError, ingest_source, read_traces
 from rl_assets.ingest.plan import CAPPED
-from test_core_assets import MODEL, RESOURCES, world  # noqa: F401  (the world fixture)
+from core_world import MODEL, RESOURCES, core_world
 
 
 def _row(t: int, solved: bool = True) -> dict:
@@ -33,14 +33,15 @@ def _jsonl(path, rows, tail=b""):
 
 
 @pytest.fixture
-def lossy_world(world):
-    """test_core_assets' world (a base and a post-RL eval dataset of 6 rows each), with the post-RL
+def lossy_world(tmp_path, monkeypatch):
+    """tests/core_world.py's world (a base and a post-RL eval dataset of 6 rows each), with the post-RL
     dataset re-exported as JSONL whose last row was cut off mid-write: one row is lost."""
+    instance = core_world(tmp_path, monkeypatch)
     data = Path(os.environ["RLDELTA_HOME"]) / "hub" / "datasets" / "org" / "evals-post" / "data"
     rows = pq.read_table(data / "train-00000-of-00001.parquet").to_pylist()
     (data / "train-00000-of-00001.parquet").unlink()
     _jsonl(data / "train.jsonl", rows, tail=b'{"task": "t6", "conversations": [')
-    return world
+    return instance
 
 
 def _checks(result) -> dict:

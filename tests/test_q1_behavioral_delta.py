@@ -2,7 +2,6 @@
 
 import json
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
@@ -10,25 +9,7 @@ import pytest
 from rl_assets.analysis.behavioral_delta import compute_behavioral_delta
 from rl_assets.analysis.report_md import jsonable
 from rl_assets.schema import FEATURE_COLUMNS, TRACE_SCHEMA
-
-
-def make_side(seed, *, n_tasks=60, attempts=3, tool_error_shift=0.0, pass_p=0.4, prefix="t", benchmarks=("bench-a",)):
-    """Rows per attempt; every feature has a per-task level (shared by both sides) plus noise."""
-    levels = np.random.default_rng(1234).normal(5, 2, size=(n_tasks, len(FEATURE_COLUMNS)))
-    rng = np.random.default_rng(seed)
-    rows = []
-    for t in range(n_tasks):
-        for k in range(attempts):
-            passed = bool(rng.random() < pass_p)
-            row = {"trace_id": f"{seed}-{t}-{k}", "task_id": f"{prefix}{t}", "attempt": k,
-                   "benchmark": benchmarks[t % len(benchmarks)], "reward": 1.0 if passed else 0.0,
-                   "passed": passed, "error_type": None, "is_infra_error": False,
-                   "tool_calls_by_name": json.dumps({"bash": 3, "python": 1})}
-            for j, feat in enumerate(FEATURE_COLUMNS):
-                row[feat] = float(levels[t, j] + rng.normal(0, 1))
-            row["tool_errors"] += tool_error_shift
-            rows.append(row)
-    return pd.DataFrame(rows)
+from q1_synth import make_side
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from rl_assets.io_manager import RlDeltaIOManager
 from rl_assets.partitions import models_partitions
 from rl_assets.schema import TRACE_SCHEMA
 from rl_assets.settings import home_dir
-from test_q1_behavioral_delta import make_side  # tests/ is on sys.path (rootdir import mode)
+from q1_synth import make_side  # tests/ is on sys.path (rootdir import mode)
 
 MODEL = "rldelta-test/rl-model-8B"
 

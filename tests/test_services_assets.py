@@ -1,8 +1,8 @@
 """Assets end to end through the real clients: huggingface_hub -> loopback Hub, supabase-py ->
 loopback PostgREST, secrets only as EnvVars — and never in logs, metadata or files.
 
-The world (hub folder + registry rows) is tests/test_core_assets.py's, so the local and the remote
-backends are judged on the same data.
+The world (hub folder + registry rows) is tests/core_world.py's, as in test_core_assets.py, so
+the local and the remote backends are judged on the same data.
 """
 
 import logging
@@ -11,7 +11,7 @@ import dagster as dg
 import pyarrow.parquet as pq
 import pytest
 
-import test_core_assets as core
+import core_world as core
 from postgrest_server import PostgrestServer
 from resources.hub import HubResource, LocalHub
 from resources.registry import RegistryResource
@@ -29,7 +29,7 @@ ASSETS = [checkpoint, eval_pair, baseline_traces, post_rl_traces]
 @pytest.fixture
 def remote(rldelta_home, hub_server, tmp_path, monkeypatch):
     """(instance, resources, hub server, PostgREST server) over the core world, secrets in env only."""
-    core.world.__wrapped__(tmp_path, monkeypatch)  # writes <home>/hub and <home>/registry.sqlite
+    core.write_world(rldelta_home)  # <home>/hub and <home>/registry.sqlite
     monkeypatch.setenv("HF_TOKEN", TOKEN)
     monkeypatch.setenv("SUPABASE_SERVICE_ROLE_KEY", KEY)
     hub_server.token = TOKEN
