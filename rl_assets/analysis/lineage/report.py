@@ -30,10 +30,18 @@ def summary_lines(r: dict) -> list[str]:
         moved = f.get("moved") or {}
         how = f"; moved {SHAPES[moved['shape']]}" + (f" ({len(moved['steps'])} significant steps)" if moved.get("steps") else "") \
             if moved else ""
+        earlier = (f" (not resolvable at step(s) {', '.join(map(str, f['unresolved_steps']))}: it may have emerged "
+                   "earlier)" if f.get("unresolved_steps") else "")
         lines.append(f"**{f['feature']}** {f['direction']}d: significant from step {f['first_step']} "
-                     f"({_short(f['first_significant'])}); {f['status']}{how}.")
+                     f"({_short(f['first_significant'])}){earlier}; {f['status']}{how}.")
     if not emerged:
-        lines.append("No behavioural feature changed significantly at any checkpoint.")
+        unresolved = any(f.get("unresolved_steps") for f in r["features"])
+        lines.append("No behavioural feature changed significantly at any checkpoint"
+                     + (", but some could not be resolved (below)." if unresolved else "."))
+    for n in r.get("resolution") or []:
+        lines.append(f"Not resolvable: {n['limited']} of the {n['cells']} cells of {n['what']} have a 95% CI that "
+                     f"excludes 0 but a p at the test's floor, above the Holm threshold {fmt_p(n['holm_threshold'])}; "
+                     f"set the settings resource's n_boot to at least {n['n_boot_needed']} and re-materialize.")
     for fam in r["families"]:
         path = fam["label_path"]
         if path["label"]:
