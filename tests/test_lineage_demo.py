@@ -47,13 +47,54 @@ def lineage(tmp_path_factory):
         members = [m["repo_id"] for m in truth["members"]]
         instance = dg.DagsterInstance.ephemeral()
         instance.add_dynamic_partitions("models", members)
-        for model in reversed(members):  # analysed out of step order on purpose
-            assert dg.materialize(MEMBER_ASSETS, instance=instance, partition_key=model, resources=_resources()).success
-        instance.add_dynamic_partitions("rl_jobs", [truth["job"]])
-        result = dg.materialize([run_lineage], instance=instance, partition_key=truth["job"], resources=_resources())
         folder = home / "reports" / "runs" / truth["job"]
+        # Analysed out of step order on purpose; the lineage is refreshed the way the daemon does it:
+        # the run-status sensor sees a member's run end and requests refresh_lineage, which runs here.
+        for model in (members[2], members[1]):
+            run = dg.materialize(MEMBER_ASSETS, instance=instance, partition_key=model, resources=_resources())
+        _, before = _refresh_after(instance, run)
+        two = json.loads((folder / "lineage.json").read_text())
+        new = dg.materialize(MEMBER_ASSETS, instance=instance, partition_key=members[0], resources=_resources())
+        request, result = _refresh_after(instance, new)
         yield {"truth": truth, "result": result, "json": json.loads((folder / "lineage.json").read_text()),
-               "folder": folder, "instance": instance, "home": home}
+               "folder": folder, "instance": instance, "home": home, "before_new": two, "request": request,
+               "new_run": new.run_id}
+
+
+def _refresh_after(instance, member_result):
+    """Feed a member's finished run to the lineage sensor and execute the run it requests."""
+    from rl_assets.definitions import defs
+    from sensors.lineage_sensor import lineage_after_success
+
+    assert member_result.success
+    run = instance.get_run_by_id(member_result.run_id)
+    ctx = dg.build_run_status_sensor_context(
+        sensor_name=lineage_after_success.name, dagster_instance=instance, dagster_run=run,
+        dagster_event=dg.DagsterEvent(event_type_value="PIPELINE_SUCCESS", job_name=run.job_name))
+    reaction = lineage_after_success(ctx)
+    for add in reaction.dynamic_partitions_requests:
+        instance.add_dynamic_partitions(add.partitions_def_name, list(add.partition_keys))
+    (request,) = reaction.run_requests
+    job = defs.resolve_job_def(request.job_name)
+    return request, job.execute_in_process(instance=instance, partition_key=request.partition_key,
+                                           run_config={"resources": {"settings": {"config": {"n_boot": 500}}}})
+
+
+def test_a_new_checkpoint_refreshes_the_lineage_through_the_sensor(lineage):
+    from rl_assets.jobs.analyze import write_index
+    from sensors.lineage_sensor import lineage_after_success
+
+    truth, instance, request = lineage["truth"], lineage["instance"], lineage["request"]
+    assert (request.job_name, request.partition_key) == ("refresh_lineage", truth["job"])
+    assert request.run_key == f"lineage-after-{lineage['new_run']}"
+    assert [m["step"] for m in lineage["before_new"]["members"]] == [10, 20]  # before step 5 was analysed
+    assert [m["step"] for m in lineage["json"]["members"]] == [5, 10, 20]  # the new checkpoint came in first
+    lineage_run = instance.get_run_by_id(lineage["result"].run_id)
+    ctx = dg.build_run_status_sensor_context(
+        sensor_name=lineage_after_success.name, dagster_instance=instance, dagster_run=lineage_run,
+        dagster_event=dg.DagsterEvent(event_type_value="PIPELINE_SUCCESS", job_name=lineage_run.job_name))
+    indexes = lineage_after_success(ctx)
+    assert [(r.job_name, r.partition_key) for r in indexes] == [(write_index.name, m["repo_id"]) for m in truth["members"]]
 
 
 def test_ground_truth_holds_in_the_files(lineage):
@@ -81,7 +122,8 @@ def test_ground_truth_holds_in_the_files(lineage):
 def test_members_in_step_order_from_rl_config(lineage):
     got, truth = lineage["json"], lineage["truth"]
     assert [m["repo_id"] for m in got["members"]] == [m["repo_id"] for m in truth["members"]]
-    assert [m["step"] for m in got["members"]] == [5, 10, 20] != sorted(truth["members_by_name"]) and got["excluded"] == []
+    assert [m["step"] for m in got["members"]] == [5, 10, 20] and got["excluded"] == []
+    assert truth["members_by_name"] != [m["repo_id"] for m in got["members"]]  # by name, step 5 would come last
     assert {m["step_source"] for m in got["members"]} == {"rl_config export_path global_step_<N>"}
     assert got["pinned"]["benchmark"] == truth["benchmark"] and got["pinned"]["base_model"] == truth["base"]
 
