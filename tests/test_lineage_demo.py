@@ -216,3 +216,26 @@ def test_refuses_to_mix_benchmarks_and_lists_why(lineage):
                for e in got["excluded"])
     checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
     assert checks["enough_checkpoints"] is False and checks["all_checkpoints_comparable"] is False
+
+
+def test_the_demo_check_finds_the_story_and_names_what_a_wrong_lineage_gets_wrong(lineage):
+    import copy
+
+    from rl_assets.demo.lineage_check import mismatches
+
+    got, truth = lineage["json"], lineage["truth"]
+    assert mismatches(got, truth) == []  # what `rldelta demo --run` prints as recovered
+    wrong = copy.deepcopy(got)
+    think = next(f for f in wrong["features"] if f["feature"] == "think_tokens")
+    think["cells"][1]["significant"] = True
+    tool = next(f for f in wrong["features"] if f["feature"] == "tool_errors")
+    tool["first_significant"] = truth["members"][1]["repo_id"]
+    letters = next(f for f in wrong["families"] if f["family"] == "letter_counting")
+    letters["cells"][1]["label"] = "no real gain"
+    legs = next(f for f in wrong["families"] if f["family"] == "leg_counting")
+    legs["reward"].update(first_significant=truth["members"][2]["repo_id"], first_step=20)
+    wrong["members"] = wrong["members"][::-1]
+    found = "\n".join(mismatches(wrong, truth))
+    for expected in ("unplanted think_tokens flagged significant at [10]", "planted tool_errors:",
+                     "letter_counting: labels", "leg_counting: no change planted", "members ["):
+        assert expected in found, (expected, found)
