@@ -169,15 +169,16 @@ def test_checkpoints_sit_on_the_training_curves_and_rollouts_show_the_window(lin
     ro = got["rollouts"]
     assert ro["applicable"] and ro["placed_on_steps"] == ro["rollouts"] == truth["rl_rollouts"]["rows"]
     series = {s["series"]: s for s in ro["series"]}
-    for feature, trend in truth["rl_rollouts"]["trends"].items():
-        if feature not in series:
-            continue  # "reward" is not a behaviour series
-        s = series[feature]
+    assert set(series) == set(truth["rl_rollouts"]["trends"])  # every feature, and the gamed family's imitation
+    for name, trend in truth["rl_rollouts"]["trends"].items():
+        s = series[name]
         if trend == "unchanged":
             assert not s["moved"], s
         else:
             assert s["moved"] and s["direction"] == trend and 1 <= s["window"][0] <= s["window"][1] <= 20, s
-    assert "letter_counting" in ro["imitation_not_available"]  # terminal rollouts carry no answers
+    gamed_at = truth["rl_rollouts"]["gamed_from_step"]
+    assert 5 < gamed_at < 10 and series["imitation:letter_counting"]["window"][0] <= gamed_at
+    assert gamed_at <= series["imitation:letter_counting"]["window"][1] and ro["imitation_not_available"] == {}
 
 
 def test_report_plots_metadata_and_checks_show_in_the_ui(lineage):

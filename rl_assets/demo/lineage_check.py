@@ -4,7 +4,8 @@
 (demo/lineage_job.py): the members in step order, each planted feature change (first significant
 checkpoint, direction, persistence, how it moved), every unplanted feature never significant (vs
 the base or step to step), each family's label per checkpoint and its emergence, no significant
-reward change where no change label is planted, and the rollout trends. `rldelta demo --run`
+reward change where no change label is planted, the rollout trends (every series planted moved or
+unchanged) and the window in which the gamed answer took over. `rldelta demo --run`
 prints the result; tests/test_lineage_demo.py asserts it is empty.
 """
 
@@ -62,6 +63,10 @@ def _rollouts(got: dict, truth: dict) -> list[str]:
         seen = s.get("direction") if s["moved"] else "unchanged"
         if seen != trend:
             out.append(f"rollouts {name}: {seen}, planted {trend}")
+    gamed = series.get("imitation:letter_counting") or {}
+    at, window = truth["rl_rollouts"].get("gamed_from_step"), gamed.get("window")
+    if at is not None and not (window and window[0] <= at <= window[1]):
+        out.append(f"rollouts: the imitation of the gamed answer moved over steps {window}, planted at step {at}")
     return out
 
 
