@@ -77,3 +77,23 @@ def test_step_to_step_test_draws_enough_sign_flips_for_its_correction():
     steps = step_changes(members, tables, n_boot=200, seed=0)
     assert len(steps) == 7 and all(s["features"]["tool_errors"]["significant"] for s in steps)
     assert not any(s["features"]["think_tokens"]["significant"] for s in steps)
+
+
+def test_a_later_checkpoint_without_data_leaves_persistence_unknown_not_faded():
+    from rl_assets.analysis.lineage.emergence import emergence
+    from rl_assets.analysis.lineage.families import family_lineage, label_path
+
+    cells = [{"repo_id": f"org/j-{s}-8B", "step": s, "delta": -1.0, "lo": -1.2, "hi": -0.8, "significant": True}
+             for s in (1, 2)] + [{"repo_id": "org/j-3-8B", "step": 3, "delta": None, "lo": None, "hi": None,
+                                 "not_enough_data": "3 common tasks"}]
+    e = emergence(cells)
+    assert e["persists"] is None and e["status"] == "persistence unknown: not enough data at step 3 (org/j-3-8B)"
+    row = {"family": "f", "label": "gamed", "n_tasks": 40,
+           "reward_gain": {"estimate": 0.3, "lo": 0.2, "hi": 0.4, "p": 0.0005}}
+    members = [{"repo_id": f"org/j-{s}-8B", "step": s, "post_rl_eval": f"e{s}",
+                "values": {"learning_audit": {"rows": [row] if s != 2 else []}}} for s in (1, 2, 3)]
+    (fam,), _ = family_lineage(members)
+    assert fam["label_path"]["persists"] is None and fam["label_path"]["status"].startswith("persistence unknown")
+    assert fam["reward"]["persists"] is None and "no data at step 2" in fam["reward"]["status"]
+    assert label_path([{"step": 1, "repo_id": "m1", "label": "gamed"},
+                       {"step": 2, "repo_id": "m2", "label": "not enough data"}])["persists"] is None

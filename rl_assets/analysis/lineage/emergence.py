@@ -48,8 +48,21 @@ def same_side(cell: dict, way: str) -> bool:
     return lo > 0 if way == "increase" else hi < 0
 
 
-def emergence(cells: list[dict]) -> dict:
-    """First significant checkpoint, direction and persistence of one quantity's cells (step order)."""
+def gap(later: list[dict], steps: list[int] | None, after: int) -> str | None:
+    """Why persistence cannot be observed at some later checkpoint (no cell, or no CI), else None."""
+    have = {c["step"]: c for c in later}
+    for step in sorted(set(have) | {s for s in steps or [] if s > after}):
+        c = have.get(step)
+        if c is None:
+            return f"no data at step {step}"
+        if c.get("lo") is None or c.get("hi") is None:
+            return f"not enough data at step {step} ({c['repo_id']})"
+    return None
+
+
+def emergence(cells: list[dict], steps: list[int] | None = None) -> dict:
+    """First significant checkpoint, direction and persistence of one quantity's cells (step order);
+    `steps`: every member's step, so a member without a cell leaves persistence unknown."""
     first = next((i for i, c in enumerate(cells) if c.get("significant")), None)
     limited = [c["step"] for c in cells[:first] if c.get("resolution_limited")]
     if first is None:
@@ -60,11 +73,14 @@ def emergence(cells: list[dict]) -> dict:
     way, later = direction(cells[first]), cells[first + 1:]
     out = {"first_significant": cells[first]["repo_id"], "first_step": cells[first]["step"], "direction": way,
            "unresolved_steps": limited}  # earlier checkpoints the test could not resolve: it may have emerged there
-    if not later:
+    if not later and not [x for x in steps or [] if x > cells[first]["step"]]:
         return {**out, "persists": None, "status": "emerged at the last checkpoint (persistence not observable yet)"}
-    broken = next((c for c in later if not same_side(c, way)), None)
+    broken = next((c for c in later if c.get("lo") is not None and c.get("hi") is not None and not same_side(c, way)),
+                  None)
+    missing = gap(later, steps, cells[first]["step"])
     if broken is None:
-        return {**out, "persists": True, "status": "persists"}
+        return {**out, "persists": None if missing else True,
+                "status": f"persistence unknown: {missing}" if missing else "persists"}
     opposite = "decrease" if way == "increase" else "increase"
     verb = "reversed" if same_side(broken, opposite) else "faded"
     return {**out, "persists": False, "status": f"{verb} at step {broken['step']} ({broken['repo_id']})"}
@@ -123,7 +139,7 @@ def feature_lineage(members: list[dict], tables: dict, n_boot: int, seed: int) -
     steps = step_changes(members, tables, n_boot, seed) if len(members) > 1 else []
     rows = []
     for feature, cells in by_feature.items():
-        row = {"feature": feature, "cells": cells, **emergence(cells)}
+        row = {"feature": feature, "cells": cells, **emergence(cells, [m["step"] for m in members])}
         if row["first_significant"] and len(members) > 1:
             row["moved"] = how_it_moved(feature, cells, steps, row["direction"])
         rows.append(row)
