@@ -133,6 +133,23 @@ def cmd_list_evals(args) -> int:
     return 0
 
 
+def _check_lineage(truth_path, lineage_path) -> int:
+    """Print whether the demo job's lineage recovers its planted story (demo/lineage_check.py); failures."""
+    import json
+
+    from rl_assets.demo.lineage_check import mismatches
+
+    if not lineage_path.exists():
+        print(f"   FAILED no lineage at {lineage_path}")
+        return 1
+    wrong = mismatches(json.loads(lineage_path.read_text()), json.loads(truth_path.read_text())["lineage"])
+    if not wrong:
+        print("   planted story recovered (ground_truth.json → lineage), nothing else flagged")
+    for line in wrong:
+        print(f"   FAILED lineage vs ground truth: {line}")
+    return len(wrong)
+
+
 def cmd_demo(args) -> int:
     from rl_assets.demo import build_world
     from rl_assets.demo.lineage_job import JOB as LINEAGE_JOB, MEMBERS as LINEAGE_MEMBERS
@@ -177,6 +194,7 @@ def cmd_demo(args) -> int:
         print(f"   FAILED {line}")
     failures += len(failed)
     print(f"   report: {reports_root() / 'runs' / LINEAGE_JOB / 'lineage.md'}")
+    failures += _check_lineage(world.ground_truth_path, reports_root() / "runs" / LINEAGE_JOB / "lineage.json")
     print(f"\nreports: {reports_root()}")
     print("open the Dagster UI on the same instance with `make ui`")
     return 1 if failures else 0

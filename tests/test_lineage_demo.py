@@ -47,13 +47,54 @@ def lineage(tmp_path_factory):
         members = [m["repo_id"] for m in truth["members"]]
         instance = dg.DagsterInstance.ephemeral()
         instance.add_dynamic_partitions("models", members)
-        for model in reversed(members):  # analysed out of step order on purpose
-            assert dg.materialize(MEMBER_ASSETS, instance=instance, partition_key=model, resources=_resources()).success
-        instance.add_dynamic_partitions("rl_jobs", [truth["job"]])
-        result = dg.materialize([run_lineage], instance=instance, partition_key=truth["job"], resources=_resources())
         folder = home / "reports" / "runs" / truth["job"]
+        # Analysed out of step order on purpose; the lineage is refreshed the way the daemon does it:
+        # the run-status sensor sees a member's run end and requests refresh_lineage, which runs here.
+        for model in (members[2], members[1]):
+            run = dg.materialize(MEMBER_ASSETS, instance=instance, partition_key=model, resources=_resources())
+        _, before = _refresh_after(instance, run)
+        two = json.loads((folder / "lineage.json").read_text())
+        new = dg.materialize(MEMBER_ASSETS, instance=instance, partition_key=members[0], resources=_resources())
+        request, result = _refresh_after(instance, new)
         yield {"truth": truth, "result": result, "json": json.loads((folder / "lineage.json").read_text()),
-               "folder": folder, "instance": instance, "home": home}
+               "folder": folder, "instance": instance, "home": home, "before_new": two, "request": request,
+               "new_run": new.run_id}
+
+
+def _refresh_after(instance, member_result):
+    """Feed a member's finished run to the lineage sensor and execute the run it requests."""
+    from rl_assets.definitions import defs
+    from sensors.lineage_sensor import lineage_after_success
+
+    assert member_result.success
+    run = instance.get_run_by_id(member_result.run_id)
+    ctx = dg.build_run_status_sensor_context(
+        sensor_name=lineage_after_success.name, dagster_instance=instance, dagster_run=run,
+        dagster_event=dg.DagsterEvent(event_type_value="PIPELINE_SUCCESS", job_name=run.job_name))
+    reaction = lineage_after_success(ctx)
+    for add in reaction.dynamic_partitions_requests:
+        instance.add_dynamic_partitions(add.partitions_def_name, list(add.partition_keys))
+    (request,) = reaction.run_requests
+    job = defs.resolve_job_def(request.job_name)
+    return request, job.execute_in_process(instance=instance, partition_key=request.partition_key,
+                                           run_config={"resources": {"settings": {"config": {"n_boot": 500}}}})
+
+
+def test_a_new_checkpoint_refreshes_the_lineage_through_the_sensor(lineage):
+    from rl_assets.jobs.analyze import write_index
+    from sensors.lineage_sensor import lineage_after_success
+
+    truth, instance, request = lineage["truth"], lineage["instance"], lineage["request"]
+    assert (request.job_name, request.partition_key) == ("refresh_lineage", truth["job"])
+    assert request.run_key == f"lineage-after-{lineage['new_run']}"
+    assert [m["step"] for m in lineage["before_new"]["members"]] == [10, 20]  # before step 5 was analysed
+    assert [m["step"] for m in lineage["json"]["members"]] == [5, 10, 20]  # the new checkpoint came in first
+    lineage_run = instance.get_run_by_id(lineage["result"].run_id)
+    ctx = dg.build_run_status_sensor_context(
+        sensor_name=lineage_after_success.name, dagster_instance=instance, dagster_run=lineage_run,
+        dagster_event=dg.DagsterEvent(event_type_value="PIPELINE_SUCCESS", job_name=lineage_run.job_name))
+    indexes = lineage_after_success(ctx)
+    assert [(r.job_name, r.partition_key) for r in indexes] == [(write_index.name, m["repo_id"]) for m in truth["members"]]
 
 
 def test_ground_truth_holds_in_the_files(lineage):
@@ -81,7 +122,8 @@ def test_ground_truth_holds_in_the_files(lineage):
 def test_members_in_step_order_from_rl_config(lineage):
     got, truth = lineage["json"], lineage["truth"]
     assert [m["repo_id"] for m in got["members"]] == [m["repo_id"] for m in truth["members"]]
-    assert [m["step"] for m in got["members"]] == [5, 10, 20] != sorted(truth["members_by_name"]) and got["excluded"] == []
+    assert [m["step"] for m in got["members"]] == [5, 10, 20] and got["excluded"] == []
+    assert truth["members_by_name"] != [m["repo_id"] for m in got["members"]]  # by name, step 5 would come last
     assert {m["step_source"] for m in got["members"]} == {"rl_config export_path global_step_<N>"}
     assert got["pinned"]["benchmark"] == truth["benchmark"] and got["pinned"]["base_model"] == truth["base"]
 
@@ -127,15 +169,16 @@ def test_checkpoints_sit_on_the_training_curves_and_rollouts_show_the_window(lin
     ro = got["rollouts"]
     assert ro["applicable"] and ro["placed_on_steps"] == ro["rollouts"] == truth["rl_rollouts"]["rows"]
     series = {s["series"]: s for s in ro["series"]}
-    for feature, trend in truth["rl_rollouts"]["trends"].items():
-        if feature not in series:
-            continue  # "reward" is not a behaviour series
-        s = series[feature]
+    assert set(series) == set(truth["rl_rollouts"]["trends"])  # every feature, and the gamed family's imitation
+    for name, trend in truth["rl_rollouts"]["trends"].items():
+        s = series[name]
         if trend == "unchanged":
             assert not s["moved"], s
         else:
             assert s["moved"] and s["direction"] == trend and 1 <= s["window"][0] <= s["window"][1] <= 20, s
-    assert "letter_counting" in ro["imitation_not_available"]  # terminal rollouts carry no answers
+    gamed_at = truth["rl_rollouts"]["gamed_from_step"]
+    assert 5 < gamed_at < 10 and series["imitation:letter_counting"]["window"][0] <= gamed_at
+    assert gamed_at <= series["imitation:letter_counting"]["window"][1] and ro["imitation_not_available"] == {}
 
 
 def test_report_plots_metadata_and_checks_show_in_the_ui(lineage):
@@ -174,3 +217,26 @@ def test_refuses_to_mix_benchmarks_and_lists_why(lineage):
                for e in got["excluded"])
     checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
     assert checks["enough_checkpoints"] is False and checks["all_checkpoints_comparable"] is False
+
+
+def test_the_demo_check_finds_the_story_and_names_what_a_wrong_lineage_gets_wrong(lineage):
+    import copy
+
+    from rl_assets.demo.lineage_check import mismatches
+
+    got, truth = lineage["json"], lineage["truth"]
+    assert mismatches(got, truth) == []  # what `rldelta demo --run` prints as recovered
+    wrong = copy.deepcopy(got)
+    think = next(f for f in wrong["features"] if f["feature"] == "think_tokens")
+    think["cells"][1]["significant"] = True
+    tool = next(f for f in wrong["features"] if f["feature"] == "tool_errors")
+    tool["first_significant"] = truth["members"][1]["repo_id"]
+    letters = next(f for f in wrong["families"] if f["family"] == "letter_counting")
+    letters["cells"][1]["label"] = "no real gain"
+    legs = next(f for f in wrong["families"] if f["family"] == "leg_counting")
+    legs["reward"].update(first_significant=truth["members"][2]["repo_id"], first_step=20)
+    wrong["members"] = wrong["members"][::-1]
+    found = "\n".join(mismatches(wrong, truth))
+    for expected in ("unplanted think_tokens flagged significant at [10]", "planted tool_errors:",
+                     "letter_counting: labels", "leg_counting: no change planted", "members ["):
+        assert expected in found, (expected, found)

@@ -2,9 +2,9 @@
 
 `build()` writes the checkpoints (weights, README, rl_config.json with `job_name: rl-gamma`, the
 run's training logs), their eval traces and the base model's on `rg-tool-use` (demo/lineage_evals.py),
-the run's rollout dataset, their registry rows, and returns the ground truth of the lineage: what
-`run_lineage` must recover (docs/lineage.md). Everything reuses the other demo generators: the
-log shapes of wandb_logs, the rollouts of rollouts.py, the registry rows of registry_rows.
+the run's rollout dataset (demo/lineage_rollouts.py), their registry rows, and returns the ground
+truth of the lineage: what `run_lineage` must recover (docs/lineage.md). Everything else reuses the
+other demo generators: the log shapes of wandb_logs, the registry rows of registry_rows.
 
 Checkpoint names put the steps out of lexical order (`-5-`, `-10-`, `-20-`), so ordering by name
 would be wrong; rl_config's per-checkpoint `export_path` (`…/exports/global_step_<N>`) names the
@@ -17,7 +17,7 @@ from datetime import timedelta
 
 from ..schema import FEATURE_COLUMNS, INFRA_ERRORS
 from . import ground_truth as gt
-from . import measure, models, registry_rows, rollouts, wandb_logs
+from . import lineage_rollouts, measure, models, registry_rows, wandb_logs
 from .constants import BASE, EVAL_DAY, ORG, eval_dataset, hf_url, uid, utc
 from .export_rows import rows, score_summary
 from .hubfiles import HubWriter, split_shards
@@ -81,7 +81,7 @@ def build(hub: HubWriter, seed: int, scale: float, registry_url: str | None) -> 
         hub.write_rows(ds_id, split_shards(rows(ts, model, f"eval-{ds_id.split('/')[1]}"), 2),
                        max(t.date for t in ts) + timedelta(hours=1))
         by_model[model], summaries[model] = ts, score_summary(ts, INFRA_ERRORS)
-    rl_trials = rollouts.trials(seed, steps, max(6, round(8 * scale)))
+    rl_trials = lineage_rollouts.trials(seed, steps, max(4, round(6 * scale)))
     hub.write_rows(TRACES, split_shards(rows(rl_trials, MEMBERS[-1], f"{JOB}-trace-jobs"), 2), done + timedelta(hours=1))
     if registry_url:
         spans = {m: (START, end_of[CHECKPOINTS[m]]) for m in MEMBERS}
@@ -117,5 +117,5 @@ def truth(by_model: dict, log_facts: dict, rl_trials: list, n: int) -> dict:
                                           for m, ts in by_model.items()},
         },
         "training_logs": log_facts,
-        "rl_rollouts": {"dataset": TRACES, **gt.rollouts(rl_trials)},
+        "rl_rollouts": {"dataset": TRACES, **lineage_rollouts.truth(rl_trials, FEATURE_COLUMNS)},
     }

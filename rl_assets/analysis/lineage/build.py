@@ -13,6 +13,7 @@ from rl_assets.analysis.lineage.curves import at_checkpoints, job_curves
 from rl_assets.analysis.lineage.emergence import feature_lineage
 from rl_assets.analysis.lineage.families import family_lineage
 from rl_assets.analysis.lineage.members import select_members
+from rl_assets.analysis.lineage.resolution import resolution_note
 from rl_assets.analysis.lineage.rollouts import rollout_windows
 from rl_assets.analysis.lineage.steps import training_step
 from rl_assets.analysis.report_md import jsonable
@@ -70,10 +71,14 @@ def build_lineage(job: str, stored: dict[str, dict], *, tables: dict | None = No
               if (v.get("checkpoint") or {}).get("job_name") == job]
     job_models = [(m, v.get("training_metrics")) for s, m, v in sorted(in_job, key=lambda t: (t[0] is None, t[0] or 0, t[1]))]
     curves, curves_from, note = job_curves(job_models)
+    looks = (("behaviour features vs the base (Q1's stored p)", [c for f in features for c in f["cells"]]),
+             ("behaviour features step to step", [c for s in steps for c in (s.get("features") or {}).values()]),
+             ("family reward change vs the base (the audit's stored p)", [c for f in families for c in f["cells"]]))
     result = {
         "job": job, "alpha": ALPHA, "n_boot": n_boot, "seed": seed, "pinned": sel["pinned"],
         "members": [member_summary(m) for m in members], "excluded": sel["excluded"],
         "features": features, "steps": steps, "families": families, "audit_missing": audit_missing,
+        "resolution": [n for what, cells in looks if (n := resolution_note(cells, what, ALPHA))],
         "curves": {"source": curves_from, "note": note, "data": curves,
                    "at_checkpoints": at_checkpoints(curves, [m["step"] for m in members]) if curves else []},
     }

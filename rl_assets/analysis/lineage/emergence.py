@@ -20,16 +20,20 @@ from __future__ import annotations
 
 from rl_assets.analysis import stats
 from rl_assets.analysis.behavioral_delta import ALPHA, feature_deltas, to_frame
+from rl_assets.analysis.lineage.resolution import mark_limited, permutations_for
+from rl_assets.schema import FEATURE_COLUMNS
 
-CELL_KEYS = ("before", "after", "delta", "lo", "hi", "p", "effect_size", "not_enough_data")
+CELL_KEYS = ("before", "after", "delta", "lo", "hi", "p", "effect_size", "not_enough_data", "n_tasks")
 
 
-def holm_mark(cells: list[dict], alpha: float = ALPHA) -> None:
-    """Set `p_lineage` (Holm over all given cells) and `significant` (CI excludes 0 and p_lineage < α)."""
+def holm_mark(cells: list[dict], alpha: float = ALPHA, n_boot: int | None = None) -> None:
+    """Set `p_lineage` (Holm over all given cells), `significant` (CI excludes 0 and p_lineage < α)
+    and `resolution_limited` (resolution.py; a cell's own `n_boot` wins over the argument)."""
     for cell, adjusted in zip(cells, stats.holm_adjust([c.get("p") for c in cells])):
         cell["p_lineage"] = adjusted
         excludes = cell.get("lo") is not None and cell.get("hi") is not None and (cell["lo"] > 0 or cell["hi"] < 0)
         cell["significant"] = bool(excludes and adjusted is not None and adjusted < alpha)
+    mark_limited(cells, n_boot)
 
 
 def direction(cell: dict) -> str:
@@ -44,19 +48,39 @@ def same_side(cell: dict, way: str) -> bool:
     return lo > 0 if way == "increase" else hi < 0
 
 
-def emergence(cells: list[dict]) -> dict:
-    """First significant checkpoint, direction and persistence of one quantity's cells (step order)."""
+def gap(later: list[dict], steps: list[int] | None, after: int) -> str | None:
+    """Why persistence cannot be observed at some later checkpoint (no cell, or no CI), else None."""
+    have = {c["step"]: c for c in later}
+    for step in sorted(set(have) | {s for s in steps or [] if s > after}):
+        c = have.get(step)
+        if c is None:
+            return f"no data at step {step}"
+        if c.get("lo") is None or c.get("hi") is None:
+            return f"not enough data at step {step} ({c['repo_id']})"
+    return None
+
+
+def emergence(cells: list[dict], steps: list[int] | None = None) -> dict:
+    """First significant checkpoint, direction and persistence of one quantity's cells (step order);
+    `steps`: every member's step, so a member without a cell leaves persistence unknown."""
     first = next((i for i, c in enumerate(cells) if c.get("significant")), None)
+    limited = [c["step"] for c in cells[:first] if c.get("resolution_limited")]
     if first is None:
-        return {"first_significant": None, "first_step": None, "direction": None, "persists": None,
-                "status": "never significant"}
+        status = (f"not resolvable: the CI excludes 0 at step(s) {', '.join(map(str, limited))} but the p cannot "
+                  "go low enough for the lineage-wide Holm (see the resolution note)") if limited else "never significant"
+        return {"first_significant": None, "first_step": None, "direction": None, "persists": None, "status": status,
+                "unresolved_steps": limited}
     way, later = direction(cells[first]), cells[first + 1:]
-    out = {"first_significant": cells[first]["repo_id"], "first_step": cells[first]["step"], "direction": way}
-    if not later:
+    out = {"first_significant": cells[first]["repo_id"], "first_step": cells[first]["step"], "direction": way,
+           "unresolved_steps": limited}  # earlier checkpoints the test could not resolve: it may have emerged there
+    if not later and not [x for x in steps or [] if x > cells[first]["step"]]:
         return {**out, "persists": None, "status": "emerged at the last checkpoint (persistence not observable yet)"}
-    broken = next((c for c in later if not same_side(c, way)), None)
+    broken = next((c for c in later if c.get("lo") is not None and c.get("hi") is not None and not same_side(c, way)),
+                  None)
+    missing = gap(later, steps, cells[first]["step"])
     if broken is None:
-        return {**out, "persists": True, "status": "persists"}
+        return {**out, "persists": None if missing else True,
+                "status": f"persistence unknown: {missing}" if missing else "persists"}
     opposite = "decrease" if way == "increase" else "increase"
     verb = "reversed" if same_side(broken, opposite) else "faded"
     return {**out, "persists": False, "status": f"{verb} at step {broken['step']} ({broken['repo_id']})"}
@@ -68,14 +92,16 @@ def feature_cells(members: list[dict]) -> dict[str, list[dict]]:
     for m in members:
         for f in m["values"]["behavioral_delta"].get("features") or []:
             cell = {"repo_id": m["repo_id"], "step": m["step"], **{k: f.get(k) for k in CELL_KEYS},
-                    "q1_significant": f.get("significant")}
+                    "q1_significant": f.get("significant"), "n_boot": m["values"]["behavioral_delta"].get("n_boot")}
             out.setdefault(f["feature"], []).append(cell)
     return out
 
 
 def step_changes(members: list[dict], tables: dict, n_boot: int, seed: int) -> list[dict]:
-    """Paired feature Δ between consecutive members on their common tasks (None when a table is missing)."""
-    out = []
+    """Paired feature Δ between consecutive members on their common tasks (None when a table is missing).
+
+    Enough sign flips that the p floor stays below the Holm threshold over all its cells."""
+    out, n_perm = [], max(n_boot, permutations_for(len(FEATURE_COLUMNS) * (len(members) - 1), ALPHA))
     for prev, cur in zip(members, members[1:]):
         step = {"from": prev["repo_id"], "to": cur["repo_id"], "from_step": prev["step"], "to_step": cur["step"]}
         if tables.get(prev["repo_id"]) is None or tables.get(cur["repo_id"]) is None:
@@ -86,10 +112,10 @@ def step_changes(members: list[dict], tables: dict, n_boot: int, seed: int) -> l
         if not common:
             out.append({**step, "unavailable": "the two checkpoints share no task"})
             continue
-        rows = feature_deltas(b, a, common, stats.PairedResampler(len(common), n_boot, seed))
+        rows = feature_deltas(b, a, common, stats.PairedResampler(len(common), n_perm, seed))
         out.append({**step, "common_tasks": len(common),
-                    "features": {r["feature"]: {k: r.get(k) for k in ("delta", "lo", "hi", "p")} for r in rows}})
-    holm_mark([c for s in out for c in (s.get("features") or {}).values()])
+                    "features": {r["feature"]: {k: r.get(k) for k in ("delta", "lo", "hi", "p", "n_tasks")} for r in rows}})
+    holm_mark([c for s in out for c in (s.get("features") or {}).values()], n_boot=n_perm)
     return out
 
 
@@ -113,7 +139,7 @@ def feature_lineage(members: list[dict], tables: dict, n_boot: int, seed: int) -
     steps = step_changes(members, tables, n_boot, seed) if len(members) > 1 else []
     rows = []
     for feature, cells in by_feature.items():
-        row = {"feature": feature, "cells": cells, **emergence(cells)}
+        row = {"feature": feature, "cells": cells, **emergence(cells, [m["step"] for m in members])}
         if row["first_significant"] and len(members) > 1:
             row["moved"] = how_it_moved(feature, cells, steps, row["direction"])
         rows.append(row)

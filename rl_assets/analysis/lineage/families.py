@@ -14,6 +14,7 @@ from rl_assets.analysis.lineage.emergence import emergence, holm_mark
 # Labels that say RL changed something; "no change", "no real gain" (a trivial answer already does as
 # well, before and after) and "not enough data" do not.
 CHANGE_LABELS = frozenset({"real skill", "skill and format", "mostly format", "gamed", "regressed"})
+UNKNOWN = "not enough data"  # a later checkpoint with this label neither keeps nor breaks a label path
 
 
 def _imitation(row: dict) -> dict | None:
@@ -47,18 +48,24 @@ def audit_rows_of(member: dict) -> tuple[list[dict] | None, str | None]:
     return audit["rows"], None
 
 
-def label_path(cells: list[dict]) -> dict:
-    """First checkpoint with a change label, and whether every later checkpoint keeps it."""
+def label_path(cells: list[dict], steps: list[int] | None = None) -> dict:
+    """First checkpoint with a change label, and whether every later checkpoint keeps it (unknown when a
+    later member of `steps` has no audit row or says "not enough data")."""
     first = next((i for i, c in enumerate(cells) if c.get("label") in CHANGE_LABELS), None)
     if first is None:
         return {"label": None, "at": None, "at_step": None, "persists": None, "status": "no change label"}
     label, later = cells[first]["label"], cells[first + 1:]
     out = {"label": label, "at": cells[first]["repo_id"], "at_step": cells[first]["step"]}
-    if not later:
+    after = [x for x in steps or [] if x > cells[first]["step"]]
+    if not later and not after:
         return {**out, "persists": None, "status": "emerged at the last checkpoint (persistence not observable yet)"}
-    broken = next((c for c in later if c.get("label") != label), None)
+    broken = next((c for c in later if c.get("label") not in (label, UNKNOWN)), None)
+    seen = {c["step"]: c for c in later}
+    missing = next((f"no audit row at step {x}" if x not in seen else f"not enough data at step {x}"
+                    for x in sorted(set(seen) | set(after)) if seen.get(x, {}).get("label", UNKNOWN) == UNKNOWN), None)
     if broken is None:
-        return {**out, "persists": True, "status": "persists"}
+        return {**out, "persists": None if missing else True,
+                "status": f"persistence unknown: {missing}" if missing else "persists"}
     return {**out, "persists": False, "status": f"became {broken.get('label') or 'unlabelled'} at step {broken['step']}"}
 
 
@@ -74,6 +81,7 @@ def family_lineage(members: list[dict]) -> tuple[list[dict], list[dict]]:
         for row in rows:
             by_family.setdefault(row["family"], []).append(_cell(m, row))
     holm_mark([c for cells in by_family.values() for c in cells])
-    out = [{"family": family, "cells": cells, "label_path": label_path(cells), "reward": emergence(cells)}
+    steps = [m["step"] for m in members]
+    out = [{"family": family, "cells": cells, "label_path": label_path(cells, steps), "reward": emergence(cells, steps)}
            for family, cells in sorted(by_family.items())]
     return out, missing

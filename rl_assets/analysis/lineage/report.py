@@ -30,15 +30,23 @@ def summary_lines(r: dict) -> list[str]:
         moved = f.get("moved") or {}
         how = f"; moved {SHAPES[moved['shape']]}" + (f" ({len(moved['steps'])} significant steps)" if moved.get("steps") else "") \
             if moved else ""
+        earlier = (f" (not resolvable at step(s) {', '.join(map(str, f['unresolved_steps']))}: it may have emerged "
+                   "earlier)" if f.get("unresolved_steps") else "")
         lines.append(f"**{f['feature']}** {f['direction']}d: significant from step {f['first_step']} "
-                     f"({_short(f['first_significant'])}); {f['status']}{how}.")
+                     f"({_short(f['first_significant'])}){earlier}; {f['status']}{how}.")
     if not emerged:
-        lines.append("No behavioural feature changed significantly at any checkpoint.")
+        unresolved = any(f.get("unresolved_steps") for f in r["features"])
+        lines.append("No behavioural feature changed significantly at any checkpoint"
+                     + (", but some could not be resolved (below)." if unresolved else "."))
+    for n in r.get("resolution") or []:
+        lines.append(f"Not resolvable: {n['limited']} of the {n['cells']} cells of {n['what']} have a 95% CI that "
+                     f"excludes 0 but a p at the test's floor, above the Holm threshold {fmt_p(n['holm_threshold'])}; "
+                     f"set the settings resource's n_boot to at least {n['n_boot_needed']} and re-materialize.")
     for fam in r["families"]:
         path = fam["label_path"]
         if path["label"]:
             lines.append(f"**{fam['family']}**: {path['label']} from step {path['at_step']} ({_short(path['at'])}); "
-                         f"{path['status']}.")
+                         f"{path['status']}; reward change {_reward_emergence(fam['reward'])}.")
     quiet = [fam["family"] for fam in r["families"] if not fam["label_path"]["label"]]
     if quiet:
         lines.append("No change label at any checkpoint: " + ", ".join(quiet) + ".")
@@ -47,6 +55,13 @@ def summary_lines(r: dict) -> list[str]:
             lines.append(f"Rollouts: {s['series']} {s['direction']}d over training, mostly between steps "
                          f"{s['window'][0]} and {s['window'][1]} (Spearman rho {fmt_num(s['rho'], 2)}).")
     return lines
+
+
+def _reward_emergence(e: dict) -> str:
+    """When a family's reward change became significant by the lineage's rule (emergence.emergence)."""
+    if not e["first_step"]:
+        return e["status"]
+    return f"significant from step {e['first_step']}, {e['status']}"
 
 
 def _by_step(cells: list[dict], steps: list[int], fmt) -> list[str]:
@@ -66,7 +81,7 @@ def _member_rows(r: dict) -> list[list]:
     rows = []
     for m in r["members"]:
         sr, base, d = m["solve_rate"], m["base_solve_rate"], m["solve_rate_delta"]
-        judge = "; ".join(f"{name} {fmt_pct(p['win_rate'])} {fmt_ci(*(p['ci'] or [None, None]), pct=True)}"
+        judge = (f"{m['judge']['judge']}: " if m["judge"] else "") + "; ".join(f"{name} {fmt_pct(p['win_rate'])} {fmt_ci(*(p['ci'] or [None, None]), pct=True)}"
                           if p["win_rate"] is not None else f"{name}: no decisive pair"
                           for name, p in ((m["judge"] or {}).get("probes") or {}).items()) or "not run"
         delta = (f"{fmt_pct(d['estimate'], signed=True)} {fmt_ci(d['lo'], d['hi'], pct=True, signed=True)}"
@@ -113,10 +128,12 @@ def render_markdown(r: dict, images: dict[str, str]) -> str:
                 ["feature", *[f"{s['from_step']} → {s['to_step']}" for s in r["steps"]]],
                 [[f["feature"], *[_delta_cell(s["features"][f["feature"]]) for s in r["steps"]]] for f in moved]), ""]
         out += ["## Task families (learning audit)", "", md_table(
-            ["family", *heads, "change label from", "persists"],
+            ["family", *heads, "change label from", "persists", "Δ reward significant from"],
             [[fam["family"], *_by_step(fam["cells"], steps, lambda c: c["label"]),
               f"{fam['label_path']['label']} at step {fam['label_path']['at_step']}" if fam["label_path"]["label"] else "—",
-              fam["label_path"]["status"]] for fam in r["families"]], align="l" + "l" * len(steps) + "ll"), "",
+              fam["label_path"]["status"],
+              f"step {fam['reward']['first_step']} ({fam['reward']['status']})" if fam["reward"]["first_step"]
+              else fam["reward"]["status"]] for fam in r["families"]], align="l" + "l" * len(steps) + "lll"), "",
             f"![labels × checkpoints]({images.get('labels', '')})", "",
             md_table(["family", "step", "reward before → after", "Δ reward [95% CI]", "format part", "substance part",
                       "most imitated trivial strategy", "label"], _family_detail(r), align="lrlrrrll"), ""]
