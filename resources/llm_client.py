@@ -25,6 +25,8 @@ from rl_assets.llm_cache import LLMCache
 
 _log = logging.getLogger("rldelta.llm")
 RETRY_AFTER_CAP_S = 120.0  # honour a server's Retry-After up to this, even above backoff_max_s
+PROGRESS_EVERY_S = 5.0  # how often a run of successful requests logs its progress
+OK_STATUSES = frozenset({"fresh", "cached", "offline"})
 
 
 @dataclass
@@ -216,12 +218,18 @@ class LLMClient:
             except Exception as exc:  # noqa: BLE001 - isolation: a bug in one interpret() is one failure
                 return self._fail(req.keys, f"error: {type(exc).__name__}: {self._scrub(str(exc))[:200]}")
 
+        # A request that did not succeed is always logged; successes at most every PROGRESS_EVERY_S
+        # (each line is an event in the run's log: one per request cost ~20 ms each, 15 s a run).
+        last = time.monotonic()
         with ThreadPoolExecutor(max_workers=max(1, self.concurrency)) as pool:
             for req, items in zip(requests, pool.map(work, requests)):
                 done += 1
                 for item in items:
                     results[item.key] = item
-                self.log(f"[{done}/{len(requests)}] {req.label} " + ",".join(sorted({i.status for i in items})))
+                statuses = {i.status for i in items}
+                if statuses - OK_STATUSES or done == len(requests) or time.monotonic() - last >= PROGRESS_EVERY_S:
+                    self.log(f"[{done}/{len(requests)}] {req.label} " + ",".join(sorted(statuses)))
+                    last = time.monotonic()
         return results
 
     def summary(self) -> dict:
