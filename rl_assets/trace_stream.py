@@ -31,7 +31,9 @@ def iter_trace_batches(path, columns: Iterable[str], only: set[str] | None = Non
     if unknown:
         raise KeyError(f"unknown trace columns {unknown} requested from {path}")
     want = pa.schema([TRACE_SCHEMA.field(c) for c in cols])
-    source = pq.ParquetFile(path)
+    # pre_buffer (pyarrow's default) keeps every row group's bytes it has read until the reader is
+    # closed: arrow memory then grows with the file (58 → 174 MB over an 8,000-row table).
+    source = pq.ParquetFile(path, pre_buffer=False)
     present = set(source.schema_arrow.names)
     absent = [c for c in cols if c not in present and c in ADDED_COLUMNS]  # an older table: those are null
     missing = [c for c in cols if c not in present and c not in ADDED_COLUMNS]
@@ -41,7 +43,7 @@ def iter_trace_batches(path, columns: Iterable[str], only: set[str] | None = Non
     if only is not None and "trace_id" not in read:
         read.append("trace_id")
     wanted_ids = pa.array(sorted(only), pa.string()) if only is not None else None
-    for batch in source.iter_batches(batch_size=batch_rows, columns=read):
+    for batch in source.iter_batches(batch_size=batch_rows, columns=read, use_threads=False):
         table = pa.Table.from_batches([batch])
         if wanted_ids is not None:
             table = table.filter(pc.is_in(table["trace_id"], value_set=wanted_ids))
