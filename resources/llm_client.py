@@ -17,7 +17,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-import openai
 
 from resources.llm_costs import Budget, BudgetExceeded, Ledger, cost_usd, estimate_tokens
 from resources.llm_json import JSONRepairError, parse_json_loose
@@ -120,6 +119,8 @@ class LLMClient:
         return self.openai_client.chat.completions.create(**kwargs)
 
     def chat(self, messages: list[dict], schema_name: str, schema: dict, label: str = "") -> str:
+        import openai  # here, not at import: the SDK takes ~2.5 s to import in every process that loads the code
+
         prompt_est = estimate_tokens(messages)
         worst_tokens = prompt_est + self.max_output_tokens
         worst_usd = cost_usd(self.price, prompt_est, self.max_output_tokens)
