@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -71,7 +72,10 @@ def rldelta_run(before: Path, after: Path, work: Path) -> tuple[float, float, in
                       f"      post_rl_eval: {after}\n")
     cmd = [str(VENV_BIN / "dagster"), "asset", "materialize", "-m", "rl_assets.definitions", "--select", SELECT,
            "--partition", PARTITION, "-c", str(config)]
-    return run_measured(cmd, ROOT, env, home / "materialize.log")
+    measured = run_measured(cmd, ROOT, env, home / "materialize.log")
+    shutil.copy(home / "materialize.log", work / "last_materialize.log")
+    shutil.rmtree(home)  # its tables are as large as the input; the shared disk is small
+    return measured
 
 
 def main() -> int:
