@@ -18,7 +18,6 @@ from typing import Optional
 from urllib.parse import urlsplit, urlunsplit
 
 import dagster as dg
-import openai
 
 from resources.llm_client import LLMClient
 from resources.llm_costs import Budget, Ledger, price_for
@@ -99,6 +98,8 @@ class LLMResource(dg.ConfigurableResource):
         name = self.model_for(purpose, model)
         sdk = None
         if not offline:
+            import openai  # lazily: importing the SDK costs every process that loads the code ~2.5 s
+
             sdk = openai.OpenAI(
                 base_url=self.resolved_base_url(),
                 # Local servers often need no key, but the SDK insists on one (and would

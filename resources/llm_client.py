@@ -17,7 +17,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-import openai
 
 from resources.llm_costs import Budget, BudgetExceeded, Ledger, cost_usd, estimate_tokens
 from resources.llm_json import JSONRepairError, parse_json_loose
@@ -25,6 +24,8 @@ from rl_assets.llm_cache import LLMCache
 
 _log = logging.getLogger("rldelta.llm")
 RETRY_AFTER_CAP_S = 120.0  # honour a server's Retry-After up to this, even above backoff_max_s
+PROGRESS_EVERY_S = 5.0  # how often a run of successful requests logs its progress
+OK_STATUSES = frozenset({"fresh", "cached", "offline"})
 
 
 @dataclass
@@ -118,6 +119,8 @@ class LLMClient:
         return self.openai_client.chat.completions.create(**kwargs)
 
     def chat(self, messages: list[dict], schema_name: str, schema: dict, label: str = "") -> str:
+        import openai  # here, not at import: the SDK takes ~2.5 s to import in every process that loads the code
+
         prompt_est = estimate_tokens(messages)
         worst_tokens = prompt_est + self.max_output_tokens
         worst_usd = cost_usd(self.price, prompt_est, self.max_output_tokens)
@@ -216,12 +219,18 @@ class LLMClient:
             except Exception as exc:  # noqa: BLE001 - isolation: a bug in one interpret() is one failure
                 return self._fail(req.keys, f"error: {type(exc).__name__}: {self._scrub(str(exc))[:200]}")
 
+        # A request that did not succeed is always logged; successes at most every PROGRESS_EVERY_S
+        # (each line is an event in the run's log: one per request cost ~20 ms each, 15 s a run).
+        last = time.monotonic()
         with ThreadPoolExecutor(max_workers=max(1, self.concurrency)) as pool:
             for req, items in zip(requests, pool.map(work, requests)):
                 done += 1
                 for item in items:
                     results[item.key] = item
-                self.log(f"[{done}/{len(requests)}] {req.label} " + ",".join(sorted({i.status for i in items})))
+                statuses = {i.status for i in items}
+                if statuses - OK_STATUSES or done == len(requests) or time.monotonic() - last >= PROGRESS_EVERY_S:
+                    self.log(f"[{done}/{len(requests)}] {req.label} " + ",".join(sorted(statuses)))
+                    last = time.monotonic()
         return results
 
     def summary(self) -> dict:

@@ -13,6 +13,12 @@ from pathlib import Path
 
 DEFAULT_INSTANCE_YAML = """\
 # Written by rldelta (rl_assets/instance.py). Edit freely; it is not overwritten.
+# Queued runs are looked at every second (default 5 s): an upload waits on this twice before INDEX.md.
+run_coordinator:
+  module: dagster._core.run_coordinator
+  class: QueuedRunCoordinator
+  config:
+    dequeue_interval_seconds: 1
 concurrency:
   runs:
     max_concurrent_runs: 4

@@ -13,7 +13,7 @@ from sensors.lineage_sensor import new_job_partitions
 @dg.sensor(
     name="checkpoint_sensor",
     target=analyze_model,
-    minimum_interval_seconds=30,
+    minimum_interval_seconds=10,  # an upload is analysed within seconds; a tick is one listing per author
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Polls the hub for model repos (RLDELTA_WATCH_AUTHORS, default laion) and analyses new checkpoints.",
 )

@@ -20,7 +20,7 @@ def _index_sensor(name: str, status: dg.DagsterRunStatus):
         run_status=status,
         request_job=write_index,
         default_status=dg.DefaultSensorStatus.RUNNING,
-        minimum_interval_seconds=15,
+        minimum_interval_seconds=5,  # INDEX.md follows a run within seconds (a tick reads the run log only)
         description=f"Rewrites INDEX.md after a per-model run ends with {status.value}.",
     )(_index_request)
 

@@ -1,6 +1,7 @@
 """A source is ingested once per revision and knobs; unchanged inputs reuse the table."""
 
 import json
+import os
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -8,7 +9,7 @@ import pytest
 
 import rl_assets.ingest as ingest
 from resources.hub import LocalHub
-from rl_assets.trace_tables import ingest_once, stamp_path
+from rl_assets.trace_tables import ingest_once, local_source_fingerprint, stamp_path
 
 
 @pytest.fixture
@@ -58,10 +59,36 @@ def test_an_identical_table_elsewhere_is_read_in_place(hub, calls, tmp_path):
     assert ingest_once(hub, "org/evals", tmp_path / "cmp.parquet", benchmark="other", reuse=(partition_table,))["reused"] is False
 
 
-def test_local_sources_are_always_read_and_never_stamped(tmp_path, calls):
+def _row(task: str, result: str) -> str:
+    return json.dumps({"conversations": [], "task": task, "trial_name": f"{task}__1", "result": result}) + "\n"
+
+
+def test_an_unchanged_local_file_is_not_ingested_again(tmp_path, calls):
     src = tmp_path / "rows.jsonl"
-    src.write_text(json.dumps({"conversations": [], "task": "t", "trial_name": "t__1", "result": "0.0"}) + "\n")
+    src.write_text(_row("t", "0.0"))
     table = tmp_path / "local.parquet"
-    ingest_once(None, str(src), table)
-    ingest_once(None, str(src), table)
-    assert len(calls) == 2 and not stamp_path(table).exists()
+    first, again = ingest_once(None, str(src), table), ingest_once(None, str(src), table)
+    assert (first["reused"], again["reused"], len(calls)) == (False, True, 1) and stamp_path(table).exists()
+    src.write_text(_row("t", "0.0") + _row("u", "1.0"))  # the file changed: read again
+    assert ingest_once(None, str(src), table)["rows"] == 2 and len(calls) == 2
+    # a same-size rewrite that keeps the mtime (a copy with preserved times) is seen by the sampled hash
+    st = src.stat()
+    src.write_text(_row("t", "1.0") + _row("u", "0.0"))
+    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert src.stat().st_size == st.st_size
+    assert ingest_once(None, str(src), table)["reused"] is False and len(calls) == 3
+
+
+def test_a_local_folder_is_fingerprinted_by_its_files(tmp_path, calls):
+    folder = tmp_path / "evals"
+    folder.mkdir()
+    (folder / "a.jsonl").write_text(_row("t", "0.0"))
+    table = tmp_path / "folder.parquet"
+    ingest_once(None, str(folder), table)
+    (folder / ".cache").mkdir()  # hidden files and folders are not data
+    (folder / ".cache" / "x").write_text("noise")
+    assert ingest_once(None, str(folder), table)["reused"] is True and len(calls) == 1
+    (folder / "b.jsonl").write_text(_row("u", "1.0"))
+    assert ingest_once(None, str(folder), table)["rows"] == 2 and len(calls) == 2
+    assert local_source_fingerprint(folder) != local_source_fingerprint(folder / "a.jsonl")
+    assert local_source_fingerprint(tmp_path / "missing") is None

@@ -11,6 +11,7 @@ from typing import Optional
 
 import dagster as dg
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from resources.hub import HubResource
@@ -20,6 +21,7 @@ from rl_assets.assets.q1_llm_judge import ROW_COLUMNS, load_rows
 from rl_assets.fileutil import atomic_write_bytes
 from rl_assets.jobs.write_back import failure_modes_path, repo_from_spec, require_writable
 from rl_assets.partitions import models_partitions
+from rl_assets.trace_stream import iter_trace_rows
 
 SIDES = (("baseline", "baseline_traces"), ("post_rl", "post_rl_traces"))
 # Written explicitly so a run with zero rows still stores every column (the next run reads them).
@@ -55,6 +57,12 @@ def _previous(path) -> dict[str, dict]:
     return {r["key"]: {"category": r["failure_mode"], "summary": r["failure_summary"]} for r in rows if r["failure_mode"]}
 
 
+def _record(side: str, repo: str | None, row: dict, got: dict, annotator: str) -> dict:
+    return {"side": side, "trace_id": row["trace_id"], "task_id": row["task_id"], "source_repo": repo,
+            "failure_mode": got["category"], "failure_summary": got["summary"], "status": got["status"],
+            "error": got["error"], "annotator": annotator, "prompt_version": PROMPT_VERSION, "key": got["key"]}
+
+
 @dg.asset(
     partitions_def=models_partitions,
     group_name="q1",
@@ -75,30 +83,34 @@ def failure_modes(context: dg.AssetExecutionContext, config: FailureModesConfig,
                          log=context.log.info)
     path = failure_modes_path(partition)
     known = {} if config.force else _previous(path)
-    records, labels = [], {}
+    # One record batch at a time (rl_assets.trace_stream): memory stays flat in the table's size.
+    parts, labels, total = [], {}, {}
     for side, name in SIDES:
-        ids = {r["trace_id"] for r in load_rows(refs[name], ("trace_id",))[: config.max_rows]}
-        rows = [r for r in load_rows(refs[name], ROW_COLUMNS, ids) if r["trace_id"] in ids]
-        got = annotate(rows, client, batch_size=config.batch_size, char_limit=config.char_limit, known=known)
-        for r in rows:
-            g = got[r["trace_id"]]
-            records.append({"side": side, "trace_id": r["trace_id"], "task_id": r["task_id"], "source_repo": repos[side],
-                            "failure_mode": g["category"], "failure_summary": g["summary"], "status": g["status"],
-                            "error": g["error"], "annotator": client.model, "prompt_version": PROMPT_VERSION, "key": g["key"]})
-        labels[side] = [g["category"] for g in got.values() if g["category"]]
+        only = None
+        if config.max_rows is not None:
+            only = {r["trace_id"] for r in load_rows(refs[name], ("trace_id",))[: config.max_rows]}
+        labels[side], total[side] = [], 0
+        for rows in iter_trace_rows(refs[name]["path"], (*ROW_COLUMNS, "conversation"), only):
+            got = annotate(rows, client, batch_size=config.batch_size, char_limit=config.char_limit, known=known)
+            records = [_record(side, repos[side], r, got[r["trace_id"]], client.model) for r in rows]
+            parts.append(pa.Table.from_pylist(records, schema=SCHEMA))
+            labels[side].extend(g["category"] for g in got.values() if g["category"])
+            total[side] += len(rows)
 
+    table = pa.concat_tables(parts) if parts else SCHEMA.empty_table()
     buf = io.BytesIO()
-    pq.write_table(pa.Table.from_pylist(records, schema=SCHEMA), buf)
+    pq.write_table(table, buf)
     atomic_write_bytes(path, buf.getvalue())
-    total = {side: sum(1 for r in records if r["side"] == side) for side, _ in SIDES}
+    n_rows = table.num_rows
+    n_failed = table.num_rows - pc.count(table["failure_mode"]).as_py()
     dist = distribution(labels)
     value = {
         "path": str(path),
-        "rows": len(records),
+        "rows": n_rows,
         "annotator": client.model,
         "prompt_version": PROMPT_VERSION,
         "coverage": {side: (len(labels[side]) / total[side]) if total[side] else None for side, _ in SIDES},
-        "failed": sum(1 for r in records if not r["failure_mode"]),
+        "failed": n_failed,
         **dist,
         "write_back_preflight": preflight,
         "calls": client.summary(),
@@ -107,7 +119,7 @@ def failure_modes(context: dg.AssetExecutionContext, config: FailureModesConfig,
         f"| {c} | {dist['counts']['baseline'][c]} | {dist['counts']['post_rl'][c]} | "
         f"{_signed(dist['shift'][c])} |" for c in dist["shift"])
     return dg.Output(value, metadata={
-        "annotator": client.model, "rows": len(records), "failed": value["failed"],
+        "annotator": client.model, "rows": n_rows, "failed": value["failed"],
         "calls": client.counters["calls"], "spend_usd": client.budget.snapshot()["used_usd"],
         "table": dg.MetadataValue.path(str(path)), "distribution": dg.MetadataValue.md(table_md),
     })

@@ -8,8 +8,6 @@ already judged; failed judgments are retried on the next run, never cached.
 from typing import Optional
 
 import dagster as dg
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from resources.llm import LLMResource
 from resources.settings_resource import AnalysisSettings
@@ -30,9 +28,10 @@ def load_rows(ref: dict, columns=ROW_COLUMNS, with_conversation_for: set[str] | 
 
     rows = read_traces(ref["path"], list(dict.fromkeys(columns))).to_pylist()
     if with_conversation_for:
-        conv = read_traces(ref["path"], ["trace_id", "conversation"])
-        conv = conv.filter(pc.is_in(conv["trace_id"], pa.array(sorted(with_conversation_for), pa.string())))
-        texts = dict(zip(conv["trace_id"].to_pylist(), conv["conversation"].to_pylist()))
+        from rl_assets.trace_stream import iter_trace_rows
+
+        texts = {r["trace_id"]: r["conversation"] for rows in iter_trace_rows(
+            ref["path"], ("trace_id", "conversation"), only=with_conversation_for) for r in rows}
         for row in rows:
             if row["trace_id"] in texts:
                 row["conversation"] = texts[row["trace_id"]]

@@ -9,8 +9,6 @@ import json
 from typing import Literal
 
 import dagster as dg
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.pairs import CARD_FIELDS, MODE_RULES, build_pairs, shown_trace_ids
@@ -18,6 +16,7 @@ from rl_assets.analysis.pairs_html import render_page
 from rl_assets.fileutil import atomic_write_text
 from rl_assets.partitions import models_partitions
 from rl_assets.settings import report_dir
+from rl_assets.trace_stream import iter_trace_rows
 
 LIGHT = ("trace_id", "task_id", "attempt", "passed", "error_type", "is_infra_error", *CARD_FIELDS)
 
@@ -29,17 +28,16 @@ class TracePairsConfig(dg.Config):
 
 
 def _conversations(path: str, wanted: set[str]) -> dict[str, list[dict]]:
-    from rl_assets.ingest import read_traces
-
-    table = read_traces(path, ["trace_id", "conversation"])
-    table = table.filter(pc.is_in(table["trace_id"], value_set=pa.array(sorted(wanted), pa.string())))
+    """The shown traces' conversations, read a batch at a time (never the whole column)."""
     out = {}
-    for tid, conv in zip(table["trace_id"].to_pylist(), table["conversation"].to_pylist()):
-        try:
-            msgs = json.loads(conv) if conv else []
-        except ValueError:  # a malformed conversation is shown as one note, not a failed page
-            msgs = [{"role": "system", "content": f"[conversation is not valid JSON: {conv[:200]}]"}]
-        out[tid] = msgs if isinstance(msgs, list) else []
+    for rows in iter_trace_rows(path, ("trace_id", "conversation"), only=wanted):
+        for row in rows:
+            tid, conv = row["trace_id"], row["conversation"]
+            try:
+                msgs = json.loads(conv) if conv else []
+            except ValueError:  # a malformed conversation is shown as one note, not a failed page
+                msgs = [{"role": "system", "content": f"[conversation is not valid JSON: {conv[:200]}]"}]
+            out[tid] = msgs if isinstance(msgs, list) else []
     return out
 
 
