@@ -360,8 +360,8 @@ def test_training_log_facts_hold(world):
         for line in text.splitlines():
             if "avg_raw_rewards:" in line:
                 rewards[step + 1] = float(re.search(r"avg_raw_rewards: ([\d.]+)", line).group(1))
-            elif "{'policy_loss'" in line:
-                entropies[step + 1] = ast.literal_eval(line[line.index("{"):])["policy_entropy"]
+            elif "{'policy_loss'" in line:  # printed right after its step's Finished: 'step'
+                entropies[step] = ast.literal_eval(line[line.index("{"):])["policy_entropy"]
             elif "Finished: 'step'" in line:
                 step += 1
     assert len(rewards) == beta["unique_train_steps"] == 40
