@@ -110,3 +110,17 @@ def summary_step(summary: dict[str, float], steps: pd.DataFrame) -> int | None:
 def no_record(reason: str) -> dict:
     return {"source": None, "status": "no_independent_record", "reason": reason, "compared": [],
             "matched": 0, "differ": []}
+
+
+def crosscheck_markdown(checks: list[dict]) -> list[str]:
+    """report.md lines: what was compared with what, and every differing key (never a bare 'ok')."""
+    lines = ["## Cross-check against an independent record", ""]
+    for c in checks:
+        if c["status"] == "no_independent_record":
+            lines.append(f"- No independent record: {c['reason']}. Nothing was compared.")
+            continue
+        lines.append(f"- {c['source']}, step {c['step']}: {c['matched']} of {len(c['compared'])} shared keys match"
+                     + (f"; not logged at that step: {', '.join(c['not_at_step'])}" if c.get("not_at_step") else "") + ".")
+        lines += [f"  - differs: `{d['key']}` table {d['table']} vs record {d['record']}"
+                  + (f" ({d['hint']})" if d["hint"] else "") for d in c["differ"]]
+    return lines + [""]
