@@ -86,6 +86,8 @@ def compare_final_step(steps: pd.DataFrame, record: dict[str, float], step: int,
                               "record": float(value), "hint": hint})
     if out["differ"]:
         out["status"] = "differ"
+    elif not out["compared"]:
+        out["status"] = "no_shared_keys"  # a record is there, but it shares no value with this step
     out["differ"] = out["differ"][:MAX_LISTED]
     return out
 

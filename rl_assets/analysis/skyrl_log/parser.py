@@ -170,7 +170,8 @@ class LogFileParser:
         self._close_open_step(killed=True)
         self._resolve_loose(into=None)
         self._new_attempt()
-        self.last_finished, self.phase = step, BETWEEN
+        # what follows until the next Started: 'step' is the restarted job's setup, not step N's
+        self.last_finished, self.phase = step, HEAD
 
     def _batch_step(self) -> int:
         return self.marker_step if self.marker_step is not None else max(self.current_step(), 1)
