@@ -159,8 +159,9 @@ class LogFileParser(PayloadLines):
             self._resumed(int(m.group(1)))
         elif "avg_" in msg or "reward/" in msg or "Generation rewards" in msg:
             self._key_values(msg)
-        else:
-            res.ignored("text")
+        else:  # most lines of a real log (rollout text, tqdm frames): counted inline, it is the hot path
+            counts = res.counts
+            counts["ignored/text"] = counts.get("ignored/text", 0) + 1
 
     def _resumed(self, step: int) -> None:
         """A restart in the same file: the open step (if any) was killed; numbering resumes at step."""

@@ -14,6 +14,8 @@ from .vllm import VllmAccumulator
 
 T_END, T_START = "__time_end", "__time_start"  # reserved store keys: epoch seconds of the step
 MAX_EXAMPLES = 5
+_PARSED: dict[str, str] = {}  # shape -> counts key, built once (these run on every line)
+_IGNORED: dict[str, str] = {}
 
 
 class LogAccountingError(AssertionError):
@@ -42,10 +44,10 @@ class LogFileResult:
             self.counts[key] = self.counts.get(key, 0) + n
 
     def parsed(self, shape: str, n: int = 1) -> None:
-        self.bump(f"parsed/{shape}", n)
+        self.bump(_PARSED.get(shape) or _PARSED.setdefault(shape, f"parsed/{shape}"), n)
 
     def ignored(self, shape: str, n: int = 1) -> None:
-        self.bump(f"ignored/{shape}", n)
+        self.bump(_IGNORED.get(shape) or _IGNORED.setdefault(shape, f"ignored/{shape}"), n)
 
     def malformed(self, reason: str, line: str, lineno: int | None = None, n: int = 1) -> None:
         self.bump("malformed", n)
