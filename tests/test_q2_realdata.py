@@ -64,6 +64,7 @@ def test_resumed_run_numbers_from_the_checkpoint_and_shows_what_wandb_never_got(
     parsed = parse_training_logs(RUN_B)
     # "Resumed training from global_step 10" -> the first step is 11; the last Finished: 'step' is 40
     assert parsed.steps["step"].tolist() == list(range(11, 41))
+    assert "restarts_in_file" not in parsed.counts  # a file that opens resumed is one start, not a restart
     # step 40: avg_raw_rewards: 0.4593749940395355 ... Finished: 'step', time cost: 1032.35s,
     # {'policy_loss': 0.003835753910243511, ...}; then Started: 'eval' and the log ends (no [Step 40] Logged)
     last = _row(parsed, 40)

@@ -71,8 +71,11 @@ class LogFileParser(PayloadLines):
             self.last_finished, self.phase = step, TAIL
 
     def _new_attempt(self) -> None:
-        self.attempt += 1
-        self.res.bump("restarts_in_file")
+        """Only an attempt that wrote a step can be superseded: a resumed file's own opening
+        ("Resuming from global_step: 10", then "Resumed training from global_step 10") is one start."""
+        if self.attempt in self.attempt_of.values():
+            self.attempt += 1
+            self.res.bump("restarts_in_file")
 
     def _record(self, step: int, metrics: dict[str, float], ts: float | None = None) -> None:
         if step <= 0:  # before the first training step: setup timers, step-0 eval
