@@ -66,11 +66,11 @@ def child(folder: str) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from rl_assets.analysis.skyrl_log import parse_training_logs
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     parsed = parse_training_logs(folder)
-    dt = time.perf_counter() - t0
+    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": dt, "peak_rss_mb": rss, "steps": len(parsed.steps), "malformed": parsed.malformed["count"]}))
+    print(json.dumps({"seconds": dt, "cpu_seconds": cpu, "peak_rss_mb": rss, "steps": len(parsed.steps), "malformed": parsed.malformed["count"]}))
 
 
 def main() -> None:
@@ -87,7 +87,7 @@ def main() -> None:
             mb = sum(p.stat().st_size for p in Path(tmp).iterdir()) / 1e6
             out = json.loads(subprocess.run([sys.executable, __file__, "--child", tmp], check=True,
                                             capture_output=True, text=True).stdout)
-            print(f"{scale:g}x: {mb:.0f} MB, {steps} steps -> {out['seconds']:.2f} s "
+            print(f"{scale:g}x: {mb:.0f} MB, {steps} steps -> {out['seconds']:.2f} s wall, {out['cpu_seconds']:.2f} s CPU "
                   f"({mb / out['seconds']:.0f} MB/s), peak RSS {out['peak_rss_mb']:.0f} MB, "
                   f"parsed steps {out['steps']}, malformed {out['malformed']}")
 

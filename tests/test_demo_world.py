@@ -102,7 +102,10 @@ def test_every_repo_and_file_is_written(world):
         assert json.loads((models / m / "rl_config.json").read_text())["job_name"] == job
         readme = (models / m / "README.md").read_text()
         assert BASE in readme and "Training Traces" in readme and f"datasets/{ORG}/{job}" in readme
-        assert sorted(p.name for p in (models / m / "training_logs").iterdir()) == [f"{job}_1001.out", f"{job}_1002.out"]
+        names = sorted(p.name for p in (models / m / "training_logs").iterdir())
+        assert names == g["training_logs"][m]["files"]
+        assert [n for n in names if n.endswith(".out")] == [f"{job}_1001.out", f"{job}_1002.out"]
+    assert "wandb-summary.json" in g["training_logs"][ALPHA]["files"]  # the run's independent record
     assert (w.hub_dir / "datasets" / ALPHA_TRACES).is_dir()
     assert not (w.hub_dir / "datasets" / ORG / "rl-beta").exists()  # Q2 temporal not applicable
     for m in (BASE, ALPHA, BETA):
@@ -360,8 +363,8 @@ def test_training_log_facts_hold(world):
         for line in text.splitlines():
             if "avg_raw_rewards:" in line:
                 rewards[step + 1] = float(re.search(r"avg_raw_rewards: ([\d.]+)", line).group(1))
-            elif "{'policy_loss'" in line:
-                entropies[step + 1] = ast.literal_eval(line[line.index("{"):])["policy_entropy"]
+            elif "{'policy_loss'" in line:  # printed right after its step's Finished: 'step'
+                entropies[step] = ast.literal_eval(line[line.index("{"):])["policy_entropy"]
             elif "Finished: 'step'" in line:
                 step += 1
     assert len(rewards) == beta["unique_train_steps"] == 40

@@ -55,6 +55,12 @@ def test_demo_training_logs_match_ground_truth(demo, which):
     assert steps.loc[lw["step"], "reward"] == pytest.approx(lw["later_log"])
     assert report["trends"]["reward"]["change"] > 0 and report["trends"]["entropy"]["change"] < 0
     assert steps["step_time_utc"].notna().all()
+    # the run's W&B summary (alpha has one, beta none) is compared with the parsed final step
+    (check,) = report["cross_checks"]
+    if gt.get("wandb_summary_matches_final_step"):
+        assert check["status"] == "match" and check["step"] == gt["last_step"] and len(check["compared"]) >= 5
+    else:
+        assert check["status"] == "no_independent_record"
 
 
 def test_demo_rollout_attribution_names_the_ground_truth_feature(demo):

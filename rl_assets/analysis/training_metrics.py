@@ -212,6 +212,10 @@ def render_markdown(rep: dict) -> str:
              f"({', '.join(rep['serializations']) or 'no metric lines'}); "
              f"{rep['malformed']['count']} malformed/truncated line(s) counted; "
              f"{rep['duplicates']['count']} step(s) seen in more than one log (later log wins).", ""]
+    if rep.get("cross_checks"):
+        from rl_assets.analysis.skyrl_log.crosscheck import crosscheck_markdown
+
+        lines += crosscheck_markdown(rep["cross_checks"])
     tr = rep["trends"]
     if tr:
         lines += ["## Trends", "", md_table(

@@ -20,6 +20,54 @@ from rl_assets.partitions import models_partitions
 from rl_assets.settings import report_dir
 
 REPORT = "Q2_training_metrics"
+ACCOUNTED, WANDB_CHECK = "every_input_accounted_for", "log_matches_wandb_summary"
+CHECK_SPECS = [
+    dg.AssetCheckSpec(ACCOUNTED, asset="training_metrics", description=(
+        "Every log line read is parsed, counted malformed (by reason) or ignored (by shape), and every file "
+        "found under training_logs/ is read or listed as not read with its reason.")),
+    dg.AssetCheckSpec(WANDB_CHECK, asset="training_metrics", description=(
+        "Every key of the final step that wandb-summary.json (or trainer_log.jsonl) shares with the parsed "
+        "table has the same value there; passes as 'no independent record' when neither file exists.")),
+]
+
+
+def accounting_check(acc: dict | None) -> dg.AssetCheckResult:
+    if not acc:
+        return dg.AssetCheckResult(check_name=ACCOUNTED, passed=True, metadata={"applicable": False},
+                                   description="no training logs were read")
+    lines, files = acc["lines"], acc["files"]
+    bad = sum(lines["malformed"].values())
+    return dg.AssetCheckResult(
+        check_name=ACCOUNTED, passed=True,  # the parser raises LogAccountingError on any violation
+        description=f"{lines['read']} lines = {sum(lines['parsed'].values())} parsed + {bad} malformed + "
+        f"{sum(lines['ignored'].values())} ignored; {files['found']} files = {files['read']} read + "
+        f"{files['not_read']} not read",
+        metadata={"lines_read": lines["read"], "parsed": dg.MetadataValue.json(lines["parsed"]),
+                  "malformed": dg.MetadataValue.json(lines["malformed"]),
+                  "ignored": dg.MetadataValue.json(lines["ignored"]), "files_found": files["found"],
+                  "files_read": files["read"], "files_not_read": dg.MetadataValue.json(files["not_read_files"])})
+
+
+def wandb_check(cross_checks: list[dict] | None) -> dg.AssetCheckResult:
+    checks = cross_checks or []
+    real = [c for c in checks if c["status"] != "no_independent_record"]
+    if not real:
+        why = "; ".join(c.get("reason", "") for c in checks) or "no training logs were read"
+        return dg.AssetCheckResult(check_name=WANDB_CHECK, passed=True, metadata={"independent_record": False},
+                                   description=f"no independent record to compare with ({why}); nothing was checked")
+    differ = [f"{c['source']} step {c['step']}: {d['key']} (table {d['table']}, record {d['record']}"
+              + (f"; {d['hint']}" if d["hint"] else "") + ")" for c in real for d in c["differ"]]
+    compared = sum(len(c["compared"]) for c in real)
+    if not compared:
+        return dg.AssetCheckResult(check_name=WANDB_CHECK, passed=True, metadata={"independent_record": True},
+                                   description=f"{real[0]['source']} shares no key with step {real[0]['step']} "
+                                   "of the table; nothing could be compared")
+    return dg.AssetCheckResult(
+        check_name=WANDB_CHECK, passed=not differ, severity=dg.AssetCheckSeverity.ERROR,
+        description=(f"{len(differ)} of {compared} shared keys differ: " + "; ".join(differ[:8])) if differ
+        else f"all {compared} shared keys of the final step match ({', '.join(c['source'] for c in real)})",
+        metadata={"independent_record": True, "compared": compared, "differing_keys": len(differ),
+                  "details": dg.MetadataValue.json(real)})
 
 
 def save_every_from_config(rl_config) -> int | None:
@@ -87,13 +135,17 @@ def write_not_applicable(out_dir: Path, info: dict) -> None:
     group_name="q2",
     kinds={"python", "pandas"},
     ins={"training_logs": dg.AssetIn()},
+    check_specs=CHECK_SPECS,
 )
 def training_metrics(context: dg.AssetExecutionContext, training_logs: dict):
     """Per-step training metrics parsed from every SkyRL log shape, with report, best checkpoint and flags."""
     out_dir = report_dir(context.partition_key) / REPORT
     if not training_logs.get("applicable"):
         write_not_applicable(out_dir, training_logs)
-        return dg.Output(training_logs, metadata={"applicable": False, "reason": training_logs["reason"]})
+        yield dg.Output(training_logs, metadata={"applicable": False, "reason": training_logs["reason"]})
+        yield accounting_check(None)
+        yield wandb_check(None)
+        return
     path = Path(training_logs["path"])
     if not path.exists():
         raise dg.Failure(description=f"training_metrics: snapshot {path} is gone; re-materialize training_logs")
@@ -103,9 +155,13 @@ def training_metrics(context: dg.AssetExecutionContext, training_logs: dict):
                               f"under training_logs/ ({parsed.malformed['count']} malformed lines)",
                               malformed=parsed.malformed, files=parsed.files)
         write_not_applicable(out_dir, info)
-        return dg.Output(info, metadata={"applicable": False, "reason": info["reason"]})
+        yield dg.Output(info, metadata={"applicable": False, "reason": info["reason"]})
+        yield accounting_check(parsed.accounting)
+        yield wandb_check(parsed.cross_checks)
+        return
     rep = build_report(parsed, training_logs.get("save_every"))
     rep["training_logs_revision"] = training_logs["training_logs_revision"]
+    rep["accounting"], rep["cross_checks"] = parsed.accounting, parsed.cross_checks
     steps = parsed.steps
     buf = io.BytesIO()
     pq.write_table(pa.Table.from_pandas(steps, preserve_index=False), buf)
@@ -125,8 +181,12 @@ def training_metrics(context: dg.AssetExecutionContext, training_logs: dict):
              "best_step": rep["best_checkpoint"].get("best_step"),
              "curves": curves_of(steps)}  # reward/entropy/KL/length per step, for the run lineage
     head = markdown.split("## Per-category summary")[0]
-    return dg.Output(value, metadata={
+    yield dg.Output(value, metadata={
         "summary": dg.MetadataValue.md(head),
+        "lines_read": parsed.accounting["lines"]["read"],
+        "lines_ignored": sum(parsed.accounting["lines"]["ignored"].values()),
+        "files_found": parsed.accounting["files"]["found"],
+        "files_not_read": parsed.accounting["files"]["not_read"],
         "n_steps": rep["n_steps"],
         "malformed_lines": rep["malformed"]["count"],
         "duplicate_steps": rep["duplicates"]["count"],
@@ -135,3 +195,5 @@ def training_metrics(context: dg.AssetExecutionContext, training_logs: dict):
         "report": dg.MetadataValue.path(str(out_dir / "report.md")),
         "reward_plot": dg.MetadataValue.md(_png_md("reward", plots["reward_ema.png"])) if "reward_ema.png" in plots else "no reward",
     })
+    yield accounting_check(parsed.accounting)
+    yield wandb_check(parsed.cross_checks)

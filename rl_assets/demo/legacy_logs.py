@@ -1,7 +1,8 @@
 """rl-beta's training logs: the LEGACY 2025 skyrl_train shapes (docs/formats.md, SkyRL line shapes 3, 4, 6).
 
-No WANDB_MIRROR lines. Per step: a python-dict policy line WITHOUT a step number (step =
-resume offset + count of `Finished: 'step'` lines so far), an `avg_raw_rewards:` reward line,
+No WANDB_MIRROR lines. Per step, in the real trainer's order: an `avg_raw_rewards:` reward line
+inside the step, then `Finished: 'step'`, then a python-dict policy line WITHOUT a step number (step =
+resume offset + count of `Finished: 'step'` lines so far) and `[Step N] Logged`,
 and once, at the end of the chain, the console tracker's multi-line pformat dict. The second
 file resumes from `global_step_20` after the first one ran to step 22 (duplicates 21, 22).
 """
@@ -51,9 +52,11 @@ def _step_lines(st: lc.Step, seed: int, n_steps: int) -> list[str]:
     adv_ts = st.end - timedelta(seconds=30)
     lines.append(lc.loguru(adv_ts, "skyrl_train.trainer:compute_advantages_and_returns:601",
                            f"avg_raw_rewards: {st.m['reward']:.5f}, avg_response_length: {st.m['num_tokens']:.2f}"))
-    policy = lc.loguru(st.end - timedelta(seconds=1), "skyrl_train.trainer:train:469", policy_dict(st))
-    lines.append(lc.ray(ENTRY, policy, ansi=st.step % 4 == 0))
+    # the real trainer's order: the policy dict comes right AFTER `Finished: 'step'` (docs/q2.md)
     lines.append(lc.timer_line(st.end, "step", st.m["timing/step"]))
+    policy = lc.loguru(st.end, "skyrl_train.trainer:train:469", policy_dict(st))
+    lines.append(lc.ray(ENTRY, policy, ansi=st.step % 4 == 0))
+    lines.append(lc.loguru(st.end, "skyrl_train.trainer:train:487", f"[Step {st.step}] Logged 2 metrics"))
     return lines
 
 

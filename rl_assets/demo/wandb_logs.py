@@ -108,12 +108,17 @@ def render(seed: int, job: str, start: datetime) -> tuple[dict[str, str], dict, 
         last_ts = steps[-1].end
     effective = {st.step: st for steps in chain for st in steps}  # later file overwrites
     final = effective[n_steps]
+    # what W&B kept for the run: the last value of each key, logged at step 20 -- the independent
+    # record `log_matches_wandb_summary` compares the parsed table with
+    files["wandb-summary.json"] = json.dumps({"_step": n_steps, "_runtime": STEP_S * n_steps,
+                                              **train_metrics(final), "trainer/global_step": n_steps})
     facts = {
         "format": "wandb-json",
         "files": sorted(files),
         "unique_train_steps": len(effective),
         "first_step": 1,
         "last_step": n_steps,
+        "wandb_summary_matches_final_step": True,
         "duplicate_steps": sorted(set(PARTS[0]) & set(PARTS[1])),
         "malformed_lines": len(MALFORMED),
         "truncated_lines": 1,

@@ -13,16 +13,19 @@ from pathlib import Path
 import pandas as pd
 
 from .aliases import ALIASES, CANONICAL, apply_aliases
+from .crosscheck import compare_final_step, no_record, summary_step
+from .files import LOG_SUFFIXES, Discovered, discover, open_text
 from .merge import chain_order, merge_chain
-from .parser import LogFileParser, LogFileResult, parse_log_file
+from .parser import LogFileParser, LogFileResult, parse_lines, parse_log_file
+from .result import LogAccountingError, check_lines, line_ledger
 from .sidecars import parse_trainer_jsonl, read_wandb_summary
 from .vllm import VllmAccumulator, vllm_summary
-
-LOG_SUFFIXES = (".out", ".log", ".err")
 
 __all__ = [
     "ALIASES",
     "CANONICAL",
+    "LOG_SUFFIXES",
+    "LogAccountingError",
     "LogFileParser",
     "ParsedLogs",
     "apply_aliases",
@@ -45,36 +48,65 @@ class ParsedLogs:
     alias_sources: dict[str, dict[str, int]]
     wandb_summary: dict = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
+    accounting: dict = field(default_factory=dict)  # {"lines": ledger, "files": ledger}
+    cross_checks: list[dict] = field(default_factory=list)  # one per independent record
 
 
-def discover(folder: Path) -> tuple[list[Path], list[Path], list[Path]]:
-    """(chain logs, trainer_log.jsonl files, wandb-summary.json files) under ``folder``."""
-    if folder.is_file():
-        return [folder], [], []
-    files = sorted(p for p in folder.rglob("*") if p.is_file())
-    logs = [p for p in files if p.suffix in LOG_SUFFIXES]
-    jsonl = [p for p in files if p.name == "trainer_log.jsonl"]
-    summaries = [p for p in files if p.name == "wandb-summary.json"]
-    return logs, jsonl, summaries
+def _read_logs(found: Discovered, base: Path) -> list[LogFileResult]:
+    results = []
+    for p in found.logs:
+        rel = str(p.relative_to(base))
+        try:
+            with open_text(p) as fh:
+                res = parse_lines(rel, fh)
+        except (OSError, EOFError, ValueError) as exc:  # a corrupt .gz/.zst: unreadable as a whole
+            found.not_read[rel] = f"unreadable: {type(exc).__name__}: {str(exc)[:120]}"
+            continue
+        results.append(res)
+    found.logs = [p for p in found.logs if str(p.relative_to(base)) not in found.not_read]
+    return results
+
+
+def _cross_checks(text_results, jsonl_results, wandb_summary, tolerance) -> list[dict]:
+    """The table parsed from the text logs alone against each independent record present."""
+    checks = []
+    text_steps, _ = merge_chain(text_results, "steps") if text_results else (pd.DataFrame(), {})
+    if not text_steps.empty:
+        text_steps, _ = apply_aliases(text_steps)
+    if wandb_summary and "error" not in wandb_summary:
+        step = summary_step(wandb_summary, text_steps)
+        if step is None:
+            checks.append(no_record("wandb-summary.json names no step (_step / trainer/global_step)"))
+        elif text_steps.empty:
+            checks.append(no_record("wandb-summary.json present but no text log to compare it with"))
+        else:
+            checks.append(compare_final_step(text_steps, wandb_summary, step, "wandb-summary.json", tolerance))
+    elif wandb_summary:
+        checks.append(no_record(wandb_summary["error"]))
+    for res in jsonl_results:
+        if res.steps.row_of and not text_steps.empty:
+            last = max(res.steps.row_of)
+            record = {k: v for k, v in res.steps.to_frame().set_index("step").loc[last].items()
+                      if not k.startswith("__") and v == v}
+            checks.append(compare_final_step(text_steps, record, last, res.name, tolerance))
+    return checks or [no_record("no wandb-summary.json or trainer_log.jsonl beside the logs")]
 
 
 def parse_training_logs(path: Path | str) -> ParsedLogs:
     """Parse a ``training_logs/`` folder (or one file). Never raises on bad lines; raises
-    FileNotFoundError only when the path itself is missing."""
+    FileNotFoundError only when the path itself is missing, LogAccountingError on a ledger bug."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"training logs path does not exist: {path}")
-    logs, jsonls, summaries = discover(path)
+    found = discover(path)
     base = path if path.is_dir() else path.parent
-    results: list[LogFileResult] = []
-    for p in logs:
-        res = parse_log_file(p)
-        res.name = str(p.relative_to(base))
-        results.append(res)
-    for p in jsonls:
+    text_results = _read_logs(found, base)
+    jsonl_results = []
+    for p in found.jsonl:
         res = parse_trainer_jsonl(p)
         res.name = str(p.relative_to(base))
-        results.append(res)
+        jsonl_results.append(res)
+    results = text_results + jsonl_results
     steps, duplicates = merge_chain(results, "steps")
     steps, alias_sources = apply_aliases(steps)
     evals, _ = merge_chain(results, "evals")
@@ -83,16 +115,21 @@ def parse_training_logs(path: Path | str) -> ParsedLogs:
     counts: dict[str, int] = {}
     examples: list[str] = []
     serializations: set[str] = set()
+    tolerance: dict[str, float] = {}
+    per_file = {}
     for res in chain_order(results):
         vllm.merge(res.vllm)
         startup.update(res.startup)
         serializations |= res.serializations
         examples.extend(res.examples)
+        per_file[res.name] = line_ledger(res.counts)
+        for k, v in res.printed_tolerance.items():
+            tolerance[k] = max(tolerance.get(k, 0.0), v)
         for k, v in res.counts.items():
             counts[k] = counts.get(k, 0) + v
     vllm_frame = vllm.to_frame()
     wandb_summary = {}
-    for p in summaries:  # several runs: the summary that reached the furthest step
+    for p in found.summaries:  # several runs: the summary that reached the furthest step
         cand = read_wandb_summary(p)
         if cand.get("_step", -1) >= wandb_summary.get("_step", -1):
             wandb_summary = cand
@@ -101,6 +138,8 @@ def parse_training_logs(path: Path | str) -> ParsedLogs:
         "by_reason": {k.split("/", 1)[1]: v for k, v in counts.items() if k.startswith("malformed/")},
         "examples": examples[:10],
     }
+    accounting = {"lines": {**check_lines("training logs", counts), "per_file": per_file},
+                  "files": found.check()}
     return ParsedLogs(
         steps=steps,
         evals=evals,
@@ -114,4 +153,6 @@ def parse_training_logs(path: Path | str) -> ParsedLogs:
         alias_sources=alias_sources,
         wandb_summary=wandb_summary,
         counts=counts,
+        accounting=accounting,
+        cross_checks=_cross_checks(text_results, jsonl_results, wandb_summary, tolerance),
     )

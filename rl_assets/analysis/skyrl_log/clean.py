@@ -18,7 +18,16 @@ LOGURU_RE = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2}(?:\.\d+)?)\s*\|\s*(\w+)\s*\|\s*([^ ]*) - ?"
 )
 
+# A tqdm bar redrawn with "\r" leaves its last frame glued before the next loguru line once W&B or a
+# terminal capture turns the "\r" into nothing: "Training Step Progress: ... 1.2s/it]2025-08-06 22:52:59.897 | INFO
+# | ... - Started: 'step'". Real SkyRL runs print EVERY `Started: 'step'` that way, so the bar is cut off.
+TQDM_GLUED_RE = re.compile(r"(?<=\])\s*(?=\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2})")
+
 _DAY_CACHE: dict[tuple[str, str, str], int] = {}
+
+
+class BadTimestamp(ValueError):
+    """A loguru-shaped line whose date cannot exist (``2026-13-01 ...``): a malformed line, not a crash."""
 
 
 def _day_epoch(y: str, m: str, d: str) -> int:
@@ -26,7 +35,10 @@ def _day_epoch(y: str, m: str, d: str) -> int:
     key = (y, m, d)
     val = _DAY_CACHE.get(key)
     if val is None:
-        val = calendar.timegm((int(y), int(m), int(d), 0, 0, 0))
+        year, month, day = int(y), int(m), int(d)
+        if not (1 <= month <= 12 and 1 <= day <= calendar.monthrange(year, month)[1]):
+            raise BadTimestamp(f"no such date {y}-{m}-{d}")
+        val = calendar.timegm((year, month, day, 0, 0, 0))
         _DAY_CACHE[key] = val
     return val
 
@@ -35,17 +47,24 @@ def clean_line(raw: str) -> tuple[str, float | None, str]:
     """Return (message, epoch seconds or None, logger location) for one raw log line.
 
     Loguru timestamps carry no zone; SkyRL clusters log in UTC, so they are read as UTC (the one
-    assumption the step-time join rests on; docs/q2.md says so).
+    assumption the step-time join rests on; docs/q2.md says so). Raises BadTimestamp for a date that
+    cannot exist; the parser counts that line as malformed with its file and line number.
     """
     if "\x1b" in raw:
         raw = ANSI_RE.sub("", raw)
     line = raw.rstrip("\r\n")
     if line.startswith("("):
         line = RAY_PREFIX_RE.sub("", line, count=1)
+    if "]" in line and " | " in line and not line[:1].isdigit():
+        cut = TQDM_GLUED_RE.search(line)
+        if cut:
+            line = line[cut.end() :]
     if len(line) > 20 and line[4] == "-" and line[0] in "12":
         m = LOGURU_RE.match(line)
         if m:
             y, mo, d, hh, mm, ss, _level, where = m.groups()
+            if int(hh) > 23 or int(mm) > 59 or float(ss) >= 61:
+                raise BadTimestamp(f"no such time {hh}:{mm}:{ss}")
             ts = _day_epoch(y, mo, d) + int(hh) * 3600 + int(mm) * 60 + float(ss)
             return line[m.end() :], ts, where
     return line, None, ""

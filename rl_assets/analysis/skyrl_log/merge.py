@@ -1,7 +1,7 @@
 """Restart chains: several .out files of one run merged into one per-step table.
 
 Rule (docs/q2.md): files are ordered by the first timestamp inside them (files with no timestamp
-first, then by name); when a step appears in more than one file the LATER file's row wins whole,
+first, then by natural name order: rl_999.out before rl_1000.out, train.log.1 before train.log); when a step appears in more than one file the LATER file's row wins whole,
 because a restarted job re-runs the step from the resumed checkpoint and its metrics are the ones
 that produced the weights. Every overridden step is reported, never silently dropped.
 """
@@ -12,7 +12,8 @@ from datetime import datetime, timezone
 
 import pandas as pd
 
-from .parser import T_END, T_START, LogFileResult
+from .files import natural_key
+from .result import T_END, T_START, LogFileResult
 
 MAX_LISTED = 200
 
@@ -22,7 +23,7 @@ def _iso(ts: float | None) -> str | None:
 
 
 def chain_order(results: list[LogFileResult]) -> list[LogFileResult]:
-    return sorted(results, key=lambda r: (r.first_ts is not None, r.first_ts or 0.0, r.name))
+    return sorted(results, key=lambda r: (r.first_ts is not None, r.first_ts or 0.0, natural_key(r.name)))
 
 
 def merge_chain(results: list[LogFileResult], attr: str = "steps") -> tuple[pd.DataFrame, dict]:

@@ -7,7 +7,7 @@ import math
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .parser import T_END, LogFileResult
+from .result import T_END, LogFileResult, check_lines
 from .payloads import PayloadError, decode_json_object, numeric_items
 
 STEP_KEYS = ("trainer/global_step", "global_step", "step", "_step")
@@ -36,21 +36,22 @@ def parse_trainer_jsonl(path: Path | str) -> LogFileResult:
     res = LogFileResult(name=path.name)
     res.serializations.add("trainer-jsonl")
     with open(path, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
+        for lineno, line in enumerate(fh, 1):
             res.bump("lines")
             if not line.strip():
+                res.ignored("blank")
                 continue
             try:
                 obj = decode_json_object(line)
             except PayloadError as exc:
-                res.malformed("jsonl_truncated" if exc.truncated else "jsonl_json", line)
+                res.malformed("jsonl_truncated" if exc.truncated else "jsonl_json", line, lineno)
                 continue
             inner = obj.get("metrics") if isinstance(obj.get("metrics"), dict) else {}
             metrics, _ = numeric_items({**obj, **inner})
             metrics.pop("metrics", None)
             step = next((metrics[k] for k in STEP_KEYS if k in metrics), None)
             if step is None or not math.isfinite(step) or step <= 0:
-                res.malformed("jsonl_no_step", line)
+                res.malformed("jsonl_no_step", line, lineno)
                 continue
             ts = next((t for k in TIME_KEYS if (t := _epoch(obj.get(k))) is not None), None)
             for k in (*TIME_KEYS, "step", "global_step", "_step"):
@@ -61,7 +62,8 @@ def parse_trainer_jsonl(path: Path | str) -> LogFileResult:
                 res.first_ts = ts if res.first_ts is None else min(res.first_ts, ts)
                 res.last_ts = ts if res.last_ts is None else max(res.last_ts, ts)
             res.steps.update(int(step), metrics)
-            res.bump("shape/trainer_jsonl")
+            res.parsed("trainer_jsonl")
+    check_lines(res.name, res.counts)
     return res
 
 

@@ -22,11 +22,13 @@ class StepStore:
     def __init__(self) -> None:
         self.row_of: dict[int, int] = {}
         self.columns: dict[str, array] = {}
+        self.n_rows = 0  # rows allocated, dropped ones included
 
     def _row(self, step: int) -> int:
         row = self.row_of.get(step)
         if row is None:
-            row = len(self.row_of)
+            row = self.n_rows
+            self.n_rows += 1
             self.row_of[step] = row
             for col in self.columns.values():
                 col.append(NAN)
@@ -34,7 +36,7 @@ class StepStore:
 
     def update(self, step: int, metrics: dict[str, float]) -> None:
         row = self._row(step)
-        n = len(self.row_of)
+        n = self.n_rows
         for key, value in metrics.items():
             col = self.columns.get(key)
             if col is None:
@@ -48,6 +50,14 @@ class StepStore:
         if row is None or col is None:
             return NAN
         return col[row]
+
+    def drop(self, step: int) -> dict[str, float]:
+        """Forget a step's row (its cells stay allocated, unreachable) and return its set values:
+        a restart replaces a killed attempt's step whole, and a re-anchored step moves whole."""
+        row = self.row_of.pop(step, None)
+        if row is None:
+            return {}
+        return {k: col[row] for k, col in self.columns.items() if not math.isnan(col[row])}
 
     def has_step(self, step: int) -> bool:
         return step in self.row_of

@@ -1,0 +1,105 @@
+"""Which files under training_logs/ are read, in what order, and why the others are not.
+
+Every file found is either read (a chain log, a trainer_log.jsonl, a wandb-summary.json) or listed
+as not read with a reason -- files found = files read + files not read (docs/q2.md "Conservation").
+Rotated logs (``train.log.1``) and compressed logs (``.gz``; ``.zst`` when the ``zstandard``
+package is installed, else listed as not read with that reason) are chain logs like any other.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .result import LogAccountingError
+
+LOG_SUFFIXES = (".out", ".log", ".err")
+ROTATION_RE = re.compile(r"^(?P<base>.+?\.(?:out|log|err))(?:\.(?P<n>\d+))?(?P<comp>\.gz|\.zst)?$")
+JSONL_NAMES = ("trainer_log.jsonl",)
+SUMMARY_NAMES = ("wandb-summary.json",)
+
+
+@dataclass
+class Discovered:
+    logs: list[Path] = field(default_factory=list)
+    jsonl: list[Path] = field(default_factory=list)
+    summaries: list[Path] = field(default_factory=list)
+    not_read: dict[str, str] = field(default_factory=dict)  # relative path -> reason
+    found: int = 0
+
+    def check(self) -> dict:
+        """files found = files read + files not read, or LogAccountingError."""
+        read = len(self.logs) + len(self.jsonl) + len(self.summaries)
+        if read + len(self.not_read) != self.found:
+            raise LogAccountingError(f"training logs: found {self.found} files, read {read}, "
+                                     f"listed {len(self.not_read)} as not read")
+        reasons: dict[str, int] = {}
+        for why in self.not_read.values():
+            reasons[why] = reasons.get(why, 0) + 1
+        return {"found": self.found, "read": read, "not_read": len(self.not_read),
+                "not_read_by_reason": reasons, "not_read_files": dict(sorted(self.not_read.items())[:50])}
+
+
+def _zstd_available() -> bool:
+    try:
+        import zstandard  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def discover(folder: Path) -> Discovered:
+    """Classify every regular file under ``folder`` (or the one file given)."""
+    out = Discovered()
+    if folder.is_file():
+        paths, base = [folder], folder.parent
+    else:
+        paths, base = sorted(p for p in folder.rglob("*") if p.is_file()), folder
+    zstd = None
+    for p in paths:
+        out.found += 1
+        rel = str(p.relative_to(base))
+        m = ROTATION_RE.match(p.name)
+        if p.name in JSONL_NAMES:
+            out.jsonl.append(p)
+        elif p.name in SUMMARY_NAMES:
+            out.summaries.append(p)
+        elif m and m.group("comp") == ".zst":
+            zstd = _zstd_available() if zstd is None else zstd
+            if zstd:
+                out.logs.append(p)
+            else:
+                out.not_read[rel] = "zstd-compressed log; the zstandard package is not installed"
+        elif m or p.suffix in LOG_SUFFIXES:
+            out.logs.append(p)
+        else:
+            out.not_read[rel] = f"not a training log ({p.suffix or 'no suffix'})"
+    return out
+
+
+def open_text(path: Path):
+    """A text stream over a plain, .gz or .zst log (bad bytes replaced, line endings kept)."""
+    if path.name.endswith(".gz"):
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="replace", newline="")
+    if path.name.endswith(".zst"):
+        import zstandard
+
+        raw = zstandard.ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True)
+        return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="")
+    return open(path, encoding="utf-8", errors="replace", newline="")
+
+
+_NUM_RE = re.compile(r"(\d+)")
+
+
+def natural_key(name: str) -> tuple:
+    """Order of files that carry no timestamp: numbers compare as numbers (rl_999 before rl_1000),
+    and a rotated file comes before the live one (train.log.2, train.log.1, train.log)."""
+    leaf = name.rsplit("/", 1)[-1]
+    m = ROTATION_RE.match(leaf)
+    stem, rotation = (name[: len(name) - len(leaf)] + m.group("base"), int(m.group("n") or 0)) if m else (name, 0)
+    parts = tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in _NUM_RE.split(stem) if t)
+    return parts, -rotation

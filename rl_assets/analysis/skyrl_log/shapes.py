@@ -1,0 +1,117 @@
+"""Reading the payload of one metric-bearing line: WANDB_MIRROR JSON, python / console dicts,
+"key: number" lines and the generation-reward line. Which STEP the metrics belong to is not
+decided here: a shape hands them to the parser's ``_explicit`` (numbered) or ``_place`` (not).
+
+A mixin of LogFileParser; it uses the parser's ``res``, ``lineno``, ``block`` and ``ts``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from .payloads import PayloadError, decode_json_object, decode_python_dict, numeric_items
+from .result import decimals_tolerance
+
+WANDB_RE = re.compile(r"WANDB_MIRROR kind=(\w+) step=(-?\d+) metrics=(.*)$")
+GEN_REWARDS_RE = re.compile(r"Generation rewards - Avg: ([-\d.eE+]+|nan), Success rate: ([-\d.eE+]+|nan)")
+MAX_BLOCK_LINES = 5000  # a console dict block longer than this is not a metrics block
+
+
+class PayloadLines:
+    """Line-shape readers shared by LogFileParser (see the module docstring)."""
+
+    def _wandb(self, msg: str) -> None:
+        m = WANDB_RE.search(msg)
+        if not m:
+            self.res.malformed("wandb_prefix", msg, self.lineno)
+            return
+        kind, step = m.group(1), int(m.group(2))
+        try:
+            payload = decode_json_object(m.group(3))
+        except PayloadError as exc:
+            self.res.malformed("wandb_truncated" if exc.truncated else "wandb_json", msg, self.lineno)
+            return
+        metrics, dropped = numeric_items(payload)
+        self.res.bump("non_numeric_values", dropped)
+        self.res.bump("non_finite_values", sum(1 for v in metrics.values() if not math.isfinite(v)))
+        self.res.serializations.add("wandb-json")
+        self.res.bump(f"wandb_kind/{kind}")
+        self.res.parsed("wandb_mirror")
+        if kind == "train":
+            self._explicit(int(metrics.setdefault("trainer/global_step", float(step))), metrics)
+        elif kind == "eval":
+            self.res.evals.update(step, metrics)
+        else:  # startup and any future kind: kept, never a training step
+            self.res.startup.update(metrics)
+
+    def _dict_start(self, msg: str) -> None:
+        if msg.rstrip().endswith("}"):
+            self._dict_payload(msg, 1)
+        else:
+            self.block = [msg]
+
+    def _end_block(self, reason: str) -> None:
+        assert self.block is not None
+        self.res.malformed(reason, self.block[0], self.lineno - len(self.block), n=len(self.block))
+        self.block = None
+
+    def _continue_block(self, msg: str) -> bool:
+        """pformat continuation lines start with whitespace then a quote; anything else ends it."""
+        assert self.block is not None
+        if msg[:1].isspace() and msg.lstrip().startswith("'"):
+            self.block.append(msg)
+            if msg.rstrip().endswith("}"):
+                text, n, self.block = "\n".join(self.block), len(self.block), None
+                self._dict_payload(text, n, console=True)
+            elif len(self.block) > MAX_BLOCK_LINES:
+                self._end_block("dict_block_too_long")
+            return True
+        self._end_block("dict_block_unterminated")
+        return False
+
+    def _dict_payload(self, text: str, n: int, console: bool = False) -> None:
+        try:
+            payload = decode_python_dict(text)
+        except PayloadError as exc:
+            self.res.malformed("dict_truncated" if exc.truncated else "dict_literal", text, self.lineno, n=n)
+            return
+        metrics, dropped = numeric_items(payload)
+        if not metrics or dropped * 2 > len(metrics):
+            self.res.ignored("non_metric_dict", n)  # a rollout dump or config dict, not metrics
+            return
+        self.res.serializations.add("console-dict" if console else "python-dict")
+        if "trainer/global_step" in metrics:
+            self.res.parsed("metrics_dict", n)
+            self._explicit(int(metrics["trainer/global_step"]), metrics)
+        else:
+            self._place(metrics, "metrics_dict", n)
+
+    def _key_values(self, msg: str) -> None:
+        m = GEN_REWARDS_RE.search(msg)
+        if m:
+            pairs = [("generation/avg_reward", m.group(1)), ("generation/success_rate", m.group(2))]
+        else:
+            pairs = []
+            for part in msg.split(", "):
+                key, sep, value = part.partition(": ")
+                key = key.strip()
+                if not sep or not ("/" in key or key.startswith("avg_")) or " " in key:
+                    self.res.ignored("text")  # not a pure "key: number" line (rollout text mentioning a reward)
+                    return
+                pairs.append((key, value))
+        try:
+            metrics = {k: float(v) for k, v in pairs}
+        except ValueError:
+            self.res.ignored("text")
+            return
+        for k, v in pairs:
+            self._tolerance(k, v)
+        self._place(metrics, "key_values")
+
+    def _tolerance(self, key: str, printed: str) -> None:
+        tol = self.res.printed_tolerance
+        # a timer's printed cost and the value W&B got are two clock reads around the same block:
+        # they may differ by one printed unit, not only by the rounding half-unit
+        unit = 2.0 if key.startswith("timing/") else 1.0
+        tol[key] = max(tol.get(key, 0.0), unit * decimals_tolerance(printed))
