@@ -25,6 +25,9 @@ pytest.importorskip("dagster_celery", reason="dagster-celery is not installed (p
 import scaleout_job  # noqa: E402
 from celery_workers import celery_workers, write_celery_config  # noqa: E402
 
+# dagster-celery registers its step task again for every step it submits; celery warns each time.
+pytestmark = pytest.mark.filterwarnings("ignore:Task name 'execute_plan' is already registered")
+
 MODEL = ALPHA
 # Fields that name a run, a moment or a place on disk: they differ between any two runs.
 VOLATILE_KEYS = {"run_id", "generated_at", "created_at", "timestamp", "written_at"}
