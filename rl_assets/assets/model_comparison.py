@@ -133,6 +133,7 @@ def model_comparison(context: dg.AssetExecutionContext, config: ComparisonConfig
     return dg.MaterializeResult(
         metadata={
             "benchmark": bench["name"],
+            "benchmark_id": str(bench["id"]),  # what the comparison sensor keeps it pinned to
             "models_ranked": len(result["ranked"]),
             "models_excluded": len(excluded),
             "real_changes": sum(bool(r["significant"] and r["above_noise_floor"]) for r in result["ranked"]),
