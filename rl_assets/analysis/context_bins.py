@@ -157,7 +157,8 @@ def render_png(result: dict) -> bytes:
     keep = [i for i, (rb, ra) in enumerate(zip(result["before"]["bins"], result["after"]["bins"])) if rb["n"] or ra["n"]]
     names = [result["before"]["bins"][i]["bin"] for i in keep]
     x = np.arange(len(names))
-    fig, axes = plt.subplots(1, 4, figsize=(18, 4.5))
+    fig, axes = plt.subplots(2, 2, figsize=(12, 8))  # 2×2, not 1×4: legible when scaled to a page or the UI
+    axes = axes.ravel()
     for ax, (key, title) in zip(axes, panels):
         for j, (side, label) in enumerate(zip(("before", "after"), result["labels"])):
             rows = [result[side]["bins"][i] for i in keep]

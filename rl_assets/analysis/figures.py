@@ -35,14 +35,33 @@ def png_data_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
-def markdown_image(alt: str, png: bytes) -> str:
-    """A markdown image that carries its own pixels; brackets in `alt` cannot end it early.
+# The UI shows markdown metadata in a dialog about 980 px wide and does not scale images down
+# (it renders no HTML, so no width attribute either): a wider PNG would be cut off there.
+UI_IMAGE_MAX_PX = 960
 
-    >>> markdown_image("reward [EMA]", b"\\x89PNG")
-    '![reward (EMA)](data:image/png;base64,iVBORw==)'
-    """
+
+def fit_width(png: bytes, max_px: int = UI_IMAGE_MAX_PX) -> bytes:
+    """The PNG scaled down to at most `max_px` wide (unchanged when it already fits)."""
+    from PIL import Image  # matplotlib's own dependency
+
+    with Image.open(io.BytesIO(png)) as img:
+        if img.width <= max_px:
+            return png
+        small = img.resize((max_px, max(1, round(img.height * max_px / img.width))), Image.LANCZOS)
+        buf = io.BytesIO()
+        small.save(buf, format="PNG", optimize=True)
+        return buf.getvalue()
+
+
+def ui_image_uri(png: bytes) -> str:
+    """What to put in ![](…) of markdown metadata: the PNG itself, sized for the UI's dialog."""
+    return png_data_uri(fit_width(png))
+
+
+def markdown_image(alt: str, png: bytes) -> str:
+    """A markdown image that carries its own pixels, sized for the UI; brackets in `alt` cannot end it early."""
     safe = str(alt).replace("[", "(").replace("]", ")").replace("\n", " ")
-    return f"![{safe}]({png_data_uri(png)})"
+    return f"![{safe}]({ui_image_uri(png)})"
 
 
 def markdown_images(pngs: dict[str, bytes]) -> str:

@@ -12,7 +12,7 @@ import dagster as dg
 from dagster import AssetExecutionContext
 
 from resources.settings_resource import AnalysisSettings
-from rl_assets.analysis.figures import png_data_uri
+from rl_assets.analysis.figures import ui_image_uri
 from rl_assets.analysis.context_bins import COLUMNS, render_png, solve_rate_by_context
 from rl_assets.analysis.report_md import fmt_ci, fmt_pct, jsonable, md_table
 from rl_assets.fileutil import atomic_write_bytes, atomic_write_text
@@ -71,7 +71,7 @@ def solve_rate_by_context_asset(context: AssetExecutionContext, settings: Analys
     atomic_write_text(out_dir / "solve_rate.md", md)
     yield dg.Output(result, metadata={
         # the report's relative image becomes the pixels themselves (a path would not load in the UI)
-        "interpretation": dg.MetadataValue.md(md.replace("](solve_rate.png)", f"]({png_data_uri(png_bytes)})")),
+        "interpretation": dg.MetadataValue.md(md.replace("](solve_rate.png)", f"]({ui_image_uri(png_bytes)})")),
         "plot_file": dg.MetadataValue.path(png.as_posix()),
         "n_before": result["before"]["n"], "n_after": result["after"]["n"],
         "mix_shift_pp": dg.MetadataValue.float(100 * result["decomposition"]["mix_shift"]),

@@ -14,7 +14,7 @@ import dagster as dg
 
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.behavioral_delta import NEEDED
-from rl_assets.analysis.figures import png_data_uri
+from rl_assets.analysis.figures import ui_image_uri
 from rl_assets.analysis.lineage import build_lineage, plots
 from rl_assets.analysis.lineage.report import render_markdown
 from rl_assets.analysis.lineage.rollouts import ROLLOUT_COLUMNS
@@ -99,7 +99,7 @@ def run_lineage(context: dg.AssetExecutionContext, config: LineageConfig, settin
     atomic_write_json(folder / "lineage.json", result)
     members = [m["repo_id"] for m in result["members"]]
     yield dg.MaterializeResult(metadata={
-        "lineage": dg.MetadataValue.md(render_markdown(result, {n: png_data_uri(p) for n, p in pngs.items()})),
+        "lineage": dg.MetadataValue.md(render_markdown(result, {n: ui_image_uri(p) for n, p in pngs.items()})),
         "report": dg.MetadataValue.path((folder / "lineage.md").as_posix()),
         "members": dg.MetadataValue.json(members),
         "steps": dg.MetadataValue.json([m["step"] for m in result["members"]]),
