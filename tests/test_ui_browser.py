@@ -1,0 +1,125 @@
+"""The demo in the Dagster UI, read by a real headless Chromium (`make ui` on a `make demo` home):
+every asset page with a materialization shows its plots — loaded, carried in the event itself, not
+resolved against the webserver — and no image or table is wider than the dialog that shows it.
+
+Slow on purpose (a demo run, `dagster dev`, ~20 pages): it is the only test that looks at what a
+person sees. Skips only when no Chromium can be found.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+from rl_assets.ui import _alive, process_tree
+from test_q3_browser import Cdp, find_chromium
+from test_ui_webserver import free_port, graphql
+from ui_pages import dismiss_welcome, inspect_page, open_page, problems
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.timeout(1500)  # the demo run and dagster dev start-up on a busy 2-core machine
+ALPHA = "rldelta-demo/rl-alpha-20-8B"  # the demo checkpoint every question applies to (RL rollouts, logs)
+LINEAGE_JOB = "rl-gamma"
+# every asset that draws a plot: each must show at least one loaded, embedded image
+PLOTS = {"solve_rate_by_context", "eval_temporal_overlay", "model_comparison", "training_metrics", "rl_temporal",
+         "run_lineage"}
+
+
+@pytest.fixture(scope="module")
+def ui(tmp_path_factory):
+    if not find_chromium():
+        pytest.skip("no Chromium found (RLDELTA_CHROMIUM unset, no chromium on PATH): run scripts/setup.d/30-chromium.sh")
+    home = tmp_path_factory.mktemp("ui-demo")
+    port = free_port()
+    env = {**os.environ, "RLDELTA_HOME": str(home), "DAGSTER_HOME": str(home / "dagster"), "RLDELTA_UI_PORT": str(port),
+           "RLDELTA_WATCH_AUTHORS": "no-such-author"}
+    rldelta = Path(sys.executable).with_name("rldelta")
+    demo = subprocess.run([str(rldelta), "demo", "--run", "--scale", "0.3"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=900)
+    assert "== comparing models" in demo.stdout, demo.stdout[-2000:] + demo.stderr[-2000:]
+    proc = subprocess.Popen([sys.executable, "-m", "rl_assets.ui"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    tree: set[int] = set()
+    try:
+        deadline = time.time() + 180
+        while time.time() < deadline:
+            try:
+                if graphql(port, "{ assetNodes { id } }")["assetNodes"]:
+                    break
+            except Exception:
+                pass
+            time.sleep(2)
+        else:
+            pytest.fail("the webserver did not serve the asset graph within 180 s")
+        tree = process_tree(proc.pid)
+        yield port
+    finally:
+        tree |= process_tree(proc.pid)
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            pass
+        for pid in tree:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture(scope="module")
+def browser(ui, tmp_path_factory):
+    cdp = Cdp(find_chromium(), tmp_path_factory.mktemp("chromium-profile"))
+    try:
+        target = cdp.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        cdp.session = cdp.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        cdp.send("Page.enable")
+        cdp.send("Emulation.setDeviceMetricsOverride", {"width": 1440, "height": 900, "deviceScaleFactor": 1,
+                                                        "mobile": False})
+        cdp.send("Page.navigate", {"url": f"http://127.0.0.1:{ui}/assets"})
+        dismiss_welcome(cdp)
+        yield cdp
+    finally:
+        cdp.close()
+
+
+def _asset_pages(port: int) -> dict[str, tuple[str, list[str]]]:
+    """asset -> (page of the materialization to read, its metadata labels); the demo checkpoint ALPHA for
+    per-model assets, the RL job for the run lineage, the latest one for the comparison."""
+    data = graphql(port, "{ assetsOrError { ... on AssetConnection { nodes { key { path } "
+                         "assetMaterializations(limit: 1) { partition } } } } }")
+    pages = {}
+    for node in data["assetsOrError"]["nodes"]:
+        if not node["assetMaterializations"]:
+            continue
+        name = "/".join(node["key"]["path"])
+        url, partition = f"http://127.0.0.1:{port}/assets/{name}", ""
+        if node["assetMaterializations"][0]["partition"]:
+            partition = LINEAGE_JOB if name == "run_lineage" else ALPHA
+            url += "?" + urllib.parse.urlencode({"view": "partitions", "partition": partition})
+        mats = graphql(port, f'{{ assetOrError(assetKey: {{path: ["{name}"]}}) {{ ... on Asset {{ assetMaterializations('
+                             f'limit: 1{", partitions: [" + json.dumps(partition) + "]" if partition else ""}) '
+                             '{ metadataEntries { label } } } } }')["assetOrError"]["assetMaterializations"]
+        if mats:
+            pages[name] = (url, [e["label"] for e in mats[0]["metadataEntries"]])
+    return pages
+
+
+def test_every_asset_page_shows_its_plots_embedded_and_nothing_is_cut_off(ui, browser):
+    pages = _asset_pages(ui)
+    assert PLOTS <= set(pages), f"demo left plot assets unmaterialized: {sorted(PLOTS - set(pages))}"
+    found, bad = {}, {}
+    for name, (url, labels) in sorted(pages.items()):
+        assert open_page(browser, url, labels), f"{name}: the materialization's metadata {labels} never showed on {url}"
+        found[name] = inspect_page(browser)
+        if problems(found[name]):
+            bad[name] = problems(found[name])
+    assert not bad, bad
+    for name in sorted(PLOTS):
+        shown = [img for info in found[name]["dialogs"].values() for img in info["images"]
+                 if img["natural"] > 0 and img["src"].startswith("data:image/png")]
+        assert shown, f"{name}: no plot visible on {pages[name][0]} ({found[name]['dialogs'].keys()})"
