@@ -58,7 +58,7 @@ def ui(tmp_path_factory):
         else:
             pytest.fail("the webserver did not serve the asset graph within 180 s")
         tree = process_tree(proc.pid)
-        yield port
+        yield port, home, env
     finally:
         tree |= process_tree(proc.pid)
         proc.send_signal(signal.SIGTERM)
@@ -73,6 +73,7 @@ def ui(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser(ui, tmp_path_factory):
+    port = ui[0]
     cdp = Cdp(find_chromium(), tmp_path_factory.mktemp("chromium-profile"))
     try:
         target = cdp.send("Target.createTarget", {"url": "about:blank"})["targetId"]
@@ -80,7 +81,7 @@ def browser(ui, tmp_path_factory):
         cdp.send("Page.enable")
         cdp.send("Emulation.setDeviceMetricsOverride", {"width": 1440, "height": 900, "deviceScaleFactor": 1,
                                                         "mobile": False})
-        cdp.send("Page.navigate", {"url": f"http://127.0.0.1:{ui}/assets"})
+        cdp.send("Page.navigate", {"url": f"http://127.0.0.1:{port}/assets"})
         dismiss_welcome(cdp)
         yield cdp
     finally:
@@ -110,7 +111,7 @@ def _asset_pages(port: int) -> dict[str, tuple[str, list[str]]]:
 
 
 def test_every_asset_page_shows_its_plots_embedded_and_nothing_is_cut_off(ui, browser):
-    pages = _asset_pages(ui)
+    pages = _asset_pages(ui[0])
     assert PLOTS <= set(pages), f"demo left plot assets unmaterialized: {sorted(PLOTS - set(pages))}"
     found, bad = {}, {}
     for name, (url, labels) in sorted(pages.items()):
@@ -123,3 +124,31 @@ def test_every_asset_page_shows_its_plots_embedded_and_nothing_is_cut_off(ui, br
         shown = [img for info in found[name]["dialogs"].values() for img in info["images"]
                  if img["natural"] > 0 and img["src"].startswith("data:image/png")]
         assert shown, f"{name}: no plot visible on {pages[name][0]} ({found[name]['dialogs'].keys()})"
+
+
+def _latest_run(port: int, asset: str, partition: str | None = None) -> str | None:
+    where = f', partitions: ["{partition}"]' if partition else ""
+    mats = graphql(port, f'{{ assetOrError(assetKey: {{path: ["{asset}"]}}) {{ ... on Asset {{ '
+                         f'assetMaterializations(limit: 1{where}) {{ runId }} }} }} }}')["assetOrError"]["assetMaterializations"]
+    return mats[0]["runId"] if mats else None
+
+
+def test_a_command_line_run_rewrites_index_md_and_refreshes_the_comparison(ui):
+    """`dagster asset materialize` runs carry no code-location origin; the sensors act on them anyway."""
+    port, home, env = ui
+    compared = _latest_run(port, "model_comparison")
+    cli = subprocess.run([str(Path(sys.executable).with_name("dagster")), "asset", "materialize", "-m", "rl_assets.definitions",
+                          "--select", "eval_pair", "--partition", ALPHA], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert cli.returncode == 0, cli.stderr[-2000:]
+    run_id = _latest_run(port, "eval_pair", ALPHA)
+    index = home / "reports" / "rldelta-demo--rl-alpha-20-8B" / "INDEX.md"
+    link = f"[`{run_id}`](http://127.0.0.1:{port}/runs/{run_id})"  # whole id, linked: make ui sets RLDELTA_UI_URL
+    deadline, refreshed = time.time() + 420, None
+    while time.time() < deadline:
+        refreshed = _latest_run(port, "model_comparison")
+        if link in index.read_text() and refreshed != compared:
+            break
+        time.sleep(5)
+    assert link in index.read_text(), f"INDEX.md never named the command-line run {run_id}"
+    assert refreshed != compared, "model_comparison was not re-materialized after the model's run"
