@@ -59,20 +59,20 @@ def stop(proc: subprocess.Popen, seconds: float = STOP_SECONDS) -> set[int]:
     while time.monotonic() < deadline:
         proc.poll()
         known |= process_tree(proc.pid)  # a code server started during shutdown is caught too
-        alive = {p for p in known if _alive(p)}
+        alive = {p for p in known if is_running(p)}
         if not alive:
             return set()
         if not escalated and time.monotonic() > deadline - seconds / 2:
             _signal_all(alive, signal.SIGTERM)
             escalated = True
         time.sleep(0.2)
-    alive = {p for p in known | process_tree(proc.pid) if _alive(p)}
+    alive = {p for p in known | process_tree(proc.pid) if is_running(p)}
     _signal_all(alive, signal.SIGKILL)
     proc.wait()
     return alive
 
 
-def _alive(pid: int) -> bool:
+def is_running(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from rl_assets.ui import _alive, process_tree
+from rl_assets.ui import is_running, process_tree
 from test_q3_browser import Cdp, find_chromium
-from test_ui_webserver import free_port, graphql
+from test_ui_webserver import free_port, graphql, wait_for_graph
 from ui_pages import dismiss_welcome, inspect_page, open_page, problems
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,16 +47,7 @@ def ui(tmp_path_factory):
                             stderr=subprocess.DEVNULL, start_new_session=True)
     tree: set[int] = set()
     try:
-        deadline = time.time() + 180
-        while time.time() < deadline:
-            try:
-                if graphql(port, "{ assetNodes { id } }")["assetNodes"]:
-                    break
-            except Exception:
-                pass
-            time.sleep(2)
-        else:
-            pytest.fail("the webserver did not serve the asset graph within 180 s")
+        assert wait_for_graph(port), "the webserver did not serve the asset graph within 180 s"
         tree = process_tree(proc.pid)
         yield port, home, env
     finally:
@@ -67,7 +58,7 @@ def ui(tmp_path_factory):
         except subprocess.TimeoutExpired:
             pass
         for pid in tree:
-            if _alive(pid):
+            if is_running(pid):
                 os.kill(pid, signal.SIGKILL)
 
 

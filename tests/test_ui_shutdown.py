@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rl_assets.ui import _alive, process_tree
-from test_ui_webserver import free_port, graphql
+from rl_assets.ui import is_running, process_tree
+from test_ui_webserver import free_port, wait_for_graph
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,16 +43,7 @@ def test_make_ui_prints_its_url_and_stops_every_child(tmp_path, how):
                 break
         text = "".join(printed)
         assert f"http://127.0.0.1:{port}" in text and "Ctrl-C" in text, text
-        deadline = time.time() + 180
-        while time.time() < deadline:
-            try:
-                if graphql(port, "{ assetNodes { id } }")["assetNodes"]:
-                    break
-            except Exception:
-                pass
-            time.sleep(2)
-        else:
-            pytest.fail("the webserver did not serve the asset graph within 180 s")
+        assert wait_for_graph(port), "the webserver did not serve the asset graph within 180 s"
         time.sleep(3)  # let the daemon start its code server too
         tree = process_tree(make.pid)
         assert any(" api grpc" in _cmdline(p) for p in tree), [_cmdline(p) for p in tree]
@@ -62,15 +53,15 @@ def test_make_ui_prints_its_url_and_stops_every_child(tmp_path, how):
         else:
             os.killpg(make.pid, signal.SIGINT)  # what the terminal sends on Ctrl-C
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and {p for p in tree if _alive(p) and p != make.pid}:
+        while time.monotonic() < deadline and {p for p in tree if is_running(p) and p != make.pid}:
             time.sleep(0.25)
             make.poll()
-        left = {p: _cmdline(p) for p in tree if _alive(p) and p != make.pid}
+        left = {p: _cmdline(p) for p in tree if is_running(p) and p != make.pid}
         assert not left, f"still running 10 s after {how}: {left}"
         make.wait(timeout=5)
     finally:
         for pid in tree:
-            if _alive(pid):
+            if is_running(pid):
                 os.kill(pid, signal.SIGKILL)
         if make.poll() is None:
             make.kill()
