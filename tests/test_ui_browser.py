@@ -8,6 +8,7 @@ person sees. Skips only when no Chromium can be found.
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -20,6 +21,7 @@ import pytest
 from rl_assets.ui import is_running, process_tree
 from test_q3_browser import Cdp, find_chromium
 from test_ui_webserver import free_port, graphql, wait_for_graph
+import ui_pages
 from ui_pages import dismiss_welcome, inspect_page, open_page, problems
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -115,6 +117,28 @@ def test_every_asset_page_shows_its_plots_embedded_and_nothing_is_cut_off(ui, br
         shown = [img for info in found[name]["dialogs"].values() for img in info["images"]
                  if img["natural"] > 0 and img["src"].startswith("data:image/png")]
         assert shown, f"{name}: no plot visible on {pages[name][0]} ({found[name]['dialogs'].keys()})"
+
+
+def test_the_lineage_counts_checks_per_model(ui, browser):
+    """The asset graph's "n / m Passed" counts a check as failed while any model's latest result failed."""
+    port = ui[0]
+    node = graphql(port, '{ assetNodeOrError(assetKey: {path: ["checkpoint"]}) { ... on AssetNode { '
+                         'assetChecksOrError { ... on AssetChecks { checks { name } } } } } }')
+    names = [c["name"] for c in node["assetNodeOrError"]["assetChecksOrError"]["checks"]]
+    failing = set()
+    for name in names:
+        latest = {}
+        for e in graphql(port, f'{{ assetCheckExecutions(assetKey: {{path: ["checkpoint"]}}, checkName: "{name}", '
+                               'limit: 100) { status evaluation { partition } } }')["assetCheckExecutions"]:
+            latest.setdefault((e["evaluation"] or {}).get("partition"), e["status"])  # newest first
+        failing |= {name} if "FAILED" in latest.values() else set()
+    assert failing, "the demo's rl-beta has no RL rollout dataset: a checkpoint check must fail for that model"
+    browser.send("Page.navigate", {"url": f"http://127.0.0.1:{port}/assets/checkpoint?view=lineage"})
+    pill = r"checkpoint\s+Latest event\s+[^\n]*\s+Asset checks\s+(\d+) / (\d+) Passed"
+    text = ui_pages._wait(browser, f"new RegExp({json.dumps(pill)}).test(document.body.innerText) && document.body.innerText", 60)
+    shown = re.search(pill, text or "")
+    assert shown, f"no check summary on the checkpoint node: {(text or '')[:1500]}"
+    assert (int(shown[1]), int(shown[2])) == (len(names) - len(failing), len(names))
 
 
 def _latest_run(port: int, asset: str, partition: str | None = None) -> str | None:

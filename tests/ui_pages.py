@@ -17,8 +17,10 @@ _BUTTONS = """[...document.querySelectorAll('button, a, span, div')].filter(e =>
 _INSPECT = """(async () => {
   const d = document.querySelector('.bp5-dialog');
   if (!d) return null;
+  const t0 = Date.now();  // the markdown renderer is a lazily loaded chunk: wait for its output first
+  while (!d.querySelector('.dagster-markdown') && Date.now() - t0 < 15000) await new Promise(r => setTimeout(r, 100));
+  if (!d.querySelector('.dagster-markdown')) return {error: 'the markdown never rendered'};
   const imgs = [...d.querySelectorAll('img')];
-  const t0 = Date.now();
   while (imgs.some(i => !i.complete) && Date.now() - t0 < 10000) await new Promise(r => setTimeout(r, 100));
   const md = d.querySelector('.dagster-markdown') || d;
   const room = md.getBoundingClientRect().width;
@@ -50,11 +52,13 @@ def dismiss_welcome(cdp) -> None:
 
 def open_page(cdp, url: str, labels: list[str]) -> bool:
     """Navigate and wait until every metadata entry of the materialization (`labels`) is on the page."""
-    cdp.send("Page.navigate", {"url": url})
-    time.sleep(0.5)
     want = json.dumps(labels)
-    return bool(_wait(cdp, f"document.readyState === 'complete' && {want}.every(l => document.body.innerText.includes(l))",
-                      45))
+    for _ in range(2):  # one reload when a busy machine left the page half-loaded
+        cdp.send("Page.navigate", {"url": url})
+        time.sleep(0.5)
+        if _wait(cdp, f"document.readyState === 'complete' && {want}.every(l => document.body.innerText.includes(l))", 60):
+            return True
+    return False
 
 
 def inspect_page(cdp) -> dict:
