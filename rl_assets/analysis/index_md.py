@@ -112,6 +112,15 @@ def input_versions(s: dict, current: dict[str, str]) -> str:
     return ", ".join(parts) or "—"
 
 
+def render_summary(statuses: list[dict], findings: list[str], ui_url: str = "") -> str:
+    """INDEX.md narrow enough for the UI's metadata dialog: findings, then one row per asset (status and
+    run); data versions, inputs, errors and output links stay in INDEX.md itself."""
+    rows = [f"| {s['asset']} | {ICON[s['status']]} {s['status']} | {run_ref(s['run_id'], ui_url) if s['run_id'] else '—'} |"
+            for s in statuses]
+    return "\n".join([*(f"- {_cell(f)}" for f in findings), "", "| asset | status | run |", "|---|---|---|", *rows, "",
+                      "Data versions, inputs, errors and output files: INDEX.md (the `path` entry)."]) + "\n"
+
+
 def render_index(model: str, generated_at: str, statuses: list[dict], outputs: list[str], findings: list[str],
                  ui_url: str = "") -> str:
     counts = {k: sum(s["status"] == k for s in statuses) for k in ICON}

@@ -19,7 +19,7 @@ from pathlib import Path
 import dagster as dg
 
 import rl_assets.assets
-from rl_assets.analysis.index_md import audit_findings, judge_findings, q1_findings, render_index
+from rl_assets.analysis.index_md import audit_findings, judge_findings, q1_findings, render_index, render_summary
 from rl_assets.fileutil import atomic_write_text
 from rl_assets.jobs.analyze import ANALYSIS_GROUPS
 from rl_assets.jobs.lineage import lineage_findings
@@ -182,6 +182,7 @@ def analysis_index(context: dg.AssetExecutionContext):
     counts = {s: sum(x["status"] == s for x in statuses) for s in {x["status"] for x in statuses}}
     return dg.Output(
         {"path": str(folder / "INDEX.md"), "statuses": {s["asset"]: s["status"] for s in statuses}},
-        metadata={"path": dg.MetadataValue.path(str(folder / "INDEX.md")), "index": dg.MetadataValue.md(text),
+        metadata={"path": dg.MetadataValue.path(str(folder / "INDEX.md")),
+                  "index": dg.MetadataValue.md(render_summary(statuses, findings, ui_url())),
                   **{f"n_{k.replace(' ', '_')}": v for k, v in counts.items()}},
     )
