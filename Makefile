@@ -22,9 +22,9 @@ demo: install ## build the demo world and analyse every demo checkpoint end to e
 test: install ## the whole suite (starts a throwaway PostgreSQL, installs chromium where missing)
 	bash scripts/run_tests.sh
 
-ui: install ## the Dagster UI on the same instance as `make demo` (sensors watch laion and the demo org)
+ui: install ## the Dagster UI on the same instance as `make demo`; prints its URL; Ctrl-C or SIGTERM stops every child
 	$(PY) -m rl_assets.instance "$(DAGSTER_HOME)"
-	RLDELTA_WATCH_AUTHORS="$${RLDELTA_WATCH_AUTHORS:-laion,rldelta-demo}" $(VENV)/bin/dagster dev -w workspace.yaml
+	RLDELTA_WATCH_AUTHORS="$${RLDELTA_WATCH_AUTHORS:-laion,rldelta-demo}" exec $(PY) -m rl_assets.ui
 
 bench: install ## benchmarks; figures go to bench/RESULTS.md by hand, with date and command
 	bash bench/run_all.sh

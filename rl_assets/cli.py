@@ -150,6 +150,24 @@ def _check_lineage(truth_path, lineage_path) -> int:
     return len(wrong)
 
 
+def cmd_register_eval(args) -> int:
+    from resources.registry import RegistryResource
+    from rl_assets.partitions import InvalidRepoId
+    from rl_assets.register_eval import RegisterError, register_eval
+
+    try:
+        job = register_eval(RegistryResource().client(), args.model_id, benchmark=args.benchmark, traces=args.traces,
+                            base_model=args.base_model, status=args.status, started=args.started, ended=args.ended,
+                            score=args.score)
+    except (RegisterError, InvalidRepoId) as exc:
+        print(f"rldelta: {exc}", file=sys.stderr)
+        return 2
+    base = f", base model {job['base_model']}" if job["base_model"] else ""
+    print(f"registered eval {job['id']}: {job['model']}{base} on {job['benchmark']}, {job['job_status']}, "
+          f"traces {job['hf_traces_link']}")
+    return 0
+
+
 def cmd_demo(args) -> int:
     from rl_assets.demo import build_world
     from rl_assets.demo.lineage_job import JOB as LINEAGE_JOB, MEMBERS as LINEAGE_MEMBERS
@@ -215,6 +233,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--score-key")
     p.add_argument("--include-unfinished", action="store_true")
     p.set_defaults(func=cmd_list_evals)
+
+    p = sub.add_parser("register-eval", help="record one eval run of a model in the configured registry")
+    p.add_argument("model_id", help="the evaluated model's Hub repo id (org/name)")
+    p.add_argument("--benchmark", required=True, help="benchmark name (created in the registry if new)")
+    p.add_argument("--traces", required=True, help="the eval's traces: Hub dataset id, URL, or a local file/folder")
+    p.add_argument("--base-model", help="repo id of the model RL started from (its evals are the baseline side)")
+    p.add_argument("--status", default="Finished", help="job status; only Finished evals are paired")
+    p.add_argument("--started", help="ISO 8601 start time (default: now)")
+    p.add_argument("--ended", help="ISO 8601 end time (default: --started, else now)")
+    p.add_argument("--score", type=float, help="the eval's score (metrics.accuracy), used to rank benchmarks")
+    p.set_defaults(func=cmd_register_eval)
 
     p = sub.add_parser("demo", help="build the demo world (and with --run analyse it end to end)")
     p.add_argument("--seed", type=int, default=7)

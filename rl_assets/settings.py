@@ -62,3 +62,11 @@ def tables_dir() -> Path:
     path = home_dir() / "tables"
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def ui_url() -> str:
+    """The Dagster webserver's base URL ($RLDELTA_UI_URL, e.g. http://127.0.0.1:3000), or "" when unknown.
+
+    INDEX.md links run ids to `<this>/runs/<id>` only when it is set: a guessed URL would be a dead link.
+    """
+    return os.environ.get("RLDELTA_UI_URL", "").strip().rstrip("/")

@@ -1,4 +1,9 @@
-"""After every per-model run ends (success or failure), rewrite that model's INDEX.md."""
+"""After every per-model run ends (success or failure), rewrite that model's INDEX.md.
+
+Whatever launched the run: the UI, a sensor, `dagster asset materialize` on the command line or
+`rldelta demo`. Runs started outside the code server carry no code-location origin, and a run
+status sensor only sees its own location's runs unless told to monitor all of them.
+"""
 
 import dagster as dg
 
@@ -21,6 +26,7 @@ def _index_sensor(name: str, status: dg.DagsterRunStatus):
         request_job=write_index,
         default_status=dg.DefaultSensorStatus.RUNNING,
         minimum_interval_seconds=5,  # INDEX.md follows a run within seconds (a tick reads the run log only)
+        monitor_all_code_locations=True,  # CLI and in-process runs have no origin; they count too
         description=f"Rewrites INDEX.md after a per-model run ends with {status.value}.",
     )(_index_request)
 

@@ -77,7 +77,7 @@ def lineage_reaction(context: dg.RunStatusSensorContext):
 
 
 _COMMON = {"request_jobs": [refresh_lineage, write_index], "default_status": dg.DefaultSensorStatus.RUNNING,
-           "minimum_interval_seconds": 15}
+           "minimum_interval_seconds": 15, "monitor_all_code_locations": True}  # CLI runs too (index_sensor.py)
 lineage_after_success = dg.run_status_sensor(
     name="lineage_after_success", run_status=dg.DagsterRunStatus.SUCCESS, **_COMMON,
     description="Refreshes the run lineage of a checkpoint's RL job after its analysis run succeeds "

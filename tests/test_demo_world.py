@@ -13,7 +13,7 @@ import re
 import statistics
 import struct
 from collections import defaultdict
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -403,15 +403,22 @@ def test_rebuild_replaces_only_the_demo(tmp_path, monkeypatch):
     foreign = w.hub_dir / "models" / "someone" / "theirs" / "README.md"
     foreign.parent.mkdir(parents=True)
     foreign.write_text("keep me")
-    stale = w.hub_dir / "datasets" / ORG / "leftover" / "data.jsonl"
-    stale.parent.mkdir(parents=True)
+    before = digests(w.hub_dir / "models" / ORG)
+    # what a user added under the demo org (`make ui`, then an upload): a repo, its model row, an eval job
+    theirs = w.hub_dir / "models" / ORG / "mine-8B" / "model.safetensors"
+    theirs.parent.mkdir(parents=True)
+    theirs.write_bytes(b"user weights")
+    stale = w.hub_dir / "models" / ALPHA / "left-from-an-older-demo.txt"  # inside a repo the demo owns
     stale.write_text("{}")
     reg = SqlRegistry(w.registry_url)
-    reg.insert("models", [{"id": "user-model", "name": "someone/theirs"}])
-    before = digests(w.hub_dir / "models" / ORG)
-    n_jobs = len(reg.jobs_for_model(reg.models_by_name(ALPHA)[0]["id"]))
+    alpha_id = reg.models_by_name(ALPHA)[0]["id"]
+    reg.insert("models", [{"id": "user-model", "name": "someone/theirs"}, {"id": "mine", "name": f"{ORG}/mine-8B"}])
+    reg.insert("sandbox_jobs", [{"id": "user-job", "created_at": datetime(2026, 5, 1, tzinfo=timezone.utc),
+                                 "model_id": alpha_id, "username": "a-user", "job_status": "Finished"}])
+    n_jobs = len(reg.jobs_for_model(alpha_id))
     build_world(seed=3, scale=SCALE)
-    assert foreign.read_text() == "keep me" and not stale.exists()
-    assert digests(w.hub_dir / "models" / ORG) == before
-    assert len(reg.models_by_name(ALPHA)) == 1 and reg.models_by_name("someone/theirs")
-    assert len(reg.jobs_for_model(reg.models_by_name(ALPHA)[0]["id"])) == n_jobs
+    assert foreign.read_text() == "keep me" and theirs.read_bytes() == b"user weights" and not stale.exists()
+    after = digests(w.hub_dir / "models" / ORG)
+    assert {k: v for k, v in after.items() if not k.startswith("mine-8B/")} == before
+    assert len(reg.models_by_name(ALPHA)) == 1 and reg.models_by_name("someone/theirs") and reg.models_by_name(f"{ORG}/mine-8B")
+    assert len(reg.jobs_for_model(alpha_id)) == n_jobs and "user-job" in {j["id"] for j in reg.jobs_for_model(alpha_id)}

@@ -60,11 +60,42 @@ def test_index_reports_each_status_from_the_event_log(home):
     text = (home / "INDEX.md").read_text()
     assert COMPLETION_NOTE in text
     row = next(line for line in text.splitlines() if line.startswith("| **trace_pairs**"))
-    assert "pairs exploded on purpose" in row and first.run_id[:8] in row
+    assert "pairs exploded on purpose" in row and f"`{first.run_id}`" in row  # whole: a prefix finds no run
     row = next(line for line in text.splitlines() if line.startswith("| **behavioral_delta**"))
     assert "`q1-v1`" in row and "[Q1_behavioral_delta/report.json](Q1_behavioral_delta/report.json)" in row
     assert "no RL rollout dataset for org/rl-model-8B" in text
     assert "think_tokens 80 → 38" in text and "LLM judge: not produced" in text and "audit: not produced" in text
+
+
+def test_run_ids_link_to_the_ui_and_input_versions_are_the_upstreams_own(home, monkeypatch):
+    monkeypatch.setenv("RLDELTA_UI_URL", "http://127.0.0.1:3999/")
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions("models", [MODEL])
+    version = {"v": "tables-1"}
+
+    @dg.asset(name="baseline_traces", partitions_def=models_partitions, group_name="preflight")
+    def baseline_traces():
+        return dg.Output(1, data_version=dg.DataVersion(version["v"]))
+
+    @dg.asset(name="behavioral_delta", partitions_def=models_partitions, group_name="q1",
+              ins={"baseline_traces": dg.AssetIn()})
+    def behavioral_delta(baseline_traces):
+        return 2
+
+    dg.materialize([baseline_traces, behavioral_delta], instance=instance, partition_key=MODEL)
+    version["v"] = "tables-2"  # a new upload: the input moved on, behavioral_delta was not re-run
+    later = dg.materialize([baseline_traces, behavioral_delta], instance=instance, partition_key=MODEL,
+                           selection=["baseline_traces"])
+    dg.materialize([analysis_index], instance=instance, partition_key=MODEL)
+    text = (home / "INDEX.md").read_text()
+    base = next(line for line in text.splitlines() if line.startswith("| **baseline_traces**"))
+    assert f"[`{later.run_id}`](http://127.0.0.1:3999/runs/{later.run_id})" in base and "`tables-2`" in base
+    delta = next(line for line in text.splitlines() if line.startswith("| **behavioral_delta**"))
+    assert "baseline_traces: `tables-1` (now `tables-2`: stale)" in delta
+    upstream_in_ui = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey("baseline_traces"), asset_partitions=[MODEL]), limit=1
+    ).records[0].asset_materialization.tags["dagster/data_version"]
+    assert upstream_in_ui == "tables-2"
 
 
 def test_a_later_success_replaces_the_failure(home):

@@ -32,6 +32,19 @@ def graphql(port, query):
         return json.loads(resp.read())["data"]
 
 
+def wait_for_graph(port, seconds: float = 180) -> bool:
+    """True once the webserver answers with the asset graph (the code location has loaded)."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            if graphql(port, "{ assetNodes { id } }")["assetNodes"]:
+                return True
+        except Exception:
+            pass
+        time.sleep(2)
+    return False
+
+
 @pytest.fixture
 def home(tmp_path, monkeypatch):
     home = tmp_path / "home"

@@ -8,7 +8,6 @@ rates) and a within-bin part (solve rates changed inside bins); see docs/statist
 
 from __future__ import annotations
 
-import io
 import math
 
 import numpy as np
@@ -16,6 +15,7 @@ import pandas as pd
 import pyarrow as pa
 
 from rl_assets.analysis import stats
+from rl_assets.analysis.figures import figure_png
 
 DEFAULT_EDGES = (0, 8192, 16384, 32768, 65536, 131072, math.inf)
 UNKNOWN = "unknown"
@@ -157,7 +157,8 @@ def render_png(result: dict) -> bytes:
     keep = [i for i, (rb, ra) in enumerate(zip(result["before"]["bins"], result["after"]["bins"])) if rb["n"] or ra["n"]]
     names = [result["before"]["bins"][i]["bin"] for i in keep]
     x = np.arange(len(names))
-    fig, axes = plt.subplots(1, 4, figsize=(18, 4.5))
+    fig, axes = plt.subplots(2, 2, figsize=(12, 8))  # 2×2, not 1×4: legible when scaled to a page or the UI
+    axes = axes.ravel()
     for ax, (key, title) in zip(axes, panels):
         for j, (side, label) in enumerate(zip(("before", "after"), result["labels"])):
             rows = [result[side]["bins"][i] for i in keep]
@@ -176,7 +177,4 @@ def render_png(result: dict) -> bytes:
     axes[0].legend(fontsize=8)
     fig.suptitle("Outcomes by context length (disjoint bins, 95% Wilson intervals)")
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
-    return buf.getvalue()
+    return figure_png(fig, tight=False)

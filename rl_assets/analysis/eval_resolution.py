@@ -40,10 +40,16 @@ def iso(value) -> str | None:
 
 
 def dataset_id_from_link(link: str | None) -> str | None:
-    """`https://huggingface.co/datasets/org/name/tree/main` -> `org/name`; bare ids unchanged."""
+    """`https://huggingface.co/datasets/org/name/tree/main` -> `org/name`; bare ids and local paths unchanged.
+
+    >>> dataset_id_from_link("/data/evals/after.jsonl")
+    '/data/evals/after.jsonl'
+    """
     if not link:
         return None
     link = link.strip()
+    if link.startswith(("/", "~", "./", "../")):
+        return link  # a local trace file or folder (`rldelta register-eval --traces ./traces.jsonl`)
     if not link.startswith("http"):
         return link.removeprefix("datasets/").strip("/") or None
     parts = [p for p in link.split("://", 1)[1].split("/")[1:] if p]

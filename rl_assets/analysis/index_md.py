@@ -70,27 +70,64 @@ def _cell(value) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ") if value not in (None, "") else "—"
 
 
-def status_line(s: dict) -> str:
+def run_ref(run_id: str, ui_url: str = "") -> str:
+    """The full run id (a prefix finds nothing at /runs/<id>), a link to the run page when the UI URL is known.
+
+    >>> run_ref("abc-123", "http://127.0.0.1:3000/")
+    '[`abc-123`](http://127.0.0.1:3000/runs/abc-123)'
+    >>> run_ref("abc-123")
+    '`abc-123`'
+    """
+    return f"[`{run_id}`]({ui_url.rstrip('/')}/runs/{run_id})" if ui_url and run_id else f"`{run_id}`"
+
+
+def status_line(s: dict, ui_url: str = "") -> str:
+    run = run_ref(s["run_id"], ui_url)
     if s["status"] == "materialized":
-        detail = f"run `{s['run_id'][:8]}` at {s['timestamp']}, data version `{s.get('data_version') or 'n/a'}`"
+        detail = f"run {run} at {s['timestamp']}, data version `{s.get('data_version') or 'n/a'}`"
     elif s["status"] == "failed":
-        detail = f"failed in run `{s['run_id'][:8]}` at {s['timestamp']}: {s.get('error') or 'no error message'}"
+        detail = f"failed in run {run} at {s['timestamp']}: {s.get('error') or 'no error message'}"
         if s.get("last_success"):
-            detail += f" (last success: run `{s['last_success'][:8]}`; its outputs below may be stale)"
+            detail += f" (last success: run {run_ref(s['last_success'], ui_url)}; its outputs below may be stale)"
     elif s["status"] == "not applicable":
-        detail = f"{str(s.get('reason')).removeprefix('not applicable: ')} (run `{s['run_id'][:8]}` at {s['timestamp']})"
+        detail = f"{str(s.get('reason')).removeprefix('not applicable: ')} (run {run} at {s['timestamp']})"
     elif s["status"] == "running":
-        detail = f"being materialized by run `{s['run_id'][:8]}` right now"
+        detail = f"being materialized by run {run} right now"
     else:
         detail = "no materialization or failure recorded for this partition"
     return f"{ICON[s['status']]} {s['status']}: {detail}"
 
 
-def render_index(model: str, generated_at: str, statuses: list[dict], outputs: list[str], findings: list[str]) -> str:
+def input_versions(s: dict, current: dict[str, str]) -> str:
+    """Each input's data version as this materialization read it; when the input has moved on since,
+    its current version too (the same value the UI shows on that asset), so a mismatch means stale.
+
+    >>> input_versions({"inputs": {"a": "v1", "b": "v2"}}, {"a": "v1", "b": "v3"})
+    'a: `v1`, b: `v2` (now `v3`: stale)'
+    """
+    parts = []
+    for key, version in sorted((s.get("inputs") or {}).items()):
+        now = current.get(key)
+        parts.append(f"{key}: `{version}`" + (f" (now `{now}`: stale)" if now and now != version else ""))
+    return ", ".join(parts) or "—"
+
+
+def render_summary(statuses: list[dict], findings: list[str], ui_url: str = "") -> str:
+    """INDEX.md narrow enough for the UI's metadata dialog: findings, then one row per asset (status and
+    run); data versions, inputs, errors and output links stay in INDEX.md itself."""
+    rows = [f"| {s['asset']} | {ICON[s['status']]} {s['status']} | {run_ref(s['run_id'], ui_url) if s['run_id'] else '—'} |"
+            for s in statuses]
+    return "\n".join([*(f"- {_cell(f)}" for f in findings), "", "| asset | status | run |", "|---|---|---|", *rows, "",
+                      "Data versions, inputs, errors and output files: INDEX.md (the `path` entry)."]) + "\n"
+
+
+def render_index(model: str, generated_at: str, statuses: list[dict], outputs: list[str], findings: list[str],
+                 ui_url: str = "") -> str:
     counts = {k: sum(s["status"] == k for s in statuses) for k in ICON}
     lines = [f"# RL behavioural analysis — {model}", "", f"Generated {generated_at} (UTC).", "", f"> {COMPLETION_NOTE}", "",
              "Assets: " + ", ".join(f"{n} {k}" for k, n in counts.items() if n), "", "## Findings at a glance", ""]
     lines += [f"- {f}" for f in findings] + [""]
+    current = {s["asset"]: s["data_version"] for s in statuses if s.get("data_version")}
     for group, question in QUESTIONS.items():
         members = [s for s in statuses if s["group"] == group]
         if not members:
@@ -98,8 +135,7 @@ def render_index(model: str, generated_at: str, statuses: list[dict], outputs: l
         lines += [f"## {question}", "", "| asset | status | outputs | inputs (data versions) |", "|---|---|---|---|"]
         for s in members:
             links = ", ".join(f"[{p}]({p})" for p in s.get("links", [])) or "—"
-            inputs = ", ".join(f"{k}: `{v}`" for k, v in sorted((s.get("inputs") or {}).items())) or "—"
-            lines.append(f"| **{s['asset']}** | {_cell(status_line(s))} | {links} | {inputs} |")
+            lines.append(f"| **{s['asset']}** | {_cell(status_line(s, ui_url))} | {links} | {_cell(input_versions(s, current))} |")
         lines.append("")
     lines += ["## Every output file", ""]
     lines += [f"- [{p}]({p})" for p in outputs] or ["- not produced: no files in this report folder yet"]

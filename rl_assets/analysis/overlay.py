@@ -9,11 +9,11 @@ readable. Pure: returns dicts and PNG bytes, writes nothing.
 
 from __future__ import annotations
 
-import io
 from datetime import timedelta
 
 import pandas as pd
 
+from rl_assets.analysis.figures import figure_png
 from rl_assets.analysis.temporal import REWARD_DEFINITION as _HEADLINE
 from rl_assets.analysis.temporal import bin_rollouts, reward_outcomes, reward_summary, utc_timestamp
 
@@ -125,7 +125,4 @@ def plot_overlay(result: dict) -> bytes:
     if unique:
         ax.legend(unique.values(), unique.keys(), fontsize=8, loc="lower right")
     fig.autofmt_xdate()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return buf.getvalue()
+    return figure_png(fig)

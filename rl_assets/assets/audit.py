@@ -56,9 +56,9 @@ def _llm_verdicts(context, llm: LLMResource, config: AuditConfig, rows, families
     kinds={"python", "markdown"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
     check_specs=[
-        dg.AssetCheckSpec("enough_common_tasks", asset="learning_audit",
+        dg.AssetCheckSpec("enough_common_tasks", asset="learning_audit", partitions_def=models_partitions,
                           description=f"every task family has >= {labels.MIN_TASKS} tasks attempted by both checkpoints"),
-        dg.AssetCheckSpec("rulers_agree", asset="learning_audit",
+        dg.AssetCheckSpec("rulers_agree", asset="learning_audit", partitions_def=models_partitions,
                           description="no family's label changes between its recorded scores and the "
                           "installed reasoning-gym re-score"),
     ],

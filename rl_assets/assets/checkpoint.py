@@ -113,7 +113,7 @@ def _check_results(m: dict):
     partitions_def=models_partitions,
     group_name="preflight",
     kinds={"huggingface", "python"},
-    check_specs=[dg.AssetCheckSpec(name, asset="checkpoint", description=desc) for name, (desc, _) in PREFLIGHT.items()],
+    check_specs=[dg.AssetCheckSpec(name, asset="checkpoint", partitions_def=models_partitions, description=desc) for name, (desc, _) in PREFLIGHT.items()],
     retry_policy=dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL),
     pool="hub",
 )

@@ -21,7 +21,7 @@ CHECKS = {
     partitions_def=models_partitions,
     group_name="preflight",
     kinds={"supabase", "python"},
-    check_specs=[dg.AssetCheckSpec(name, asset="eval_pair", description=d) for name, d in CHECKS.items()],
+    check_specs=[dg.AssetCheckSpec(name, asset="eval_pair", partitions_def=models_partitions, description=d) for name, d in CHECKS.items()],
     retry_policy=dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL),
 )
 def eval_pair(context: dg.AssetExecutionContext, registry: RegistryResource, settings: AnalysisSettings):

@@ -9,6 +9,7 @@ from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.comparison import compare, model_row, task_pass_rates
 from rl_assets.analysis.eval_resolution import ResolutionError
+from rl_assets.analysis.figures import figure_png, markdown_image
 from rl_assets.ingest import IngestError
 from rl_assets.analysis.report_md import fmt_ci, fmt_num, fmt_p, fmt_signed, jsonable, md_table
 from rl_assets.fileutil import atomic_write_bytes, atomic_write_json, atomic_write_text
@@ -64,9 +65,18 @@ def render(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot(result: dict) -> bytes:
-    import io
+def summary(result: dict) -> str:
+    """The comparison narrow enough for the UI's metadata panel: three columns, the full table is in comparison.md."""
+    rows = [[r["model_id"], f"{fmt_signed(r['delta'])} {fmt_ci(*r['ci95'], signed=True)}",
+             "yes" if r["significant"] and r["above_noise_floor"] else "no"] for r in result["ranked"]]
+    lines = [f"On {result['benchmark']['name']}: ranking {result['ranking_rule']}.", "",
+             md_table(["model", "Δ pass rate [95% CI]", "real change"], rows) if rows else "No model has a matched pair."]
+    lines += [f"- not enough data: {r['model_id']} ({r['status']})" for r in result["not_enough_data"]]
+    lines += [f"- excluded: {e['model_id']}" for e in result["excluded"]]
+    return "\n".join(lines) + "\n\nNoise floors, McNemar p and the exclusion reasons: the `report` file.\n"
 
+
+def plot(result: dict) -> bytes:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -86,10 +96,7 @@ def plot(result: dict) -> bytes:
     if ax.get_legend_handles_labels()[1]:
         ax.legend(loc="lower right")
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
-    return buf.getvalue()
+    return figure_png(fig, tight=False)
 
 
 @dg.asset(group_name="compare", kinds={"python", "parquet"}, pool="hub")
@@ -121,14 +128,18 @@ def model_comparison(context: dg.AssetExecutionContext, config: ComparisonConfig
     markdown = render(result)
     atomic_write_text(out / "comparison.md", markdown)
     atomic_write_json(out / "comparison.json", jsonable(result))
-    atomic_write_bytes(out / "comparison.png", plot(result))
+    png = plot(result)
+    atomic_write_bytes(out / "comparison.png", png)
     return dg.MaterializeResult(
         metadata={
             "benchmark": bench["name"],
+            "benchmark_id": str(bench["id"]),  # what the comparison sensor keeps it pinned to
             "models_ranked": len(result["ranked"]),
             "models_excluded": len(excluded),
             "real_changes": sum(bool(r["significant"] and r["above_noise_floor"]) for r in result["ranked"]),
-            "comparison": dg.MetadataValue.md(markdown),
-            "plot": dg.MetadataValue.path(str(out / "comparison.png")),
+            "models": dg.MetadataValue.json(sorted(r["model_id"] for r in result["ranked"])),
+            "comparison": dg.MetadataValue.md(summary(result)),
+            "plot": dg.MetadataValue.md(markdown_image("Δ pass rate per model", png)),
+            "report": dg.MetadataValue.path(str(out / "comparison.md")),
         }
     )

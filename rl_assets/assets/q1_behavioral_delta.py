@@ -147,9 +147,9 @@ def _enough_data(r: dict) -> tuple[bool, str]:
     group_name="q1",
     kinds={"python", "markdown"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn(), "failure_modes": dg.AssetIn()},
-    check_specs=[dg.AssetCheckSpec("has_common_tasks", asset=ASSET,
+    check_specs=[dg.AssetCheckSpec("has_common_tasks", asset=ASSET, partitions_def=models_partitions,
                                    description="Baseline and post-RL share at least one task (else no paired comparison)."),
-                 dg.AssetCheckSpec("enough_data", asset=ASSET,
+                 dg.AssetCheckSpec("enough_data", asset=ASSET, partitions_def=models_partitions,
                                    description=f"At least {stats.MIN_COMMON_TASKS} common tasks for intervals and tests.")],
 )
 def behavioral_delta(

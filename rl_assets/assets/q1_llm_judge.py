@@ -58,7 +58,7 @@ class JudgeConfig(dg.Config):
     kinds={"openai", "json"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
     pool="llm",
-    check_specs=[dg.AssetCheckSpec("judge_parse_failure_rate", asset="judge_verdicts",
+    check_specs=[dg.AssetCheckSpec("judge_parse_failure_rate", asset="judge_verdicts", partitions_def=models_partitions,
                                    description="Share of judge replies that could not be parsed/validated")],
 )
 def judge_verdicts(context: dg.AssetExecutionContext, config: JudgeConfig, llm: LLMResource, settings: AnalysisSettings,

@@ -2,7 +2,6 @@
 (UTC-binned mean reward and behaviour, joined to training steps, plus attribution) under
 `<reports>/<slug>/Q2_rl_temporal/`."""
 
-import io
 
 import dagster as dg
 import matplotlib
@@ -13,6 +12,7 @@ import pandas as pd  # noqa: E402
 
 from resources.hub import HubResource  # noqa: E402
 from resources.settings_resource import AnalysisSettings  # noqa: E402
+from rl_assets.analysis.figures import figure_png, markdown_image  # noqa: E402
 from rl_assets.analysis.attribution import attribute, summary_lines  # noqa: E402
 from rl_assets.analysis.stats import spearman  # noqa: E402
 from rl_assets.analysis.report_md import fmt_ci, fmt_num, fmt_pct, jsonable, md_table  # noqa: E402
@@ -70,10 +70,7 @@ def _plot(bins: pd.DataFrame) -> bytes:
         ax.set_ylabel(f, fontsize=7)
     axes[-1].set_xlabel("bin start (UTC)")
     fig.suptitle("RL rollouts over time (fixed UTC bins)")
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
-    plt.close(fig)
-    return buf.getvalue()
+    return figure_png(fig, dpi=100)
 
 
 def render_markdown(rep: dict, bins: pd.DataFrame) -> str:
@@ -127,11 +124,13 @@ def rl_temporal(context: dg.AssetExecutionContext, settings: AnalysisSettings, r
            "log_vs_rollout_rho": spearman(bins["mean_reward"], bins["log_reward"]) if "log_reward" in bins else None}
     markdown = render_markdown(rep, bins)
     atomic_write_text(out_dir / "bins.csv", bins.to_csv(index=False))
-    atomic_write_bytes(out_dir / "temporal.png", _plot(bins))
+    png = _plot(bins)
+    atomic_write_bytes(out_dir / "temporal.png", png)
     atomic_write_text(out_dir / "report.md", markdown + "\n![temporal](temporal.png)\n")
     atomic_write_json(out_dir / "report.json", jsonable(rep))
     value = {"applicable": True, "report_dir": str(out_dir), "n_bins": int(len(bins)), "edges": info["edges"],
              "top_features": att.get("top_features", []), "attribution_status": att.get("status")}
     return dg.Output(value, metadata={"summary": dg.MetadataValue.md(markdown), "n_bins": len(bins),
+                                      "plot": dg.MetadataValue.md(markdown_image("RL rollouts over time", png)),
                                       "top_features": ", ".join(att.get("top_features", [])) or "none",
                                       "report": dg.MetadataValue.path(str(out_dir / "report.md"))})

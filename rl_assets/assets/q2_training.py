@@ -1,7 +1,6 @@
 """Q2 training metrics: `training_logs` (pinned snapshot of the repo's training_logs/) and
 `training_metrics` (per-step table + report under `<reports>/<slug>/Q2_training_metrics/`)."""
 
-import base64
 import io
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from resources.hub import HubError, HubResource
+from rl_assets.analysis.figures import markdown_image, markdown_images
 from rl_assets.analysis.lineage.curves import curves_of
 from rl_assets.analysis.report_md import jsonable
 from rl_assets.analysis.skyrl_log import parse_training_logs
@@ -121,8 +121,6 @@ def training_logs(context: dg.AssetExecutionContext, hub: HubResource, checkpoin
                                "snapshot": dg.MetadataValue.path(out["path"])})
 
 
-def _png_md(name: str, png: bytes) -> str:
-    return f"![{name}](data:image/png;base64,{base64.b64encode(png).decode()})"
 
 
 def write_not_applicable(out_dir: Path, info: dict) -> None:
@@ -193,7 +191,9 @@ def training_metrics(context: dg.AssetExecutionContext, training_logs: dict):
         "best_step": rep["best_checkpoint"].get("best_step") or -1,
         "flagged_steps": len(rep["instability"]["flagged_steps"]),
         "report": dg.MetadataValue.path(str(out_dir / "report.md")),
-        "reward_plot": dg.MetadataValue.md(_png_md("reward", plots["reward_ema.png"])) if "reward_ema.png" in plots else "no reward",
+        "reward_plot": dg.MetadataValue.md(markdown_image("reward", plots["reward_ema.png"])) if "reward_ema.png" in plots else "no reward",
+        "plots": dg.MetadataValue.md(markdown_images({n.removesuffix(".png"): p for n, p in plots.items() if n != "reward_ema.png"}))
+        if len(plots) > 1 else "no other plots",
     })
     yield accounting_check(parsed.accounting)
     yield wandb_check(parsed.cross_checks)

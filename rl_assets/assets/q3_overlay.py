@@ -8,6 +8,7 @@ are built before the RL line so a model without an RL-trace dataset still gets t
 import dagster as dg
 
 from resources.settings_resource import AnalysisSettings
+from rl_assets.analysis.figures import markdown_image
 from rl_assets.analysis.overlay import REWARD_DEFINITION, build_overlay, eval_marker, plot_overlay
 from rl_assets.analysis.report_md import fmt_num, jsonable
 from rl_assets.fileutil import atomic_write_bytes, atomic_write_json
@@ -46,14 +47,16 @@ def eval_temporal_overlay(context: dg.AssetExecutionContext, settings: AnalysisS
 
     out = report_dir(context.partition_key) / "Q3_temporal_overlay"
     atomic_write_json(out / "overlay.json", jsonable(result))
-    atomic_write_bytes(out / "overlay.png", plot_overlay(result))
+    png = plot_overlay(result)
+    atomic_write_bytes(out / "overlay.png", png)
     table = "\n".join(["| marker | time (UTC) | n | mean reward |", "|---|---|---|---|"]
                       + [f"| {m['label']} | {m['timestamp'] or 'none'} | {m['n']} | {fmt_num(m['mean_reward'])} |"
                          for m in result["eval"]])
     return dg.Output(
         {"path": str(out / "overlay.json"), "png": str(out / "overlay.png"), "rl_applicable": applicable,
          "rl_reason": reason, "notes": result["notes"]},
-        metadata={"overlay": dg.MetadataValue.path(str(out / "overlay.png")), "rl_applicable": applicable,
+        metadata={"overlay": dg.MetadataValue.md(markdown_image("temporal overlay", png)),
+                  "overlay_file": dg.MetadataValue.path(str(out / "overlay.png")), "rl_applicable": applicable,
                   "rl_bins": len((result["rl"] or {}).get("points", [])), "reward_definition": REWARD_DEFINITION,
                   "markers": dg.MetadataValue.md(table), "notes": "; ".join(result["notes"]) or "none"},
     )

@@ -46,7 +46,7 @@ def _conversations(path: str, wanted: set[str]) -> dict[str, list[dict]]:
     group_name="q3",
     kinds={"html", "python"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
-    check_specs=[dg.AssetCheckSpec("has_common_tasks", asset="trace_pairs",
+    check_specs=[dg.AssetCheckSpec("has_common_tasks", asset="trace_pairs", partitions_def=models_partitions,
                                    description="Baseline and post-RL traces share at least one task_id")],
 )
 def trace_pairs(context: dg.AssetExecutionContext, config: TracePairsConfig, settings: AnalysisSettings,

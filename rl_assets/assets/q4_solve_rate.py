@@ -12,6 +12,7 @@ import dagster as dg
 from dagster import AssetExecutionContext
 
 from resources.settings_resource import AnalysisSettings
+from rl_assets.analysis.figures import ui_image_uri
 from rl_assets.analysis.context_bins import COLUMNS, render_png, solve_rate_by_context
 from rl_assets.analysis.report_md import fmt_ci, fmt_pct, jsonable, md_table
 from rl_assets.fileutil import atomic_write_bytes, atomic_write_text
@@ -51,7 +52,7 @@ def render_markdown(r: dict) -> str:
     group_name="q4",
     kinds={"python", "matplotlib"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
-    check_specs=[dg.AssetCheckSpec("enough_data", asset=ASSET,
+    check_specs=[dg.AssetCheckSpec("enough_data", asset=ASSET, partitions_def=models_partitions,
                                    description="Both sides have rows with a known context length.")],
 )
 def solve_rate_by_context_asset(context: AssetExecutionContext, settings: AnalysisSettings,
@@ -63,13 +64,15 @@ def solve_rate_by_context_asset(context: AssetExecutionContext, settings: Analys
     after = read_traces(post_rl_traces["path"], columns=COLUMNS)
     result = jsonable(solve_rate_by_context(before, after, edges=list(settings.context_bins) + [math.inf]))
     out_dir = report_dir(context.partition_key) / "Q4_solve_rate_by_context"
-    png = atomic_write_bytes(out_dir / "solve_rate.png", render_png(result))
+    png_bytes = render_png(result)
+    png = atomic_write_bytes(out_dir / "solve_rate.png", png_bytes)
     atomic_write_text(out_dir / "solve_rate.json", json.dumps(result, indent=2, sort_keys=True, allow_nan=False) + "\n")
     md = render_markdown(result)
     atomic_write_text(out_dir / "solve_rate.md", md)
     yield dg.Output(result, metadata={
-        "interpretation": dg.MetadataValue.md(md.replace("solve_rate.png", png.as_posix())),
-        "plot": dg.MetadataValue.path(png.as_posix()),
+        # the report's relative image becomes the pixels themselves (a path would not load in the UI)
+        "interpretation": dg.MetadataValue.md(md.replace("](solve_rate.png)", f"]({ui_image_uri(png_bytes)})")),
+        "plot_file": dg.MetadataValue.path(png.as_posix()),
         "n_before": result["before"]["n"], "n_after": result["after"]["n"],
         "mix_shift_pp": dg.MetadataValue.float(100 * result["decomposition"]["mix_shift"]),
         "within_bin_pp": dg.MetadataValue.float(100 * result["decomposition"]["within_bin"]),

@@ -9,6 +9,7 @@ output paths), or its latest planned-but-failed run with the step's error, or "n
 with the reason the asset recorded. Report files are read only for the findings summary.
 """
 
+import hashlib
 import importlib
 import json
 import pkgutil
@@ -18,12 +19,12 @@ from pathlib import Path
 import dagster as dg
 
 import rl_assets.assets
-from rl_assets.analysis.index_md import audit_findings, judge_findings, q1_findings, render_index
+from rl_assets.analysis.index_md import audit_findings, judge_findings, q1_findings, render_index, render_summary
 from rl_assets.fileutil import atomic_write_text
 from rl_assets.jobs.analyze import ANALYSIS_GROUPS
 from rl_assets.jobs.lineage import lineage_findings
 from rl_assets.partitions import models_partitions
-from rl_assets.settings import report_dir
+from rl_assets.settings import report_dir, ui_url
 
 SELF = "analysis_index"
 
@@ -115,9 +116,26 @@ def asset_status(instance, key: dg.AssetKey, partition: str, *, group: str, step
     prefix = "dagster/input_data_version/"
     info = {**base, "run_id": mat.run_id, "timestamp": _iso(mat.timestamp), "data_version": tags.get("dagster/data_version"),
             "links": _links(event.metadata, report_folder),
-            "inputs": {k[len(prefix):]: v[:12] for k, v in tags.items() if k.startswith(prefix)}}
+            "inputs": {k[len(prefix):]: _upstream_version(instance, k[len(prefix):], partition, v)
+                       for k, v in tags.items() if k.startswith(prefix)}}
     reason = _not_applicable(event.metadata)
     return {**info, "status": "not applicable", "reason": reason} if reason else {**info, "status": "materialized"}
+
+
+def _upstream_version(instance, key: str, partition: str, recorded: str) -> str:
+    """The upstream's own data version (as its page in the UI shows it) behind a recorded input version.
+
+    Dagster records a partitioned input as sha256 of the upstream partition's data version, so the raw
+    tag never equals the upstream's version; it is matched against the partition's recent history.
+    Unmatched (older than that history): the recorded value, which then reads as stale.
+    """
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey.from_user_string(key), asset_partitions=[partition]), limit=50).records
+    for record in records:
+        version = (record.asset_materialization.tags or {}).get("dagster/data_version")
+        if version and recorded in (version, hashlib.sha256(version.encode()).hexdigest()):
+            return version
+    return recorded
 
 
 def _read_json(path: Path) -> dict | None:
@@ -159,11 +177,12 @@ def analysis_index(context: dg.AssetExecutionContext):
         findings += fresh("eval_temporal_overlay", [f"Q3 overlay: {n}" for n in overlay.get("notes", [])])
     findings += lineage_findings(context.instance, partition, folder)  # link to the run lineage of its RL job
     now = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
-    text = render_index(partition, now, statuses, output_files(folder), findings)
+    text = render_index(partition, now, statuses, output_files(folder), findings, ui_url=ui_url())
     atomic_write_text(folder / "INDEX.md", text)
     counts = {s: sum(x["status"] == s for x in statuses) for s in {x["status"] for x in statuses}}
     return dg.Output(
         {"path": str(folder / "INDEX.md"), "statuses": {s["asset"]: s["status"] for s in statuses}},
-        metadata={"path": dg.MetadataValue.path(str(folder / "INDEX.md")), "index": dg.MetadataValue.md(text),
+        metadata={"path": dg.MetadataValue.path(str(folder / "INDEX.md")),
+                  "index": dg.MetadataValue.md(render_summary(statuses, findings, ui_url())),
                   **{f"n_{k.replace(' ', '_')}": v for k, v in counts.items()}},
     )

@@ -14,6 +14,7 @@ import dagster as dg
 
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.behavioral_delta import NEEDED
+from rl_assets.analysis.figures import ui_image_uri
 from rl_assets.analysis.lineage import build_lineage, plots
 from rl_assets.analysis.lineage.report import render_markdown
 from rl_assets.analysis.lineage.rollouts import ROLLOUT_COLUMNS
@@ -76,7 +77,7 @@ def lineage_dir(job: str) -> Path:
     partitions_def=rl_jobs_partitions,
     group_name="lineage",
     kinds={"python", "markdown", "matplotlib"},
-    check_specs=[dg.AssetCheckSpec(name, asset=ASSET, description=d) for name, d in CHECKS.items()],
+    check_specs=[dg.AssetCheckSpec(name, asset=ASSET, partitions_def=rl_jobs_partitions, description=d) for name, d in CHECKS.items()],
 )
 def run_lineage(context: dg.AssetExecutionContext, config: LineageConfig, settings: AnalysisSettings,
                 io_manager: dg.ResourceParam[dg.IOManager]):
@@ -98,7 +99,7 @@ def run_lineage(context: dg.AssetExecutionContext, config: LineageConfig, settin
     atomic_write_json(folder / "lineage.json", result)
     members = [m["repo_id"] for m in result["members"]]
     yield dg.MaterializeResult(metadata={
-        "lineage": dg.MetadataValue.md(render_markdown(result, {n: plots.png_data_uri(p) for n, p in pngs.items()})),
+        "lineage": dg.MetadataValue.md(render_markdown(result, {n: ui_image_uri(p) for n, p in pngs.items()})),
         "report": dg.MetadataValue.path((folder / "lineage.md").as_posix()),
         "members": dg.MetadataValue.json(members),
         "steps": dg.MetadataValue.json([m["step"] for m in result["members"]]),

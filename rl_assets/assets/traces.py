@@ -57,7 +57,7 @@ ACCOUNTED = "every_input_accounted_for"
 
 
 def accounted_check_spec(asset: str) -> dg.AssetCheckSpec:
-    return dg.AssetCheckSpec(ACCOUNTED, asset=asset, description=(
+    return dg.AssetCheckSpec(ACCOUNTED, asset=asset, partitions_def=models_partitions, description=(
         "Every file, trial folder and row the ingest found is written, skipped for a stated reason, or merged "
         "as a duplicate; fails when anything was lost (a skip or an unread file that is not by design)."))
 

@@ -26,16 +26,23 @@ class HubWriter:
     def __init__(self, hub_dir: Path):
         self.hub_dir = Path(hub_dir)
         self.written: list[Path] = []
+        self._replaced: set[Path] = set()
 
     def repo_dir(self, repo_id: str, repo_type: str) -> Path:
         return self.hub_dir / f"{repo_type}s" / repo_id
 
-    def clear_org(self, org: str) -> None:
-        # Only the demo org's folders: other orgs in the same hub belong to the user.
-        for kind in ("models", "datasets"):
-            shutil.rmtree(self.hub_dir / kind / org, ignore_errors=True)
+    def _replace_once(self, repo: Path) -> None:
+        """Empty a repo the demo owns before its first file of this build, so nothing stale survives.
+
+        Only repos the demo writes: a repo a user uploaded under the demo org (and its partition and
+        registry rows) is theirs and outlives `make demo`.
+        """
+        if repo not in self._replaced:
+            shutil.rmtree(repo, ignore_errors=True)
+            self._replaced.add(repo)
 
     def write(self, repo_id: str, repo_type: str, rel: str, data: bytes | str, mtime: datetime) -> Path:
+        self._replace_once(self.repo_dir(repo_id, repo_type))
         path = self.repo_dir(repo_id, repo_type) / rel
         atomic_write_bytes(path, data.encode("utf-8") if isinstance(data, str) else data)
         # LocalHub reports last_modified from mtimes; fixing them keeps the demo's timeline

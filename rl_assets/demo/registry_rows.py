@@ -127,7 +127,9 @@ def write(url: str, tables: dict[str, list[dict]]) -> None:
     reg = SqlRegistry(url)
     reg.create_all()
     reg.delete_where("sandbox_jobs", "id", [r["id"] for r in tables["sandbox_jobs"]])
-    reg.delete_where("sandbox_jobs", "model_id", [r["id"] for r in tables["models"]])
+    # demo jobs of an earlier seed or scale (other ids), but never a job a user registered for a demo model
+    reg.delete_where("sandbox_jobs", "id", [j["id"] for m in tables["models"] for j in reg.jobs_for_model(m["id"])
+                                            if j.get("username") == USERNAME])
     for table in ("models", "benchmarks"):
         reg.delete_where(table, "id", [r["id"] for r in tables[table]])
     for table in ("benchmarks", "models", "sandbox_jobs"):

@@ -1,7 +1,8 @@
 """build_world(): the whole demo (hub repos, registry rows, ground truth) from one seed.
 
-Same seed -> byte-identical files. Rebuilding deletes only the demo org's hub folders and the
-demo's registry rows (deterministic ids), then writes everything again.
+Same seed -> byte-identical files. Rebuilding replaces only what the demo owns: the hub repos it
+writes and its registry rows (deterministic ids; eval jobs by the demo's user name). Repos, models
+and eval jobs a user added under the demo org stay.
 """
 
 from __future__ import annotations
@@ -48,8 +49,7 @@ def _paths(home: Path | None) -> tuple[Path, Path, str]:
 
 def build_world(home: Path | None = None, *, seed: int = 7, scale: float = 1.0, registry: bool = True) -> DemoWorld:
     home, hub_dir, url = _paths(home)
-    hub = HubWriter(hub_dir)
-    hub.clear_org(ORG)
+    hub = HubWriter(hub_dir)  # replaces each demo repo as it writes it; repos a user added stay
     n_tbm = max(10, round(40 * scale))
     n_rg = max(8, round(20 * scale))
 

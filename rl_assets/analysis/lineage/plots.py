@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import io
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -12,22 +9,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.colors import ListedColormap  # noqa: E402
 
+from rl_assets.analysis.figures import figure_png  # noqa: E402
 from rl_assets.analysis.lineage.curves import METRICS  # noqa: E402
 
 LABEL_COLORS = {"gamed": "#d62728", "mostly format": "#ff7f0e", "skill and format": "#f2c744", "real skill": "#2ca02c",
                 "regressed": "#9467bd", "no change": "#e5e5e5", "no real gain": "#bdbdbd", "not enough data": "#ffffff"}
 
 
-def png_data_uri(png: bytes) -> str:
-    """A PNG as a data URI, so markdown metadata shows it inline in the Dagster UI."""
-    return "data:image/png;base64," + base64.b64encode(png).decode()
-
-
 def _png(fig) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
-    plt.close(fig)
-    return buf.getvalue()
+    return figure_png(fig, dpi=90)
 
 
 def _nothing(text: str) -> bytes:

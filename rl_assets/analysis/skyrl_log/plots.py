@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import io
-
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from rl_assets.analysis.figures import figure_png  # noqa: E402
+
 PANELS = (("kl", "KL"), ("grad_norm", "grad norm"), ("entropy", "entropy"))
 
 
 def _png(fig) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return buf.getvalue()
+    return figure_png(fig)
 
 
 def _line(steps: pd.DataFrame, col: str, label: str) -> bytes:

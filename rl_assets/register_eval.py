@@ -1,0 +1,101 @@
+"""`rldelta register-eval`: one eval run of a model, recorded in the configured registry.
+
+The eval-pair resolver reads what an eval team's tooling writes (`models`, `benchmarks`,
+`sandbox_jobs`); a person trying rldelta on their own traces has no such tooling, so this writes
+the same rows: the model (and its base model) when the registry does not know them yet, the
+benchmark by name, and one `sandbox_jobs` row whose traces link is a Hub dataset id or a local
+path. The baseline side of a pair is an eval of the base model, so registering the base model's
+eval and the RL model's eval (with `--base-model`) is all a pair needs.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+
+from rl_assets.partitions import validate_repo_id
+
+STATUSES = ("Finished", "Running", "Failed", "Pending", "Cancelled")  # only Finished ones are paired
+USERNAME = "rldelta-register-eval"
+
+
+class RegisterError(ValueError):
+    """Input that cannot become a registry row; the message names the argument."""
+
+
+def _utc(value: str | None, name: str) -> datetime:
+    if not value:
+        return datetime.now(timezone.utc).replace(microsecond=0)
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise RegisterError(f"--{name} {value!r} is not an ISO 8601 time (e.g. 2026-05-01T12:00:00Z)") from exc
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+def traces_link(traces: str) -> str:
+    """A Hub dataset id / URL as given; a local file or folder as an absolute path (it must exist)."""
+    from rl_assets.ingest.spec import hub_dataset
+
+    traces = traces.strip()
+    if traces.startswith("http") or hub_dataset(traces):
+        return traces
+    path = Path(traces).expanduser()
+    if not path.exists():
+        raise RegisterError(f"--traces {traces!r} is neither a Hub dataset id (org/name) nor an existing path")
+    return str(path.resolve())
+
+
+def _model_row(reg, name: str, base_id: str | None) -> dict:
+    """The registry row of `name`, created when missing; refuses to re-parent an existing model."""
+    validate_repo_id(name)
+    rows = reg.models_by_name(name)
+    if rows:
+        row = rows[0]
+        if base_id and row.get("base_model_id") not in (None, base_id):
+            raise RegisterError(f"model {name} is registered with base model id {row['base_model_id']}, "
+                                f"not {base_id}: fix the registry row rather than adding a second one")
+        if base_id and row.get("base_model_id") is None:
+            raise RegisterError(f"model {name} is already registered without a base model; "
+                                "register the RL model's evals under its own repo id with --base-model")
+        return row
+    row = {"id": str(uuid.uuid4()), "name": name, "base_model_id": base_id,
+           "creation_time": datetime.now(timezone.utc), "description": f"registered by {USERNAME}"}
+    reg.insert("models", [row])
+    return row
+
+
+def _benchmark_row(reg, name: str) -> dict:
+    found = reg.benchmark_by_name(name) or reg.benchmark_by_id(name)
+    if found:
+        return found
+    row = {"id": str(uuid.uuid4()), "name": name, "description": f"registered by {USERNAME}"}
+    reg.insert("benchmarks", [row])
+    return row
+
+
+def register_eval(reg, model_id: str, *, benchmark: str, traces: str, base_model: str | None = None,
+                  status: str = "Finished", started: str | None = None, ended: str | None = None,
+                  score: float | None = None) -> dict:
+    """Write the eval run; returns the `sandbox_jobs` row (with the model and benchmark ids it used)."""
+    if not hasattr(reg, "insert"):
+        raise RegisterError("register-eval writes to the SQL registry (SQLite or PostgreSQL by RLDELTA_REGISTRY_URL);"
+                            " with Supabase, add rows through the eval team's own tooling")
+    if status not in STATUSES:
+        raise RegisterError(f"--status {status!r}: one of {', '.join(STATUSES)} (only Finished evals are paired)")
+    if not benchmark.strip():
+        raise RegisterError("--benchmark must name the benchmark (e.g. terminal-bench-mini)")
+    link = traces_link(traces)
+    start, end = _utc(started, "started"), _utc(ended or started, "ended")
+    if end < start:
+        raise RegisterError(f"--ended {end.isoformat()} is before --started {start.isoformat()}")
+    base_id = _model_row(reg, base_model, None)["id"] if base_model else None
+    model = _model_row(reg, model_id, base_id)
+    bench = _benchmark_row(reg, benchmark.strip())
+    job = {"id": str(uuid.uuid4()), "created_at": datetime.now(timezone.utc), "job_name": f"eval-{model_id}-{bench['name']}",
+           "username": USERNAME, "started_at": start, "ended_at": end, "model_id": model["id"],
+           "benchmark_id": bench["id"], "hf_traces_link": link, "job_status": status,
+           "metrics": {"accuracy": score} if score is not None else None}
+    reg.insert("sandbox_jobs", [job])
+    return {**job, "model": model_id, "base_model": base_model or None, "benchmark": bench["name"]}
