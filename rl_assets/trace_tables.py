@@ -4,7 +4,9 @@ Each table has a stamp beside it (`<table>.stamp.json`) with what it was built f
 report. A later request for the same Hub dataset revision, row cap, tokenizer and benchmark reuses
 the table instead of reading and featurizing the source again — when an asset is re-materialized
 with unchanged inputs, or when `model_comparison` needs a pair a partition already ingested.
-Local-path sources have no revision before they are read, so they are always ingested.
+A local-path source is identified by its content fingerprint (rl_assets/source_fingerprint.py).
+`ingest_addressed` names the table after a hash of that key, so two runs with different sources
+never share a table file, and the hash is the trace asset's data version.
 The stamp carries the ingest's ledger (what was found, written, skipped, merged), so a reused
 table reports the same accounting as the ingest that built it. Tables and stamps are created
 with the process umask.
@@ -12,6 +14,7 @@ with the process umask.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -23,16 +26,23 @@ def stamp_path(table: Path) -> Path:
     return table.with_name(table.name + ".stamp.json")
 
 
-def source_key(client, spec: str, *, max_rows, tokenizer, benchmark) -> dict | None:
-    """Everything that decides a table's rows, or None when it cannot be known before reading."""
+def source_key(client, spec: str, *, max_rows, tokenizer, benchmark) -> dict:
+    """Everything that decides a table's rows: the Hub revision, or a local source's content fingerprint."""
     from rl_assets.ingest.spec import hub_dataset
+    from rl_assets.source_fingerprint import local_fingerprint
 
+    knobs = {"max_rows": max_rows, "tokenizer": tokenizer, "benchmark": benchmark, "stamp_version": STAMP_VERSION}
     named = hub_dataset(spec)
     if named is None:
-        return None
+        path = Path(spec).expanduser()
+        return {"source": str(path.resolve()), "fingerprint": local_fingerprint(spec), **knobs}
     repo_id, revision = named
-    return {"source": repo_id, "revision": client.dataset_info(repo_id, revision).revision,
-            "max_rows": max_rows, "tokenizer": tokenizer, "benchmark": benchmark, "stamp_version": STAMP_VERSION}
+    return {"source": repo_id, "revision": client.dataset_info(repo_id, revision).revision, **knobs}
+
+
+def key_digest(key: dict) -> str:
+    """The short content address of a table: it names the file and is the asset's data version."""
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
 
 
 def _stamped(table: Path, key: dict | None) -> dict | None:
@@ -52,10 +62,28 @@ def ingest_once(client, spec: str, table: Path, *, max_rows=None, tokenizer=None
     Returns the ingest facts (rows, skips, revision, token source, feature means, plain metadata),
     `path` of the table to read and `reused`.
     """
+    key = source_key(client, spec, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark)
+    return _ingest_keyed(client, spec, table, key, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark,
+                         side=side, reuse=reuse)
+
+
+def ingest_addressed(client, spec: str, folder: Path, *, max_rows=None, tokenizer=None, benchmark=None,
+                     side="") -> dict:
+    """Like ingest_once, into `<folder>/<key digest>.parquet`: one file per distinct source and knobs,
+    so a run never reads (or replaces) a table another run built from different sources.
+    The result also carries `data_version` (the digest)."""
+    key = source_key(client, spec, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark)
+    digest = key_digest(key)
+    built = _ingest_keyed(client, spec, Path(folder) / f"{digest}.parquet", key, max_rows=max_rows,
+                          tokenizer=tokenizer, benchmark=benchmark, side=side)
+    return {**built, "data_version": digest}
+
+
+def _ingest_keyed(client, spec, table: Path, key: dict | None, *, max_rows, tokenizer, benchmark, side,
+                  reuse: tuple[Path, ...] = ()) -> dict:
     from rl_assets.ingest import ingest_source
     from rl_assets.ingest.writer import write_json_atomic
 
-    key = source_key(client, spec, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark)
     for candidate in (table, *reuse):
         built = _stamped(candidate, key)
         if built is not None:

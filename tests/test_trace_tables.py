@@ -58,10 +58,12 @@ def test_an_identical_table_elsewhere_is_read_in_place(hub, calls, tmp_path):
     assert ingest_once(hub, "org/evals", tmp_path / "cmp.parquet", benchmark="other", reuse=(partition_table,))["reused"] is False
 
 
-def test_local_sources_are_always_read_and_never_stamped(tmp_path, calls):
+def test_local_sources_are_reused_until_their_content_changes(tmp_path, calls):
     src = tmp_path / "rows.jsonl"
-    src.write_text(json.dumps({"conversations": [], "task": "t", "trial_name": "t__1", "result": "0.0"}) + "\n")
+    row = {"conversations": [], "task": "t", "trial_name": "t__1", "result": "0.0"}
+    src.write_text(json.dumps(row) + "\n")
     table = tmp_path / "local.parquet"
     ingest_once(None, str(src), table)
-    ingest_once(None, str(src), table)
-    assert len(calls) == 2 and not stamp_path(table).exists()
+    assert ingest_once(None, str(src), table)["reused"] and len(calls) == 1 and stamp_path(table).exists()
+    src.write_text(json.dumps(row) + "\n" + json.dumps({**row, "trial_name": "t__2"}) + "\n")
+    assert ingest_once(None, str(src), table)["rows"] == 2 and len(calls) == 2

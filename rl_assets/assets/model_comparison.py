@@ -12,7 +12,7 @@ from rl_assets.analysis.eval_resolution import ResolutionError
 from rl_assets.ingest import IngestError
 from rl_assets.analysis.report_md import fmt_ci, fmt_num, fmt_p, fmt_signed, jsonable, md_table
 from rl_assets.fileutil import atomic_write_bytes, atomic_write_json, atomic_write_text
-from rl_assets.trace_tables import ingest_once
+from rl_assets.trace_tables import ingest_addressed
 from rl_assets.partitions import slug
 from rl_assets.resolve import resolve_eval_pair
 from rl_assets.settings import reports_root, tables_dir
@@ -25,16 +25,15 @@ class ComparisonConfig(dg.Config):
 
 
 def pinned_side_rows(client, spec: str, model_id: str, side: str, benchmark: str, settings: AnalysisSettings) -> list[dict]:
-    """Light rows of one pinned eval dataset. The partition's own trace table is read when it holds
-    the same source revision and knobs (no second ingest); otherwise it is ingested once into this
-    asset's folder and reused by later runs while the revision and knobs stay the same."""
+    """Light rows of one pinned eval dataset. Tables are addressed by source and knobs, so the
+    partition's own trace table is read when it holds the same source revision and knobs (no second
+    ingest); otherwise it is ingested once beside it and reused by later runs."""
     from rl_assets.ingest import read_traces
 
     asset = {"baseline": "baseline_traces", "post-rl": "post_rl_traces"}[side]
-    built = ingest_once(
-        client, spec, tables_dir() / "model_comparison" / f"{slug(model_id)}--{side}.parquet",
+    built = ingest_addressed(
+        client, spec, tables_dir() / asset / slug(model_id),
         max_rows=settings.max_rows, tokenizer=settings.tokenizer, benchmark=benchmark, side=side,
-        reuse=(tables_dir() / asset / f"{slug(model_id)}.parquet",),
     )
     return read_traces(built["path"], columns=COLUMNS).to_pylist()
 
