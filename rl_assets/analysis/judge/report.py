@@ -30,6 +30,12 @@ def render_markdown(report: dict) -> str:
         "Failed judgments are retried on the next run.",
         "",
     ]
+    failures = report.get("call_failures") or {}
+    if failures.get("failed"):
+        from rl_assets.analysis.llm_failures import failure_lines
+
+        head = "Every judgment failed" if failures["all_failed"] else f"{failures['failed']} judgments failed"
+        lines += [f"## {head}: reasons", "", *failure_lines(failures), ""]
     if "offline" in report["judge"]:
         lines += ["> **Offline heuristic, not an LLM**: verdicts follow recorded reward and tool errors only; "
                   "tags come from feature deltas. Configure an endpoint for real judgments (docs/llm.md).", ""]
