@@ -17,7 +17,8 @@ QUESTIONS = {
     "q4": "Q4. Does it matter on evals (solve rate by context)?",
     "audit": "Audit: real skill, format, or a gamed reward?",
 }
-ICON = {"materialized": "✅", "failed": "❌", "not applicable": "➖", "running": "🔄", "never materialized": "⏳"}
+ICON = {"materialized": "✅", "failed": "❌", "not applicable": "➖", "running": "🔄", "interrupted": "⛔",
+        "never materialized": "⏳"}
 
 
 def q1_findings(report: dict | None) -> list[str]:
@@ -79,6 +80,9 @@ def status_line(s: dict) -> str:
             detail += f" (last success: run `{s['last_success'][:8]}`; its outputs below may be stale)"
     elif s["status"] == "not applicable":
         detail = f"{str(s.get('reason')).removeprefix('not applicable: ')} (run `{s['run_id'][:8]}` at {s['timestamp']})"
+    elif s["status"] == "interrupted":
+        detail = (f"run `{s['run_id'][:8]}` stopped without finishing (its process is gone: killed or out of "
+                  "memory); rerun it")
     elif s["status"] == "running":
         detail = f"being materialized by run `{s['run_id'][:8]}` right now"
     else:
