@@ -6,6 +6,7 @@ INDEX.md (§2.5, §9.14), it is not a completion marker: it says what Dagster re
 """
 
 from __future__ import annotations
+from rl_assets.analysis.escape import md_text
 
 COMPLETION_NOTE = ("A Dagster run's status, not this file's existence, is the completion signal: this page only "
                    "reports what the Dagster event log held for this partition when it was written.")
@@ -68,7 +69,7 @@ def audit_findings(report: dict | None) -> list[str]:
 
 
 def _cell(value) -> str:
-    return str(value).replace("|", "\\|").replace("\n", " ") if value not in (None, "") else "—"
+    return md_text(value) if value not in (None, "") else "—"
 
 
 def status_line(s: dict) -> str:
@@ -92,9 +93,9 @@ def status_line(s: dict) -> str:
 
 def render_index(model: str, generated_at: str, statuses: list[dict], outputs: list[str], findings: list[str]) -> str:
     counts = {k: sum(s["status"] == k for s in statuses) for k in ICON}
-    lines = [f"# RL behavioural analysis — {model}", "", f"Generated {generated_at} (UTC).", "", f"> {COMPLETION_NOTE}", "",
+    lines = [f"# RL behavioural analysis — {md_text(model)}", "", f"Generated {generated_at} (UTC).", "", f"> {COMPLETION_NOTE}", "",
              "Assets: " + ", ".join(f"{n} {k}" for k, n in counts.items() if n), "", "## Findings at a glance", ""]
-    lines += [f"- {f}" for f in findings] + [""]
+    lines += [f"- {md_text(f)}" for f in findings] + [""]
     for group, question in QUESTIONS.items():
         members = [s for s in statuses if s["group"] == group]
         if not members:

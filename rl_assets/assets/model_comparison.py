@@ -16,6 +16,7 @@ from rl_assets.trace_tables import ingest_addressed
 from rl_assets.partitions import slug
 from rl_assets.resolve import resolve_eval_pair
 from rl_assets.settings import reports_root, tables_dir
+from rl_assets.analysis.escape import md_code, md_text
 
 COLUMNS = ["task_id", "passed", "is_infra_error"]
 
@@ -41,7 +42,7 @@ def pinned_side_rows(client, spec: str, model_id: str, side: str, benchmark: str
 def render(result: dict) -> str:
     bench = result["benchmark"]
     lines = [
-        f"# Model comparison on {bench['name']} ({bench['id']})",
+        f"# Model comparison on {md_text(bench['name'])} ({md_text(bench['id'])})",
         "",
         "Every model is compared on this one pinned benchmark; rows from other benchmarks are never ranked together.",
         f"Ranking: {result['ranking_rule']}. Δ is the mean per-task change in pass rate on common tasks, with a "
@@ -58,8 +59,8 @@ def render(result: dict) -> str:
         ),
     ]
     if result["not_enough_data"]:
-        lines += ["", "## Not enough data", *[f"- {r['model_id']}: {r['status']}" for r in result["not_enough_data"]]]
-    lines += ["", "## Excluded (no eval pair on this benchmark)", *([f"- {e['model_id']}: {e['reason']}" for e in result["excluded"]] or ["- none"])]
+        lines += ["", "## Not enough data", *[f"- {md_code(r['model_id'])}: {md_text(r['status'])}" for r in result["not_enough_data"]]]
+    lines += ["", "## Excluded (no eval pair on this benchmark)", *([f"- {md_code(e['model_id'])}: {md_text(e['reason'])}" for e in result["excluded"]] or ["- none"])]
     return "\n".join(lines) + "\n"
 
 
