@@ -10,19 +10,9 @@ instance whose runs execute here (the default run launcher, or CLI runs); elsewh
 
 from __future__ import annotations
 
-import os
-
 import dagster as dg
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's live process
-        return True
-    return True
+from rl_assets.ingest.writer import _alive  # the same "is this pid alive here" rule as stale temp files
 
 
 def _runs_here(instance) -> bool:
