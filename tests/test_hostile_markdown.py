@@ -10,7 +10,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from rl_assets.analysis.escape import html_text, md_code, md_text
-from rl_assets.analysis.index_md import render_index
+from rl_assets.analysis.index_md import audit_findings, judge_findings, render_index
 from rl_assets.analysis.judge.report import render_markdown as judge_markdown
 from test_q3_browser import Cdp, find_chromium
 
@@ -60,7 +60,9 @@ def _index(h: str) -> str:
                  "timestamp": "t", "error": h, "links": [], "inputs": {}},
                 {"asset": "judge_verdicts", "group": "q1", "status": "not applicable", "run_id": "abcdef123456",
                  "timestamp": "t", "reason": h, "links": [], "inputs": {}}]
-    return render_index(f"org/{h}", "now", statuses, [], [f"audit labels: {h}: gamed", f"Q1: {h}"])
+    findings = audit_findings({"rows": [{"family": h, "label": h}]}) + judge_findings(
+        {"judge": h, "probes": {h: {"post_rl_win_rate_decisive": {"share": 0.5, "wilson95": [0.1, 0.9], "count": 1}}}})
+    return render_index(f"org/{h}", "now", statuses, [], findings)
 
 
 def _judge(h: str) -> str:

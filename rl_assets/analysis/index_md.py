@@ -54,10 +54,10 @@ def judge_findings(report: dict | None) -> list[str]:
         if win.get("share") is not None:
             lo, hi = (win.get("wilson95") or [None, None])[:2]
             ci = f" [{lo:.2f}, {hi:.2f}]" if lo is not None and hi is not None else ""
-            out.append(f"judge ({report.get('judge', '?')}), probe {name}: post-RL wins {win['share']:.2f}{ci} "
+            out.append(f"judge ({md_text(report.get('judge', '?'))}), probe {md_text(name)}: post-RL wins {win['share']:.2f}{ci} "
                        f"of decisive pairs ({win.get('count', '?')} post-RL wins)")
         else:
-            out.append(f"judge probe {name}: no decisive pairs")
+            out.append(f"judge probe {md_text(name)}: no decisive pairs")
     return out or ["LLM judge: report has no probes"]
 
 
@@ -65,22 +65,24 @@ def audit_findings(report: dict | None) -> list[str]:
     if report is None:
         return ["audit: not produced"]
     rows = report.get("rows") or []
-    return ["audit labels: " + (", ".join(f"{r.get('family', '?')}: {r.get('label', '?')}" for r in rows) or "none")]
+    return ["audit labels: " + (", ".join(f"{md_text(r.get('family', '?'))}: {md_text(r.get('label', '?'))}" for r in rows)
+                                or "none")]
 
 
 def _cell(value) -> str:
-    return md_text(value) if value not in (None, "") else "—"
+    # markdown composed here, its untrusted parts already escaped: keep it one cell
+    return " ".join(str(value).split()).replace("|", "\\|") if value not in (None, "") else "—"
 
 
 def status_line(s: dict) -> str:
     if s["status"] == "materialized":
         detail = f"run `{s['run_id'][:8]}` at {s['timestamp']}, data version `{s.get('data_version') or 'n/a'}`"
     elif s["status"] == "failed":
-        detail = f"failed in run `{s['run_id'][:8]}` at {s['timestamp']}: {s.get('error') or 'no error message'}"
+        detail = f"failed in run `{s['run_id'][:8]}` at {s['timestamp']}: {md_text(s.get('error') or 'no error message')}"
         if s.get("last_success"):
             detail += f" (last success: run `{s['last_success'][:8]}`; its outputs below may be stale)"
     elif s["status"] == "not applicable":
-        detail = f"{str(s.get('reason')).removeprefix('not applicable: ')} (run `{s['run_id'][:8]}` at {s['timestamp']})"
+        detail = f"{md_text(str(s.get('reason')).removeprefix('not applicable: '))} (run `{s['run_id'][:8]}` at {s['timestamp']})"
     elif s["status"] == "interrupted":
         detail = (f"run `{s['run_id'][:8]}` stopped without finishing (its process is gone: killed or out of "
                   "memory); rerun it")
@@ -95,7 +97,9 @@ def render_index(model: str, generated_at: str, statuses: list[dict], outputs: l
     counts = {k: sum(s["status"] == k for s in statuses) for k in ICON}
     lines = [f"# RL behavioural analysis — {md_text(model)}", "", f"Generated {generated_at} (UTC).", "", f"> {COMPLETION_NOTE}", "",
              "Assets: " + ", ".join(f"{n} {k}" for k, n in counts.items() if n), "", "## Findings at a glance", ""]
-    lines += [f"- {md_text(f)}" for f in findings] + [""]
+    # findings are markdown built here (lineage links included); their untrusted parts are escaped
+    # where they are built, and a newline in one cannot start a block
+    lines += [f"- {' '.join(str(f).split())}" for f in findings] + [""]
     for group, question in QUESTIONS.items():
         members = [s for s in statuses if s["group"] == group]
         if not members:
