@@ -8,8 +8,11 @@ import dagster as dg
 
 from resources.hub import HubResource
 from resources.llm import default_llm_resource
+from resources.masking import install_log_masking
 from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
+
+install_log_masking()  # before any client logs a URL with credentials in it
 
 
 def _secret(name: str):

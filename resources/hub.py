@@ -18,13 +18,15 @@ from typing import Protocol
 
 import dagster as dg
 
+from resources.masking import MaskedError
+
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".pt", ".pth")
 # trace data files a dataset may hold, compressed ones included (rl_assets.ingest reads them)
 DATA_SUFFIXES = tuple(f"{s}{c}" for s in (".parquet", ".jsonl", ".ndjson", ".json") for c in ("", ".gz", ".bz2", ".zst"))
 
 
-class HubError(RuntimeError):
-    """Any hub failure; the message always names the repo."""
+class HubError(MaskedError):
+    """Any hub failure; the message always names the repo (and never a credential: it is masked)."""
 
 
 class RepoNotFoundError(HubError):

@@ -27,6 +27,7 @@ from huggingface_hub.errors import (
 )
 
 from resources.hub import DATA_SUFFIXES, HubError, HubPermissionError, HubUnavailableError, RepoFile, RepoInfo, RepoNotFoundError
+from resources.masking import mask_url, safe_cause
 
 try:  # huggingface_hub >= 2 ships its own httpx fork; 1.x uses httpx
     import httpx2 as _httpx
@@ -124,7 +125,7 @@ class HfHub:
         _use_session_timeout(timeout_s)
 
     def __repr__(self) -> str:  # never show the token
-        return f"HfHub(endpoint={self.endpoint!r})"
+        return f"HfHub(endpoint={mask_url(self.endpoint)!r})"
 
     # -- retries and error mapping ---------------------------------------------------------------
     def _call(self, fn, repo_id: str, repo_type: str, action: str = "read"):
@@ -138,13 +139,13 @@ class HfHub:
                     error = self._error(kind, code, repo_id, repo_type, action)
                     if error is None:
                         raise
-                    raise error from exc
+                    raise error from safe_cause(exc)
                 if attempt == self.max_retries:
                     raise HubUnavailableError(
-                        f"the Hub at {self.endpoint} kept failing for {repo_type} repo {repo_id!r} "
+                        f"the Hub at {mask_url(self.endpoint)} kept failing for {repo_type} repo {repo_id!r} "
                         f"({'HTTP ' + str(code) if code else type(exc).__name__}) after {attempt + 1} attempts; "
                         "retry later, or check HF_ENDPOINT and the network"
-                    ) from exc
+                    ) from safe_cause(exc)
                 wait = min(retry_after if retry_after is not None else delay * (1 + 0.1 * random.random()), self.max_backoff_s)
                 log.warning("hub %s %s: %s, retry %d/%d in %.1fs", repo_type, repo_id,
                             f"HTTP {code}" if code else type(exc).__name__, attempt + 1, self.max_retries, wait)

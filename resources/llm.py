@@ -15,12 +15,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Optional
-from urllib.parse import urlsplit, urlunsplit
 
 import dagster as dg
 
 from resources.llm_client import LLMClient
 from resources.llm_costs import Budget, Ledger, price_for
+from resources.masking import mask_url
 from rl_assets.llm_cache import LLMCache
 
 OFFLINE_LABEL = "offline-heuristic (not an LLM)"
@@ -76,9 +76,7 @@ class LLMResource(dg.ConfigurableResource):
     def describe(self, purpose: str, model: str | None = None) -> dict:
         """Safe to log and to put in metadata/reports: never includes the key."""
         url = self.resolved_base_url()
-        if url:  # drop any user:password@ an operator pasted into the URL
-            parts = urlsplit(url)
-            url = urlunsplit(parts._replace(netloc=(parts.hostname or "") + (f":{parts.port}" if parts.port else "")))
+        url = mask_url(url)  # any user:password@ an operator pasted into the URL
         offline = self.is_offline()
         return {
             "backend": "offline" if offline else "openai-compatible",

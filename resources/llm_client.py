@@ -86,14 +86,9 @@ class LLMClient:
             self.counters[name] += n
 
     def _scrub(self, text: str) -> str:
-        for secret in self.secrets:
-            if secret:
-                text = text.replace(secret, "***")
-        # OpenAI's 401 echoes a masked key ("sk-abc...wxyz"): its visible ends identify the key too.
-        for secret in self.secrets:
-            if secret and len(secret) >= 12:
-                text = text.replace(secret[:6], "***").replace(secret[-4:], "***")
-        return text
+        from resources.masking import mask
+
+        return mask(text, self.secrets)
 
     # ---- one HTTP call with retries and the budget guard ------------------------------------
     def _delay(self, exc: Exception, attempt: int) -> float:

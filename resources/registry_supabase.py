@@ -13,11 +13,12 @@ import json
 
 import sqlalchemy as sa
 
+from resources.masking import MaskedError, mask_url, safe_cause
 from resources.registry import TABLES, RegistryQueries
 from rl_assets.timestamps import parse_utc
 
 
-class RegistryQueryError(RuntimeError):
+class RegistryQueryError(MaskedError):
     """A Supabase query failed; the message names the table and filter (never the key)."""
 
 
@@ -55,7 +56,7 @@ class SupabaseRegistry(RegistryQueries):
         self._client = create_client(url, key, options=ClientOptions(postgrest_client_timeout=timeout_s))
 
     def __repr__(self) -> str:  # never show the key
-        return f"SupabaseRegistry(url={self.url!r})"
+        return f"SupabaseRegistry(url={mask_url(self.url)!r})"
 
     def _select(self, table: str, **where) -> list[dict]:
         from postgrest.exceptions import APIError
@@ -74,9 +75,10 @@ class SupabaseRegistry(RegistryQueries):
                 raise RegistryQueryError(
                     f"Supabase query on {table} where {where or 'all rows'} failed: {exc.message} (code {exc.code}); "
                     "check SUPABASE_URL and that the key may read this table (row-level security)"
-                ) from exc
+                ) from safe_cause(exc)
             except Exception as exc:  # network errors from the HTTP client
-                raise RegistryQueryError(f"Supabase at {self.url} unreachable for {table}: {type(exc).__name__}: {exc}") from exc
+                raise RegistryQueryError(f"Supabase at {self.url} unreachable for {table}: {type(exc).__name__}: {exc}") \
+                    from safe_cause(exc)
             page = response.data or []
             total = response.count if total is None else total
             rows.extend(_convert(table, r) for r in page)

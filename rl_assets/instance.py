@@ -31,6 +31,13 @@ concurrency:
   pools:
     # assets declare pool="hub" / pool="llm"; each pool allows this many concurrent steps
     default_limit: 4
+# The daemon (`dagster dev` runs one) marks a run whose worker died (kill -9, OOM) failed instead of
+# leaving it STARTED forever; INDEX.md also says "interrupted" for a run whose process is gone.
+run_monitoring:
+  enabled: true
+  start_timeout_seconds: 180
+  max_resume_run_attempts: 0
+  poll_interval_seconds: 30
 telemetry:
   enabled: false
 """

@@ -1,13 +1,21 @@
-"""IO manager: pyarrow tables as parquet, everything else as JSON, keyed by asset and model slug.
+"""IO manager: pyarrow tables as parquet, everything else as JSON — one immutable file per run.
 
-Paths are `<storage_root>/<asset path>/<slug>.{parquet,json}` — the slug (`org--name`) keeps a
-repo id with a slash from nesting folders, where two models could otherwise overwrite each other.
-The root is a UPath, so `s3://bucket/prefix` works wherever fsspec has a driver installed.
+Paths are `<storage_root>/<asset path>/<slug>/<run id>.{parquet,json}`. The slug (`org--name`)
+keeps a repo id with a slash from nesting folders; the run id makes every stored value
+immutable, so two runs of one partition at the same time never read each other's intermediate
+(a run once recorded the other run's `eval_pair` that had overwritten its own between steps).
+
+An input is loaded from the run that produced it when that run stored it (the same run, or the
+parent of a re-execution), else from the path the asset's latest materialization recorded in the
+instance's event log (`stored_at`), else from `<slug>/LATEST` (readers without an instance, e.g.
+sensors). The root is a UPath, so `s3://bucket/prefix` works wherever fsspec has a driver.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import secrets
 
 import dagster as dg
 import pyarrow as pa
@@ -16,9 +24,11 @@ from upath import UPath
 
 from rl_assets.partitions import slug
 
+SUFFIXES = (".parquet", ".json")
+
 
 class RlDeltaIOManager(dg.ConfigurableIOManager):
-    """Writes tables to parquet and small objects to JSON under one storage root."""
+    """Writes tables to parquet and small objects to JSON under one storage root, one file per run."""
 
     root: str = ""  # "" -> rl_assets.settings.storage_root() at run time
 
@@ -27,43 +37,88 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
 
         return UPath(self.root or storage_root())
 
-    def _path(self, key_path: list[str], partition_key: str | None, suffix: str) -> UPath:
-        name = slug(partition_key) if partition_key else "__all__"
-        return self._base().joinpath(*key_path) / f"{name}{suffix}"
+    def _folder(self, key_path: list[str], partition_key: str | None) -> UPath:
+        return self._base().joinpath(*key_path) / (slug(partition_key) if partition_key else "__all__")
 
     def handle_output(self, context: dg.OutputContext, obj) -> None:
         if obj is None:
             return
         partition = context.partition_key if context.has_partition_key else None
+        folder = self._folder(context.asset_key.path, partition)
+        folder.mkdir(parents=True, exist_ok=True)
+        run_id = _run_id(context) or "no-run"
         if isinstance(obj, pa.Table):
-            path = self._path(context.asset_key.path, partition, ".parquet")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(path.name + ".tmp")
-            with tmp.open("wb") as handle:
-                pq.write_table(obj, handle)
-            tmp.rename(path)
+            path = folder / f"{run_id}.parquet"
+            _write_atomic(path, lambda handle: pq.write_table(obj, handle))
         else:
-            path = self._path(context.asset_key.path, partition, ".json")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(path.name + ".tmp")
-            tmp.write_text(json.dumps(obj, indent=2, sort_keys=True, default=str))
-            tmp.rename(path)
+            path = folder / f"{run_id}.json"
+            data = json.dumps(obj, indent=2, sort_keys=True, default=str).encode()
+            _write_atomic(path, lambda handle: handle.write(data))
+        # only for readers without an instance; runs resolve inputs through the event log
+        _write_atomic(folder / "LATEST", lambda handle: handle.write(path.name.encode()))
         context.add_output_metadata({"stored_at": dg.MetadataValue.path(str(path))})
 
     def load_input(self, context: dg.InputContext):
         partition = context.asset_partition_key if context.has_asset_partitions else None
-        for suffix in (".parquet", ".json"):
-            path = self._path(context.asset_key.path, partition, suffix)
-            if path.exists():
-                if suffix == ".parquet":
-                    with path.open("rb") as handle:
-                        return pq.read_table(handle)
-                return json.loads(path.read_text())
-        raise FileNotFoundError(
-            f"no stored output for asset {context.asset_key.to_user_string()}"
-            + (f" partition {partition}" if partition else "")
-            + f" under {self._base()}; materialize it first"
-        )
+        path = self._stored_path(context, partition)
+        if path is None:
+            raise FileNotFoundError(
+                f"no stored output for asset {context.asset_key.to_user_string()}"
+                + (f" partition {partition}" if partition else "")
+                + f" under {self._base()}; materialize it first"
+            )
+        if path.suffix == ".parquet":
+            with path.open("rb") as handle:
+                return pq.read_table(handle)
+        return json.loads(path.read_text())
+
+    def _stored_path(self, context: dg.InputContext, partition: str | None) -> UPath | None:
+        folder = self._folder(context.asset_key.path, partition)
+        producer = _run_id(context.upstream_output) if context.upstream_output is not None else None
+        if producer:  # produced in this run (or in the parent of a re-execution)
+            for suffix in SUFFIXES:
+                if (folder / f"{producer}{suffix}").exists():
+                    return folder / f"{producer}{suffix}"
+        recorded = _latest_recorded(context, partition)
+        if recorded is not None and recorded.exists():
+            return recorded
+        pointer = folder / "LATEST"
+        if pointer.exists():
+            return folder / pointer.read_text().strip()
+        return None
+
+
+def _run_id(context: dg.OutputContext) -> str | None:
+    try:
+        return context.run_id
+    except dg.DagsterInvariantViolationError:  # an output context built without a run
+        return None
+
+
+def _latest_recorded(context: dg.InputContext, partition: str | None) -> UPath | None:
+    """`stored_at` of the asset's latest materialization in the instance's event log, if any."""
+    try:
+        instance = context.instance
+    except dg.DagsterInvariantViolationError:  # built without an instance (tests, sensors)
+        return None
+    flt = dg.AssetRecordsFilter(asset_key=context.asset_key, asset_partitions=[partition] if partition else None)
+    for record in instance.fetch_materializations(flt, limit=1).records:
+        stored = record.asset_materialization.metadata.get("stored_at")
+        if isinstance(stored, dg.PathMetadataValue):
+            return UPath(stored.path)
+    return None
+
+
+def _write_atomic(path: UPath, write) -> None:
+    """Write through a uniquely named temp file, then rename: readers see the old file or the new one."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        with tmp.open("wb") as handle:
+            write(handle)
+        tmp.rename(path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
 
 
 def load_stored(io_manager: dg.IOManager, asset: str, partition: str | None):

@@ -4,8 +4,9 @@ Each table has a stamp beside it (`<table>.stamp.json`) with what it was built f
 report. A later request for the same Hub dataset revision, row cap, tokenizer and benchmark reuses
 the table instead of reading and featurizing the source again — when an asset is re-materialized
 with unchanged inputs, or when `model_comparison` needs a pair a partition already ingested.
-A local-path source's revision is `local_source_fingerprint` (file list, sizes, mtimes and a
-hash of sampled bytes), so an unchanged local file or folder is not ingested again either.
+A local-path source is identified by its content fingerprint (rl_assets/source_fingerprint.py).
+`ingest_addressed` names the table after a hash of that key, so two runs with different sources
+never share a table file, and the hash is the trace asset's data version.
 The stamp carries the ingest's ledger (what was found, written, skipped, merged), so a reused
 table reports the same accounting as the ingest that built it. Tables and stamps are created
 with the process umask.
@@ -15,58 +16,33 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
 # bumped when what a stamp vouches for changes (2: the conservation ledger is part of it)
 STAMP_VERSION = 2
-SAMPLED_FILES, SAMPLE_BYTES = 64, 65536  # the first files (sorted) also get head+tail bytes hashed
 
 
 def stamp_path(table: Path) -> Path:
     return table.with_name(table.name + ".stamp.json")
 
 
-def local_source_fingerprint(path) -> str | None:
-    """A cheap content fingerprint of a local file or folder, or None when it does not exist.
-
-    Every (non-hidden) file's relative path, size and mtime, plus a hash of the first and last
-    64 KiB of the first 64 files, so a same-size rewrite with a preserved mtime is seen in the
-    files the hash samples. Reads at most 8 MiB, whatever the source's size.
-    """
-    root = Path(path).expanduser()
-    if not root.exists():
-        return None
-    files = [root] if root.is_file() else []
-    for d, dirs, names in os.walk(root) if root.is_dir() else ():
-        dirs[:] = [x for x in dirs if not x.startswith(".")]  # hidden folders (.git, caches) are not data
-        files.extend(Path(d, f) for f in names if not f.startswith("."))
-    files.sort()
-    digest = hashlib.sha256()
-    for i, f in enumerate(files):
-        st = f.stat()
-        digest.update(f"{f.relative_to(root) if f != root else f.name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
-        if i < SAMPLED_FILES:
-            with open(f, "rb") as fh:
-                digest.update(fh.read(SAMPLE_BYTES))
-                if st.st_size > 2 * SAMPLE_BYTES:
-                    fh.seek(-SAMPLE_BYTES, os.SEEK_END)
-                    digest.update(fh.read(SAMPLE_BYTES))
-    return f"local-{len(files)}f-{digest.hexdigest()[:20]}"
-
-
-def source_key(client, spec: str, *, max_rows, tokenizer, benchmark) -> dict | None:
-    """Everything that decides a table's rows, or None when it cannot be known before reading."""
+def source_key(client, spec: str, *, max_rows, tokenizer, benchmark) -> dict:
+    """Everything that decides a table's rows: the Hub revision, or a local source's content fingerprint."""
     from rl_assets.ingest.spec import hub_dataset
+    from rl_assets.source_fingerprint import local_fingerprint
 
-    named = hub_dataset(spec)
     knobs = {"max_rows": max_rows, "tokenizer": tokenizer, "benchmark": benchmark, "stamp_version": STAMP_VERSION}
+    named = hub_dataset(spec)
     if named is None:
-        revision = local_source_fingerprint(spec.strip())
-        return None if revision is None else {"source": str(Path(spec.strip()).expanduser().resolve()),
-                                              "revision": revision, **knobs}
+        path = Path(spec).expanduser()
+        return {"source": str(path.resolve()), "fingerprint": local_fingerprint(spec), **knobs}
     repo_id, revision = named
     return {"source": repo_id, "revision": client.dataset_info(repo_id, revision).revision, **knobs}
+
+
+def key_digest(key: dict) -> str:
+    """The short content address of a table: it names the file and is the asset's data version."""
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
 
 
 def _stamped(table: Path, key: dict | None) -> dict | None:
@@ -86,10 +62,28 @@ def ingest_once(client, spec: str, table: Path, *, max_rows=None, tokenizer=None
     Returns the ingest facts (rows, skips, revision, token source, feature means, plain metadata),
     `path` of the table to read and `reused`.
     """
+    key = source_key(client, spec, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark)
+    return _ingest_keyed(client, spec, table, key, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark,
+                         side=side, reuse=reuse)
+
+
+def ingest_addressed(client, spec: str, folder: Path, *, max_rows=None, tokenizer=None, benchmark=None,
+                     side="") -> dict:
+    """Like ingest_once, into `<folder>/<key digest>.parquet`: one file per distinct source and knobs,
+    so a run never reads (or replaces) a table another run built from different sources.
+    The result also carries `data_version` (the digest)."""
+    key = source_key(client, spec, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark)
+    digest = key_digest(key)
+    built = _ingest_keyed(client, spec, Path(folder) / f"{digest}.parquet", key, max_rows=max_rows,
+                          tokenizer=tokenizer, benchmark=benchmark, side=side)
+    return {**built, "data_version": digest}
+
+
+def _ingest_keyed(client, spec, table: Path, key: dict | None, *, max_rows, tokenizer, benchmark, side,
+                  reuse: tuple[Path, ...] = ()) -> dict:
     from rl_assets.ingest import ingest_source
     from rl_assets.ingest.writer import write_json_atomic
 
-    key = source_key(client, spec, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark)
     for candidate in (table, *reuse):
         built = _stamped(candidate, key)
         if built is not None:

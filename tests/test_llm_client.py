@@ -162,7 +162,7 @@ def test_backend_selection_from_environment(monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", "http://user:pw@127.0.0.1:9/v1")
     res = LLMResource()
     assert not res.is_offline() and res.model_for("judge") == "gpt-5-2025-08-07"
-    assert res.model_for("annotate") == "gpt-5.1" and res.describe("judge")["base_url"] == "http://127.0.0.1:9/v1"
+    assert res.model_for("annotate") == "gpt-5.1" and res.describe("judge")["base_url"] == "http://***@127.0.0.1:9/v1"
     monkeypatch.setenv("RLDELTA_JUDGE_MODEL", "openai/gpt-4.1")
     assert res.model_for("judge") == "gpt-4.1" and res.model_for("judge", "override") == "override"
 

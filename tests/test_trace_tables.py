@@ -9,7 +9,8 @@ import pytest
 
 import rl_assets.ingest as ingest
 from resources.hub import LocalHub
-from rl_assets.trace_tables import ingest_once, local_source_fingerprint, stamp_path
+from rl_assets.source_fingerprint import local_fingerprint
+from rl_assets.trace_tables import ingest_once, stamp_path
 
 
 @pytest.fixture
@@ -90,5 +91,6 @@ def test_a_local_folder_is_fingerprinted_by_its_files(tmp_path, calls):
     assert ingest_once(None, str(folder), table)["reused"] is True and len(calls) == 1
     (folder / "b.jsonl").write_text(_row("u", "1.0"))
     assert ingest_once(None, str(folder), table)["rows"] == 2 and len(calls) == 2
-    assert local_source_fingerprint(folder) != local_source_fingerprint(folder / "a.jsonl")
-    assert local_source_fingerprint(tmp_path / "missing") is None
+    assert local_fingerprint(str(folder)) != local_fingerprint(str(folder / "a.jsonl"))
+    with pytest.raises(FileNotFoundError, match="missing"):
+        local_fingerprint(str(tmp_path / "missing"))

@@ -6,6 +6,7 @@ INDEX.md (docs/original_pipeline.md, W14), it is not a completion marker: it say
 """
 
 from __future__ import annotations
+from rl_assets.analysis.escape import md_text
 
 COMPLETION_NOTE = ("A Dagster run's status, not this file's existence, is the completion signal: this page only "
                    "reports what the Dagster event log held for this partition when it was written.")
@@ -17,7 +18,8 @@ QUESTIONS = {
     "q4": "Q4. Does it matter on evals (solve rate by context)?",
     "audit": "Audit: real skill, format, or a gamed reward?",
 }
-ICON = {"materialized": "✅", "failed": "❌", "not applicable": "➖", "running": "🔄", "never materialized": "⏳"}
+ICON = {"materialized": "✅", "failed": "❌", "not applicable": "➖", "running": "🔄", "interrupted": "⛔",
+        "never materialized": "⏳"}
 
 
 def q1_findings(report: dict | None) -> list[str]:
@@ -52,10 +54,10 @@ def judge_findings(report: dict | None) -> list[str]:
         if win.get("share") is not None:
             lo, hi = (win.get("wilson95") or [None, None])[:2]
             ci = f" [{lo:.2f}, {hi:.2f}]" if lo is not None and hi is not None else ""
-            out.append(f"judge ({report.get('judge', '?')}), probe {name}: post-RL wins {win['share']:.2f}{ci} "
+            out.append(f"judge ({md_text(report.get('judge', '?'))}), probe {md_text(name)}: post-RL wins {win['share']:.2f}{ci} "
                        f"of decisive pairs ({win.get('count', '?')} post-RL wins)")
         else:
-            out.append(f"judge probe {name}: no decisive pairs")
+            out.append(f"judge probe {md_text(name)}: no decisive pairs")
     return out or ["LLM judge: report has no probes"]
 
 
@@ -63,11 +65,13 @@ def audit_findings(report: dict | None) -> list[str]:
     if report is None:
         return ["audit: not produced"]
     rows = report.get("rows") or []
-    return ["audit labels: " + (", ".join(f"{r.get('family', '?')}: {r.get('label', '?')}" for r in rows) or "none")]
+    return ["audit labels: " + (", ".join(f"{md_text(r.get('family', '?'))}: {md_text(r.get('label', '?'))}" for r in rows)
+                                or "none")]
 
 
 def _cell(value) -> str:
-    return str(value).replace("|", "\\|").replace("\n", " ") if value not in (None, "") else "—"
+    # markdown composed here, its untrusted parts already escaped: keep it one cell
+    return " ".join(str(value).split()).replace("|", "\\|") if value not in (None, "") else "—"
 
 
 def run_ref(run_id: str, ui_url: str = "") -> str:
@@ -86,11 +90,14 @@ def status_line(s: dict, ui_url: str = "") -> str:
     if s["status"] == "materialized":
         detail = f"run {run} at {s['timestamp']}, data version `{s.get('data_version') or 'n/a'}`"
     elif s["status"] == "failed":
-        detail = f"failed in run {run} at {s['timestamp']}: {s.get('error') or 'no error message'}"
+        detail = f"failed in run {run} at {s['timestamp']}: {md_text(s.get('error') or 'no error message')}"
         if s.get("last_success"):
             detail += f" (last success: run {run_ref(s['last_success'], ui_url)}; its outputs below may be stale)"
     elif s["status"] == "not applicable":
-        detail = f"{str(s.get('reason')).removeprefix('not applicable: ')} (run {run} at {s['timestamp']})"
+        detail = f"{md_text(str(s.get('reason')).removeprefix('not applicable: '))} (run {run} at {s['timestamp']})"
+    elif s["status"] == "interrupted":
+        detail = (f"run {run} stopped without finishing (its process is gone: killed or out of "
+                  "memory); rerun it")
     elif s["status"] == "running":
         detail = f"being materialized by run {run} right now"
     else:
@@ -124,9 +131,11 @@ def render_summary(statuses: list[dict], findings: list[str], ui_url: str = "") 
 def render_index(model: str, generated_at: str, statuses: list[dict], outputs: list[str], findings: list[str],
                  ui_url: str = "") -> str:
     counts = {k: sum(s["status"] == k for s in statuses) for k in ICON}
-    lines = [f"# RL behavioural analysis — {model}", "", f"Generated {generated_at} (UTC).", "", f"> {COMPLETION_NOTE}", "",
+    lines = [f"# RL behavioural analysis — {md_text(model)}", "", f"Generated {generated_at} (UTC).", "", f"> {COMPLETION_NOTE}", "",
              "Assets: " + ", ".join(f"{n} {k}" for k, n in counts.items() if n), "", "## Findings at a glance", ""]
-    lines += [f"- {f}" for f in findings] + [""]
+    # findings are markdown built here (lineage links included); their untrusted parts are escaped
+    # where they are built, and a newline in one cannot start a block
+    lines += [f"- {' '.join(str(f).split())}" for f in findings] + [""]
     current = {s["asset"]: s["data_version"] for s in statuses if s.get("data_version")}
     for group, question in QUESTIONS.items():
         members = [s for s in statuses if s["group"] == group]

@@ -11,6 +11,7 @@ import math
 from typing import Any, Iterable, Sequence
 
 import numpy as np
+from rl_assets.analysis.escape import _one_line
 
 
 def fmt_num(x: Any, digits: int = 3) -> str:
@@ -57,7 +58,9 @@ def fmt_p(p: Any) -> str:
 
 
 def _escape(cell: Any) -> str:
-    return str(cell).replace("|", "\\|").replace("\n", " ")
+    """A table cell: one line, no raw HTML, no pipe that ends the cell (rl_assets/analysis/escape.py
+    has the full rule for untrusted text; cells keep markdown emphasis that reports put in them)."""
+    return _one_line(str(cell)).replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
 
 
 def md_table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | None = None) -> str:

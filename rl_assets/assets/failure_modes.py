@@ -17,6 +17,8 @@ import pyarrow.parquet as pq
 from resources.hub import HubResource
 from resources.llm import LLMResource
 from rl_assets.analysis.failure_modes import PROMPT_VERSION, annotate, distribution
+from rl_assets.analysis.llm_failures import failure_summary
+from rl_assets.assets.llm_calls import calls_check, calls_check_spec
 from rl_assets.assets.q1_llm_judge import ROW_COLUMNS, load_rows
 from rl_assets.fileutil import atomic_write_bytes
 from rl_assets.jobs.write_back import failure_modes_path, repo_from_spec, require_writable
@@ -69,9 +71,10 @@ def _record(side: str, repo: str | None, row: dict, got: dict, annotator: str) -
     kinds={"openai", "parquet"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
     pool="llm",
+    check_specs=[calls_check_spec("failure_modes")],
 )
 def failure_modes(context: dg.AssetExecutionContext, config: FailureModesConfig, llm: LLMResource, hub: HubResource,
-                  baseline_traces: dict, post_rl_traces: dict) -> dg.Output:
+                  baseline_traces: dict, post_rl_traces: dict):
     """Failure-mode category + short analysis per trace, both sides, with distributions and shift."""
     partition = context.partition_key
     refs = {"baseline_traces": baseline_traces, "post_rl_traces": post_rl_traces}
@@ -114,12 +117,14 @@ def failure_modes(context: dg.AssetExecutionContext, config: FailureModesConfig,
         **dist,
         "write_back_preflight": preflight,
         "calls": client.summary(),
+        "call_failures": failure_summary([e for e in table.column("error").to_pylist() if e], n_rows),
     }
     table_md = "| category | baseline | post-RL | shift |\n|---|---:|---:|---:|\n" + "\n".join(
         f"| {c} | {dist['counts']['baseline'][c]} | {dist['counts']['post_rl'][c]} | "
         f"{_signed(dist['shift'][c])} |" for c in dist["shift"])
-    return dg.Output(value, metadata={
+    yield dg.Output(value, metadata={
         "annotator": client.model, "rows": n_rows, "failed": value["failed"],
         "calls": client.counters["calls"], "spend_usd": client.budget.snapshot()["used_usd"],
         "table": dg.MetadataValue.path(str(path)), "distribution": dg.MetadataValue.md(table_md),
     })
+    yield calls_check("failure_modes", value["call_failures"])

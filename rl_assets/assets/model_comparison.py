@@ -13,10 +13,11 @@ from rl_assets.analysis.figures import figure_png, markdown_image
 from rl_assets.ingest import IngestError
 from rl_assets.analysis.report_md import fmt_ci, fmt_num, fmt_p, fmt_signed, jsonable, md_table
 from rl_assets.fileutil import atomic_write_bytes, atomic_write_json, atomic_write_text
-from rl_assets.trace_tables import ingest_once
+from rl_assets.trace_tables import ingest_addressed
 from rl_assets.partitions import slug
 from rl_assets.resolve import resolve_eval_pair
 from rl_assets.settings import reports_root, tables_dir
+from rl_assets.analysis.escape import md_code, md_text
 
 COLUMNS = ["task_id", "passed", "is_infra_error"]
 
@@ -26,16 +27,15 @@ class ComparisonConfig(dg.Config):
 
 
 def pinned_side_rows(client, spec: str, model_id: str, side: str, benchmark: str, settings: AnalysisSettings) -> list[dict]:
-    """Light rows of one pinned eval dataset. The partition's own trace table is read when it holds
-    the same source revision and knobs (no second ingest); otherwise it is ingested once into this
-    asset's folder and reused by later runs while the revision and knobs stay the same."""
+    """Light rows of one pinned eval dataset. Tables are addressed by source and knobs, so the
+    partition's own trace table is read when it holds the same source revision and knobs (no second
+    ingest); otherwise it is ingested once beside it and reused by later runs."""
     from rl_assets.ingest import read_traces
 
     asset = {"baseline": "baseline_traces", "post-rl": "post_rl_traces"}[side]
-    built = ingest_once(
-        client, spec, tables_dir() / "model_comparison" / f"{slug(model_id)}--{side}.parquet",
+    built = ingest_addressed(
+        client, spec, tables_dir() / asset / slug(model_id),
         max_rows=settings.max_rows, tokenizer=settings.tokenizer, benchmark=benchmark, side=side,
-        reuse=(tables_dir() / asset / f"{slug(model_id)}.parquet",),
     )
     return read_traces(built["path"], columns=COLUMNS).to_pylist()
 
@@ -43,7 +43,7 @@ def pinned_side_rows(client, spec: str, model_id: str, side: str, benchmark: str
 def render(result: dict) -> str:
     bench = result["benchmark"]
     lines = [
-        f"# Model comparison on {bench['name']} ({bench['id']})",
+        f"# Model comparison on {md_text(bench['name'])} ({md_text(bench['id'])})",
         "",
         "Every model is compared on this one pinned benchmark; rows from other benchmarks are never ranked together.",
         f"Ranking: {result['ranking_rule']}. Δ is the mean per-task change in pass rate on common tasks, with a "
@@ -60,8 +60,8 @@ def render(result: dict) -> str:
         ),
     ]
     if result["not_enough_data"]:
-        lines += ["", "## Not enough data", *[f"- {r['model_id']}: {r['status']}" for r in result["not_enough_data"]]]
-    lines += ["", "## Excluded (no eval pair on this benchmark)", *([f"- {e['model_id']}: {e['reason']}" for e in result["excluded"]] or ["- none"])]
+        lines += ["", "## Not enough data", *[f"- {md_code(r['model_id'])}: {md_text(r['status'])}" for r in result["not_enough_data"]]]
+    lines += ["", "## Excluded (no eval pair on this benchmark)", *([f"- {md_code(e['model_id'])}: {md_text(e['reason'])}" for e in result["excluded"]] or ["- none"])]
     return "\n".join(lines) + "\n"
 
 

@@ -20,6 +20,7 @@ from rl_assets.analysis.report_md import (
 from rl_assets.fileutil import atomic_write_text
 from rl_assets.partitions import models_partitions
 from rl_assets.settings import report_dir
+from rl_assets.analysis.escape import md_code
 
 ASSET = "behavioral_delta"
 
@@ -97,8 +98,8 @@ def render_markdown(r: dict, sources: dict | None = None) -> str:
             "## Task-level pass/fail flips", "",
             f"{fl['rule']}; {fl['n_common']} common tasks: {fl['both_pass']} pass on both, {fl['both_fail']} fail on both, "
             f"{fl['newly_passing']} newly passing, {fl['newly_failing']} newly failing; exact McNemar p = {fmt_p(fl['mcnemar_p'])}.",
-            "", "Newly passing: " + (", ".join(f"`{t}`" for t in fl["newly_passing_tasks"]) or "none"),
-            "", "Newly failing: " + (", ".join(f"`{t}`" for t in fl["newly_failing_tasks"]) or "none"), "",
+            "", "Newly passing: " + (", ".join(md_code(t) for t in fl["newly_passing_tasks"]) or "none"),
+            "", "Newly failing: " + (", ".join(md_code(t) for t in fl["newly_failing_tasks"]) or "none"), "",
             "## Tool-call distribution shift (share of all tool calls)", "", _shift_table(r["shifts"]["tool_calls"], "tool"), "",
             "## Error-type shift (share of rows)", "", _shift_table(r["shifts"]["error_types"], "error type"), "",
             "## Failure-mode shift (share of rows)", "",

@@ -14,6 +14,7 @@ from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.judge.report import render_markdown
 from rl_assets.analysis.judge.run import build_report, judge_pairs
 from rl_assets.analysis.judge.selection import SCORE_FEATURES, representatives, select_probes
+from rl_assets.assets.llm_calls import calls_check, calls_check_spec
 from rl_assets.fileutil import atomic_write_json, atomic_write_text
 from rl_assets.partitions import models_partitions
 from rl_assets.settings import report_dir
@@ -59,7 +60,8 @@ class JudgeConfig(dg.Config):
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
     pool="llm",
     check_specs=[dg.AssetCheckSpec("judge_parse_failure_rate", asset="judge_verdicts", partitions_def=models_partitions,
-                                   description="Share of judge replies that could not be parsed/validated")],
+                                   description="Share of judge replies that could not be parsed/validated"),
+                 calls_check_spec("judge_verdicts")],
 )
 def judge_verdicts(context: dg.AssetExecutionContext, config: JudgeConfig, llm: LLMResource, settings: AnalysisSettings,
                    baseline_traces: dict, post_rl_traces: dict):
@@ -113,3 +115,4 @@ def judge_verdicts(context: dg.AssetExecutionContext, config: JudgeConfig, llm: 
                   "parse_failures": report["parse_failures"], "judgments": report["judgments_requested"],
                   "judge": client.model},
     )
+    yield calls_check("judge_verdicts", report["call_failures"])

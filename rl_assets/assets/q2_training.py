@@ -22,10 +22,10 @@ from rl_assets.settings import report_dir
 REPORT = "Q2_training_metrics"
 ACCOUNTED, WANDB_CHECK = "every_input_accounted_for", "log_matches_wandb_summary"
 CHECK_SPECS = [
-    dg.AssetCheckSpec(ACCOUNTED, asset="training_metrics", description=(
+    dg.AssetCheckSpec(ACCOUNTED, asset="training_metrics", partitions_def=models_partitions, description=(
         "Every log line read is parsed, counted malformed (by reason) or ignored (by shape), and every file "
         "found under training_logs/ is read or listed as not read with its reason.")),
-    dg.AssetCheckSpec(WANDB_CHECK, asset="training_metrics", description=(
+    dg.AssetCheckSpec(WANDB_CHECK, asset="training_metrics", partitions_def=models_partitions, description=(
         "Every key of the final step that wandb-summary.json (or trainer_log.jsonl) shares with the parsed "
         "table has the same value there; passes as 'no independent record' when neither file exists.")),
 ]

@@ -24,6 +24,7 @@ from rl_assets.fileutil import atomic_write_text
 from rl_assets.jobs.analyze import ANALYSIS_GROUPS
 from rl_assets.jobs.lineage import lineage_findings
 from rl_assets.partitions import models_partitions
+from rl_assets.run_liveness import run_process_gone
 from rl_assets.settings import report_dir, ui_url
 
 SELF = "analysis_index"
@@ -102,6 +103,9 @@ def asset_status(instance, key: dg.AssetKey, partition: str, *, group: str, step
     if planned is not None and (mat is None or (planned.run_id != mat.run_id and planned.storage_id > mat.storage_id)):
         run = instance.get_run_by_id(planned.run_id)
         if run is not None and not run.is_finished:
+            if run_process_gone(instance, planned.run_id):  # kill -9 / OOM: it will never finish
+                return {**base, "status": "interrupted", "run_id": planned.run_id, "timestamp": "unknown",
+                        "last_success": mat.run_id if mat else None}
             return {**base, "status": "running", "run_id": planned.run_id, "timestamp": "now"}
         if run is not None and run.status != dg.DagsterRunStatus.SUCCESS:
             record = instance.get_run_record_by_id(planned.run_id)

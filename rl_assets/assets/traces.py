@@ -14,15 +14,18 @@ from resources.hub import HubError, HubResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.partitions import models_partitions, slug
 from rl_assets.settings import tables_dir
-from rl_assets.trace_tables import ingest_once
+from rl_assets.trace_tables import ingest_addressed
 
 
 def ingest_to_table(context, hub: HubResource, settings: AnalysisSettings, spec: str, asset_name: str, side: str, benchmark=None):
-    """Ingest one source for this partition (or reuse its unchanged table); returns (reference dict, Dagster metadata)."""
-    out_path = tables_dir() / asset_name / f"{slug(context.partition_key)}.parquet"
+    """Ingest one source for this partition (or reuse its unchanged table); returns (reference dict, Dagster metadata).
+
+    The table lives at `<tables>/<asset>/<slug>/<source digest>.parquet`: a run configured with other
+    sources writes another file, and an edited local source gets a new digest (its data version)."""
+    folder = tables_dir() / asset_name / slug(context.partition_key)
     try:
-        built = ingest_once(hub.client(), spec, out_path, max_rows=settings.max_rows, tokenizer=settings.tokenizer,
-                            benchmark=benchmark, side=side)
+        built = ingest_addressed(hub.client(), spec, folder, max_rows=settings.max_rows, tokenizer=settings.tokenizer,
+                                 benchmark=benchmark, side=side)
     except (HubError, FileNotFoundError) as exc:
         raise dg.Failure(description=f"{asset_name} {context.partition_key}: cannot read {spec}: {exc}") from exc
     ref = {
@@ -38,8 +41,9 @@ def ingest_to_table(context, hub: HubResource, settings: AnalysisSettings, spec:
         "max_rows": settings.max_rows,
         "token_source": built["token_source"],
         "feature_summary": built["feature_summary"],
-        # What the table depends on: the source revision and the knobs that change its rows.
-        "data_version": f"{built['revision']}:{settings.max_rows}:{settings.tokenizer}",
+        # What the table depends on: the source revision (Hub) or content fingerprint (local) and the
+        # knobs that change its rows; hashed, it is also the table's file name.
+        "data_version": built["data_version"],
     }
     metadata = {**built["metadata"], "reused_unchanged_table": built["reused"]}
     metadata["skipped"] = dg.MetadataValue.md(metadata["skipped"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 from rl_assets.analysis.audit import labels, rulers
 from rl_assets.analysis.audit.prereg import prediction_held
 from rl_assets.analysis.report_md import bullet_list, fmt_num, fmt_p, fmt_pct, fmt_signed, jsonable, md_table
+from rl_assets.analysis.escape import md_text
 
 NOT_RUN = "llm audit not run: {reason}"
 
@@ -138,7 +139,7 @@ def _ruler_bullets(r: dict) -> list[str]:
 def render_markdown(report: dict, title: str) -> str:
     rows = report["rows"]
     reg = report.get("pre_registration")
-    parts = [f"# Learning audit: {title}", "", summary_table(rows), "", *_rulers_section(rows),
+    parts = [f"# Learning audit: {md_text(title)}", "", summary_table(rows), "", *_rulers_section(rows),
              "## Pre-registration", ""]
     if reg:
         parts += [bullet_list([
@@ -154,7 +155,7 @@ def render_markdown(report: dict, title: str) -> str:
     parts += ["## Rules", "", "Labels are assigned by these rules, in order (first match wins):", ""]
     parts += list(report["rules"]) + [""]
     for r in rows:
-        parts += [f'## {r["family"]}: {r["label"]}', "", r["explanation"], "",
+        parts += [f'## {md_text(r["family"])}: {md_text(r["label"])}', "", md_text(r["explanation"]), "",
                   bullet_list([
                       *_ruler_bullets(r),
                       f'reward change: {r["reward_gain"]}',

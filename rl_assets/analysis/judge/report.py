@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rl_assets.analysis.escape import md_text
+
 _PROBE_NOTE = {
     "most_changed": "discordant (pass/fail flipped) tasks first, then largest behaviour delta - "
     "selection-biased: shows WHAT changed, not a win rate over the benchmark",
@@ -17,9 +19,9 @@ def _ci(share: dict) -> str:
 
 def render_markdown(report: dict) -> str:
     lines = [
-        f"# Q1 LLM judge: {report['model']}",
+        f"# Q1 LLM judge: {md_text(report['model'])}",
         "",
-        f"- Judge: **{report['judge']}** (prompt {report['prompt_version']})",
+        f"- Judge: **{md_text(report['judge'])}** (prompt {report['prompt_version']})",
         f"- Attempt per side: `{report['attempt_rule']}` (attempt 0 unless configured; not best-of-n)",
         f"- Common tasks: {report['common_tasks']}; seed {report['seed']}",
         "- Each pair judged in both orders with anonymised labels (Trace A / Trace B); orders that "
@@ -30,6 +32,12 @@ def render_markdown(report: dict) -> str:
         "Failed judgments are retried on the next run.",
         "",
     ]
+    failures = report.get("call_failures") or {}
+    if failures.get("failed"):
+        from rl_assets.analysis.llm_failures import failure_lines
+
+        head = "Every judgment failed" if failures["all_failed"] else f"{failures['failed']} judgments failed"
+        lines += [f"## {head}: reasons", "", *failure_lines(failures), ""]
     if "offline" in report["judge"]:
         lines += ["> **Offline heuristic, not an LLM**: verdicts follow recorded reward and tool errors only; "
                   "tags come from feature deltas. Configure an endpoint for real judgments (docs/llm.md).", ""]
@@ -57,7 +65,7 @@ def render_markdown(report: dict) -> str:
     if top:
         lines += ["## Most-shifted pairs (judge's words, baseline-first order)", ""]
         for p in top:
-            lines += [f"- **{p['task']}** ({p['probe']}): winner {p['winner']}"
-                      f"{' (orders disagreed)' if p['order_flip'] else ''}; tags {', '.join(p['tags']) or '-'}. "
-                      f"{p['behavior_change'][:400]}"]
+            lines += [f"- **{md_text(p['task'])}** ({p['probe']}): winner {p['winner']}"
+                      f"{' (orders disagreed)' if p['order_flip'] else ''}; tags {md_text(', '.join(p['tags']) or '-')}. "
+                      f"{md_text(p['behavior_change'][:400])}"]
     return "\n".join(lines) + "\n"

@@ -62,6 +62,8 @@ def judge_pairs(probes: dict[str, list[str]], base: dict[str, dict], post: dict[
 def build_report(pairs: list[dict], *, model_id: str, judge: str, attempt_rule: str, seed: int,
                  common_tasks: int, calls: dict) -> dict:
     """The report.json payload: per-probe summaries, every pair, the parse-failure rate."""
+    from rl_assets.analysis.llm_failures import failure_summary
+
     statuses = [s for p in pairs for s in p["call_status"].values()]
     parse_failed = sum(1 for p in pairs for e in p["errors"].values() if e.startswith("parse"))
     return {
@@ -77,6 +79,7 @@ def build_report(pairs: list[dict], *, model_id: str, judge: str, attempt_rule: 
         "judgments_budget_refused": statuses.count("budget"),
         "parse_failures": parse_failed,
         "parse_failure_rate": (parse_failed / len(statuses)) if statuses else None,  # None: nothing judged
+        "call_failures": failure_summary([e for p in pairs for e in p["errors"].values()], len(statuses)),
         "calls": calls,
         "pairs": pairs,
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rl_assets.analysis.report_md import bullet_list, fmt_ci, fmt_num, fmt_p, fmt_pct, fmt_signed, md_table
+from rl_assets.analysis.escape import md_code, md_text
 
 RULE = ("A change is **significant** at a checkpoint when its 95% CI vs the base excludes 0 and its p, "
         "Holm-adjusted over every (quantity, checkpoint) cell of this lineage, is < {alpha}; it **emerged** at the "
@@ -15,7 +16,7 @@ SHAPES = {"gradual": "gradually", "at once": "at once", "accumulated": "by accum
 
 
 def _short(repo_id: str | None) -> str:
-    return repo_id.split("/", 1)[-1] if repo_id else "—"
+    return md_text(repo_id.split("/", 1)[-1]) if repo_id else "—"
 
 
 def summary_lines(r: dict) -> list[str]:
@@ -45,11 +46,11 @@ def summary_lines(r: dict) -> list[str]:
     for fam in r["families"]:
         path = fam["label_path"]
         if path["label"]:
-            lines.append(f"**{fam['family']}**: {path['label']} from step {path['at_step']} ({_short(path['at'])}); "
+            lines.append(f"**{md_text(fam['family'])}**: {path['label']} from step {path['at_step']} ({_short(path['at'])}); "
                          f"{path['status']}; reward change {_reward_emergence(fam['reward'])}.")
     quiet = [fam["family"] for fam in r["families"] if not fam["label_path"]["label"]]
     if quiet:
-        lines.append("No change label at any checkpoint: " + ", ".join(quiet) + ".")
+        lines.append("No change label at any checkpoint: " + ", ".join(md_text(f) for f in quiet) + ".")
     for s in (r["rollouts"].get("series") or []) if r["rollouts"].get("applicable") else []:
         if s["moved"] and s.get("window"):
             lines.append(f"Rollouts: {s['series']} {s['direction']}d over training, mostly between steps "
@@ -109,7 +110,7 @@ def render_markdown(r: dict, images: dict[str, str]) -> str:
     """`images`: plot name -> what to put in ![](…) (a file name for lineage.md, a data URI for the UI)."""
     members, steps = r["members"], [m["step"] for m in r["members"]]
     heads = [f"step {s}" for s in steps]
-    out = [f"# Run lineage: {r['job']}", "", f"Pinned: benchmark `{r['pinned']['benchmark']}` ({r['pinned']['rule']}), "
+    out = [f"# Run lineage: {md_text(r['job'])}", "", f"Pinned: benchmark `{r['pinned']['benchmark']}` ({r['pinned']['rule']}), "
            f"base `{r['pinned']['base_model']}`, baseline eval `{r['pinned']['baseline_eval']}`. Checkpoints are ordered "
            "by training step (rl_config, else the `-<step>-<size>` name).", "", "## Summary", "",
            bullet_list(summary_lines(r)), "", RULE.format(alpha=r["alpha"]), ""]
@@ -138,7 +139,7 @@ def render_markdown(r: dict, images: dict[str, str]) -> str:
             md_table(["family", "step", "reward before → after", "Δ reward [95% CI]", "format part", "substance part",
                       "most imitated trivial strategy", "label"], _family_detail(r), align="lrlrrrll"), ""]
         for miss in r["audit_missing"]:
-            out.append(f"- no audit for step {miss['step']} (`{miss['repo_id']}`): {miss['reason']}")
+            out.append(f"- no audit for step {miss['step']} ({md_code(miss['repo_id'])}): {md_text(miss['reason'])}")
     out += _curves_section(r, images) + _rollout_section(r)
     if r["excluded"]:
         out += ["## Excluded checkpoints", "", md_table(["checkpoint", "step", "why"],
@@ -170,5 +171,5 @@ def _rollout_section(r: dict) -> list[str]:
                      [[s["series"], fmt_num(s["rho"], 2), fmt_p(s["p_holm"]), s.get("direction", "no") if s["moved"] else "no",
                        f"{s['window'][0]}–{s['window'][1]}" if s.get("window") else "—"] for s in ro["series"]]), ""]
     for family, why in (ro.get("imitation_not_available") or {}).items():
-        out.append(f"- imitation share of gamed family {family}: not available ({why})")
+        out.append(f"- imitation share of gamed family {md_text(family)}: not available ({md_text(why)})")
     return out

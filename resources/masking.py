@@ -1,0 +1,80 @@
+"""The one masking rule for secrets in URLs and messages, applied before text reaches a log line,
+Dagster metadata, a report or an exception message.
+
+What it hides: the user:password@ part of any URL (HF_ENDPOINT, SUPABASE_URL, a PostgreSQL
+registry URL, OPENAI_BASE_URL alike), token-like query parameters (`?token=`, `api_key=`, ...),
+`Bearer` credentials, Hugging Face (`hf_...`), OpenAI-style (`sk-...`) and JWT (Supabase keys)
+tokens, and any secret value the caller knows — whole, and its first 6 / last 4 characters,
+because OpenAI's 401 echoes a key as `sk-abc...wxyz`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Iterable
+
+MASK = "***"
+
+_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/\s@'\"<>]+)@")
+_QUERY_SECRET = re.compile(r"(?i)(?P<name>[?&;](?:access_token|api_key|apikey|key|token|password|secret|sig|signature)=)"
+                           r"[^&#\s'\"]+")
+_BEARER = re.compile(r"(?i)\b(bearer|token|basic)\s+[A-Za-z0-9._~+/=-]{8,}")
+_TOKENS = re.compile(r"\b(?:hf_[A-Za-z0-9]{8,}|sk-[A-Za-z0-9_-]{8,}|sb_secret_[A-Za-z0-9_-]{4,}"
+                     r"|eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,})")
+
+
+def mask(text, secrets: Iterable[str | None] = ()) -> str:
+    """`text` (anything; str() is taken) with every credential replaced by ***."""
+    out = str(text)
+    known = sorted({s for s in secrets if s}, key=len, reverse=True)
+    for secret in known:
+        out = out.replace(secret, MASK)
+    for secret in known:
+        if len(secret) >= 12:
+            out = out.replace(secret[:6], MASK).replace(secret[-4:], MASK)
+    out = _USERINFO.sub(lambda m: f"{m['scheme']}{MASK}@", out)
+    out = _QUERY_SECRET.sub(lambda m: f"{m['name']}{MASK}", out)
+    out = _BEARER.sub(lambda m: f"{m[1]} {MASK}", out)
+    return _TOKENS.sub(MASK, out)
+
+
+def mask_url(url: str | None) -> str | None:
+    """A URL safe to show: credentials in it replaced (None stays None)."""
+    return None if url is None else mask(url)
+
+
+def safe_cause(exc: BaseException | None) -> BaseException | None:
+    """`exc` to chain with `raise ... from`, or None when its text carries a credential: Dagster
+    stores the whole cause chain in the event log, so a leaking cause is dropped (its masked text
+    is in the new message)."""
+    return exc if exc is None or mask(exc) == str(exc) else None
+
+
+class MaskedError(RuntimeError):
+    """Base for errors whose message must never carry a credential: it is masked on creation."""
+
+    def __init__(self, *args):
+        super().__init__(*(mask(a) if isinstance(a, str) else a for a in args))
+
+
+def install_log_masking() -> None:
+    """Mask every log record of this process as it is created (httpx logs each request's full URL,
+    user:password@ included, at INFO). Idempotent; installed when `resources` is imported."""
+    previous = logging.getLogRecordFactory()
+    if getattr(previous, "_rldelta_masking", False):
+        return
+
+    def factory(*args, **kwargs):
+        record = previous(*args, **kwargs)
+        try:
+            text = record.getMessage()
+        except Exception:  # noqa: BLE001 - a malformed record: logging reports it when it is emitted
+            return record
+        masked = mask(text)
+        if masked != text:
+            record.msg, record.args = masked, ()
+        return record
+
+    factory._rldelta_masking = True
+    logging.setLogRecordFactory(factory)

@@ -1,0 +1,111 @@
+"""Hostile strings (script tags, `</script>`, `javascript:` links, onerror, newlines, pipes,
+backticks, headings) in task ids, families, model names and answers stay inert text in every
+markdown the reports produce: parsed with markdown-it (raw HTML on, as GitHub-like renderers
+allow) they add no heading, table, link or HTML; rendered in headless Chromium they run nothing."""
+
+import json
+import time
+
+import pytest
+from markdown_it import MarkdownIt
+
+from rl_assets.analysis.escape import html_text, md_code, md_text
+from rl_assets.analysis.index_md import audit_findings, judge_findings, render_index
+from rl_assets.analysis.judge.report import render_markdown as judge_markdown
+from test_q3_browser import Cdp, find_chromium
+
+HOSTILE = [
+    '<script>window.__xss=1</script>',
+    '</script><img src=x onerror="window.__xss=2">',
+    '[click](javascript:window.__xss=3)',
+    'task\n# Injected heading\n| a | b |\n|---|---|\n| c | d |',
+    'pipe | in | id',
+    '``back`ticks`` and `code',
+    '# heading id',
+    '<b onmouseover="window.__xss=4">bold</b>',
+    '1. list\n- item\n> quote',
+]
+MD = MarkdownIt("commonmark", {"html": True}).enable("table")
+
+
+def _tokens(text: str) -> list:
+    out = []
+    for tok in MD.parse(text):
+        out.append(tok)
+        out += tok.children or []
+    return out
+
+
+def _assert_inert(text: str, headings: int, where: str):
+    toks = _tokens(text)
+    kinds = [t.type for t in toks]
+    assert not {"html_inline", "html_block", "link_open"} & set(kinds), (where, sorted(set(kinds)))
+    assert kinds.count("heading_open") == headings, (where, kinds.count("heading_open"))
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_one_rule_keeps_each_string_inline(hostile):
+    for rendered in (f"- **{md_text(hostile)}**: x", f"## {md_text(hostile)}: y",
+                     f"Newly passing: {md_code(hostile)}, {md_code('ok')}"):
+        _assert_inert(rendered, rendered.startswith("##"), rendered)
+        assert "table_open" not in [t.type for t in _tokens(rendered)]
+    cell = f"| a | b |\n|---|---|\n| {md_text(hostile)} | {md_code(hostile)} |"
+    rows = [t for t in _tokens(cell) if t.type == "tr_open"]
+    assert len(rows) == 2 and [t.type for t in _tokens(cell)].count("td_open") == 2
+    assert "<" not in html_text(hostile) and '"' not in html_text(hostile)
+
+
+def _index(h: str) -> str:
+    statuses = [{"asset": "behavioral_delta", "group": "q1", "status": "failed", "run_id": "abcdef123456",
+                 "timestamp": "t", "error": h, "links": [], "inputs": {}},
+                {"asset": "judge_verdicts", "group": "q1", "status": "not applicable", "run_id": "abcdef123456",
+                 "timestamp": "t", "reason": h, "links": [], "inputs": {}}]
+    findings = audit_findings({"rows": [{"family": h, "label": h}]}) + judge_findings(
+        {"judge": h, "probes": {h: {"post_rl_win_rate_decisive": {"share": 0.5, "wilson95": [0.1, 0.9], "count": 1}}}})
+    return render_index(f"org/{h}", "now", statuses, [], findings)
+
+
+def _judge(h: str) -> str:
+    pair = {"status": "judged", "behavior_delta_score": 1.0, "task": h, "probe": "most_changed", "winner": "post-rl",
+            "order_flip": False, "tags": [h], "behavior_change": h}
+    return judge_markdown({"model": h, "judge": h, "prompt_version": "v", "attempt_rule": "first", "seed": 0,
+                           "common_tasks": 1, "judgments_requested": 2, "judgments_failed": 1,
+                           "judgments_budget_refused": 0, "parse_failure_rate": 0.0, "probes": {}, "pairs": [pair],
+                           "call_failures": {"requested": 2, "failed": 1, "all_failed": False, "reasons": {h: 1}}})
+
+
+REPORTS = {"INDEX.md": (_index, 1 + 2), "Q1_llm_judge/report.md": (_judge, 1 + 2)}  # the page's own headings
+
+
+@pytest.mark.parametrize("name", sorted(REPORTS))
+def test_reports_add_no_markup_from_hostile_input(name):
+    render, own = REPORTS[name]
+    baseline = len([t for t in _tokens(render("plain")) if t.type == "heading_open"])
+    for h in HOSTILE:
+        _assert_inert(render(h), baseline, f"{name} with {h!r}")
+
+
+def test_rendered_reports_run_no_script_in_chromium(tmp_path):
+    binary = find_chromium()
+    if not binary:
+        pytest.skip("no Chromium found: run scripts/setup.d/30-chromium.sh")
+    body = "\n".join(MD.render(render(h)) for render, _ in REPORTS.values() for h in HOSTILE)
+    page = tmp_path / "reports.html"
+    page.write_text(f"<!doctype html><html><body>{body}</body></html>", encoding="utf-8")
+    cdp = Cdp(binary, tmp_path / "profile")
+    try:
+        target = cdp.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        cdp.session = cdp.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        cdp.send("Page.enable")
+        cdp.send("Page.navigate", {"url": page.as_uri()})
+        for _ in range(100):
+            if cdp.eval("document.readyState") == "complete":
+                break
+            time.sleep(0.1)
+        found = cdp.eval("JSON.stringify({xss: typeof window.__xss, script: document.querySelectorAll('script').length,"
+                         " img: document.querySelectorAll('img').length, b: document.querySelectorAll('b[onmouseover]').length,"
+                         " js: [...document.querySelectorAll('a')].filter(a => a.href.startsWith('javascript')).length,"
+                         " text: document.body.textContent.includes('window.__xss=1')})")
+    finally:
+        cdp.close()
+    assert json.loads(found) == {"xss": "undefined", "script": 0, "img": 0, "b": 0, "js": 0, "text": True}
