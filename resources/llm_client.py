@@ -86,7 +86,7 @@ class LLMClient:
             self.counters[name] += n
 
     def _scrub(self, text: str) -> str:
-        from resources.masking import mask
+        from rl_assets.masking import mask
 
         return mask(text, self.secrets)
 

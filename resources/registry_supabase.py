@@ -13,7 +13,7 @@ import json
 
 import sqlalchemy as sa
 
-from resources.masking import MaskedError, mask_url, safe_cause
+from rl_assets.masking import MaskedError, mask_url, safe_cause
 from resources.registry import TABLES, RegistryQueries
 from rl_assets.timestamps import parse_utc
 

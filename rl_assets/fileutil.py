@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
+import socket
+import time
 from pathlib import Path
+
+STALE_AFTER_S = 3600  # a temp older than this is stale when its writer cannot be checked; a live writer touches its temp every batch (well under a second)
+_HOST = socket.gethostname().replace(".", "_")
 
 
 def atomic_write_bytes(path: Path | str, data: bytes) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    from rl_assets.ingest.writer import remove_stale_temps, temp_path
-
     remove_stale_temps(path)
     tmp = str(temp_path(path))
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # 0666 & ~umask
@@ -37,3 +41,39 @@ def atomic_write_text(path: Path | str, text: str) -> Path:
 
 def atomic_write_json(path: Path | str, obj) -> Path:
     return atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n")
+
+
+def temp_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{_HOST}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+
+
+def remove_stale_temps(path: Path) -> list[Path]:
+    """Delete the temp files a killed writer of ``path`` left beside it; returns them."""
+    removed = []
+    for tmp in path.parent.glob(f".{path.name}.*.tmp"):
+        if _stale(tmp, tmp.name[len(path.name) + 2:-len(".tmp")].split(".")):
+            try:
+                tmp.unlink()
+                removed.append(tmp)
+            except OSError:  # another process removed or renamed it first
+                pass
+    return removed
+
+
+def _stale(tmp: Path, parts: list[str]) -> bool:
+    if len(parts) == 3 and parts[0] == _HOST and parts[1].isdigit():
+        return not pid_alive(int(parts[1]))
+    try:
+        return time.time() - tmp.stat().st_mtime > STALE_AFTER_S
+    except OSError:
+        return False
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    return True

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from rl_assets.ingest.writer import _alive  # the same "is this pid alive here" rule as stale temp files
+from rl_assets.fileutil import pid_alive  # the same "is this pid alive here" rule as stale temp files
 
 
 def _runs_here(instance) -> bool:
@@ -27,4 +27,4 @@ def run_process_gone(instance, run_id: str) -> bool:
         return False
     starts = instance.all_logs(run_id, of_type=dg.DagsterEventType.RUN_START)
     pids = [e.dagster_event.pid for e in starts if e.dagster_event is not None and e.dagster_event.pid]
-    return bool(pids) and not _alive(pids[-1])
+    return bool(pids) and not pid_alive(pids[-1])

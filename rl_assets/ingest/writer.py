@@ -12,55 +12,15 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
-import socket
-import time
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from rl_assets.fileutil import remove_stale_temps, temp_path
 from rl_assets.schema import FEATURE_COLUMNS, TRACE_COLUMNS, TRACE_SCHEMA
 
 _DICT_COLUMNS = [name for name in TRACE_COLUMNS if name != "conversation"]
-STALE_AFTER_S = 3600  # a live writer touches its temp every batch (well under a second)
-_HOST = socket.gethostname().replace(".", "_")
-
-
-def temp_path(path: Path) -> Path:
-    return path.with_name(f".{path.name}.{_HOST}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-
-
-def remove_stale_temps(path: Path) -> list[Path]:
-    """Delete the temp files a killed writer of ``path`` left beside it; returns them."""
-    removed = []
-    for tmp in path.parent.glob(f".{path.name}.*.tmp"):
-        if _stale(tmp, tmp.name[len(path.name) + 2:-len(".tmp")].split(".")):
-            try:
-                tmp.unlink()
-                removed.append(tmp)
-            except OSError:  # another process removed or renamed it first
-                pass
-    return removed
-
-
-def _stale(tmp: Path, parts: list[str]) -> bool:
-    if len(parts) == 3 and parts[0] == _HOST and parts[1].isdigit():
-        return not _alive(int(parts[1]))
-    try:
-        return time.time() - tmp.stat().st_mtime > STALE_AFTER_S
-    except OSError:
-        return False
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's live process
-        return True
-    return True
 
 
 def write_json_atomic(path: Path, obj) -> None:
