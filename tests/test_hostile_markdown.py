@@ -12,6 +12,8 @@ from markdown_it import MarkdownIt
 from rl_assets.analysis.escape import html_text, md_code, md_text
 from rl_assets.analysis.index_md import audit_findings, judge_findings, render_index
 from rl_assets.analysis.judge.report import render_markdown as judge_markdown
+from rl_assets.analysis.report_md import md_table
+from rl_assets.assets.q3_trace_pairs import selected_table
 from test_q3_browser import Cdp, find_chromium
 
 HOSTILE = [
@@ -24,8 +26,9 @@ HOSTILE = [
     '# heading id',
     '<b onmouseover="window.__xss=4">bold</b>',
     '1. list\n- item\n> quote',
+    'org/x.__pwn__ and ~~struck~~',  # a valid model id whose underscores would open emphasis
 ]
-MD = MarkdownIt("commonmark", {"html": True}).enable("table")
+MD = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
 
 
 def _tokens(text: str) -> list:
@@ -41,6 +44,8 @@ def _assert_inert(text: str, headings: int, where: str):
     kinds = [t.type for t in toks]
     assert not {"html_inline", "html_block", "link_open"} & set(kinds), (where, sorted(set(kinds)))
     assert kinds.count("heading_open") == headings, (where, kinds.count("heading_open"))
+    if "__pwn__" in where:  # the delimiters survive as text: no emphasis or strike-through opened inside
+        assert "__pwn__" in MD.render(text) and "~~struck~~" in MD.render(text), (where, MD.render(text))
 
 
 @pytest.mark.parametrize("hostile", HOSTILE)
@@ -74,7 +79,14 @@ def _judge(h: str) -> str:
                            "call_failures": {"requested": 2, "failed": 1, "all_failed": False, "reasons": {h: 1}}})
 
 
-REPORTS = {"INDEX.md": (_index, 1 + 2), "Q1_llm_judge/report.md": (_judge, 1 + 2)}  # the page's own headings
+def _tables(h: str) -> str:
+    """Metadata tables with untrusted cells: Q3's selected pairs, an md_table cell escaped by md_text."""
+    return selected_table([{"task_id": h, "reason": h, "divergence_action": h}]) + "\n\n" + md_table(
+        ["family", "n"], [[md_text(h), 1]])
+
+
+REPORTS = {"INDEX.md": (_index, 1 + 2), "Q1_llm_judge/report.md": (_judge, 1 + 2),
+           "tables": (_tables, 0)}  # the page's own headings
 
 
 @pytest.mark.parametrize("name", sorted(REPORTS))
@@ -83,6 +95,9 @@ def test_reports_add_no_markup_from_hostile_input(name):
     baseline = len([t for t in _tokens(render("plain")) if t.type == "heading_open"])
     for h in HOSTILE:
         _assert_inert(render(h), baseline, f"{name} with {h!r}")
+        if name == "tables":  # each table keeps its one body row and its columns
+            kinds = [t.type for t in _tokens(render(h))]
+            assert kinds.count("tr_open") == 4 and kinds.count("td_open") == 3 + 2, (h, kinds.count("td_open"))
 
 
 def test_rendered_reports_run_no_script_in_chromium(tmp_path):

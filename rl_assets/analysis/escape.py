@@ -16,7 +16,9 @@ import re
 
 # Inline characters that start markup (code, emphasis, links/images, table cells); `<` `>` `&`
 # become entities first. Intraword `_` and `.` stay readable: they cannot open anything harmful.
-_MD_SPECIAL = re.compile(r"([\\`*\[\]|])")
+_MD_SPECIAL = re.compile(r"([\\`*\[\]|~])")
+# `_` opens emphasis only at a word edge (`org/x.__y__` would render "y" bold): escape it there.
+_EDGE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 # Block markers only matter where the text starts a line (a heading, list, quote, rule).
 _LEADING_BLOCK = re.compile(r"^(\s*)([#>+=-]|\d+[.)])")
 
@@ -29,6 +31,7 @@ def md_text(value) -> str:
     """Untrusted text as inert markdown inline text (also safe inside a table cell)."""
     text = html.escape(_one_line(value), quote=False)  # & < > first: the entities' & is not escaped again
     text = _MD_SPECIAL.sub(r"\\\1", text)
+    text = _EDGE_UNDERSCORE.sub(r"\\_", text)
     return _LEADING_BLOCK.sub(lambda m: m[1] + (m[2][:-1] + "\\" + m[2][-1]), text)
 
 
