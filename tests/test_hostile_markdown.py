@@ -14,6 +14,8 @@ from rl_assets.analysis.index_md import audit_findings, judge_findings, render_i
 from rl_assets.analysis.judge.report import render_markdown as judge_markdown
 from rl_assets.analysis.report_md import md_table
 from rl_assets.assets.q3_trace_pairs import selected_table
+from rl_assets.ingest.report import accounting_markdown
+from rl_assets.resolve import format_table
 from test_q3_browser import Cdp, find_chromium
 
 HOSTILE = [
@@ -85,8 +87,18 @@ def _tables(h: str) -> str:
         ["family", "n"], [[md_text(h), 1]])
 
 
+def _metadata(h: str) -> str:
+    """Metadata built from registry and ingest input: eval_pair's table, the ingest accounting."""
+    row = {"benchmark_id": "b", "benchmark": h, "post_score": 0.5, "baseline_score": 0.25, "delta": 0.25,
+           "post_traces": h, "baseline_traces": None}
+    pair = format_table({"benchmark_id": "b", "table": {"matched": [row], "post_only": [], "baseline_only": []}})
+    acc = {"units": "rows", "found": 2, "written": 1, "skipped": {h: 1}, "merged": {}, "inputs_found": 1,
+           "inputs_read": 1, "not_read": {}, "inputs_merged": {}, "examples": [h], "input_examples": []}
+    return pair + "\n\n" + accounting_markdown(acc)
+
+
 REPORTS = {"INDEX.md": (_index, 1 + 2), "Q1_llm_judge/report.md": (_judge, 1 + 2),
-           "tables": (_tables, 0)}  # the page's own headings
+           "tables": (_tables, 0), "metadata": (_metadata, 0)}  # the page's own headings
 
 
 @pytest.mark.parametrize("name", sorted(REPORTS))
@@ -98,6 +110,9 @@ def test_reports_add_no_markup_from_hostile_input(name):
         if name == "tables":  # each table keeps its one body row and its columns
             kinds = [t.type for t in _tokens(render(h))]
             assert kinds.count("tr_open") == 4 and kinds.count("td_open") == 3 + 2, (h, kinds.count("td_open"))
+        if name == "metadata":  # eval_pair: header + 1 row of 6; accounting: header + 5 rows of 3
+            kinds = [t.type for t in _tokens(render(h))]
+            assert kinds.count("tr_open") == 2 + 6 and kinds.count("td_open") == 6 + 15, (h, kinds.count("td_open"))
 
 
 def test_rendered_reports_run_no_script_in_chromium(tmp_path):
