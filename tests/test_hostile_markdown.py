@@ -13,6 +13,7 @@ from rl_assets.analysis.escape import html_text, md_code, md_text
 from rl_assets.analysis.index_md import audit_findings, judge_findings, render_index
 from rl_assets.analysis.judge.report import render_markdown as judge_markdown
 from rl_assets.analysis.report_md import md_table
+from rl_assets.analysis.skyrl_log.crosscheck import crosscheck_markdown
 from rl_assets.assets.q3_trace_pairs import selected_table
 from rl_assets.ingest.report import accounting_markdown
 from rl_assets.resolve import format_table
@@ -88,13 +89,17 @@ def _tables(h: str) -> str:
 
 
 def _metadata(h: str) -> str:
-    """Metadata built from registry and ingest input: eval_pair's table, the ingest accounting."""
+    """Markdown built from registry, ingest and log input: eval_pair's table, the ingest accounting, the
+    Q2 cross-check of a training log against an independent record."""
     row = {"benchmark_id": "b", "benchmark": h, "post_score": 0.5, "baseline_score": 0.25, "delta": 0.25,
            "post_traces": h, "baseline_traces": None}
     pair = format_table({"benchmark_id": "b", "table": {"matched": [row], "post_only": [], "baseline_only": []}})
     acc = {"units": "rows", "found": 2, "written": 1, "skipped": {h: 1}, "merged": {}, "inputs_found": 1,
            "inputs_read": 1, "not_read": {}, "inputs_merged": {}, "examples": [h], "input_examples": []}
-    return pair + "\n\n" + accounting_markdown(acc)
+    checks = [{"status": "compared", "source": h, "step": 1, "matched": 0, "compared": [h], "not_at_step": [h],
+               "differ": [{"key": h, "table": 1, "record": 2, "hint": None}]},
+              {"status": "no_independent_record", "reason": h}]
+    return pair + "\n\n" + accounting_markdown(acc) + "\n\n" + "\n".join(crosscheck_markdown(checks))
 
 
 REPORTS = {"INDEX.md": (_index, 1 + 2), "Q1_llm_judge/report.md": (_judge, 1 + 2),
