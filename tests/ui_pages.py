@@ -3,6 +3,8 @@
 What a person sees: the page's metadata table, and every `[Show Markdown]` dialog opened in turn.
 For each image: did it load (natural width > 0), does it carry its own pixels (a data: URI, not an
 address the webserver would resolve), does it fit the dialog; for each table: does it fit too.
+Also the set-up both UI tests share: `running_ui` (dagster dev on a home), `ui_browser` (a tab on
+it) and `asset_pages` (the page and metadata labels of every materialized asset).
 """
 
 from __future__ import annotations
