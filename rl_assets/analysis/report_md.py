@@ -59,7 +59,7 @@ def fmt_p(p: Any) -> str:
 
 
 def _escape(cell: Any) -> str:
-    """A table cell: one line, no raw HTML, no pipe that ends the cell (rl_assets/analysis/escape.py
+    """A table cell: one line, no raw HTML, no pipe that ends the cell (rl_assets/escape.py
     has the full rule for untrusted text; cells keep markdown emphasis that reports put in them)."""
     # a pipe md_text/md_code already escaped stays one escape (a second would end the cell)
     return re.sub(r"(?<!\\)\|", r"\\|", _one_line(str(cell)).replace("<", "&lt;").replace(">", "&gt;"))

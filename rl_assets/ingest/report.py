@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rl_assets.analysis.escape import md_text
+from rl_assets.escape import md_text
 
 from . import _json
 
