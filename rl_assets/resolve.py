@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rl_assets.analysis.escape import md_text
 from rl_assets.analysis.eval_resolution import (
     MODES,
     ResolutionError,
@@ -118,7 +119,7 @@ def format_table(resolved: dict) -> str:
             chosen = " ✅" if r["benchmark_id"] == resolved["benchmark_id"] else ""
             delta = "—" if r["delta"] is None else f"{r['delta']:+.4f}"
             lines.append(
-                f"| {r['benchmark']}{chosen} ({kind.replace('_', '-')}) | {fmt(r['post_score'])} | {fmt(r['baseline_score'])} | {delta} | {r['post_traces'] or '—'} | {r['baseline_traces'] or '—'} |"
+                f"| {md_text(r['benchmark'])}{chosen} ({kind.replace('_', '-')}) | {fmt(r['post_score'])} | {fmt(r['baseline_score'])} | {delta} | {md_text(r['post_traces'] or '—')} | {md_text(r['baseline_traces'] or '—')} |"
             )
     return "\n".join(lines)
 

@@ -149,14 +149,16 @@ def write_trace_table(path, n_tasks: int, side: str, seed: int = 0, attempts: in
     return str(path)
 
 
-def materialize_with_traces(tmp_path, asset, resources: dict, run_config=None, partition="org/rl-model", n_tasks=12):
+def materialize_with_traces(tmp_path, asset, resources: dict, run_config=None, partition="org/rl-model", n_tasks=12,
+                            instance=None):
     """Materialize ``asset`` for one models partition on top of stub trace assets (both sides)."""
     from dagster_run import materialize_partition
 
     paths = {side: write_trace_table(tmp_path / f"{side}.parquet", n_tasks, side) for side in ("base", "post")}
     stubs = {"baseline_traces": {"path": paths["base"], "source": "hf:org/base-evals"},
              "post_rl_traces": {"path": paths["post"], "source": "hf:org/post-evals"}}
-    return materialize_partition([asset], partition, stubs=stubs, resources=resources, run_config=run_config)
+    return materialize_partition([asset], partition, stubs=stubs, resources=resources, run_config=run_config,
+                                 instance=instance)
 
 
 if __name__ == "__main__":  # a standalone server for manual runs: python tests/llm_server.py

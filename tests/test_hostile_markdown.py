@@ -12,6 +12,11 @@ from markdown_it import MarkdownIt
 from rl_assets.analysis.escape import html_text, md_code, md_text
 from rl_assets.analysis.index_md import audit_findings, judge_findings, render_index
 from rl_assets.analysis.judge.report import render_markdown as judge_markdown
+from rl_assets.analysis.report_md import md_table
+from rl_assets.analysis.skyrl_log.crosscheck import crosscheck_markdown
+from rl_assets.assets.q3_trace_pairs import selected_table
+from rl_assets.ingest.report import accounting_markdown
+from rl_assets.resolve import format_table
 from test_q3_browser import Cdp, find_chromium
 
 HOSTILE = [
@@ -24,8 +29,9 @@ HOSTILE = [
     '# heading id',
     '<b onmouseover="window.__xss=4">bold</b>',
     '1. list\n- item\n> quote',
+    'org/x.__pwn__ and ~~struck~~',  # a valid model id whose underscores would open emphasis
 ]
-MD = MarkdownIt("commonmark", {"html": True}).enable("table")
+MD = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
 
 
 def _tokens(text: str) -> list:
@@ -41,6 +47,8 @@ def _assert_inert(text: str, headings: int, where: str):
     kinds = [t.type for t in toks]
     assert not {"html_inline", "html_block", "link_open"} & set(kinds), (where, sorted(set(kinds)))
     assert kinds.count("heading_open") == headings, (where, kinds.count("heading_open"))
+    if "__pwn__" in where:  # the delimiters survive as text: no emphasis or strike-through opened inside
+        assert "__pwn__" in MD.render(text) and "~~struck~~" in MD.render(text), (where, MD.render(text))
 
 
 @pytest.mark.parametrize("hostile", HOSTILE)
@@ -74,7 +82,28 @@ def _judge(h: str) -> str:
                            "call_failures": {"requested": 2, "failed": 1, "all_failed": False, "reasons": {h: 1}}})
 
 
-REPORTS = {"INDEX.md": (_index, 1 + 2), "Q1_llm_judge/report.md": (_judge, 1 + 2)}  # the page's own headings
+def _tables(h: str) -> str:
+    """Metadata tables with untrusted cells: Q3's selected pairs, an md_table cell escaped by md_text."""
+    return selected_table([{"task_id": h, "reason": h, "divergence_action": h}]) + "\n\n" + md_table(
+        ["family", "n"], [[md_text(h), 1]])
+
+
+def _metadata(h: str) -> str:
+    """Markdown built from registry, ingest and log input: eval_pair's table, the ingest accounting, the
+    Q2 cross-check of a training log against an independent record."""
+    row = {"benchmark_id": "b", "benchmark": h, "post_score": 0.5, "baseline_score": 0.25, "delta": 0.25,
+           "post_traces": h, "baseline_traces": None}
+    pair = format_table({"benchmark_id": "b", "table": {"matched": [row], "post_only": [], "baseline_only": []}})
+    acc = {"units": "rows", "found": 2, "written": 1, "skipped": {h: 1}, "merged": {}, "inputs_found": 1,
+           "inputs_read": 1, "not_read": {}, "inputs_merged": {}, "examples": [h], "input_examples": []}
+    checks = [{"status": "compared", "source": h, "step": 1, "matched": 0, "compared": [h], "not_at_step": [h],
+               "differ": [{"key": h, "table": 1, "record": 2, "hint": None}]},
+              {"status": "no_independent_record", "reason": h}]
+    return pair + "\n\n" + accounting_markdown(acc) + "\n\n" + "\n".join(crosscheck_markdown(checks))
+
+
+REPORTS = {"INDEX.md": (_index, 1 + 2), "Q1_llm_judge/report.md": (_judge, 1 + 2),
+           "tables": (_tables, 0), "metadata": (_metadata, 0)}  # the page's own headings
 
 
 @pytest.mark.parametrize("name", sorted(REPORTS))
@@ -83,6 +112,12 @@ def test_reports_add_no_markup_from_hostile_input(name):
     baseline = len([t for t in _tokens(render("plain")) if t.type == "heading_open"])
     for h in HOSTILE:
         _assert_inert(render(h), baseline, f"{name} with {h!r}")
+        if name == "tables":  # each table keeps its one body row and its columns
+            kinds = [t.type for t in _tokens(render(h))]
+            assert kinds.count("tr_open") == 4 and kinds.count("td_open") == 3 + 2, (h, kinds.count("td_open"))
+        if name == "metadata":  # eval_pair: header + 1 row of 6; accounting: header + 5 rows of 3
+            kinds = [t.type for t in _tokens(render(h))]
+            assert kinds.count("tr_open") == 2 + 6 and kinds.count("td_open") == 6 + 15, (h, kinds.count("td_open"))
 
 
 def test_rendered_reports_run_no_script_in_chromium(tmp_path):

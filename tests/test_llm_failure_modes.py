@@ -2,6 +2,7 @@
 
 import json
 import re
+from pathlib import Path
 
 import dagster as dg
 import pyarrow.parquet as pq
@@ -12,7 +13,7 @@ from resources.hub import HubResource
 from resources.llm import OFFLINE_LABEL, LLMResource
 from rl_assets.analysis.failure_modes import TAXONOMY, distribution, heuristic_label, interpret
 from rl_assets.assets.failure_modes import failure_modes
-from rl_assets.jobs.write_back import failure_modes_path, repo_from_spec, write_back_failure_modes
+from rl_assets.jobs.write_back import repo_from_spec, write_back_failure_modes
 
 PID = "org/rl-model"
 KEY = "sk-annot-SECRET-7"
@@ -115,7 +116,7 @@ def _push(tmp_path, **config):
 
 def test_write_back_job_checks_all_repos_first_and_uploads(tmp_path):
     with LLMServer(latency=0.01, responder=labeller()) as srv:
-        materialize(tmp_path, LLMResource(base_url=srv.base_url, api_key=KEY))
+        annotated = materialize(tmp_path, LLMResource(base_url=srv.base_url, api_key=KEY)).output_for_node("failure_modes")
     assert repo_from_spec("hf:org/base-evals@abc") == "org/base-evals" and repo_from_spec("./x.jsonl") is None
     readonly = tmp_path / "hub" / "datasets" / "org" / "post-evals" / ".readonly"
     readonly.touch()
@@ -127,7 +128,7 @@ def test_write_back_job_checks_all_repos_first_and_uploads(tmp_path):
     pushed = tmp_path / "hub" / "datasets" / "org" / "base-evals" / "annotations" / "failure_modes.parquet"
     rows = pq.read_table(pushed).to_pylist()
     assert len(rows) == 12 and {r["failure_mode"] for r in rows} == {"wrong_answer"}
-    text = json.dumps([str(e) for e in result.all_events]) + failure_modes_path(PID).read_bytes().decode("latin-1")
+    text = json.dumps([str(e) for e in result.all_events]) + Path(annotated["path"]).read_bytes().decode("latin-1")
     assert KEY not in text
 
 

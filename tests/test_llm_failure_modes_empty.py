@@ -10,7 +10,6 @@ from llm_server import materialize_with_traces
 from resources.hub import HubResource
 from resources.llm import LLMResource
 from rl_assets.assets.failure_modes import _previous, failure_modes
-from rl_assets.jobs.write_back import failure_modes_path
 
 PID = "org/rl-model"
 COLUMNS = ["side", "trace_id", "task_id", "source_repo", "failure_mode", "failure_summary", "status", "error",
@@ -33,7 +32,7 @@ def _materialize(tmp_path, **config):
 def test_zero_rows_then_a_second_run(tmp_path):
     first = _materialize(tmp_path, max_rows=0)
     assert first.success and first.output_for_node("failure_modes")["rows"] == 0
-    stored = pq.read_table(failure_modes_path(PID))
+    stored = pq.read_table(first.output_for_node("failure_modes")["path"])
     assert stored.num_rows == 0 and stored.schema.names == COLUMNS  # every column, even with 0 rows
     second = _materialize(tmp_path)  # reads the previous (empty) output first
     assert second.success and second.output_for_node("failure_modes")["rows"] > 0

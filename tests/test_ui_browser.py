@@ -9,20 +9,17 @@ person sees. Skips only when no Chromium can be found.
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
-import urllib.parse
 from pathlib import Path
 
 import pytest
 
-from rl_assets.ui import is_running, process_tree
-from test_q3_browser import Cdp, find_chromium
-from test_ui_webserver import free_port, graphql, wait_for_graph
+from test_q3_browser import find_chromium
+from test_ui_webserver import free_port, graphql
 import ui_pages
-from ui_pages import dismiss_welcome, inspect_page, open_page, problems
+from ui_pages import asset_pages, inspect_page, open_page, problems, running_ui, ui_browser
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.timeout(1500)  # the demo run and dagster dev start-up on a busy 2-core machine
@@ -45,62 +42,19 @@ def ui(tmp_path_factory):
     demo = subprocess.run([str(rldelta), "demo", "--run", "--scale", "0.3"], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=900)
     assert "== comparing models" in demo.stdout, demo.stdout[-2000:] + demo.stderr[-2000:]
-    proc = subprocess.Popen([sys.executable, "-m", "rl_assets.ui"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
-    tree: set[int] = set()
-    try:
-        assert wait_for_graph(port), "the webserver did not serve the asset graph within 180 s"
-        tree = process_tree(proc.pid)
+    with running_ui(env, port, ROOT):
         yield port, home, env
-    finally:
-        tree |= process_tree(proc.pid)
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            pass
-        for pid in tree:
-            if is_running(pid):
-                os.kill(pid, signal.SIGKILL)
 
 
 @pytest.fixture(scope="module")
 def browser(ui, tmp_path_factory):
-    port = ui[0]
-    cdp = Cdp(find_chromium(), tmp_path_factory.mktemp("chromium-profile"))
-    try:
-        target = cdp.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        cdp.session = cdp.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        cdp.send("Page.enable")
-        cdp.send("Emulation.setDeviceMetricsOverride", {"width": 1440, "height": 900, "deviceScaleFactor": 1,
-                                                        "mobile": False})
-        cdp.send("Page.navigate", {"url": f"http://127.0.0.1:{port}/assets"})
-        dismiss_welcome(cdp)
+    with ui_browser(ui[0], tmp_path_factory.mktemp("chromium-profile")) as cdp:
         yield cdp
-    finally:
-        cdp.close()
 
 
 def _asset_pages(port: int) -> dict[str, tuple[str, list[str]]]:
-    """asset -> (page of the materialization to read, its metadata labels); the demo checkpoint ALPHA for
-    per-model assets, the RL job for the run lineage, the latest one for the comparison."""
-    data = graphql(port, "{ assetsOrError { ... on AssetConnection { nodes { key { path } "
-                         "assetMaterializations(limit: 1) { partition } } } } }")
-    pages = {}
-    for node in data["assetsOrError"]["nodes"]:
-        if not node["assetMaterializations"]:
-            continue
-        name = "/".join(node["key"]["path"])
-        url, partition = f"http://127.0.0.1:{port}/assets/{name}", ""
-        if node["assetMaterializations"][0]["partition"]:
-            partition = LINEAGE_JOB if name == "run_lineage" else ALPHA
-            url += "?" + urllib.parse.urlencode({"view": "partitions", "partition": partition})
-        mats = graphql(port, f'{{ assetOrError(assetKey: {{path: ["{name}"]}}) {{ ... on Asset {{ assetMaterializations('
-                             f'limit: 1{", partitions: [" + json.dumps(partition) + "]" if partition else ""}) '
-                             '{ metadataEntries { label } } } } }')["assetOrError"]["assetMaterializations"]
-        if mats:
-            pages[name] = (url, [e["label"] for e in mats[0]["metadataEntries"]])
-    return pages
+    """The demo checkpoint ALPHA for per-model assets, the RL job for the run lineage."""
+    return asset_pages(port, lambda name: LINEAGE_JOB if name == "run_lineage" else ALPHA)
 
 
 def test_every_asset_page_shows_its_plots_embedded_and_nothing_is_cut_off(ui, browser):

@@ -3,12 +3,21 @@
 What a person sees: the page's metadata table, and every `[Show Markdown]` dialog opened in turn.
 For each image: did it load (natural width > 0), does it carry its own pixels (a data: URI, not an
 address the webserver would resolve), does it fit the dialog; for each table: does it fit too.
+Also the set-up both UI tests share: `running_ui` (dagster dev on a home), `ui_browser` (a tab on
+it) and `asset_pages` (the page and metadata labels of every materialized asset).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
+import urllib.parse
+from pathlib import Path
 
 # innermost elements reading "[Show Markdown]" (the button and its label span would both match)
 _BUTTONS = """[...document.querySelectorAll('button, a, span, div')].filter(e => e.textContent.trim() === '[Show Markdown]'
@@ -61,12 +70,13 @@ def open_page(cdp, url: str, labels: list[str]) -> bool:
     return False
 
 
-def inspect_page(cdp) -> dict:
-    """{entry label: dialog findings} for every markdown dialog, plus page-level overflow and inline images."""
+def inspect_page(cdp, check: str = "") -> dict:
+    """{entry label: dialog findings} for every markdown dialog, plus page-level overflow and inline images.
+    `check`: a further expression evaluated on the page and in each open dialog (under "check")."""
     found = {"page_overflow_px": cdp.eval("document.documentElement.scrollWidth - innerWidth"),
              "inline_images": cdp.eval("JSON.stringify([...document.querySelectorAll('.dagster-markdown img')]"
                                        ".map(i => [i.getAttribute('src').slice(0, 30), i.naturalWidth]))"),
-             "dialogs": {}}
+             "dialogs": {}, "check": cdp.eval(check) if check else None}
     count = cdp.eval(f"{_BUTTONS}.length") or 0
     for i in range(count):
         label = cdp.eval(f"(() => {{ const b = {_BUTTONS}[{i}]; const row = b.closest('tr');"
@@ -76,6 +86,8 @@ def inspect_page(cdp) -> dict:
             continue
         found["dialogs"][label] = cdp.send("Runtime.evaluate", {"expression": _INSPECT, "awaitPromise": True,
                                                                 "returnByValue": True})["result"].get("value")
+        if check and found["dialogs"][label] is not None:
+            found["dialogs"][label]["check"] = cdp.eval(check)
         for kind in ("keyDown", "keyUp"):
             cdp.send("Input.dispatchKeyEvent", {"type": kind, "key": "Escape", "code": "Escape", "windowsVirtualKeyCode": 27})
         _wait(cdp, "!document.querySelector('.bp5-dialog')", 5)
@@ -98,3 +110,72 @@ def problems(found: dict) -> list[str]:
                 out.append(f"{label}: image {img['src']!r} did not load")
         out += [f"{label}: {w}" for w in info["wide"]]
     return out
+
+
+@contextlib.contextmanager
+def running_ui(env: dict, port: int, root: Path):
+    """`python -m rl_assets.ui` (dagster dev) on `env`'s home until the asset graph is served; the
+    whole process tree is stopped afterwards."""
+    from rl_assets.ui import is_running, process_tree
+    from test_ui_webserver import wait_for_graph
+
+    proc = subprocess.Popen([sys.executable, "-m", "rl_assets.ui"], cwd=root, env={**env, "RLDELTA_UI_PORT": str(port)},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    tree: set[int] = set()
+    try:
+        assert wait_for_graph(port), "the webserver did not serve the asset graph within 180 s"
+        tree = process_tree(proc.pid)
+        yield proc
+    finally:
+        tree |= process_tree(proc.pid)
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            pass
+        for pid in tree:
+            if is_running(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def ui_browser(port: int, profile: Path):
+    """A headless Chromium tab (1440x900) on the UI, the welcome dialog already dismissed."""
+    from test_q3_browser import Cdp, find_chromium
+
+    cdp = Cdp(find_chromium(), profile)
+    try:
+        target = cdp.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        cdp.session = cdp.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        cdp.send("Page.enable")
+        cdp.send("Emulation.setDeviceMetricsOverride", {"width": 1440, "height": 900, "deviceScaleFactor": 1,
+                                                        "mobile": False})
+        cdp.send("Page.navigate", {"url": f"http://127.0.0.1:{port}/assets"})
+        dismiss_welcome(cdp)
+        yield cdp
+    finally:
+        cdp.close()
+
+
+def asset_pages(port: int, partition_of) -> dict[str, tuple[str, list[str]]]:
+    """asset -> (page of the materialization to read, its metadata labels) for every materialized asset;
+    `partition_of(name)` names the partition to read for a partitioned asset."""
+    from test_ui_webserver import graphql
+
+    data = graphql(port, "{ assetsOrError { ... on AssetConnection { nodes { key { path } "
+                         "assetMaterializations(limit: 1) { partition } } } } }")
+    pages = {}
+    for node in data["assetsOrError"]["nodes"]:
+        if not node["assetMaterializations"]:
+            continue
+        name = "/".join(node["key"]["path"])
+        url, partition = f"http://127.0.0.1:{port}/assets/{name}", ""
+        if node["assetMaterializations"][0]["partition"]:
+            partition = partition_of(name)
+            url += "?" + urllib.parse.urlencode({"view": "partitions", "partition": partition})
+        mats = graphql(port, f'{{ assetOrError(assetKey: {{path: ["{name}"]}}) {{ ... on Asset {{ assetMaterializations('
+                             f'limit: 1{", partitions: [" + json.dumps(partition) + "]" if partition else ""}) '
+                             '{ metadataEntries { label } } } } }')["assetOrError"]["assetMaterializations"]
+        if mats:
+            pages[name] = (url, [e["label"] for e in mats[0]["metadataEntries"]])
+    return pages

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -58,9 +59,10 @@ def fmt_p(p: Any) -> str:
 
 
 def _escape(cell: Any) -> str:
-    """A table cell: one line, no raw HTML, no pipe that ends the cell (rl_assets/analysis/escape.py
+    """A table cell: one line, no raw HTML, no pipe that ends the cell (rl_assets/escape.py
     has the full rule for untrusted text; cells keep markdown emphasis that reports put in them)."""
-    return _one_line(str(cell)).replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
+    # a pipe md_text/md_code already escaped stays one escape (a second would end the cell)
+    return re.sub(r"(?<!\\)\|", r"\\|", _one_line(str(cell)).replace("<", "&lt;").replace(">", "&gt;"))
 
 
 def md_table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | None = None) -> str:

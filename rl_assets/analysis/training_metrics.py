@@ -205,6 +205,7 @@ def _last(steps: pd.DataFrame, col: str) -> float | None:
 
 def render_markdown(rep: dict) -> str:
     """report.md: headline, trends, best checkpoint, flags, timing, vLLM, categories."""
+    from rl_assets.analysis.escape import md_text
     from rl_assets.analysis.report_md import fmt_num, fmt_pct, md_table
 
     lines = ["# Q2 training metrics", "",
@@ -220,7 +221,7 @@ def render_markdown(rep: dict) -> str:
     if tr:
         lines += ["## Trends", "", md_table(
             ["metric", "first decile", "last decile", "change", "Spearman vs step", "Kendall vs step"],
-            [[m, fmt_num(t.get("first_decile")), fmt_num(t.get("last_decile")), fmt_num(t.get("change")),
+            [[md_text(m), fmt_num(t.get("first_decile")), fmt_num(t.get("last_decile")), fmt_num(t.get("change")),
               fmt_num(t.get("spearman_with_step"), 2), fmt_num(t.get("kendall_with_step"), 2)] for m, t in tr.items()]), ""]
     bc = rep["best_checkpoint"]
     lines += ["## Best checkpoint (trailing EMA, alpha = 1/3)", ""]
@@ -236,13 +237,13 @@ def render_markdown(rep: dict) -> str:
     if rep["timing"]:
         lines += ["## Step-time breakdown", "", md_table(
             ["timer", "parent", "steps", "mean s", "share of parent"],
-            [[t["timer"], t["parent"] or "—", t["steps"], fmt_num(t["mean_s"], 1),
+            [[md_text(t["timer"]), md_text(t["parent"] or "—"), t["steps"], fmt_num(t["mean_s"], 1),
               fmt_pct(t["share_of_parent"]) if t["share_of_parent"] is not None else "—"] for t in rep["timing"]]), ""]
     v = rep["vllm"]
     lines += ["## vLLM", "", f"{v.get('total_samples', 0)} stat line(s), verdict: **{v.get('verdict')}**.", ""]
     if rep["categories"]:
         lines += ["## Per-category summary", "", md_table(
             ["category", "key", "count", "mean", "std", "min", "max", "last"],
-            [[c["category"], c["key"], c["count"], fmt_num(c["mean"]), fmt_num(c["std"]), fmt_num(c["min"]),
+            [[md_text(c["category"]), md_text(c["key"]), c["count"], fmt_num(c["mean"]), fmt_num(c["std"]), fmt_num(c["min"]),
               fmt_num(c["max"]), fmt_num(c["last"])] for c in rep["categories"]]), ""]
     return "\n".join(lines)

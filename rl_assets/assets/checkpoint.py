@@ -9,6 +9,7 @@ import yaml
 from resources.hub import WEIGHT_SUFFIXES, HubBackend, HubError, RepoNotFoundError
 from resources.hub import HubResource
 from resources.settings_resource import AnalysisSettings
+from rl_assets.analysis.escape import md_text
 from rl_assets.partitions import InvalidRepoId, models_partitions, validate_repo_id
 
 CONFIG_FILES = ["README.md", "config.json", "rl_config.json", "rl_config.yaml", "rl_config.yml"]
@@ -129,7 +130,7 @@ def checkpoint(context: dg.AssetExecutionContext, hub: HubResource, settings: An
         raise dg.Failure(description=f"checkpoint {repo_id}: hub error: {exc}") from exc
     table = "\n".join(
         ["| item | value |", "|---|---|"]
-        + [f"| {k} | {manifest[k]} |" for k in ("revision", "has_weights", "has_training_logs", "job_name", "rl_traces_dataset")]
+        + [f"| {k} | {md_text(manifest[k])} |" for k in ("revision", "has_weights", "has_training_logs", "job_name", "rl_traces_dataset")]
     )
     yield dg.Output(
         manifest,

@@ -7,6 +7,7 @@ import dagster as dg
 
 from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
+from rl_assets.analysis.escape import md_text
 from rl_assets.analysis.eval_resolution import ResolutionError
 from rl_assets.partitions import models_partitions
 from rl_assets.resolve import explicit_pair, format_table, resolve_eval_pair
@@ -60,7 +61,7 @@ def eval_pair(context: dg.AssetExecutionContext, registry: RegistryResource, set
             "baseline_eval": str(resolved["baseline_eval"]),
             "delta": resolved["delta"] if resolved["delta"] is not None else "n/a",
             "pairs": dg.MetadataValue.md(format_table(resolved)),
-            "notes": dg.MetadataValue.md("\n".join(f"- {n}" for n in resolved["notes"])),
+            "notes": dg.MetadataValue.md("\n".join(f"- {md_text(n)}" for n in resolved["notes"])),
         },
     )
     matched = bool(resolved["post_rl_eval"] and resolved["baseline_eval"])

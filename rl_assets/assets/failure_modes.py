@@ -1,6 +1,6 @@
 """`failure_modes`: one categorical failure mode + short text per trace, both sides (Q1/Q0).
 
-Stored locally as parquet (tables_dir()/failure_modes/<slug>.parquet, atomically); the value
+Stored locally as parquet, one file per run (rl_assets/failure_modes_store.py); the value
 passed downstream is a small dict with per-side category distributions and their shift, for
 behavioral_delta. Pushing to the eval repos is a separate explicit job (jobs/write_back.py);
 with ``write_back: true`` its permission preflight runs here BEFORE any LLM call.
@@ -20,8 +20,9 @@ from rl_assets.analysis.failure_modes import PROMPT_VERSION, annotate, distribut
 from rl_assets.analysis.llm_failures import failure_summary
 from rl_assets.assets.llm_calls import calls_check, calls_check_spec
 from rl_assets.assets.q1_llm_judge import ROW_COLUMNS, load_rows
+from rl_assets.failure_modes_store import latest_table, mark_latest, table_path
 from rl_assets.fileutil import atomic_write_bytes
-from rl_assets.jobs.write_back import failure_modes_path, repo_from_spec, require_writable
+from rl_assets.jobs.write_back import repo_from_spec, require_writable
 from rl_assets.partitions import models_partitions
 from rl_assets.trace_stream import iter_trace_rows
 
@@ -50,7 +51,7 @@ def _signed(x) -> str:
 
 def _previous(path) -> dict[str, dict]:
     """Labels of the last output by cache key, so a resumed run never blanks a finished row."""
-    if not path.exists():
+    if path is None or not path.exists():
         return {}
     wanted = ["key", "failure_mode", "failure_summary"]
     if not set(wanted) <= set(pq.read_schema(path).names):
@@ -84,8 +85,8 @@ def failure_modes(context: dg.AssetExecutionContext, config: FailureModesConfig,
     client = llm.session("annotate", partition, model=config.model, concurrency=config.concurrency,
                          usd_budget=config.usd_budget, token_budget=config.token_budget, force=config.force,
                          log=context.log.info)
-    path = failure_modes_path(partition)
-    known = {} if config.force else _previous(path)
+    path = table_path(partition, context.run_id)  # this run's own file: a concurrent run writes another
+    known = {} if config.force else _previous(latest_table(context.instance, partition))
     # One record batch at a time (rl_assets.trace_stream): memory stays flat in the table's size.
     parts, labels, total = [], {}, {}
     for side, name in SIDES:
@@ -104,6 +105,7 @@ def failure_modes(context: dg.AssetExecutionContext, config: FailureModesConfig,
     buf = io.BytesIO()
     pq.write_table(table, buf)
     atomic_write_bytes(path, buf.getvalue())
+    mark_latest(path)
     n_rows = table.num_rows
     n_failed = table.num_rows - pc.count(table["failure_mode"]).as_py()
     dist = distribution(labels)

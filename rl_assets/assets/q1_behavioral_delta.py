@@ -20,7 +20,7 @@ from rl_assets.analysis.report_md import (
 from rl_assets.fileutil import atomic_write_text
 from rl_assets.partitions import models_partitions
 from rl_assets.settings import report_dir
-from rl_assets.analysis.escape import md_code
+from rl_assets.analysis.escape import md_code, md_text
 
 ASSET = "behavioral_delta"
 
@@ -42,7 +42,7 @@ def _shift_table(rows: list[dict] | None, what: str) -> str:
     if not rows:
         return f"_No {what} recorded on either side._"
     return md_table([what, "before", "after", "Δ share", "95% CI"],
-                    [[r["key"], f"{r['before']} ({fmt_pct(r['before_share'])})", f"{r['after']} ({fmt_pct(r['after_share'])})",
+                    [[md_text(r["key"]), f"{r['before']} ({fmt_pct(r['before_share'])})", f"{r['after']} ({fmt_pct(r['after_share'])})",
                       fmt_pct(r["shift"], signed=True), fmt_ci(r["lo"], r["hi"], pct=True, signed=True)] for r in rows])
 
 
@@ -69,12 +69,12 @@ def _group_table(groups: dict) -> str:
     rows = []
     for value, g in groups.items():
         if g.get("invalid_for_comparison"):
-            rows.append([value, g["before"]["n_rows"], g["after"]["n_rows"], 0, "—", "—", "not comparable"])
+            rows.append([md_text(value), g["before"]["n_rows"], g["after"]["n_rows"], 0, "—", "—", "not comparable"])
             continue
         pr, fl = g["paired"]["passed"], g["task_flips"]
         delta = f"{fmt_pct(pr['estimate'], signed=True)} {fmt_ci(pr['lo'], pr['hi'], pct=True, signed=True)}" if "estimate" in pr else "not enough data"
         sig = ", ".join(f["feature"] for f in g["features"] if f["significant"]) or "none"
-        rows.append([value, g["before"]["n_rows"], g["after"]["n_rows"], g["common_tasks"], delta,
+        rows.append([md_text(value), g["before"]["n_rows"], g["after"]["n_rows"], g["common_tasks"], delta,
                      f"+{fl['newly_passing']}/−{fl['newly_failing']} (p={fmt_p(fl['mcnemar_p'])})", sig])
     return md_table(["value", "rows before", "rows after", "common tasks", "Δ solve rate", "flips (McNemar)",
                      "significant features"], rows)
@@ -84,7 +84,7 @@ def render_markdown(r: dict, sources: dict | None = None) -> str:
     """report.md: the summary in words first, then the tables behind it."""
     out = [f"# Q1 — Behavioural delta: {r['labels'][0]} → {r['labels'][1]}", ""]
     for side, ref in (sources or {}).items():
-        out.append(f"- {side}: `{ref.get('source')}` (revision `{str(ref.get('revision'))[:12]}`, {ref.get('rows')} rows)")
+        out.append(f"- {side}: {md_code(ref.get('source'))} (revision {md_code(str(ref.get('revision'))[:12])}, {ref.get('rows')} rows)")
     out += ["", "## Summary", "", bullet_list(r["summary"]), "", "## Macro metrics", "", _macro_table(r), ""]
     if r.get("invalid_for_comparison"):
         out += [f"**Invalid for comparison:** {r['invalid_for_comparison']}", ""]

@@ -8,6 +8,7 @@ are built before the RL line so a model without an RL-trace dataset still gets t
 import dagster as dg
 
 from resources.settings_resource import AnalysisSettings
+from rl_assets.analysis.escape import md_text
 from rl_assets.analysis.figures import markdown_image
 from rl_assets.analysis.overlay import REWARD_DEFINITION, build_overlay, eval_marker, plot_overlay
 from rl_assets.analysis.report_md import fmt_num, jsonable
@@ -50,7 +51,7 @@ def eval_temporal_overlay(context: dg.AssetExecutionContext, settings: AnalysisS
     png = plot_overlay(result)
     atomic_write_bytes(out / "overlay.png", png)
     table = "\n".join(["| marker | time (UTC) | n | mean reward |", "|---|---|---|---|"]
-                      + [f"| {m['label']} | {m['timestamp'] or 'none'} | {m['n']} | {fmt_num(m['mean_reward'])} |"
+                      + [f"| {md_text(m['label'])} | {m['timestamp'] or 'none'} | {m['n']} | {fmt_num(m['mean_reward'])} |"
                          for m in result["eval"]])
     return dg.Output(
         {"path": str(out / "overlay.json"), "png": str(out / "overlay.png"), "rl_applicable": applicable,

@@ -11,6 +11,7 @@ from typing import Literal
 import dagster as dg
 
 from resources.settings_resource import AnalysisSettings
+from rl_assets.analysis.escape import md_code, md_text
 from rl_assets.analysis.pairs import CARD_FIELDS, MODE_RULES, build_pairs, shown_trace_ids
 from rl_assets.analysis.pairs_html import render_page
 from rl_assets.fileutil import atomic_write_text
@@ -41,6 +42,13 @@ def _conversations(path: str, wanted: set[str]) -> dict[str, list[dict]]:
     return out
 
 
+def selected_table(rows: list[dict]) -> str:
+    """The "selected" metadata table; task ids and actions come from the traces, so they stay inert text."""
+    return "\n".join(["| task | selected because | diverges at action |", "|---|---|---|"]
+                     + [f"| {md_code(r['task_id'])} | {md_text(r['reason'])} | {md_code(r['divergence_action'])} |"
+                        for r in rows])
+
+
 @dg.asset(
     partitions_def=models_partitions,
     group_name="q3",
@@ -69,8 +77,7 @@ def trace_pairs(context: dg.AssetExecutionContext, config: TracePairsConfig, set
 
     rows = [{"task_id": p.task_id, "reason": p.reason, "divergence_action": p.alignment.divergence,
              "base_attempt": p.base.shown.get("attempt"), "post_attempt": p.post.shown.get("attempt")} for p in pairs]
-    table = "\n".join(["| task | selected because | diverges at action |", "|---|---|---|"]
-                      + [f"| {r['task_id']} | {r['reason']} | {r['divergence_action']} |" for r in rows])
+    table = selected_table(rows)
     yield dg.Output(
         {"path": str(path), "mode": config.mode, "n_pairs": len(pairs), "common_tasks": common, "pairs": rows,
          "baseline_revision": baseline_traces.get("revision"), "post_rl_revision": post_rl_traces.get("revision")},

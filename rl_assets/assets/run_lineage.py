@@ -14,6 +14,7 @@ import dagster as dg
 
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.behavioral_delta import NEEDED
+from rl_assets.analysis.escape import md_code, md_text
 from rl_assets.analysis.figures import ui_image_uri
 from rl_assets.analysis.lineage import build_lineage, plots
 from rl_assets.analysis.lineage.report import render_markdown
@@ -111,6 +112,6 @@ def run_lineage(context: dg.AssetExecutionContext, config: LineageConfig, settin
     yield dg.AssetCheckResult(check_name="all_checkpoints_comparable", passed=not result["excluded"],
                               severity=dg.AssetCheckSeverity.WARN,
                               metadata={"excluded": dg.MetadataValue.md("\n".join(
-                                  f"- `{e['repo_id']}`: {e['reason']}" for e in result["excluded"]) or "none")})
+                                  f"- {md_code(e['repo_id'])}: {md_text(e['reason'])}" for e in result["excluded"]) or "none")})
     yield dg.AssetCheckResult(check_name="training_curves_found", passed=bool(result["curves"]["source"]),
                               severity=dg.AssetCheckSeverity.WARN, metadata={"detail": result["curves"]["note"]})

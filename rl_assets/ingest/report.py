@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rl_assets.escape import md_text
+
 from . import _json
 
 MAX_EXAMPLES = 5
@@ -126,11 +128,11 @@ class IngestReport:
         if not self.skipped and not self.notes and not self.merged:
             return "no rows skipped"
         lines = ["| reason | rows | effect |", "|---|---:|---|"]
-        lines += [f"| {reason} | {n} | skipped |" for reason, n in sorted(self.skipped.items())]
-        lines += [f"| {reason} | {n} | merged |" for reason, n in sorted(self.merged.items())]
-        lines += [f"| {reason} | {n} | note |" for reason, n in sorted(self.notes.items())]
+        lines += [f"| {md_text(reason)} | {n} | skipped |" for reason, n in sorted(self.skipped.items())]
+        lines += [f"| {md_text(reason)} | {n} | merged |" for reason, n in sorted(self.merged.items())]
+        lines += [f"| {md_text(reason)} | {n} | note |" for reason, n in sorted(self.notes.items())]
         if self.skip_examples:
-            lines += ["", "Examples:", *[f"- {e}" for e in self.skip_examples]]
+            lines += ["", "Examples:", *[f"- {md_text(e)}" for e in self.skip_examples]]  # file names, row text
         return "\n".join(lines)
 
     def to_metadata(self) -> dict:
@@ -177,14 +179,14 @@ def accounting_markdown(acc: dict) -> str:
 
     units = acc["units"]
     rows = [f"| {units} found | {acc['found']} | |", f"| {units} written | {acc['written']} | |"]
-    rows += [f"| {r} | {n} | {effect(r, 'skipped')} |" for r, n in sorted(acc["skipped"].items())]
-    rows += [f"| {r} | {n} | merged |" for r, n in sorted(acc["merged"].items())]
+    rows += [f"| {md_text(r)} | {n} | {effect(r, 'skipped')} |" for r, n in sorted(acc["skipped"].items())]
+    rows += [f"| {md_text(r)} | {n} | merged |" for r, n in sorted(acc["merged"].items())]
     rows += [f"| inputs found | {acc['inputs_found']} | files and trial folders |",
              f"| inputs read | {acc['inputs_read']} | |"]
-    rows += [f"| {r} | {n} | {effect(r, 'not read')} |" for r, n in sorted(acc["not_read"].items())]
-    rows += [f"| {r} | {n} | merged |" for r, n in sorted(acc["inputs_merged"].items())]
+    rows += [f"| {md_text(r)} | {n} | {effect(r, 'not read')} |" for r, n in sorted(acc["not_read"].items())]
+    rows += [f"| {md_text(r)} | {n} | merged |" for r, n in sorted(acc["inputs_merged"].items())]
     out = ["| count | n | effect |", "|---|---:|---|", *rows]
     examples = acc.get("examples", []) + acc.get("input_examples", [])
     if examples:
-        out += ["", "Examples:", *[f"- {e}" for e in examples]]
+        out += ["", "Examples:", *[f"- {md_text(e)}" for e in examples]]  # file names, row text
     return "\n".join(out)

@@ -1,7 +1,8 @@
 """`write_back_failure_modes`: the ONLY path that pushes annotations to an eval dataset repo.
 
-The seed spent its whole GPT budget, then 403'd on push, then forced the dataset public
-(docs/original_pipeline.md W2, W18). Here: every target repo's write permission is checked first (the
+Pushes the table the latest `failure_modes` materialization of the model recorded (one file per
+run: rl_assets/failure_modes_store.py). The seed spent its whole GPT budget, then 403'd on push,
+then forced the dataset public (docs/original_pipeline.md W2, W18). Here: every target repo's write permission is checked first (the
 annotation asset runs the same preflight before any LLM spend when write-back is requested);
 if any repo is not writable nothing is uploaded; the upload adds one file under
 ``annotations/`` and never re-uploads the dataset or touches its visibility.
@@ -16,6 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from resources.hub import HubResource
+from rl_assets.failure_modes_store import latest_table
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 PUSH_COLUMNS = ("trace_id", "task_id", "failure_mode", "failure_summary", "annotator", "prompt_version")
@@ -49,13 +51,6 @@ def require_writable(hub_client, repos: list[str]) -> list[dict]:
     return checks
 
 
-def failure_modes_path(model_id: str) -> Path:
-    from rl_assets.partitions import slug
-    from rl_assets.settings import tables_dir
-
-    return tables_dir() / "failure_modes" / f"{slug(model_id)}.parquet"
-
-
 class WriteBackConfig(dg.Config):
     model_id: str  # the models partition whose failure_modes annotations to push
     path_in_repo: str = "annotations/failure_modes.parquet"
@@ -65,7 +60,11 @@ class WriteBackConfig(dg.Config):
 
 @dg.op(description="Check write access to every target eval repo, then upload the annotations file.")
 def push_failure_modes(context: dg.OpExecutionContext, config: WriteBackConfig, hub: HubResource) -> dict:
-    table = pq.read_table(failure_modes_path(config.model_id))
+    path = latest_table(context.instance, config.model_id)  # the table the latest materialization recorded
+    if path is None:
+        raise dg.Failure(description=f"no failure_modes table for {config.model_id}: materialize failure_modes first")
+    context.log.info(f"pushing {path}")
+    table = pq.read_table(path)
     rows = [r for r in table.to_pylist() if r.get("failure_mode")]
     if not config.allow_offline_labels and any("offline" in str(r.get("annotator")) for r in rows):
         raise dg.Failure(description="annotations come from the offline heuristic (not an LLM); "
@@ -92,4 +91,4 @@ def write_back_failure_modes():
     push_failure_modes()
 
 
-__all__ = ["write_back_failure_modes", "repo_from_spec", "preflight", "require_writable", "failure_modes_path"]
+__all__ = ["write_back_failure_modes", "repo_from_spec", "preflight", "require_writable"]

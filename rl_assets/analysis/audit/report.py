@@ -77,7 +77,7 @@ def rulers_table(rows: list[dict]) -> str:
         dis = (f'{mis["before"]}/{mis["before_attempts"]} → {mis["after"]}/{mis["after_attempts"]}'
                if mis else "—")
         dep = {True: "**yes**", False: "no"}.get(ru["depends_on_ruler"], "— (one ruler)")
-        return [r["family"], ru["label_ruler"], *rec, *res, dis, dep]
+        return [md_text(r["family"]), ru["label_ruler"], *rec, *res, dis, dep]
 
     return md_table(
         ["family", "label uses", "recorded before → after [95% CI of change]", "label (recorded)",
@@ -106,7 +106,7 @@ def summary_table(rows: list[dict]) -> str:
     return md_table(
         ["family", "tasks", "reward before → after", "p", "accuracy before → after",
          "lenient before → after", "best trivial baseline", "label", "explanation"],
-        [[r["family"], r["n_tasks"],
+        [[md_text(r["family"]), r["n_tasks"],
           f'{fmt_num(r["reward_before"])} → {fmt_num(r["reward_after"])}', fmt_p(r.get("p")),
           f'{fmt_pct(r["accuracy_before"])} → {fmt_pct(r["accuracy_after"])}',
           f'{fmt_num(r["lenient_reward_before"])} → {fmt_num(r["lenient_reward_after"])}',

@@ -18,6 +18,8 @@ import math
 
 import pandas as pd
 
+from rl_assets.analysis.escape import md_code, md_text
+
 from .aliases import ALIASES
 
 SKIP_KEYS = {"_step", "_runtime", "_timestamp", "trainer/epoch"}
@@ -119,10 +121,10 @@ def crosscheck_markdown(checks: list[dict]) -> list[str]:
     lines = ["## Cross-check against an independent record", ""]
     for c in checks:
         if c["status"] == "no_independent_record":
-            lines.append(f"- No independent record: {c['reason']}. Nothing was compared.")
+            lines.append(f"- No independent record: {md_text(c['reason'])}. Nothing was compared.")
             continue
-        lines.append(f"- {c['source']}, step {c['step']}: {c['matched']} of {len(c['compared'])} shared keys match"
-                     + (f"; not logged at that step: {', '.join(c['not_at_step'])}" if c.get("not_at_step") else "") + ".")
-        lines += [f"  - differs: `{d['key']}` table {d['table']} vs record {d['record']}"
+        lines.append(f"- {md_code(c['source'])}, step {c['step']}: {c['matched']} of {len(c['compared'])} shared keys match"
+                     + (f"; not logged at that step: {', '.join(md_code(k) for k in c['not_at_step'])}" if c.get("not_at_step") else "") + ".")
+        lines += [f"  - differs: {md_code(d['key'])} table {d['table']} vs record {d['record']}"
                   + (f" ({d['hint']})" if d["hint"] else "") for d in c["differ"]]
     return lines + [""]
