@@ -57,17 +57,19 @@ def wait_for(predicate, timeout: float, step: float = 0.25) -> bool:
     return False
 
 
-def runs_of(partition: str) -> list[str]:
+def runs_of(partition: str, t0: float) -> list[str]:
+    """Each run for the partition: seconds after the upload it was created, started (its worker had
+    loaded the code) and ended, so sensor wait, launch and run time read off directly."""
     import dagster as dg
 
     lines = []
     with dg.DagsterInstance.get() as instance:
         records = instance.get_run_records(dg.RunsFilter(tags={"dagster/partition": partition}))
         for r in sorted(records, key=lambda r: r.create_timestamp):
-            start, end = r.start_time, r.end_time
-            lines.append(f"{r.dagster_run.job_name:16s} {r.dagster_run.status.value:8s} created "
-                         f"{r.create_timestamp.timestamp():.1f} start {start or 0:.1f} end {end or 0:.1f} "
-                         f"({(end - start) if start and end else float('nan'):.1f} s)")
+            created, start, end = r.create_timestamp.timestamp() - t0, r.start_time, r.end_time
+            start, end = (start - t0) if start else float("nan"), (end - t0) if end else float("nan")
+            lines.append(f"{r.dagster_run.job_name:16s} {r.dagster_run.status.value:8s} created +{created:.1f} s, "
+                         f"started +{start:.1f} s, ended +{end:.1f} s (launch {start - created:.1f} s, run {end - start:.1f} s)")
     return lines
 
 
@@ -102,7 +104,7 @@ def main() -> int:
         elapsed = time.time() - t0
         print(f"upload at {t0:.1f} ({jobs} eval jobs copied); INDEX.md {'at' if done else 'NOT written within'} "
               f"{elapsed:.1f} s" + ("" if done else f" (timeout {args.timeout:.0f} s)"))
-        for line in runs_of(TARGET):
+        for line in runs_of(TARGET, t0):
             print("  run", line)
         return 0 if done else 1
     finally:

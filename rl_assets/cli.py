@@ -49,13 +49,15 @@ DEMO_COMPARISON_BENCHMARK = "terminal-bench-mini"
 def run_analysis(instance, model_id: str, settings: dict | None = None):
     """Run the analyze_model job for one partition in this process, recorded in the instance."""
     from rl_assets.definitions import defs
+    from rl_assets.jobs.analyze import wrote_index
 
     job = defs.resolve_job_def("analyze_model")
     run_config = {**QUIET, "resources": {"settings": {"config": settings}}} if settings else QUIET
     result = job.execute_in_process(instance=instance, partition_key=model_id, raise_on_error=False, run_config=run_config)
-    # INDEX.md comes last, in its own run, so it reports this run's failures too (the index
-    # sensors do the same after runs launched from the UI or by sensors).
-    defs.resolve_job_def("write_index").execute_in_process(instance=instance, partition_key=model_id, raise_on_error=False, run_config=QUIET)
+    # The run's last step writes INDEX.md; when a failure kept it from getting there, INDEX.md comes
+    # in its own run so it reports the failure (the index sensors do the same for other runs).
+    if not wrote_index(instance, result.run_id, model_id):
+        defs.resolve_job_def("write_index").execute_in_process(instance=instance, partition_key=model_id, raise_on_error=False, run_config=QUIET)
     return result
 
 

@@ -1,5 +1,7 @@
 """After every per-model run ends (success or failure), rewrite that model's INDEX.md.
 
+Unless the run wrote it itself: `analyze_model` ends with `analysis_index` when all went well.
+
 Whatever launched the run: the UI, a sensor, `dagster asset materialize` on the command line or
 `rldelta demo`. Runs started outside the code server carry no code-location origin, and a run
 status sensor only sees its own location's runs unless told to monitor all of them.
@@ -7,7 +9,7 @@ status sensor only sees its own location's runs unless told to monitor all of th
 
 import dagster as dg
 
-from rl_assets.jobs.analyze import write_index
+from rl_assets.jobs.analyze import write_index, wrote_index
 from rl_assets.partitions import is_repo_id
 
 
@@ -16,6 +18,8 @@ def _index_request(context: dg.RunStatusSensorContext):
     partition = run.tags.get("dagster/partition")
     if run.job_name == write_index.name or not is_repo_id(partition):
         return dg.SkipReason("not a per-model analysis run")  # e.g. a run_lineage run (an `rl_jobs` partition)
+    if wrote_index(context.instance, run.run_id, partition):
+        return dg.SkipReason("the run wrote INDEX.md as its last step")
     return dg.RunRequest(run_key=f"index-after-{run.run_id}", partition_key=partition)
 
 

@@ -112,23 +112,36 @@ def test_a_later_success_replaces_the_failure(home):
     assert result.output_for_node("analysis_index")["statuses"]["trace_pairs"] == "materialized"
 
 
-def test_index_runs_after_every_analysis_run_success_or_failure():
-    # INDEX.md must report failures, so it cannot sit downstream of assets that may fail in the same run.
+def test_index_is_the_analysis_runs_last_step_and_its_own_run_after_other_runs():
+    # analyze_model writes INDEX.md last; a run that did not (a failure, a few assets) gets a write_index run.
     from rl_assets.definitions import defs
-    from sensors.index_sensor import index_after_failure
+    from sensors.index_sensor import index_after_failure, index_after_success
 
-    analyze = {k.to_user_string() for k in defs.resolve_job_def("analyze_model").asset_layer.executable_asset_keys}
+    analyze = defs.resolve_job_def("analyze_model")
+    in_analyze = {k.to_user_string() for k in analyze.asset_layer.executable_asset_keys}
     index_job = {k.to_user_string() for k in defs.resolve_job_def("write_index").asset_layer.executable_asset_keys}
-    assert "analysis_index" not in analyze and index_job == {"analysis_index"}
-    assert {k.to_user_string() for k in ANALYSIS_ASSETS} <= analyze
+    assert "analysis_index" in in_analyze and index_job == {"analysis_index"}
+    assert {k.to_user_string() for k in ANALYSIS_ASSETS} | {"analysis_index"} == in_analyze
+    assert set(defs.resolve_asset_graph().get(dg.AssetKey("analysis_index")).parent_keys) == set(ANALYSIS_ASSETS)
     instance = dg.DagsterInstance.ephemeral()
-    run = instance.create_run_for_job(defs.resolve_job_def("analyze_model"), tags={"dagster/partition": "org/m-8B"})
-    failed = dg.build_run_status_sensor_context(
-        sensor_name="index_after_failure", dagster_instance=instance, dagster_run=run,
-        dagster_event=dg.DagsterEvent(event_type_value="PIPELINE_FAILURE", job_name="analyze_model"),
-    )
-    request = index_after_failure(failed)
+    instance.add_dynamic_partitions("models", ["org/m-8B"])
+
+    def after(run, status):
+        return (index_after_success if status == "PIPELINE_SUCCESS" else index_after_failure)(dg.build_run_status_sensor_context(
+            sensor_name=f"index_after_{status}", dagster_instance=instance, dagster_run=run,
+            dagster_event=dg.DagsterEvent(event_type_value=status, job_name=run.job_name)))
+
+    run = instance.create_run_for_job(analyze, tags={"dagster/partition": "org/m-8B"})
+    request = after(run, "PIPELINE_FAILURE")
     assert request.partition_key == "org/m-8B" and request.run_key == f"index-after-{run.run_id}"
+
+    @dg.asset(name="analysis_index", partitions_def=models_partitions, group_name="report")
+    def wrote_it():
+        return 1
+
+    wrote = dg.materialize([wrote_it], instance=instance, partition_key="org/m-8B")
+    assert isinstance(after(instance.get_run_by_id(wrote.run_id), "PIPELINE_SUCCESS"), dg.SkipReason)
+    assert after(run, "PIPELINE_FAILURE").run_key == f"index-after-{run.run_id}"  # another run wrote it: still due
 
 
 def test_findings_tolerate_missing_and_partial_reports():

@@ -3,7 +3,7 @@
 import dagster as dg
 
 from rl_assets.definitions import defs
-from sensors.automation import SENSOR_ROOTS
+from sensors.automation import SENSOR_DRIVEN
 
 
 def _graph():
@@ -17,12 +17,12 @@ def test_logs_upload_reaches_q2_only():
     assert not below_logs & {"behavioral_delta", "judge_verdicts", "failure_modes", "trace_pairs", "solve_rate_by_context", "learning_audit"}
 
 
-def test_every_non_root_asset_is_eager_and_roots_are_left_to_sensors():
+def test_every_non_root_asset_is_eager_and_roots_and_the_index_are_left_to_sensors():
     graph = _graph()
     for key in graph.get_all_asset_keys():
         node = graph.get(key)
         name = key.to_user_string()
-        if name in SENSOR_ROOTS or not node.parent_keys:
+        if name in SENSOR_DRIVEN or not node.parent_keys:
             assert node.automation_condition is None, name
         else:
             assert node.automation_condition is not None and node.automation_condition.get_label() == "eager", name

@@ -1,9 +1,10 @@
 """`analysis_index` (report): the per-model INDEX.md, built from the Dagster event log.
 
-It has no deps on purpose: a Dagster asset never runs after a failed parent in the same run, and
-INDEX.md must report failures too. So it is written by its own `write_index` run, which
-`sensors/index_sensor.py` requests after every per-model run ends (success or failure), and which
-`rldelta demo` runs after each analysis. What it reports comes from the instance, not from files: each
+It depends on every other analysis asset, so `analyze_model` writes INDEX.md as its last step (no
+second run between an upload and its INDEX.md). A Dagster asset never runs after a failed parent in
+the same run, though, and INDEX.md must report failures too: so after a per-model run ends without
+having written it (a failure, or a run of a few assets), `sensors/index_sensor.py` requests a
+`write_index` run, and `rldelta demo` does the same. What it reports comes from the instance, not from files: each
 asset's latest materialization for this partition (run, time, data version, input versions,
 output paths), or its latest planned-but-failed run with the step's error, or "not applicable"
 with the reason the asset recorded. Report files are read only for the findings summary.
@@ -159,6 +160,7 @@ def output_files(folder: Path) -> list[str]:
     partitions_def=models_partitions,
     group_name="report",
     kinds={"markdown"},
+    deps=list(ANALYSIS_ASSETS),  # last step of a run that targets them; statuses still come from the event log
 )
 def analysis_index(context: dg.AssetExecutionContext):
     """INDEX.md: every analysis asset's status, versions and outputs for this model, plus key findings."""

@@ -6,11 +6,12 @@ from rl_assets.partitions import models_partitions
 
 ANALYSIS_GROUPS = ("preflight", "q1", "q2", "q3", "q4", "audit", "report")
 
-# INDEX.md ("report") is written by its own run after this one ends, success or failure, so it can
-# report failed assets (a Dagster asset never runs after a failed parent in the same run).
+# INDEX.md ("report") depends on every analysis asset, so it is this run's last step: an upload gets
+# its INDEX.md without a second run. A run that fails never gets there (a Dagster asset never runs
+# after a failed parent); `write_index` then writes it in its own run (sensors/index_sensor.py).
 analyze_model = dg.define_asset_job(
     "analyze_model",
-    selection=dg.AssetSelection.groups(*ANALYSIS_GROUPS) - dg.AssetSelection.groups("report"),
+    selection=dg.AssetSelection.groups(*ANALYSIS_GROUPS),
     partitions_def=models_partitions,
     description="Every analysis asset of one model partition: preflight, Q1–Q4, audit, INDEX.md.",
     # One run at a time per model partition: two runs never write the same model's outputs.
@@ -23,3 +24,10 @@ write_index = dg.define_asset_job(
     partitions_def=models_partitions,
     description="INDEX.md of one model: every analysis asset's status from the event log.",
 )
+
+
+def wrote_index(instance: dg.DagsterInstance, run_id: str, partition: str) -> bool:
+    """Whether this run wrote the partition's INDEX.md itself (its latest `analysis_index` materialization)."""
+    latest = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey("analysis_index"), asset_partitions=[partition]), limit=1).records
+    return bool(latest) and latest[0].run_id == run_id
