@@ -82,7 +82,7 @@ def ingest_addressed(client, spec: str, folder: Path, *, max_rows=None, tokenize
 def _ingest_keyed(client, spec, table: Path, key: dict | None, *, max_rows, tokenizer, benchmark, side,
                   reuse: tuple[Path, ...] = ()) -> dict:
     from rl_assets.ingest import ingest_source
-    from rl_assets.ingest.writer import write_json_atomic
+    from rl_assets.fileutil import atomic_write_json
 
     for candidate in (table, *reuse):
         built = _stamped(candidate, key)
@@ -99,5 +99,5 @@ def _ingest_keyed(client, spec, table: Path, key: dict | None, *, max_rows, toke
         "merged": dict(report.merged), "accounting": report.accounting,
     }
     if key is not None:
-        write_json_atomic(stamp_path(table), {"key": key, "built": built})
+        atomic_write_json(stamp_path(table), {"key": key, "built": built})
     return {**built, "path": str(table), "reused": False}

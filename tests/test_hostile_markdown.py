@@ -4,7 +4,6 @@ markdown the reports produce: parsed with markdown-it (raw HTML on, as GitHub-li
 allow) they add no heading, table, link or HTML; rendered in headless Chromium they run nothing."""
 
 import json
-import time
 
 import pytest
 from markdown_it import MarkdownIt
@@ -129,14 +128,7 @@ def test_rendered_reports_run_no_script_in_chromium(tmp_path):
     page.write_text(f"<!doctype html><html><body>{body}</body></html>", encoding="utf-8")
     cdp = Cdp(binary, tmp_path / "profile")
     try:
-        target = cdp.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        cdp.session = cdp.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        cdp.send("Page.enable")
-        cdp.send("Page.navigate", {"url": page.as_uri()})
-        for _ in range(100):
-            if cdp.eval("document.readyState") == "complete":
-                break
-            time.sleep(0.1)
+        cdp.open_page(page.as_uri())
         found = cdp.eval("JSON.stringify({xss: typeof window.__xss, script: document.querySelectorAll('script').length,"
                          " img: document.querySelectorAll('img').length, b: document.querySelectorAll('b[onmouseover]').length,"
                          " js: [...document.querySelectorAll('a')].filter(a => a.href.startsWith('javascript')).length,"

@@ -81,6 +81,17 @@ class Cdp:
     def eval(self, expr: str):
         return self.send("Runtime.evaluate", {"expression": expr, "returnByValue": True})["result"].get("value")
 
+    def open_page(self, url: str, ready: str = "true", tries: int = 100) -> None:
+        """A new tab attached to this client, at `url`, once it is loaded and the JS `ready` holds."""
+        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        self.send("Page.enable")
+        self.send("Page.navigate", {"url": url})
+        for _ in range(tries):
+            if self.eval("document.readyState") == "complete" and self.eval(f"!!({ready})"):
+                return
+            time.sleep(0.1)
+
     def close(self):
         self.proc.kill()
         self.proc.wait(timeout=10)
@@ -102,14 +113,7 @@ def page(tmp_path):
     path.write_text(html, encoding="utf-8")
     cdp = Cdp(binary, tmp_path / "profile")
     try:
-        target = cdp.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        cdp.session = cdp.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        cdp.send("Page.enable")
-        cdp.send("Page.navigate", {"url": path.as_uri()})
-        for _ in range(100):
-            if cdp.eval("document.readyState") == "complete" and cdp.eval("!!document.getElementById('pair-0')"):
-                break
-            time.sleep(0.1)
+        cdp.open_page(path.as_uri(), ready="document.getElementById('pair-0')")
         yield cdp
     finally:
         cdp.close()

@@ -10,7 +10,6 @@ host, or a temp of an older naming scheme).
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -21,20 +20,6 @@ from rl_assets.fileutil import remove_stale_temps, temp_path
 from rl_assets.schema import FEATURE_COLUMNS, TRACE_COLUMNS, TRACE_SCHEMA
 
 _DICT_COLUMNS = [name for name in TRACE_COLUMNS if name != "conversation"]
-
-
-def write_json_atomic(path: Path, obj) -> None:
-    """JSON beside a table (its stamp), atomically, with the umask's permissions."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale_temps(path)
-    tmp = temp_path(path)
-    try:
-        with open(tmp, "x", encoding="utf-8") as fh:  # mode 0666 & ~umask
-            json.dump(obj, fh, indent=2, sort_keys=True, default=str)
-            fh.write("\n")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 class TraceWriter:
