@@ -1,7 +1,7 @@
 """The run-time LLM client: cached, budgeted, retried, concurrent calls with per-item isolation.
 
 Built by ``LLMResource.session()``; analyses hand it ``LLMRequest`` objects and get one
-``ItemResult`` per cache key back. Nothing here raises for a single bad call: a malformed reply,
+``ItemResult`` per cache key back (both in the neutral rl_assets/llm_types.py). Nothing here raises for a single bad call: a malformed reply,
 a 500 after all retries, a timeout or a refused budget marks only that request's items failed
 (recorded in the cache's failure log and retried next run), so the seed's "one bad reply
 aborts the step after the money was spent" cannot happen.
@@ -21,32 +21,12 @@ from typing import Any, Callable
 from resources.llm_costs import Budget, BudgetExceeded, Ledger, cost_usd, estimate_tokens
 from resources.llm_json import JSONRepairError, parse_json_loose
 from rl_assets.llm_cache import LLMCache
+from rl_assets.llm_types import ItemResult, LLMRequest
 
 _log = logging.getLogger("rldelta.llm")
 RETRY_AFTER_CAP_S = 120.0  # honour a server's Retry-After up to this, even above backoff_max_s
 PROGRESS_EVERY_S = 5.0  # how often a run of successful requests logs its progress
 OK_STATUSES = frozenset({"fresh", "cached", "offline"})
-
-
-@dataclass
-class LLMRequest:
-    keys: list[str]  # cache keys answered by this one call (1 for a judgment, k for a batch)
-    messages: list[dict]
-    schema_name: str
-    schema: dict
-    # parsed reply -> {key: validated value}; ValueError = whole reply unusable, a missing key =
-    # that item failed (per-item isolation inside a batch).
-    interpret: Callable[[Any], dict[str, Any]]
-    offline: Callable[[], Any] | None = None  # heuristic producing the same JSON shape
-    label: str = ""
-
-
-@dataclass
-class ItemResult:
-    key: str
-    status: str  # cached | fresh | offline | failed | budget
-    value: Any = None
-    error: str | None = None
 
 
 class CallFailed(RuntimeError):

@@ -1,8 +1,8 @@
 """Durable, crash-safe cache of LLM results: one JSON file per entry, written atomically.
 
-Key = sha256(model | prompt version | content hash of the inputs), so a new prompt version or
-model never reuses an old answer, while a re-run (or a run killed half-way) reuses every
-answer already paid for. Only results that parsed AND validated are stored; failures go to a
+Keys come from rl_assets/llm_types.cache_key (model | prompt version | content hash of the inputs),
+so a new prompt version or model never reuses an old answer, while a re-run (or a run killed
+half-way) reuses every answer already paid for. Only results that parsed AND validated are stored; failures go to a
 separate ``failures/`` record with the reason and are retried on the next run (the seed
 cached parse failures as "tie" forever, docs/original_pipeline.md W10). A corrupt entry file is quarantined and
 treated as a miss for that one entry, never as "the whole cache is empty".
@@ -10,23 +10,12 @@ treated as a miss for that one entry, never as "the whole cache is empty".
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from pathlib import Path
 from typing import Any
 
 from rl_assets.fileutil import atomic_write_text
-
-
-def content_hash(inputs: Any) -> str:
-    """Stable hash of JSON-able inputs (key order irrelevant)."""
-    blob = json.dumps(inputs, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()
-
-
-def cache_key(model: str, prompt_version: str, inputs: Any) -> str:
-    return hashlib.sha256(f"{model}|{prompt_version}|{content_hash(inputs)}".encode()).hexdigest()
 
 
 class LLMCache:

@@ -19,7 +19,7 @@ PACKAGES = ("rl_assets", "resources", "sensors")
 # Modules of rl_assets/ that every layer may import: they import no layer package themselves.
 NEUTRAL = ("rl_assets.settings", "rl_assets.partitions", "rl_assets.schema", "rl_assets.fileutil",
            "rl_assets.llm_cache", "rl_assets.timestamps", "rl_assets.instance", "rl_assets.masking",
-           "rl_assets.escape")
+           "rl_assets.escape", "rl_assets.llm_types")
 UPPER = ("rl_assets.definitions", "rl_assets.cli", "sensors")
 # Glue of the asset layer (storage, IO manager, registry look-ups): nothing below assets uses it.
 GLUE = ("rl_assets.io_manager", "rl_assets.trace_tables", "rl_assets.resolve")
@@ -41,10 +41,6 @@ FORBIDDEN = {
 # Backward imports that exist today: to be removed by the renovation (issue 16). Do not add to this
 # list; delete an entry when its import goes. (importing module, imported module)
 KNOWN_EXCEPTIONS = {
-    # analyses build LLM requests with the resource's value type (LLMRequest should move to a neutral module)
-    ("rl_assets.analysis.audit.llm_verdict", "resources.llm_client"),
-    ("rl_assets.analysis.failure_modes", "resources.llm_client"),
-    ("rl_assets.analysis.judge.run", "resources.llm_client"),
     # assets that reach into jobs for a path or a job name (belongs to the store / definitions)
     ("rl_assets.assets.failure_modes", "rl_assets.jobs.write_back"),
     ("rl_assets.assets.report_index", "rl_assets.jobs.analyze"),

@@ -6,13 +6,12 @@ module only decides what to ask and how to read the answers.
 
 from __future__ import annotations
 
-from resources.llm_client import LLMRequest
 from rl_assets.analysis.judge.aggregate import combine_pair, summarize
 from rl_assets.analysis.judge.heuristic import heuristic_verdict
 from rl_assets.analysis.judge.parsing import validate_verdict
 from rl_assets.analysis.judge.prompts import PROMPT_VERSION, SCHEMA, build_messages
 from rl_assets.analysis.judge.selection import behavior_score, is_discordant
-from rl_assets.llm_cache import cache_key
+from rl_assets.llm_types import LLMRequest, cache_key
 
 ORDERS = ("baseline_first", "post_rl_first")
 
