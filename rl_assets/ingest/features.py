@@ -25,6 +25,8 @@ import sys
 from collections import Counter
 from typing import Callable
 
+from rl_assets.conversation import THINK_RE, TOOL_CALL_RE, text_of  # noqa: F401 - featscan reads them here
+
 from . import _json
 from .featscan import feature_dict, featurize_fast
 
@@ -97,38 +99,11 @@ def is_tool_error(text: str) -> bool:
     return False
 
 
-THINK_RE = re.compile(r"<think(?:ing)?>(.*?)(?:</think(?:ing)?>|\Z)", re.DOTALL | re.IGNORECASE)
-TOOL_CALL_RE = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL | re.IGNORECASE)
 _NAME_RE = re.compile(r'"name"\s*:\s*"([^"]+)"')
 _TASK_COMPLETE_RE = re.compile(r'"task_complete"\s*:\s*true')
 PARSE_ERROR_MARKER = "Previous response had parsing errors"
 HINT_MARKER = "[HINT FROM TEACHER]:"
 TERMINAL_OUTPUT = "New Terminal Output:"
-
-
-def text_of(content) -> str:
-    """Text of a message content: str, list of parts (images -> "[image]"), dict, or None."""
-    if content.__class__ is str:
-        return content
-    if content is None:
-        return ""
-    if isinstance(content, list):
-        out = []
-        for part in content:
-            if isinstance(part, str):
-                out.append(part)
-            elif isinstance(part, dict):
-                kind = part.get("type")
-                if kind in ("image", "image_url", "input_image"):
-                    out.append("[image]")
-                elif kind in ("audio", "input_audio"):
-                    out.append("[audio]")
-                else:
-                    out.append(text_of(part.get("text", part.get("content"))))
-        return "\n".join(out)
-    if isinstance(content, dict):
-        return text_of(content.get("text", content.get("content", content.get("value"))))
-    return str(content)
 
 
 def _text_tool_names(text: str) -> list[str]:
