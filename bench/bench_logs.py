@@ -64,7 +64,7 @@ def generate(folder: Path, mb: float) -> int:
 
 def child(folder: str) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from rl_assets.analysis.skyrl_log import parse_training_logs
+    from rl_assets.ingest.skyrl_log import parse_training_logs
 
     t0, c0 = time.perf_counter(), time.process_time()
     parsed = parse_training_logs(folder)

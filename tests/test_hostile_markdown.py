@@ -12,7 +12,7 @@ from rl_assets.analysis.escape import html_text, md_code, md_text
 from rl_assets.analysis.index_md import audit_findings, judge_findings, render_index
 from rl_assets.analysis.judge.report import render_markdown as judge_markdown
 from rl_assets.analysis.report_md import md_table
-from rl_assets.analysis.skyrl_log.crosscheck import crosscheck_markdown
+from rl_assets.analysis.q2.log_crosscheck import crosscheck_markdown
 from rl_assets.assets.q3_trace_pairs import selected_table
 from rl_assets.ingest.report import accounting_markdown
 from rl_assets.resolve import format_table

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from rl_assets.analysis.skyrl_log import parse_training_logs
+from rl_assets.ingest.skyrl_log import parse_training_logs
 from rl_assets.assets.q2_training import accounting_check, wandb_check
 
 T = "2026-06-01 10:{:02d}:{:02d}.000 | INFO     | skyrl_train.trainer:{} - "

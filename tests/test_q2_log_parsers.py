@@ -6,7 +6,7 @@ import math
 import pandas as pd
 import pytest
 
-from rl_assets.analysis.skyrl_log import LogFileParser, parse_training_logs
+from rl_assets.ingest.skyrl_log import LogFileParser, parse_training_logs
 from shared_data import SHARED, needs_shared
 
 LOGURU = "2026-06-01 10:22:{:02d}.004 | INFO     | skyrl_train.trainer:_log_metrics_stdout:1965 - "

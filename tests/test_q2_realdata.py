@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rl_assets.analysis.skyrl_log import parse_training_logs
+from rl_assets.ingest.skyrl_log import parse_training_logs
 
 REAL = Path(__file__).parent / "fixtures" / "realdata"
 RUN_A = REAL / "skyrl_ctu_agent_run_0i3x0z3y"  # 13 steps logged to W&B, killed in step 14

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from rl_assets.analysis import training_metrics as tm
-from rl_assets.analysis.skyrl_log.timing import timing_breakdown
+from rl_assets.analysis.q2.log_timing import timing_breakdown
 
 
 def test_ema_matches_hand_values_and_carries_over_gaps():

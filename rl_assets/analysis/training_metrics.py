@@ -1,7 +1,7 @@
 """Q2 training-metrics report: pure functions over the per-step table from ``skyrl_log``.
 
 Best checkpoint (trailing EMA), training-instability flags, per-category summary, trends; the
-timing tree lives in skyrl_log.timing and the vLLM verdict in skyrl_log.vllm.
+timing tree lives in q2/log_timing.py and the vLLM verdict in the reader (ingest/skyrl_log/vllm.py).
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def instability_flags(steps: pd.DataFrame, window: int = 10) -> dict:
 
 def category_summary(steps: pd.DataFrame) -> list[dict]:
     """Mean/std/min/max/count/first/last per raw key, grouped by category (prefix before '/')."""
-    from rl_assets.analysis.skyrl_log import CANONICAL
+    from rl_assets.metric_aliases import CANONICAL
 
     rows = []
     for col in steps.columns:
@@ -171,7 +171,7 @@ def trend_summary(steps: pd.DataFrame, metrics=("reward", "entropy", "kl", "resp
 
 def build_report(parsed, save_every: int | None = None) -> dict:
     """Everything report.json holds, from a ``skyrl_log.ParsedLogs``."""
-    from rl_assets.analysis.skyrl_log.timing import timing_breakdown
+    from rl_assets.analysis.q2.log_timing import timing_breakdown
 
     steps = parsed.steps
     has_steps = not steps.empty
@@ -214,7 +214,7 @@ def render_markdown(rep: dict) -> str:
              f"{rep['malformed']['count']} malformed/truncated line(s) counted; "
              f"{rep['duplicates']['count']} step(s) seen in more than one log (later log wins).", ""]
     if rep.get("cross_checks"):
-        from rl_assets.analysis.skyrl_log.crosscheck import crosscheck_markdown
+        from rl_assets.analysis.q2.log_crosscheck import crosscheck_markdown
 
         lines += crosscheck_markdown(rep["cross_checks"])
     tr = rep["trends"]

@@ -18,9 +18,7 @@ import math
 
 import pandas as pd
 
-from rl_assets.analysis.escape import md_code, md_text
-
-from .aliases import ALIASES
+from rl_assets.metric_aliases import ALIASES
 
 SKIP_KEYS = {"_step", "_runtime", "_timestamp", "trainer/epoch"}
 REL_TOL = 1e-6
@@ -114,17 +112,3 @@ def summary_step(summary: dict[str, float], steps: pd.DataFrame) -> int | None:
 def no_record(reason: str) -> dict:
     return {"source": None, "status": "no_independent_record", "reason": reason, "compared": [],
             "matched": 0, "differ": []}
-
-
-def crosscheck_markdown(checks: list[dict]) -> list[str]:
-    """report.md lines: what was compared with what, and every differing key (never a bare 'ok')."""
-    lines = ["## Cross-check against an independent record", ""]
-    for c in checks:
-        if c["status"] == "no_independent_record":
-            lines.append(f"- No independent record: {md_text(c['reason'])}. Nothing was compared.")
-            continue
-        lines.append(f"- {md_code(c['source'])}, step {c['step']}: {c['matched']} of {len(c['compared'])} shared keys match"
-                     + (f"; not logged at that step: {', '.join(md_code(k) for k in c['not_at_step'])}" if c.get("not_at_step") else "") + ".")
-        lines += [f"  - differs: {md_code(d['key'])} table {d['table']} vs record {d['record']}"
-                  + (f" ({d['hint']})" if d["hint"] else "") for d in c["differ"]]
-    return lines + [""]

@@ -1,8 +1,11 @@
-"""SkyRL training-log parsers: every line shape of docs/formats.md -> one per-step table.
+"""SkyRL training-log reader (source layer): every line shape of docs/formats.md -> one per-step table.
 
 ``parse_training_logs(folder)`` is the entry point; the modules below it each read one concern
-(clean: prefixes/time, payloads: dict/JSON, parser: the per-file state machine, batch_errors, vllm,
-sidecars: trainer_log.jsonl / wandb-summary.json, merge: restart chains, aliases: canonical columns).
+(files: the folder walk and decompression, clean: prefixes/time, payloads: dict/JSON, parser: the
+per-file state machine, batch_errors, vllm, sidecars: trainer_log.jsonl / wandb-summary.json, merge:
+restart chains, crosscheck: the table against those records). Canonical columns come from the neutral
+rl_assets/metric_aliases.py; the Q2 report's timing, plots and cross-check lines are analyses in
+rl_assets/analysis/q2/.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .aliases import ALIASES, CANONICAL, apply_aliases
+from rl_assets.metric_aliases import ALIASES, CANONICAL, apply_aliases
+
 from .crosscheck import compare_final_step, no_record, summary_step
 from .files import LOG_SUFFIXES, Discovered, discover, open_text
 from .merge import chain_order, merge_chain
