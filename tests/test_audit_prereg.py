@@ -9,9 +9,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from rl_assets.analysis.audit.prereg import (
-    PredictionsError, load_predictions, prediction_held, registration,
-)
+from rl_assets.analysis.audit.prereg import prediction_held, registration
+from rl_assets.ingest.predictions import PredictionsError, file_evidence, load_predictions
 
 
 def test_load_json_and_yaml_forms(tmp_path):
@@ -39,7 +38,7 @@ def _file(tmp_path, when: datetime):
 
 def test_registration_before_training_is_verified(tmp_path):
     written = datetime(2026, 10, 30, 16, 23, tzinfo=timezone.utc)
-    info = registration(_file(tmp_path, written), written + timedelta(minutes=2), "registry")
+    info = registration(file_evidence(_file(tmp_path, written)), written + timedelta(minutes=2), "registry")
     assert info["predates_training"] is True
     assert info["sha256"] == hashlib.sha256(b'{"chain_sum": "gain"}').hexdigest()
     assert info["evidence"].startswith("file mtime")  # tmp_path is not in git: weak evidence, said so
@@ -48,12 +47,12 @@ def test_registration_before_training_is_verified(tmp_path):
 
 def test_registration_after_training_is_flagged(tmp_path):
     written = datetime(2026, 10, 30, 16, 23, tzinfo=timezone.utc)
-    info = registration(_file(tmp_path, written), written - timedelta(days=1))
+    info = registration(file_evidence(_file(tmp_path, written)), written - timedelta(days=1))
     assert info["predates_training"] is False and info["verdict"].startswith("NOT pre-registered")
 
 
 def test_no_training_start_cannot_verify(tmp_path):
-    info = registration(_file(tmp_path, datetime.now(timezone.utc)), None)
+    info = registration(file_evidence(_file(tmp_path, datetime.now(timezone.utc))), None)
     assert info["predates_training"] is None and info["verdict"].startswith("cannot verify")
 
 

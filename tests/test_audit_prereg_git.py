@@ -7,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from rl_assets.analysis.audit.prereg import registration
+from rl_assets.ingest.predictions import file_evidence
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 
@@ -39,7 +40,7 @@ def committed_predictions(tmp_path, monkeypatch):
 
 
 def test_unchanged_committed_file_uses_the_commit_time(committed_predictions):
-    info = registration(committed_predictions, TRAINING_START, "registry")
+    info = registration(file_evidence(committed_predictions), TRAINING_START, "registry")
     assert info["evidence"] == "git commit time"
     assert info["committed_utc"] == COMMITTED.isoformat()
     assert info["predates_training"] is True and info["verdict"].startswith("pre-registered")
@@ -47,7 +48,7 @@ def test_unchanged_committed_file_uses_the_commit_time(committed_predictions):
 
 def test_file_edited_after_its_commit_is_not_proven_by_the_commit(committed_predictions):
     committed_predictions.write_text('{"chain_sum": "drop"}')  # edited after training: mtime is now
-    info = registration(committed_predictions, TRAINING_START, "registry")
+    info = registration(file_evidence(committed_predictions), TRAINING_START, "registry")
     assert info["committed_utc"] is None
     assert "file differs from its last commit; mtime only" in info["evidence"]
     assert info["evidence"].startswith("file mtime")

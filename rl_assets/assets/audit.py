@@ -15,6 +15,7 @@ from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.audit import AUDIT_COLUMNS, audit_rows, labels, prereg, report
 from rl_assets.fileutil import atomic_write_json, atomic_write_text
+from rl_assets.ingest.predictions import PredictionsError, file_evidence, load_predictions
 from rl_assets.partitions import models_partitions
 from rl_assets.settings import report_dir
 
@@ -77,11 +78,11 @@ def learning_audit(context: dg.AssetExecutionContext, config: AuditConfig, setti
     path = config.predictions_path
     if path:
         try:
-            predictions = prereg.load_predictions(Path(path))
-        except (OSError, prereg.PredictionsError) as exc:
+            predictions = load_predictions(Path(path))
+        except (OSError, PredictionsError) as exc:
             raise dg.Failure(description=f"learning_audit {context.partition_key}: {exc}") from exc
         start, source = _training_start(registry, context.partition_key)
-        registration = prereg.registration(Path(path), start, source)
+        registration = prereg.registration(file_evidence(Path(path)), start, source)
 
     sources = {side: {k: ref.get(k) for k in ("source", "revision", "benchmark", "rows")}
                for side, ref in (("baseline", baseline_traces), ("post_rl", post_rl_traces))}
