@@ -2,7 +2,8 @@
 
 Modules: ``tasks`` (rows -> tasks, family scorer), ``strategies`` (trivial-baseline registry),
 ``lenient`` (lenient answer reading), ``labels`` (rules), ``audit`` (per-family numbers),
-``prereg`` (was the predictions file written before training; read by ingest/predictions.py), ``llm_verdict`` (optional LLM second opinion), ``report`` (json/md).
+``prereg`` (was the predictions file, read by ingest/predictions.py, written before training),
+``llm_verdict`` (optional LLM second opinion), ``report`` (json/md).
 """
 
 from rl_assets.analysis.audit.audit import AUDIT_COLUMNS, audit_rows
