@@ -20,8 +20,8 @@ from llm_server import LLMServer, as_json, write_trace_table  # noqa: E402
 
 from resources.llm import LLMResource  # noqa: E402
 from rl_assets.analysis.judge.run import judge_pairs  # noqa: E402
-from rl_assets.analysis.judge.selection import representatives, select_probes  # noqa: E402
-from rl_assets.assets.q1_llm_judge import load_rows  # noqa: E402
+from rl_assets.analysis.judge.selection import ROW_COLUMNS, representatives, select_probes  # noqa: E402
+from rl_assets.trace_stream import load_rows  # noqa: E402
 
 
 def reply(body):
@@ -40,7 +40,7 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="bench_judge_"))
     os.environ["RLDELTA_HOME"] = str(tmp / "home")
     refs = {s: {"path": write_trace_table(tmp / f"{s}.parquet", args.pairs + 10, s)} for s in ("base", "post")}
-    rows = {s: representatives(load_rows(r, with_conversation_for={f"{s}-{t:03d}-0" for t in range(args.pairs + 10)}))
+    rows = {s: representatives(load_rows(r["path"], ROW_COLUMNS, with_conversation_for={f"{s}-{t:03d}-0" for t in range(args.pairs + 10)}))
             for s, r in refs.items()}
     probes = select_probes(rows["base"], rows["post"], args.pairs, 0)
 

@@ -60,3 +60,18 @@ def iter_trace_rows(path, columns: Iterable[str], only: set[str] | None = None,
     """The same batches as lists of row dicts (the shape the analyses take)."""
     for table in iter_trace_batches(path, columns, only, batch_rows):
         yield table.to_pylist()
+
+
+def load_rows(path, columns: Iterable[str], with_conversation_for: set[str] | None = None) -> list[dict]:
+    """Every row of a trace table as dicts, `columns` only; conversations (they are big) only for the
+    trace ids in `with_conversation_for`, read a batch at a time."""
+    from rl_assets.ingest import read_traces
+
+    rows = read_traces(path, list(dict.fromkeys(columns))).to_pylist()
+    if with_conversation_for:
+        texts = {r["trace_id"]: r["conversation"] for batch in iter_trace_rows(
+            path, ("trace_id", "conversation"), only=with_conversation_for) for r in batch}
+        for row in rows:
+            if row["trace_id"] in texts:
+                row["conversation"] = texts[row["trace_id"]]
+    return rows

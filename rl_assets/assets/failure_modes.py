@@ -18,13 +18,13 @@ from resources.hub import HubResource
 from resources.llm import LLMResource
 from rl_assets.analysis.failure_modes import PROMPT_VERSION, annotate, distribution
 from rl_assets.analysis.llm_failures import failure_summary
-from rl_assets.assets.llm_calls import calls_check, calls_check_spec
-from rl_assets.assets.q1_llm_judge import ROW_COLUMNS, load_rows
+from rl_assets.analysis.judge.selection import ROW_COLUMNS
+from rl_assets.checks import calls_check, calls_check_spec
 from rl_assets.failure_modes_store import latest_table, mark_latest, table_path
 from rl_assets.fileutil import atomic_write_bytes
-from rl_assets.jobs.write_back import repo_from_spec, require_writable
+from rl_assets.hub_write import repo_from_spec, require_writable
 from rl_assets.partitions import models_partitions
-from rl_assets.trace_stream import iter_trace_rows
+from rl_assets.trace_stream import iter_trace_rows, load_rows
 
 SIDES = (("baseline", "baseline_traces"), ("post_rl", "post_rl_traces"))
 # Written explicitly so a run with zero rows still stores every column (the next run reads them).
@@ -92,7 +92,7 @@ def failure_modes(context: dg.AssetExecutionContext, config: FailureModesConfig,
     for side, name in SIDES:
         only = None
         if config.max_rows is not None:
-            only = {r["trace_id"] for r in load_rows(refs[name], ("trace_id",))[: config.max_rows]}
+            only = {r["trace_id"] for r in load_rows(refs[name]["path"], ("trace_id",))[: config.max_rows]}
         labels[side], total[side] = [], 0
         for rows in iter_trace_rows(refs[name]["path"], (*ROW_COLUMNS, "conversation"), only):
             got = annotate(rows, client, batch_size=config.batch_size, char_limit=config.char_limit, known=known)

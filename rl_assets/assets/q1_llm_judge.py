@@ -13,30 +13,12 @@ from resources.llm import LLMResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.judge.report import render_markdown
 from rl_assets.analysis.judge.run import build_report, judge_pairs
-from rl_assets.analysis.judge.selection import SCORE_FEATURES, representatives, select_probes
-from rl_assets.assets.llm_calls import calls_check, calls_check_spec
+from rl_assets.analysis.judge.selection import ROW_COLUMNS, representatives, select_probes
+from rl_assets.checks import calls_check, calls_check_spec
 from rl_assets.fileutil import atomic_write_json, atomic_write_text
 from rl_assets.partitions import models_partitions
 from rl_assets.settings import report_dir
-
-ROW_COLUMNS = ("trace_id", "task_id", "attempt", "date", "reward", "passed", "error_type", "is_infra_error", "n_turns",
-               "tool_error_rate", "premature_stop", "parse_error_markers", "peak_prompt_tokens", *SCORE_FEATURES)
-
-
-def load_rows(ref: dict, columns=ROW_COLUMNS, with_conversation_for: set[str] | None = None) -> list[dict]:
-    """Rows of a trace table as dicts; conversations only for the given trace ids (they are big)."""
-    from rl_assets.ingest import read_traces
-
-    rows = read_traces(ref["path"], list(dict.fromkeys(columns))).to_pylist()
-    if with_conversation_for:
-        from rl_assets.trace_stream import iter_trace_rows
-
-        texts = {r["trace_id"]: r["conversation"] for rows in iter_trace_rows(
-            ref["path"], ("trace_id", "conversation"), only=with_conversation_for) for r in rows}
-        for row in rows:
-            if row["trace_id"] in texts:
-                row["conversation"] = texts[row["trace_id"]]
-    return rows
+from rl_assets.trace_stream import load_rows
 
 
 class JudgeConfig(dg.Config):
@@ -68,14 +50,14 @@ def judge_verdicts(context: dg.AssetExecutionContext, config: JudgeConfig, llm: 
     """Pairwise judge verdicts (both orders, anonymised) with win rates, Wilson CIs and flip rate."""
     partition = context.partition_key
     seed = settings.seed if config.seed is None else config.seed
-    base = representatives(load_rows(baseline_traces), config.attempt_rule)
-    post = representatives(load_rows(post_rl_traces), config.attempt_rule)
+    base = representatives(load_rows(baseline_traces["path"], ROW_COLUMNS), config.attempt_rule)
+    post = representatives(load_rows(post_rl_traces["path"], ROW_COLUMNS), config.attempt_rule)
     n_random = config.pairs_per_probe if config.random_pairs is None else config.random_pairs
     probes = select_probes(base, post, config.pairs_per_probe, n_random, seed)
     chosen = [t for tasks in probes.values() for t in tasks]
     for side, ref, reps in (("baseline", baseline_traces, base), ("post-rl", post_rl_traces, post)):
         ids = {reps[t]["trace_id"] for t in chosen}
-        full = {r["trace_id"]: r for r in load_rows(ref, ("trace_id",), ids)}
+        full = {r["trace_id"]: r for r in load_rows(ref["path"], ("trace_id",), ids)}
         for t in chosen:
             reps[t]["conversation"] = full[reps[t]["trace_id"]].get("conversation")
 

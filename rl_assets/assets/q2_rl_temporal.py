@@ -17,9 +17,10 @@ from rl_assets.analysis.attribution import attribute, summary_lines  # noqa: E40
 from rl_assets.analysis.stats import spearman  # noqa: E402
 from rl_assets.analysis.report_md import fmt_ci, fmt_num, fmt_pct, jsonable, md_table  # noqa: E402
 from rl_assets.analysis.temporal import REWARD_DEFINITION, SHARE_DEFINITION, bin_rollouts, steps_per_bin  # noqa: E402
-from rl_assets.assets.q2_training import not_applicable, write_not_applicable  # noqa: E402
-from rl_assets.assets.traces import accounted_check, accounted_check_spec, ingest_to_table  # noqa: E402
+from rl_assets.checks import accounted_check, accounted_check_spec  # noqa: E402
 from rl_assets.fileutil import atomic_write_bytes, atomic_write_json, atomic_write_text  # noqa: E402
+from rl_assets.ingest_step import ingest_to_table  # noqa: E402
+from rl_assets.not_applicable import not_applicable, write_not_applicable  # noqa: E402
 from rl_assets.partitions import models_partitions  # noqa: E402
 from rl_assets.schema import FEATURE_COLUMNS, LIGHT_COLUMNS  # noqa: E402
 from rl_assets.settings import report_dir  # noqa: E402

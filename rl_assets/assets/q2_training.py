@@ -16,6 +16,7 @@ from rl_assets.analysis.q2.log_plots import training_plots
 from rl_assets.analysis.training_metrics import build_report, ema, render_markdown
 from rl_assets.ingest.skyrl_log import parse_training_logs
 from rl_assets.fileutil import atomic_write_bytes, atomic_write_json, atomic_write_text
+from rl_assets.not_applicable import not_applicable, write_not_applicable
 from rl_assets.partitions import models_partitions
 from rl_assets.settings import report_dir
 
@@ -84,10 +85,6 @@ def save_every_from_config(rl_config) -> int | None:
     return value if isinstance(value, int) and value > 0 else None
 
 
-def not_applicable(repo_id: str, reason: str, **extra) -> dict:
-    return {"applicable": False, "repo_id": repo_id, "reason": reason, **extra}
-
-
 @dg.asset(
     partitions_def=models_partitions,
     group_name="q2",
@@ -119,13 +116,6 @@ def training_logs(context: dg.AssetExecutionContext, hub: HubResource, checkpoin
     return dg.Output(out, data_version=dg.DataVersion(logs_rev),
                      metadata={"training_logs_revision": logs_rev, "revision": revision, "files": len(files),
                                "snapshot": dg.MetadataValue.path(out["path"])})
-
-
-
-
-def write_not_applicable(out_dir: Path, info: dict) -> None:
-    atomic_write_json(out_dir / "report.json", jsonable(info))
-    atomic_write_text(out_dir / "report.md", f"# Q2 training metrics\n\n{info['reason']}.\n")
 
 
 @dg.asset(

@@ -9,8 +9,6 @@ if any repo is not writable nothing is uploaded; the upload adds one file under
 """
 
 import io
-import re
-from pathlib import Path
 
 import dagster as dg
 import pyarrow as pa
@@ -18,37 +16,9 @@ import pyarrow.parquet as pq
 
 from resources.hub import HubResource
 from rl_assets.failure_modes_store import latest_table
+from rl_assets.hub_write import require_writable
 
-_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 PUSH_COLUMNS = ("trace_id", "task_id", "failure_mode", "failure_summary", "annotator", "prompt_version")
-
-
-def repo_from_spec(spec: str | None) -> str | None:
-    """The Hub dataset id behind a trace source spec (``hf:org/name@rev`` / ``org/name``), else None."""
-    cand = str(spec or "").strip().removeprefix("hf:").split("@")[0]
-    return cand if _HUB_ID.match(cand) and not Path(cand).exists() else None
-
-
-def preflight(hub_client, repos: list[str]) -> list[dict]:
-    """can_write for each repo -> [{repo, ok, reason}] (no upload, no spend)."""
-    out = []
-    for repo in dict.fromkeys(repos):
-        try:
-            ok, reason = hub_client.can_write(repo, repo_type="dataset")
-        except Exception as exc:  # noqa: BLE001 - an unreachable hub is a "no", with the reason
-            ok, reason = False, f"{type(exc).__name__}: {exc}"
-        out.append({"repo": repo, "ok": bool(ok), "reason": reason})
-    return out
-
-
-def require_writable(hub_client, repos: list[str]) -> list[dict]:
-    checks = preflight(hub_client, repos)
-    denied = [c for c in checks if not c["ok"]]
-    if not repos or denied:
-        why = "; ".join(f"{c['repo']}: {c['reason']}" for c in denied) or "no Hub dataset repo behind the traces"
-        raise dg.Failure(description=f"write-back refused before any spend or upload: {why}",
-                         metadata={"preflight": dg.MetadataValue.json(checks)})
-    return checks
 
 
 class WriteBackConfig(dg.Config):
@@ -91,4 +61,4 @@ def write_back_failure_modes():
     push_failure_modes()
 
 
-__all__ = ["write_back_failure_modes", "repo_from_spec", "preflight", "require_writable"]
+__all__ = ["write_back_failure_modes"]

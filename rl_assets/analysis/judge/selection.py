@@ -17,6 +17,9 @@ from statistics import median_low
 
 SCORE_FEATURES = ("tool_calls_total", "tool_errors", "assistant_tokens", "think_tokens", "self_correction_hits")
 ATTEMPT_RULES = ("first", "median-reward")
+# Trace-table columns the judge (and the failure-mode annotator) read per trace, besides the conversation.
+ROW_COLUMNS = ("trace_id", "task_id", "attempt", "date", "reward", "passed", "error_type", "is_infra_error", "n_turns",
+               "tool_error_rate", "premature_stop", "parse_error_markers", "peak_prompt_tokens", *SCORE_FEATURES)
 
 
 def _order(row: dict) -> tuple:

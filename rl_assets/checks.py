@@ -1,0 +1,62 @@
+"""Asset checks that several assets declare: built here, below the asset layer, so no asset module
+imports another (docs/contracts.md, "Layers").
+
+- ``llm_calls_succeeded`` (the judge and the annotator): a run whose every LLM call failed fails it
+  (ERROR), with the failure reasons (status, message, masked) in metadata.
+- ``every_input_accounted_for`` (every trace-table asset): the ingest's ledger; fails when anything
+  found was lost (docs/ingest.md).
+"""
+
+import dagster as dg
+
+from rl_assets.analysis.llm_failures import failure_lines
+from rl_assets.partitions import models_partitions
+
+CALLS_OK = "llm_calls_succeeded"
+ACCOUNTED = "every_input_accounted_for"
+
+
+def calls_check_spec(asset: str) -> dg.AssetCheckSpec:
+    return dg.AssetCheckSpec(CALLS_OK, asset=asset, partitions_def=models_partitions, description=(
+        "At least one LLM call of the run succeeded; fails (ERROR) when every call failed, listing the reasons "
+        "(HTTP status and message, secrets masked); a partial failure passes with its counts by reason."))
+
+
+def calls_check(asset: str, summary: dict) -> dg.AssetCheckResult:
+    reasons = "\n".join(failure_lines(summary)) or "none"
+    if summary["all_failed"]:
+        description = f"all {summary['requested']} LLM calls failed"
+    elif summary["failed"]:
+        description = f"{summary['failed']} of {summary['requested']} LLM calls failed"
+    else:
+        description = f"{summary['requested']} LLM calls, none failed"
+    return dg.AssetCheckResult(
+        check_name=CALLS_OK, asset_key=asset, passed=not summary["all_failed"], severity=dg.AssetCheckSeverity.ERROR,
+        description=description,
+        metadata={"requested": summary["requested"], "failed": summary["failed"],
+                  "failure_reasons": dg.MetadataValue.md(reasons)})
+
+
+def accounted_check_spec(asset: str) -> dg.AssetCheckSpec:
+    return dg.AssetCheckSpec(ACCOUNTED, asset=asset, partitions_def=models_partitions, description=(
+        "Every file, trial folder and row the ingest found is written, skipped for a stated reason, or merged "
+        "as a duplicate; fails when anything was lost (a skip or an unread file that is not by design)."))
+
+
+def accounted_check(asset: str, acc: dict) -> dg.AssetCheckResult:
+    """The ledger of one ingest as the check's result: passed when nothing found was lost."""
+    if not acc:  # nothing was read (a source that does not apply)
+        return dg.AssetCheckResult(check_name=ACCOUNTED, asset_key=asset, passed=True,
+                                   metadata={"applicable": False})
+    from rl_assets.ingest.report import accounting_markdown
+
+    lost = acc["lost"]
+    return dg.AssetCheckResult(
+        check_name=ACCOUNTED, asset_key=asset, passed=lost == 0, severity=dg.AssetCheckSeverity.ERROR,
+        description=f"{lost} of {acc['found']} {acc['units']} / {acc['inputs_found']} inputs lost" if lost
+        else f"all {acc['found']} {acc['units']} found are written, skipped by design or merged",
+        metadata={"units": acc["units"], "found": acc["found"], "written": acc["written"],
+                  "skipped": sum(acc["skipped"].values()), "merged": sum(acc["merged"].values()), "lost": lost,
+                  "inputs_found": acc["inputs_found"], "inputs_read": acc["inputs_read"],
+                  "inputs_not_read": sum(acc["not_read"].values()),
+                  "ledger": dg.MetadataValue.md(accounting_markdown(acc))})

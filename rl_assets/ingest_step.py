@@ -1,0 +1,52 @@
+"""The ingest step every trace-table asset runs (baseline_traces, post_rl_traces, rl_traces): one
+source for one partition -> its normalized table (reused when unchanged), the small reference dict
+the asset returns, and the Dagster metadata it logs. Below the asset layer, so the assets share it
+without importing each other (docs/contracts.md, "Layers")."""
+
+import dagster as dg
+
+from resources.hub import HubError, HubResource
+from resources.settings_resource import AnalysisSettings
+from rl_assets.partitions import slug
+from rl_assets.settings import tables_dir
+from rl_assets.trace_tables import ingest_addressed
+
+
+def ingest_to_table(context, hub: HubResource, settings: AnalysisSettings, spec: str, asset_name: str, side: str, benchmark=None):
+    """Ingest one source for this partition (or reuse its unchanged table); returns (reference dict, Dagster metadata).
+
+    The table lives at `<tables>/<asset>/<slug>/<source digest>.parquet`: a run configured with other
+    sources writes another file, and an edited local source gets a new digest (its data version)."""
+    folder = tables_dir() / asset_name / slug(context.partition_key)
+    try:
+        built = ingest_addressed(hub.client(), spec, folder, max_rows=settings.max_rows, tokenizer=settings.tokenizer,
+                                 benchmark=benchmark, side=side)
+    except (HubError, FileNotFoundError) as exc:
+        raise dg.Failure(description=f"{asset_name} {context.partition_key}: cannot read {spec}: {exc}") from exc
+    ref = {
+        "path": built["path"],
+        "rows": built["rows"],
+        "rows_read": built["rows_read"],
+        "skipped": built["skipped"],
+        "source": spec,
+        "source_kind": built["source_kind"],
+        "revision": built["revision"],
+        "benchmark": benchmark,
+        "side": side,
+        "max_rows": settings.max_rows,
+        "token_source": built["token_source"],
+        "feature_summary": built["feature_summary"],
+        # What the table depends on: the source revision (Hub) or content fingerprint (local) and the
+        # knobs that change its rows; hashed, it is also the table's file name.
+        "data_version": built["data_version"],
+    }
+    metadata = {**built["metadata"], "reused_unchanged_table": built["reused"]}
+    metadata["skipped"] = dg.MetadataValue.md(metadata["skipped"])
+    if "accounting" in metadata:
+        metadata["accounting"] = dg.MetadataValue.md(metadata["accounting"])
+    ref["accounting"] = built.get("accounting") or {}
+    metadata["features"] = dg.MetadataValue.md(
+        "| feature | mean per trace |\n|---|---:|\n"
+        + "\n".join(f"| {k} | {'—' if v is None else f'{v:.4g}'} |" for k, v in built["feature_summary"].items())
+    )
+    return ref, metadata
