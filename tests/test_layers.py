@@ -1,119 +1,119 @@
-"""Imports run one way between the layer packages (docs/contracts.md, "Layers").
+"""Imports run one way between the layers, and analyses do no I/O (docs/contracts.md, "Layers").
 
-Sources (resources/) -> normalized tables (rl_assets/ingest/) -> pure analyses (rl_assets/analysis/)
--> assets (rl_assets/assets/) -> jobs (rl_assets/jobs/) -> sensors and definitions. The neutral
-modules (settings, schema, timestamps, ...) sit below all of them. Every import in the source tree,
-including imports inside functions and relative ones, is read with `ast`; an import from a package
-into one it must not depend on fails this test, unless it is on the allow-list below.
+The rules live in tests/layer_rules.py. Each is checked on the real tree, and each is shown able to
+fail on a fake tree that breaks it, so a rule that silently stopped matching would be noticed.
 """
 
 from __future__ import annotations
 
-import ast
 import warnings
 from pathlib import Path
 
+from layer_rules import IO_EXCEPTIONS, analysis_io, backward_imports
+
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("rl_assets", "resources", "sensors")
 
-# Modules of rl_assets/ that every layer may import: they import no layer package themselves.
-NEUTRAL = ("rl_assets.settings", "rl_assets.partitions", "rl_assets.schema", "rl_assets.fileutil",
-           "rl_assets.llm_cache", "rl_assets.timestamps", "rl_assets.instance", "rl_assets.masking",
-           "rl_assets.escape", "rl_assets.llm_types", "rl_assets.conversation")
-UPPER = ("rl_assets.definitions", "rl_assets.cli", "sensors")
-# Glue of the asset layer (storage, IO manager, registry look-ups): nothing below assets uses it.
-GLUE = ("rl_assets.io_manager", "rl_assets.trace_tables", "rl_assets.resolve")
-
-# importer prefix -> prefixes it must never import
-FORBIDDEN = {
-    "resources": ("rl_assets.ingest", "rl_assets.analysis", "rl_assets.assets", "rl_assets.jobs",
-                  "rl_assets.demo", *GLUE, *UPPER),
-    "rl_assets.ingest": ("dagster", "resources", "rl_assets.analysis", "rl_assets.assets", "rl_assets.jobs",
-                         "rl_assets.demo", *GLUE, *UPPER),
-    "rl_assets.analysis": ("dagster", "resources", "rl_assets.assets", "rl_assets.jobs", "rl_assets.demo",
-                           *GLUE, *UPPER),
-    "rl_assets.assets": ("rl_assets.jobs", *UPPER),
-    "rl_assets.jobs": UPPER,
-    **{m: ("dagster._core", "resources", "rl_assets.ingest", "rl_assets.analysis", "rl_assets.assets",
-           "rl_assets.jobs", "rl_assets.demo", *GLUE, *UPPER) for m in NEUTRAL},
-}
-
-# Backward imports that exist today: to be removed by the renovation (issue 16). Do not add to this
-# list; delete an entry when its import goes. (importing module, imported module)
+# Backward imports allowed for now. The only entries are report_index's, which the definitions
+# rework removes (h16defs removes: explicit definitions, ANALYSIS_GROUPS and lineage records moved
+# below the assets). Do not add to this list; delete an entry when its import goes.
 KNOWN_EXCEPTIONS = {
-    # assets that reach into jobs for a path or a job name (belongs to the store / definitions)
-    ("rl_assets.assets.failure_modes", "rl_assets.jobs.write_back"),
-    ("rl_assets.assets.report_index", "rl_assets.jobs.analyze"),
-    ("rl_assets.assets.report_index", "rl_assets.jobs.lineage"),
+    ("rl_assets.assets.report_index", "rl_assets.assets"),  # pkgutil scan of the asset package (h16defs removes)
+    ("rl_assets.assets.report_index", "rl_assets.jobs.analyze"),  # ANALYSIS_GROUPS (h16defs removes)
+    ("rl_assets.assets.report_index", "rl_assets.jobs.lineage"),  # lineage_findings (h16defs removes)
 }
 
 
-def _module_name(path: Path, root: Path) -> str:
-    parts = list(path.relative_to(root).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
 
 
-def _imports(path: Path, module: str) -> set[str]:
-    """Absolute names of every module `path` imports (relative imports resolved)."""
-    is_pkg = path.name == "__init__.py"
-    out = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = module.split(".")
-                base = base[: len(base) - node.level + (1 if is_pkg else 0)]
-                if node.module:
-                    out.add(".".join(base + [node.module]))
-                else:  # `from . import x`: x may be a submodule
-                    out.update(".".join(base + [a.name]) for a in node.names)
-            else:
-                out.add(node.module)
-    return out
-
-
-def _under(name: str, prefix: str) -> bool:
-    return name == prefix or name.startswith(prefix + ".")
-
-
-def backward_imports(root: Path) -> set[tuple[str, str]]:
-    """Every (importer, imported) pair under `root` that breaks a FORBIDDEN rule."""
-    found = set()
-    for package in PACKAGES:
-        for path in sorted((root / package).rglob("*.py")):
-            module = _module_name(path, root)
-            rules = [bad for owner, bad in FORBIDDEN.items() if _under(module, owner)]
-            for imported in _imports(path, module):
-                if any(_under(imported, b) for bad in rules for b in bad):
-                    found.add((module, imported))
-    return found
-
-
-def test_no_new_backward_import_between_layers():
+def test_no_backward_import_between_layers():
     new = sorted(backward_imports(ROOT) - KNOWN_EXCEPTIONS)
-    assert not new, "backward imports between layer packages (see docs/contracts.md, Layers):\n" + "\n".join(
+    assert not new, "backward imports between layers (see docs/contracts.md, Layers):\n" + "\n".join(
         f"  {a} imports {b}" for a, b in new)
 
 
-def test_the_checker_sees_function_level_and_relative_imports(tmp_path):
-    """The rule check itself can fail: a fake tree with three kinds of backward import."""
-    files = {
+def test_analyses_do_no_io():
+    found = sorted(analysis_io(ROOT))
+    assert not found, "I/O in rl_assets/analysis/ (readers belong in rl_assets/ingest/, writes in the assets):\n" + \
+        "\n".join(f"  {m}: {what}" for m, what in found)
+
+
+def test_io_exceptions_are_still_needed():
+    """An exception whose call is gone is deleted, so the list only names real, justified cases."""
+    for module, call in IO_EXCEPTIONS:
+        path = ROOT.joinpath(*module.split(".")).with_suffix(".py")
+        assert f".{call}(" in path.read_text(), f"{module} no longer calls {call}: delete it from IO_EXCEPTIONS"
+
+
+def test_each_import_rule_can_fail(tmp_path):
+    """A fake tree that breaks every rule once (function-level, relative and `from pkg import mod`
+    imports included) next to imports that are allowed: exactly the broken ones are reported."""
+    root = _tree(tmp_path, {
         "resources/__init__.py": "",
+        "resources/hub.py": "from rl_assets.settings import home\n",  # neutral: allowed
         "resources/reg.py": "def f():\n    from rl_assets.analysis.eval_resolution import parse_ts\n",
+        "resources/llm.py": "from rl_assets import support_mod\n",  # a source reaching a support module
         "rl_assets/__init__.py": "",
-        "rl_assets/analysis/__init__.py": "import dagster as dg\n",
-        "rl_assets/analysis/q.py": "from ..assets import thing\nfrom . import helpers\n",
-        "rl_assets/assets/__init__.py": "from rl_assets.analysis import q\n",  # forward: allowed
-        "sensors/__init__.py": "",
-    }
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    assert backward_imports(tmp_path) == {
+        "rl_assets/settings.py": "from rl_assets.ingest import read\n",  # neutral importing a layer
+        "rl_assets/timestamps.py": "import dagster._core.instance\n",
+        "rl_assets/support_mod.py": "from rl_assets.assets import traces\n",  # support reaching up
+        "rl_assets/ingest/__init__.py": "from rl_assets.schema import TRACE_SCHEMA\n",  # allowed
+        "rl_assets/ingest/reader.py": "import dagster as dg\nfrom rl_assets.analysis import figures\n",
+        "rl_assets/analysis/__init__.py": "",
+        "rl_assets/analysis/figures.py": "from rl_assets.escape import md_text\n",  # a value module: allowed
+        "rl_assets/analysis/q.py": "from ..assets import thing\nfrom . import figures\nfrom rl_assets.ingest import reader\n",
+        "rl_assets/analysis/cfg.py": "from rl_assets.settings import home\n",  # settings: not a value
+        "rl_assets/analysis/dg.py": "def f():\n    import dagster\n",
+        "rl_assets/assets/__init__.py": "from . import traces\n",  # the package itself: allowed
+        "rl_assets/assets/traces.py": "from rl_assets.analysis import q\nfrom rl_assets.support_mod import x\n",
+        "rl_assets/assets/judge.py": "from .traces import load_rows\n",  # asset -> asset
+        "rl_assets/assets/modes.py": "from rl_assets.jobs.write_back import repo_from_spec\n",
+        "rl_assets/jobs/__init__.py": "from rl_assets.assets import traces\n",  # jobs select assets: allowed
+        "rl_assets/jobs/write_back.py": "from rl_assets.definitions import defs\n",
+        "rl_assets/definitions.py": "from rl_assets.jobs import write_back\n",
+        "sensors/__init__.py": "from rl_assets.jobs import write_back\n",
+    })
+    assert backward_imports(root) == {
         ("resources.reg", "rl_assets.analysis.eval_resolution"),
-        ("rl_assets.analysis", "dagster"),
+        ("resources.llm", "rl_assets.support_mod"),
+        ("rl_assets.settings", "rl_assets.ingest"),
+        ("rl_assets.timestamps", "dagster._core.instance"),
+        ("rl_assets.support_mod", "rl_assets.assets.traces"),
+        ("rl_assets.ingest.reader", "dagster"),
+        ("rl_assets.ingest.reader", "rl_assets.analysis.figures"),
         ("rl_assets.analysis.q", "rl_assets.assets"),
+        ("rl_assets.analysis.q", "rl_assets.ingest.reader"),
+        ("rl_assets.analysis.cfg", "rl_assets.settings"),
+        ("rl_assets.analysis.dg", "dagster"),
+        ("rl_assets.assets.judge", "rl_assets.assets.traces"),
+        ("rl_assets.assets.modes", "rl_assets.jobs.write_back"),
+        ("rl_assets.jobs.write_back", "rl_assets.definitions"),
+    }
+
+
+def test_the_io_rule_can_fail(tmp_path):
+    """Each kind of I/O in a fake analysis is reported; in-memory look-alikes are not."""
+    root = _tree(tmp_path, {
+        "rl_assets/__init__.py": "",
+        "rl_assets/analysis/__init__.py": "",
+        "rl_assets/analysis/figures.py": "def png(fig, buf):\n    fig.savefig(buf)\n",  # the listed exception
+        "rl_assets/analysis/walk.py": "import subprocess\nfrom os import walk\n\ndef f(p):\n"
+                                      "    from shutil import copy\n    return open(p).read()\n",
+        "rl_assets/analysis/paths.py": "def f(p, df, fig):\n    p.read_text(); p.write_bytes(b''); p.rglob('*')\n"
+                                       "    df.to_csv('x.csv'); fig.savefig('x.png'); return df.read_parquet(p)\n",
+        "rl_assets/analysis/pure.py": "import io\nimport json\n\ndef f(df, img):\n"
+                                      "    return df.to_csv(index=False), img.open(io.BytesIO(b'')), json.dumps({})\n",
+    })
+    assert analysis_io(root) == {
+        ("rl_assets.analysis.walk", "subprocess"), ("rl_assets.analysis.walk", "os"),
+        ("rl_assets.analysis.walk", "shutil"), ("rl_assets.analysis.walk", "open"),
+        ("rl_assets.analysis.paths", "read_text"), ("rl_assets.analysis.paths", "write_bytes"),
+        ("rl_assets.analysis.paths", "rglob"), ("rl_assets.analysis.paths", "to_csv"),
+        ("rl_assets.analysis.paths", "savefig"), ("rl_assets.analysis.paths", "read_parquet"),
     }
 
 
