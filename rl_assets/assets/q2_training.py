@@ -13,7 +13,7 @@ from rl_assets.analysis.figures import markdown_image, markdown_images
 from rl_assets.analysis.lineage.curves import curves_of
 from rl_assets.analysis.report_md import jsonable
 from rl_assets.analysis.q2.log_plots import training_plots
-from rl_assets.analysis.training_metrics import build_report, ema, render_markdown
+from rl_assets.analysis.q2.training_metrics import build_report, ema, render_markdown
 from rl_assets.ingest.skyrl_log import parse_training_logs
 from rl_assets.fileutil import atomic_write_bytes, atomic_write_json, atomic_write_text
 from rl_assets.not_applicable import not_applicable, write_not_applicable
