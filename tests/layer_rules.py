@@ -41,6 +41,20 @@ IO_EXCEPTIONS = {
 }
 
 
+# Statistics (quantiles, intervals, bootstraps, permutation tests, correlations) only in analysis/stats/.
+STATS = "rl_assets.analysis.stats"
+STATS_MODULES = ("scipy", "statsmodels")
+STATS_CALLS = ("corrcoef", "quantile", "nanquantile", "percentile", "nanpercentile", "correlation", "covariance",
+               "quantiles", "NormalDist", "inv_cdf", "ppf", "spearmanr", "pearsonr", "kendalltau", "ttest_ind",
+               "ttest_rel", "bootstrap", "permutation_test")
+Z_CRITICAL = (1.96, 1.959964, 1.645, 2.576)  # a hand-built normal interval
+# (module prefix) -> why it may compute statistics itself.
+STATS_EXCEPTIONS = {
+    "rl_assets.demo": "the demo's ground truth measures its synthetic data independently of stats/ on purpose: "
+                      "it is what the analyses' results are checked against",
+}
+
+
 def under(name: str, prefix: str) -> bool:
     return name == prefix or name.startswith(prefix + ".")
 
@@ -135,3 +149,28 @@ def analysis_io(root: Path) -> set[tuple[str, str]]:
                     fn.attr in IO_WITH_TARGET and (node.args or any(k.arg == "path_or_buf" for k in node.keywords)))):
                 found.add((module, fn.attr))
     return found - set(IO_EXCEPTIONS)
+
+
+def statistics_outside_stats(root: Path, exceptions=STATS_EXCEPTIONS) -> set[tuple[str, str]]:
+    """(module, what) for every statistic computed outside analysis/stats/ (minus the exceptions)."""
+    found = set()
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            module = module_name(path, root)
+            if under(module, STATS) or any(under(module, m) for m in exceptions):
+                continue
+            for imported in imports(path, module, root):
+                if imported.split(".")[0] in STATS_MODULES:
+                    found.add((module, imported))
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, ast.ImportFrom) and node.module == "statistics":
+                    found.update((module, a.name) for a in node.names if a.name in STATS_CALLS)
+                elif isinstance(node, ast.Call):
+                    fn = node.func
+                    name = fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(fn, ast.Attribute) else None
+                    if name in STATS_CALLS:
+                        found.add((module, name))
+                elif isinstance(node, ast.Constant) and isinstance(node.value, float) and any(
+                        abs(node.value - z) < 1e-3 for z in Z_CRITICAL):
+                    found.add((module, repr(node.value)))
+    return found

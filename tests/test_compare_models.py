@@ -4,7 +4,8 @@ import math
 
 import pytest
 
-from rl_assets.analysis.compare.comparison import MixedBenchmarksError, compare, model_row, noise_floor, task_pass_rates
+from rl_assets.analysis.compare.comparison import MixedBenchmarksError, compare, model_row, task_pass_rates
+from rl_assets.analysis.stats import noise_floor
 from rl_assets.analysis.stats import mcnemar_exact, paired_bootstrap_arrays
 
 

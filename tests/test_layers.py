@@ -9,7 +9,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from layer_rules import IO_EXCEPTIONS, analysis_io, backward_imports
+from layer_rules import IO_EXCEPTIONS, STATS_EXCEPTIONS, analysis_io, backward_imports, statistics_outside_stats
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -115,6 +115,40 @@ def test_the_io_rule_can_fail(tmp_path):
         ("rl_assets.analysis.paths", "rglob"), ("rl_assets.analysis.paths", "to_csv"),
         ("rl_assets.analysis.paths", "savefig"), ("rl_assets.analysis.paths", "read_parquet"),
     }
+
+
+def test_statistics_only_in_stats():
+    found = sorted(statistics_outside_stats(ROOT))
+    assert not found, "statistics computed outside rl_assets/analysis/stats/ (docs/statistics.md):\n" + \
+        "\n".join(f"  {m}: {what}" for m, what in found)
+
+
+def test_the_statistics_rule_can_fail(tmp_path):
+    """Each kind of statistic outside stats/ is reported; stats/ itself and descriptive means are not."""
+    root = _tree(tmp_path, {
+        "rl_assets/__init__.py": "",
+        "rl_assets/analysis/stats/core.py": "import numpy as np\n\ndef q(x):\n    return np.quantile(x, 0.975) * 1.96\n",
+        "rl_assets/analysis/q9.py": "import numpy as np\nfrom statistics import NormalDist, mean\n\ndef f(x, y):\n"
+                                    "    return np.corrcoef(x, y), x.quantile(0.9), mean(x) + 1.96 * x.std()\n",
+        "rl_assets/assets/q9.py": "def f(x):\n    from scipy.stats import t\n    return t.ppf(0.975, 3)\n",
+        "resources/__init__.py": "", "sensors/__init__.py": "",
+    })
+    assert statistics_outside_stats(root) == {
+        ("rl_assets.analysis.q9", "NormalDist"), ("rl_assets.analysis.q9", "corrcoef"),
+        ("rl_assets.analysis.q9", "quantile"), ("rl_assets.analysis.q9", "1.96"),
+        ("rl_assets.assets.q9", "scipy.stats"), ("rl_assets.assets.q9", "ppf"),
+    }
+
+
+def test_statistics_exceptions_are_still_needed(tmp_path):
+    """Without its exception, each excepted module is reported: the exception is not dead weight."""
+    for prefix in STATS_EXCEPTIONS:
+        src = ROOT.joinpath(*prefix.split("."))
+        copy = _tree(tmp_path / prefix, {f"{p.relative_to(ROOT)}": p.read_text() for p in src.rglob("*.py")})
+        _tree(copy, {"rl_assets/__init__.py": "", "resources/__init__.py": "", "sensors/__init__.py": ""})
+        others = {k: v for k, v in STATS_EXCEPTIONS.items() if k != prefix}
+        found = statistics_outside_stats(copy, others)
+        assert any(m.startswith(prefix) for m, _ in found), f"{prefix} computes no statistic: delete its exception"
 
 
 def test_stale_known_exceptions_are_reported():

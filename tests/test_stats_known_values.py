@@ -153,3 +153,22 @@ def test_fisher_z_interval_known_values():
     # a perfect correlation still gets a finite interval below 1
     lo, hi = stats.fisher_z_interval(1.0, 12)
     assert 0.99 < lo < hi < 1.0
+
+
+def test_t_interval_95_known_value_and_small_samples():
+    # [1..5]: mean 3, s = sqrt(2.5), t(0.975, 4) = 2.7764 (table) -> half-width 1.9632
+    lo, hi = stats.t_interval_95([1, 2, 3, 4, 5, float("nan")])  # the NaN is ignored
+    assert (lo, hi) == pytest.approx((3 - 1.9632, 3 + 1.9632), abs=1e-4)
+    assert all(math.isnan(v) for v in stats.t_interval_95([7.0]))
+
+
+def test_pearson_known_value_and_undefined_cases():
+    # x = 1..4, y = 1,3,2,4: cov sum 4, sum of squares 5 and 5 -> r = 0.8
+    assert stats.pearson([1, 2, 3, 4], [1, 3, 2, 4]) == pytest.approx(0.8)
+    assert math.isnan(stats.pearson([1, 2], [2, 1])) and math.isnan(stats.pearson([1, 2, 3], [5, 5, 5]))
+
+
+def test_sign_flip_p_floor_and_holm_flips():
+    assert stats.p_floor(3, None) == 0.25  # exact over 3 tasks: 2 of 8 patterns are as extreme
+    assert stats.p_floor(100, 4999) == pytest.approx(1 / 5000)
+    assert stats.permutations_for(105, 0.05) == 4200  # 2 * 105 / 0.05

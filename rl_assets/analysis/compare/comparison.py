@@ -14,6 +14,7 @@ import numpy as np
 
 from rl_assets.analysis.q1.behavioral_delta import PASS_THRESHOLD
 from rl_assets.analysis.stats import NotEnoughData, mcnemar_exact, minimum_detectable_effect, paired_bootstrap_arrays
+from rl_assets.analysis.stats.intervals import noise_floor
 
 
 class MixedBenchmarksError(ValueError):
@@ -28,16 +29,6 @@ def task_pass_rates(rows: list[dict]) -> dict[str, float]:
             continue
         by_task.setdefault(row["task_id"], []).append(1.0 if row.get("passed") else 0.0)
     return {task: float(np.mean(v)) for task, v in by_task.items()}
-
-
-def noise_floor(baseline_rate: float, n_tasks: int) -> float:
-    """95% half-width of the difference between two independent evals at this rate on n tasks.
-
-    A change smaller than this is what re-running the same eval alone produces.
-    """
-    if n_tasks <= 0 or not 0 < baseline_rate < 1:
-        return math.nan
-    return 1.96 * math.sqrt(2 * baseline_rate * (1 - baseline_rate) / n_tasks)
 
 
 def model_row(model_id: str, baseline: dict[str, float], post: dict[str, float], n_boot: int = 2000, seed: int = 0) -> dict:

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from rl_assets.analysis import stats
 from rl_assets.analysis.q1.behavioral_delta import ALPHA, feature_deltas, to_frame
-from rl_assets.analysis.lineage.resolution import mark_limited, permutations_for
+from rl_assets.analysis.lineage.resolution import mark_limited
+from rl_assets.analysis.stats.resolution import permutations_for
 from rl_assets.schema import FEATURE_COLUMNS
 
 CELL_KEYS = ("before", "after", "delta", "lo", "hi", "p", "effect_size", "not_enough_data", "n_tasks")

@@ -10,21 +10,7 @@ with the n_boot that would resolve it, instead of "never significant" (docs/line
 
 from __future__ import annotations
 
-import math
-
-from rl_assets.analysis.stats.core import EXACT_SIGN_FLIP_MAX, MIN_PERMUTATIONS
-
-
-def p_floor(n_tasks: int | None, n_boot: int | None) -> float:
-    """The smallest p the sign-flip test can return for a cell of `n_tasks` tasks."""
-    if n_tasks is not None and 0 < n_tasks <= EXACT_SIGN_FLIP_MAX:
-        return 2.0 ** (1 - n_tasks)
-    return 1.0 / (max(n_boot or 0, MIN_PERMUTATIONS) + 1)
-
-
-def permutations_for(m: int, alpha: float) -> int:
-    """Sign flips whose floor 1/(N+1) sits at half of α/m, the smallest Holm threshold over m cells."""
-    return max(MIN_PERMUTATIONS, math.ceil(2 * m / alpha))
+from rl_assets.analysis.stats.resolution import p_floor, permutations_for
 
 
 def mark_limited(cells: list[dict], n_boot: int | None) -> None:

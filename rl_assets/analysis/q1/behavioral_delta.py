@@ -8,6 +8,7 @@ per-side quantities use every row. Methods are documented in docs/statistics.md.
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 
 import numpy as np
@@ -177,7 +178,8 @@ def compare(b: pd.DataFrame, a: pd.DataFrame, labels: tuple[str, str], n_boot: i
     bt, at = bg["passed"].mean().reindex(common), ag["passed"].mean().reindex(common)
     out["task_flips"] = task_flips(bt, at)
     p_pool = float((bt.mean() + at.mean()) / 2)
-    rho = float(np.corrcoef(bt, at)[0, 1]) if len(common) > 2 and bt.std() > 0 and at.std() > 0 else 0.0
+    rho = stats.pearson(bt, at)
+    rho = 0.0 if math.isnan(rho) else rho  # fewer than 3 tasks or a constant side: no correlation assumed
     se = paired["passed"].get("se")
     out["mde_solve_rate"] = {  # 80% power, alpha 0.05; the first is from the test actually run
         "mde": stats.mde_from_se(se, ALPHA) if se is not None else None,

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from rl_assets.analysis.stats import t_quantile_975, wilson_interval
+from rl_assets.analysis.stats import t_interval_95, wilson_interval
 from rl_assets.schema import FEATURE_COLUMNS
 
 REWARD_DEFINITION = (
@@ -40,10 +40,8 @@ def reward_summary(reward0) -> dict:
     if np.isin(x, (0.0, 1.0)).all():
         lo, hi = wilson_interval(int(x.sum()), n)
         return {"n": n, "mean": mean, "lo": lo, "hi": hi, "ci_method": "wilson"}
-    if n < 2:
-        return {"n": n, "mean": mean, "lo": math.nan, "hi": math.nan, "ci_method": "t"}
-    half = t_quantile_975(n - 1) * float(x.std(ddof=1)) / math.sqrt(n)
-    return {"n": n, "mean": mean, "lo": mean - half, "hi": mean + half, "ci_method": "t"}
+    lo, hi = t_interval_95(x)  # NaN with fewer than 2 rollouts
+    return {"n": n, "mean": mean, "lo": lo, "hi": hi, "ci_method": "t"}
 
 
 def utc_timestamp(ts) -> pd.Timestamp:

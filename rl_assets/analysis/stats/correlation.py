@@ -26,6 +26,15 @@ def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.where(den > 0, (x * y).sum(-1) / den, np.nan)
 
 
+def pearson(x, y) -> float:
+    """Pearson r over pairs where both are finite; NaN below 3 pairs or for a constant side."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    if ok.sum() < 3:
+        return math.nan
+    return float(pearson_rows(x[ok], y[ok]))
+
+
 def spearman(x, y) -> float:
     """Spearman rho over pairs where both are finite; NaN below 3 pairs or for a constant side."""
     x, y = np.asarray(x, float), np.asarray(y, float)

@@ -1,0 +1,33 @@
+"""Interval half-widths from a sample or a rate (docs/statistics.md): the Student t interval of a
+mean (the Q2 reward of a time bin with non-binary rewards) and the re-run noise floor of a solve
+rate (the model comparison)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from rl_assets.analysis.stats.student_t import t_quantile_975
+
+
+def t_interval_95(x) -> tuple[float, float]:
+    """95% Student t interval of the mean of `x` (finite values); (NaN, NaN) below 2 values."""
+    x = np.asarray(x, float)
+    x = x[np.isfinite(x)]
+    n = int(x.size)
+    if n < 2:
+        return math.nan, math.nan
+    mean = float(x.mean())
+    half = t_quantile_975(n - 1) * float(x.std(ddof=1)) / math.sqrt(n)
+    return mean - half, mean + half
+
+
+def noise_floor(baseline_rate: float, n_tasks: int) -> float:
+    """95% half-width of the difference between two independent evals at this rate on n tasks.
+
+    A change smaller than this is what re-running the same eval alone produces.
+    """
+    if n_tasks <= 0 or not 0 < baseline_rate < 1:
+        return math.nan
+    return 1.96 * math.sqrt(2 * baseline_rate * (1 - baseline_rate) / n_tasks)
