@@ -1,4 +1,5 @@
-"""Ingest: every trace source -> one normalized parquet table (rl_assets.schema.TRACE_SCHEMA).
+"""Ingest (the source layer's readers): every trace source -> one normalized parquet table
+(rl_assets.schema.TRACE_SCHEMA); SkyRL logs in ``skyrl_log/``, the predictions file in ``predictions``.
 
     report = ingest_source("hf:org/traces", out_path, hub=hub_backend)
     table = read_traces(out_path, columns=LIGHT_COLUMNS)
