@@ -194,7 +194,7 @@ def test_report_plots_metadata_and_checks_show_in_the_ui(lineage):
 
 
 def test_index_of_each_member_links_to_the_lineage(lineage):
-    from rl_assets.assets.report_index import analysis_index
+    from rl_assets.definitions import analysis_index
 
     instance, truth = lineage["instance"], lineage["truth"]
     with pytest.MonkeyPatch.context() as mp:

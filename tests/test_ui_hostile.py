@@ -26,7 +26,7 @@ from rl_assets.assets.failure_modes import failure_modes
 from rl_assets.assets.q1_behavioral_delta import behavioral_delta
 from rl_assets.assets.q1_llm_judge import judge_verdicts
 from rl_assets.assets.q3_trace_pairs import trace_pairs
-from rl_assets.assets.report_index import analysis_index
+from rl_assets.definitions import analysis_index
 from rl_assets.io_manager import RlDeltaIOManager
 from rl_assets.settings import report_dir
 
