@@ -13,6 +13,7 @@ import json
 
 import dagster as dg
 import pytest
+from dagster_run import partition_instance  # a module-scoped fixture cannot take the conftest one
 
 from resources import build_resources
 from resources.settings_resource import AnalysisSettings
@@ -45,8 +46,7 @@ def lineage(tmp_path_factory):
         world = build_world(seed=7, scale=0.3)
         truth = json.loads(world.ground_truth_path.read_text())["lineage"]
         members = [m["repo_id"] for m in truth["members"]]
-        instance = dg.DagsterInstance.ephemeral()
-        instance.add_dynamic_partitions("models", members)
+        instance = partition_instance(*members)
         folder = home / "reports" / "runs" / truth["job"]
         # Analysed out of step order on purpose; the lineage is refreshed the way the daemon does it:
         # the run-status sensor sees a member's run end and requests refresh_lineage, which runs here.

@@ -12,7 +12,6 @@ import sys
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from dagster_run import materialize_partition
 from llm_server import write_trace_table
 from test_hostile_markdown import HOSTILE
 from test_q3_browser import find_chromium
@@ -79,7 +78,7 @@ def _hostile_side(folder, side: str) -> dict:
 
 
 @pytest.fixture
-def hostile_home(rldelta_home, tmp_path, monkeypatch):
+def hostile_home(rldelta_home, tmp_path, monkeypatch, materialize_partition):
     """The home instance (as `make ui` opens it) with the analysis assets materialized on hostile inputs."""
     monkeypatch.setenv("DAGSTER_HOME", str(rldelta_home / "dagster"))
     from rl_assets.cli import _instance
