@@ -1,5 +1,6 @@
 """Shared fixtures: an isolated home folder, a loopback Hub, a scratch PostgreSQL database, and the
-Dagster set-up of the asset tests (an instance with model partitions, stub upstreams, materialize).
+Dagster set-up of the asset tests (an instance with model partitions; materialize one partition
+with stub upstreams).
 
 Keep this file generic; area-specific fixtures live in the test files that use them.
 """
@@ -71,18 +72,11 @@ def partition_instance():
 
 
 @pytest.fixture
-def stub_upstreams():
-    """stub_upstreams({asset name: value}) -> stand-in models-partitioned assets returning those values."""
-    from dagster_run import stub_asset
-
-    return lambda values: [stub_asset(name, value) for name, value in values.items()]
-
-
-@pytest.fixture
 def materialize_partition(partition_instance):
     """materialize_partition(assets, model_id, *, stubs={name: value}, resources=, run_config=,
-    instance=, **dg.materialize kwargs): one partition's run, upstreams stubbed; without `instance`,
-    a fresh one holding that partition (tests/dagster_run.py)."""
+    instance=, **dg.materialize kwargs): one partition's run, each upstream in `stubs` replaced by an
+    asset returning the given value; without `instance`, a fresh one holding that partition
+    (tests/dagster_run.py)."""
     from dagster_run import materialize_partition as materialize
 
     def run(assets, partition: str, *, instance=None, **kw):
