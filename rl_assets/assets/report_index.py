@@ -26,9 +26,6 @@ from rl_assets.partitions import models_partitions
 from rl_assets.run_liveness import run_process_gone
 from rl_assets.settings import report_dir, ui_url
 
-SELF = "analysis_index"
-
-
 def analysis_steps(assets) -> dict[dg.AssetKey, tuple[str, str]]:
     """{asset key: (group, step/op name)} of every per-model analysis asset among `assets` (the
     explicit list in rl_assets/definitions.py), the index itself excluded, in INDEX.md order."""
