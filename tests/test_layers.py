@@ -6,21 +6,13 @@ fail on a fake tree that breaks it, so a rule that silently stopped matching wou
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 from layer_rules import IO_EXCEPTIONS, STATS_EXCEPTIONS, analysis_io, backward_imports, statistics_outside_stats
 
 ROOT = Path(__file__).resolve().parents[1]
-
-# Backward imports allowed for now. The only entries are report_index's, which the definitions
-# rework removes (h16defs removes: explicit definitions, ANALYSIS_GROUPS and lineage records moved
-# below the assets). Do not add to this list; delete an entry when its import goes.
-KNOWN_EXCEPTIONS = {
-    ("rl_assets.assets.report_index", "rl_assets.assets"),  # pkgutil scan of the asset package (h16defs removes)
-    ("rl_assets.assets.report_index", "rl_assets.jobs.analyze"),  # ANALYSIS_GROUPS (h16defs removes)
-    ("rl_assets.assets.report_index", "rl_assets.jobs.lineage"),  # lineage_findings (h16defs removes)
-}
+# There is no allow-list: a backward import fails. Do not add one; move the shared piece to a
+# neutral or support module instead (docs/contracts.md, "Layers").
 
 
 def _tree(root: Path, files: dict[str, str]) -> Path:
@@ -31,7 +23,7 @@ def _tree(root: Path, files: dict[str, str]) -> Path:
 
 
 def test_no_backward_import_between_layers():
-    new = sorted(backward_imports(ROOT) - KNOWN_EXCEPTIONS)
+    new = sorted(backward_imports(ROOT))
     assert not new, "backward imports between layers (see docs/contracts.md, Layers):\n" + "\n".join(
         f"  {a} imports {b}" for a, b in new)
 
@@ -43,10 +35,10 @@ def test_analyses_do_no_io():
 
 
 def test_io_exceptions_are_still_needed():
-    """An exception whose call is gone is deleted, so the list only names real, justified cases."""
-    for module, call in IO_EXCEPTIONS:
-        path = ROOT.joinpath(*module.split(".")).with_suffix(".py")
-        assert f".{call}(" in path.read_text(), f"{module} no longer calls {call}: delete it from IO_EXCEPTIONS"
+    """Without the exception, each excepted I/O is reported: the list only names real, justified cases."""
+    unexcepted = analysis_io(ROOT, exceptions={})
+    for pair in IO_EXCEPTIONS:
+        assert pair in unexcepted, f"{pair[0]} no longer uses {pair[1]}: delete it from IO_EXCEPTIONS"
 
 
 def test_each_import_rule_can_fail(tmp_path):
@@ -149,10 +141,3 @@ def test_statistics_exceptions_are_still_needed(tmp_path):
         others = {k: v for k, v in STATS_EXCEPTIONS.items() if k != prefix}
         found = statistics_outside_stats(copy, others)
         assert any(m.startswith(prefix) for m, _ in found), f"{prefix} computes no statistic: delete its exception"
-
-
-def test_stale_known_exceptions_are_reported():
-    """An allow-list entry whose import is gone should be deleted so the list only shrinks. A warning,
-    not a failure: branches that remove these imports are merged in any order."""
-    for a, b in sorted(KNOWN_EXCEPTIONS - backward_imports(ROOT)):
-        warnings.warn(f"{a} no longer imports {b}: delete the pair from KNOWN_EXCEPTIONS", stacklevel=1)
