@@ -1,8 +1,8 @@
 """Assets stay thin (docs/contracts.md, "Layers"): an asset calls an analysis, writes what the
 question's report.py returns, logs metadata and returns. So no asset module draws a plot (imports
 matplotlib / PIL, calls savefig), encodes an image (base64, io.BytesIO) or builds a markdown table by
-hand (a `|---|` separator literal); and no module under rl_assets/analysis/ builds a table except
-report_md.md_table, the one table writer. Each question's report.py returns content and writes no file.
+hand (a `|---|` separator literal); no module anywhere builds a table except through md_table
+(rl_assets/escape.py, the one table writer). Each question's report.py returns content, writes no file.
 
 Every module is read with `ast` (string literals, imported names, attribute and call names), so a
 helper imported inside a function is seen too. The checker is run on a fake tree first to show
@@ -16,6 +16,8 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("rl_assets", "resources", "sensors")
+TABLE_WRITER = "rl_assets/escape.py"  # md_table (re-exported by analysis/report_md.py)
 
 # A markdown table separator row (`|---|`, `| :---: |`), as hand-built tables write it.
 TABLE_RULE = re.compile(r"\|\s*:?-{3,}:?\s*\|")
@@ -59,32 +61,37 @@ def _table_literals(tree: ast.AST) -> list[int]:
 
 
 def asset_faults(path: Path) -> list[str]:
-    """What makes one asset module more than a thin wrapper."""
+    """What makes one asset module more than a thin wrapper (its tables are checked with every module's)."""
     tree, where = _tree(path), path.name
     faults = [f"{where} imports {m}" for m in sorted(_imports(tree))
               if any(m == p or m.startswith(p + ".") for p in ASSET_IMPORTS)]
-    faults += [f"{where} uses {n}" for n in sorted(_names(tree) & ASSET_NAMES)]
-    faults += [f"{where}:{line} builds a markdown table by hand (use report_md.md_table)" for line in _table_literals(tree)]
-    return faults
+    return faults + [f"{where} uses {n}" for n in sorted(_names(tree) & ASSET_NAMES)]
 
 
-def analysis_faults(path: Path) -> list[str]:
-    """A hand-built table in an analysis module; a file write in a question's report.py."""
-    tree, where = _tree(path), path.relative_to(path.parents[1]).as_posix()
-    faults = [] if path.name == "report_md.py" and path.parent.name == "analysis" else [
-        f"{where}:{line} builds a markdown table by hand (use report_md.md_table)" for line in _table_literals(tree)]
-    if path.name == "report.py":
-        writes = sorted(_names(tree) & REPORT_WRITES) + sorted(m for m in _imports(tree) if m == "rl_assets.fileutil")
-        faults += [f"{where} writes files ({w}): report.py returns content, the asset writes it" for w in writes]
-    return faults
+def table_faults(path: Path, root: Path) -> list[str]:
+    """A markdown table built by hand anywhere but in the table writer itself."""
+    where = path.relative_to(root).as_posix()
+    if where == TABLE_WRITER:
+        return []
+    return [f"{where}:{line} builds a markdown table by hand (use md_table)" for line in _table_literals(_tree(path))]
+
+
+def report_faults(path: Path, root: Path) -> list[str]:
+    """A question's report.py that writes a file instead of returning content."""
+    tree, where = _tree(path), path.relative_to(root).as_posix()
+    writes = sorted(_names(tree) & REPORT_WRITES) + sorted(m for m in _imports(tree) if m == "rl_assets.fileutil")
+    return [f"{where} writes files ({w}): report.py returns content, the asset writes it" for w in writes]
 
 
 def faults_under(root: Path) -> list[str]:
     out = []
     for path in sorted((root / "rl_assets" / "assets").glob("*.py")):
         out += asset_faults(path)
-    for path in sorted((root / "rl_assets" / "analysis").rglob("*.py")):
-        out += analysis_faults(path)
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            out += table_faults(path, root)
+    for path in sorted((root / "rl_assets" / "analysis").rglob("report.py")):
+        out += report_faults(path, root)
     return out
 
 
@@ -113,7 +120,8 @@ def test_the_checker_finds_each_fault(tmp_path):
         "rl_assets/analysis/q9/report.py": (
             "from rl_assets.fileutil import atomic_write_text\n"
             "def f(path):\n    path.write_text('| x |\\n| :--- |')\n"),
-        "rl_assets/analysis/report_md.py": "SEP = '|---|'\n",  # the one table writer may hold a rule
+        "rl_assets/escape.py": "SEP = '|---|'\n",  # the one table writer may hold a rule
+        "resources/hub.py": "def f():\n    return ['| a |', '| ---: |']\n",
     }
     for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -122,9 +130,10 @@ def test_the_checker_finds_each_fault(tmp_path):
     assert sorted(faults) == sorted([
         "fat.py imports base64", "fat.py imports io", "fat.py imports matplotlib.pyplot",
         "fat.py uses BytesIO", "fat.py uses b64encode", "fat.py uses savefig",
-        "fat.py:7 builds a markdown table by hand (use report_md.md_table)",
-        "q9/report.py:3 builds a markdown table by hand (use report_md.md_table)",
-        "q9/report.py writes files (write_text): report.py returns content, the asset writes it",
-        "q9/report.py writes files (rl_assets.fileutil): report.py returns content, the asset writes it",
-        "q9/report.py writes files (atomic_write_text): report.py returns content, the asset writes it",
+        "rl_assets/assets/fat.py:7 builds a markdown table by hand (use md_table)",
+        "rl_assets/analysis/q9/report.py:3 builds a markdown table by hand (use md_table)",
+        "resources/hub.py:2 builds a markdown table by hand (use md_table)",
+        "rl_assets/analysis/q9/report.py writes files (atomic_write_text): report.py returns content, the asset writes it",
+        "rl_assets/analysis/q9/report.py writes files (rl_assets.fileutil): report.py returns content, the asset writes it",
+        "rl_assets/analysis/q9/report.py writes files (write_text): report.py returns content, the asset writes it",
     ]), faults

@@ -9,11 +9,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import re
-from typing import Any, Iterable, NamedTuple, Sequence
+from typing import Any, Iterable, NamedTuple
 
 import numpy as np
-from rl_assets.analysis.escape import _one_line
+from rl_assets.escape import md_table  # noqa: F401 - reports import the table writer from here
 
 
 def fmt_num(x: Any, digits: int = 3) -> str:
@@ -57,37 +56,6 @@ def fmt_p(p: Any) -> str:
     if p is None or not math.isfinite(float(p)):
         return "—"
     return "<1e-4" if p < 1e-4 else f"{p:.3g}"
-
-
-# A code span as md_code writes it: a backtick fence not escaped by a backslash, its content, the same
-# fence again. Inside one, `<` is shown verbatim (CommonMark parses no HTML there), so it stays as is.
-_CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`)(.+?)(?<!`)\1(?!`)")
-
-
-def _escape(cell: Any) -> str:
-    """A table cell: one line, no raw HTML, no pipe that ends the cell (rl_assets/escape.py
-    has the full rule for untrusted text; cells keep markdown emphasis that reports put in them)."""
-    text, out, last = _one_line(str(cell)), [], 0
-    for span in _CODE_SPAN.finditer(text):  # `<` / `>` become entities outside code spans only
-        out += [text[last:span.start()].replace("<", "&lt;").replace(">", "&gt;"), span.group(0)]
-        last = span.end()
-    out.append(text[last:].replace("<", "&lt;").replace(">", "&gt;"))
-    # a pipe md_text/md_code already escaped stays one escape (a second would end the cell)
-    return re.sub(r"(?<!\\)\|", r"\\|", "".join(out))
-
-
-def md_table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | None = None) -> str:
-    """A GitHub-flavoured markdown table, the only one reports build. align: one char per column,
-    'l' (left), 'r' (right) or '-' (unaligned); default l then r."""
-    headers = list(headers)
-    align = align or "l" + "r" * (len(headers) - 1)
-    if len(align) != len(headers):
-        raise ValueError(f"md_table: {len(headers)} columns but align {align!r}")
-    sep = [{"r": "---:", "l": ":---", "-": "---"}[a] for a in align]
-    lines = ["| " + " | ".join(_escape(h) for h in headers) + " |", "| " + " | ".join(sep) + " |"]
-    for row in rows:
-        lines.append("| " + " | ".join(_escape(c) for c in row) + " |")
-    return "\n".join(lines)
 
 
 class Report(NamedTuple):
