@@ -1,9 +1,9 @@
-"""report.md for Q1_llm_judge: what was asked, of whom, and how much to trust the answer."""
+"""report.{md,json} for Q1_llm_judge: what was asked, of whom, and how much to trust the answer (content only)."""
 
 from __future__ import annotations
 
 from rl_assets.analysis.escape import md_text
-from rl_assets.analysis.report_md import md_table
+from rl_assets.analysis.report_md import Report, json_text, jsonable, md_table
 
 _PROBE_NOTE = {
     "most_changed": "discordant (pass/fail flipped) tasks first, then largest behaviour delta - "
@@ -69,3 +69,9 @@ def render_markdown(report: dict) -> str:
                       f"{' (orders disagreed)' if p['order_flip'] else ''}; tags {md_text(', '.join(p['tags']) or '-')}. "
                       f"{md_text(p['behavior_change'][:400])}"]
     return "\n".join(lines) + "\n"
+
+
+def judge_report(report: dict) -> Report:
+    """Q1_llm_judge/: report.json (every pair and verdict), then report.md; the UI shows its first 4,000 characters."""
+    markdown = render_markdown(report)
+    return Report({"report.json": json_text(jsonable(report)), "report.md": markdown}, markdown[:4000], {})
