@@ -23,6 +23,11 @@ ICON = {"materialized": "✅", "failed": "❌", "not applicable": "➖", "runnin
         "never materialized": "⏳"}
 
 
+def mark_stale(lines: list[str], asset: str, state: str | None) -> list[str]:
+    """Findings read from a report file outlive a failed rerun: say so rather than present them as current."""
+    return lines if state in ("materialized", "not applicable") else [f"(stale: {asset} is {state}) {ln}" for ln in lines]
+
+
 def q1_findings(report: dict | None) -> list[str]:
     if report is None:
         return ["Q1 behavioural delta: not produced"]
