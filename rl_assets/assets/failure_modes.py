@@ -6,7 +6,6 @@ behavioral_delta. Pushing to the eval repos is a separate explicit job (jobs/wri
 with ``write_back: true`` its permission preflight runs here BEFORE any LLM call.
 """
 
-import io
 from typing import Optional
 
 import dagster as dg
@@ -17,11 +16,12 @@ import pyarrow.parquet as pq
 from resources.hub import HubResource
 from resources.llm import LLMResource
 from rl_assets.analysis.q1.failure_modes import PROMPT_VERSION, annotate, distribution
+from rl_assets.analysis.q1.report import failure_mode_table
 from rl_assets.analysis.llm_failures import failure_summary
 from rl_assets.analysis.judge.selection import ROW_COLUMNS
 from rl_assets.checks import calls_check, calls_check_spec
 from rl_assets.failure_modes_store import latest_table, mark_latest, table_path
-from rl_assets.fileutil import atomic_write_bytes
+from rl_assets.fileutil import atomic_write_parquet
 from rl_assets.hub_write import repo_from_spec, require_writable
 from rl_assets.partitions import models_partitions
 from rl_assets.trace_stream import iter_trace_rows, load_rows
@@ -43,10 +43,6 @@ class FailureModesConfig(dg.Config):
     token_budget: Optional[int] = None
     force: bool = False
     write_back: bool = False  # intend to push later: check write access now, before spending
-
-
-def _signed(x) -> str:
-    return "" if x is None else f"{x:+.3f}"
 
 
 def _previous(path) -> dict[str, dict]:
@@ -102,9 +98,7 @@ def failure_modes(context: dg.AssetExecutionContext, config: FailureModesConfig,
             total[side] += len(rows)
 
     table = pa.concat_tables(parts) if parts else SCHEMA.empty_table()
-    buf = io.BytesIO()
-    pq.write_table(table, buf)
-    atomic_write_bytes(path, buf.getvalue())
+    atomic_write_parquet(path, table)
     mark_latest(path)
     n_rows = table.num_rows
     n_failed = table.num_rows - pc.count(table["failure_mode"]).as_py()
@@ -121,9 +115,7 @@ def failure_modes(context: dg.AssetExecutionContext, config: FailureModesConfig,
         "calls": client.summary(),
         "call_failures": failure_summary([e for e in table.column("error").to_pylist() if e], n_rows),
     }
-    table_md = "| category | baseline | post-RL | shift |\n|---|---:|---:|---:|\n" + "\n".join(
-        f"| {c} | {dist['counts']['baseline'][c]} | {dist['counts']['post_rl'][c]} | "
-        f"{_signed(dist['shift'][c])} |" for c in dist["shift"])
+    table_md = failure_mode_table(dist)
     yield dg.Output(value, metadata={
         "annotator": client.model, "rows": n_rows, "failed": value["failed"],
         "calls": client.counters["calls"], "spend_usd": client.budget.snapshot()["used_usd"],

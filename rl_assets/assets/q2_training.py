@@ -1,21 +1,18 @@
 """Q2 training metrics: `training_logs` (pinned snapshot of the repo's training_logs/) and
 `training_metrics` (per-step table + report under `<reports>/<slug>/Q2_training_metrics/`)."""
 
-import io
 from pathlib import Path
 
 import dagster as dg
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from resources.hub import HubError, HubResource
 from rl_assets.analysis.figures import markdown_image, markdown_images
 from rl_assets.analysis.lineage.curves import curves_of
-from rl_assets.analysis.report_md import jsonable
-from rl_assets.analysis.q2.log_plots import training_plots
-from rl_assets.analysis.q2.training_metrics import build_report, ema, render_markdown
+from rl_assets.analysis.q2.report import training_report
+from rl_assets.analysis.q2.training_metrics import build_report
+from rl_assets.fileutil import atomic_write_files, atomic_write_parquet
 from rl_assets.ingest.skyrl_log import parse_training_logs
-from rl_assets.fileutil import atomic_write_bytes, atomic_write_json, atomic_write_text
 from rl_assets.not_applicable import not_applicable, write_not_applicable
 from rl_assets.partitions import models_partitions
 from rl_assets.settings import report_dir
@@ -151,26 +148,16 @@ def training_metrics(context: dg.AssetExecutionContext, training_logs: dict):
     rep["training_logs_revision"] = training_logs["training_logs_revision"]
     rep["accounting"], rep["cross_checks"] = parsed.accounting, parsed.cross_checks
     steps = parsed.steps
-    buf = io.BytesIO()
-    pq.write_table(pa.Table.from_pandas(steps, preserve_index=False), buf)
-    atomic_write_bytes(out_dir / "metrics.parquet", buf.getvalue())
-    atomic_write_text(out_dir / "metrics.csv", steps.to_csv(index=False))
-    if not parsed.vllm.empty:
-        atomic_write_text(out_dir / "vllm_metrics.csv", parsed.vllm.to_csv(index=False))
-    reward = steps[["step", "reward"]].dropna().sort_values("step")
-    plots = training_plots(steps, ema(reward["reward"]))
-    for name, png in plots.items():
-        atomic_write_bytes(out_dir / name, png)
-    markdown = render_markdown(rep)
-    atomic_write_text(out_dir / "report.md", markdown + "\n" + "\n".join(f"![{n}]({n})" for n in plots) + "\n")
-    atomic_write_json(out_dir / "report.json", jsonable(rep))
+    atomic_write_parquet(out_dir / "metrics.parquet", pa.Table.from_pandas(steps, preserve_index=False))
+    report = training_report(rep, steps, parsed.vllm)
+    atomic_write_files(out_dir, report.files)
+    plots = report.plots
     value = {"applicable": True, "metrics_path": str(out_dir / "metrics.parquet"), "report_dir": str(out_dir),
              "n_steps": rep["n_steps"], "training_logs_revision": rep["training_logs_revision"],
              "best_step": rep["best_checkpoint"].get("best_step"),
              "curves": curves_of(steps)}  # reward/entropy/KL/length per step, for the run lineage
-    head = markdown.split("## Per-category summary")[0]
     yield dg.Output(value, metadata={
-        "summary": dg.MetadataValue.md(head),
+        "summary": dg.MetadataValue.md(report.summary),
         "lines_read": parsed.accounting["lines"]["read"],
         "lines_ignored": sum(parsed.accounting["lines"]["ignored"].values()),
         "files_found": parsed.accounting["files"]["found"],

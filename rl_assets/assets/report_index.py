@@ -17,7 +17,8 @@ from pathlib import Path
 
 import dagster as dg
 
-from rl_assets.analysis.index_md import audit_findings, judge_findings, q1_findings, render_index, render_summary
+from rl_assets.analysis.index_md import (audit_findings, judge_findings, mark_stale, q1_findings, render_index,
+                                        render_summary)
 from rl_assets.analysis.lineage.index_links import index_links
 from rl_assets.fileutil import atomic_write_text
 from rl_assets.groups import ANALYSIS_GROUPS
@@ -154,9 +155,7 @@ def write_index_md(context: dg.AssetExecutionContext, steps: dict[dg.AssetKey, t
     status_of = {x["asset"]: x["status"] for x in statuses}
 
     def fresh(asset: str, lines: list[str]) -> list[str]:
-        # A report file outlives a failed rerun: say so rather than present it as current.
-        state = status_of.get(asset)
-        return lines if state in ("materialized", "not applicable") else [f"(stale: {asset} is {state}) {ln}" for ln in lines]
+        return mark_stale(lines, asset, status_of.get(asset))
 
     findings = (fresh("behavioral_delta", q1_findings(_read_json(folder / "Q1_behavioral_delta" / "report.json")))
                 + fresh("judge_verdicts", judge_findings(_read_json(folder / "Q1_llm_judge" / "report.json")))
