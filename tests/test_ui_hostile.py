@@ -28,7 +28,7 @@ from rl_assets.assets.q1_llm_judge import judge_verdicts
 from rl_assets.assets.q3_trace_pairs import trace_pairs
 from rl_assets.assets.report_index import analysis_index
 from rl_assets.io_manager import RlDeltaIOManager
-from rl_assets.settings import report_dir
+from rl_assets.store import report_dir
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 pytestmark = pytest.mark.timeout(900)  # dagster dev start-up on a busy 2-core machine

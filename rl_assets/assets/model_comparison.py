@@ -14,9 +14,8 @@ from rl_assets.ingest import IngestError
 from rl_assets.analysis.report_md import fmt_ci, fmt_num, fmt_p, fmt_signed, jsonable, md_table
 from rl_assets.fileutil import atomic_write_bytes, atomic_write_json, atomic_write_text
 from rl_assets.trace_tables import ingest_addressed
-from rl_assets.partitions import slug
 from rl_assets.resolve import resolve_eval_pair
-from rl_assets.settings import reports_root, tables_dir
+from rl_assets.store import reports_root
 from rl_assets.analysis.escape import md_code, md_text
 
 COLUMNS = ["task_id", "passed", "is_infra_error"]
@@ -34,8 +33,7 @@ def pinned_side_rows(client, spec: str, model_id: str, side: str, benchmark: str
 
     asset = {"baseline": "baseline_traces", "post-rl": "post_rl_traces"}[side]
     built = ingest_addressed(
-        client, spec, tables_dir() / asset / slug(model_id),
-        max_rows=settings.max_rows, tokenizer=settings.tokenizer, benchmark=benchmark, side=side,
+        client, spec, asset, model_id, max_rows=settings.max_rows, tokenizer=settings.tokenizer, benchmark=benchmark, side=side,
     )
     return read_traces(built["path"], columns=COLUMNS).to_pylist()
 

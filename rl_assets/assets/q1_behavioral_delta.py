@@ -19,7 +19,7 @@ from rl_assets.analysis.report_md import (
 )
 from rl_assets.fileutil import atomic_write_text
 from rl_assets.partitions import models_partitions
-from rl_assets.settings import report_dir
+from rl_assets.store import report_dir
 from rl_assets.analysis.escape import md_code, md_text
 
 ASSET = "behavioral_delta"
@@ -113,12 +113,12 @@ def render_markdown(r: dict, sources: dict | None = None) -> str:
 
 def failure_mode_labels(failure_modes: dict) -> dict[str, str]:
     """trace_id -> failure-mode category from the `failure_modes` asset's table (failed rows left out)."""
-    import pyarrow.parquet as pq
+    from rl_assets import store
 
     path = failure_modes.get("path")
-    if not path or not Path(path).exists():
+    if not path or not store.exists(path):
         return {}
-    table = pq.read_table(path, columns=["trace_id", "failure_mode", "status"]).to_pylist()
+    table = store.read_table(path, columns=["trace_id", "failure_mode", "status"]).to_pylist()
     return {r["trace_id"]: r["failure_mode"] for r in table if r["failure_mode"] and r["status"] != "failed"}
 
 

@@ -17,7 +17,7 @@ from rl_assets.analysis.judge.selection import SCORE_FEATURES, representatives, 
 from rl_assets.assets.llm_calls import calls_check, calls_check_spec
 from rl_assets.fileutil import atomic_write_json, atomic_write_text
 from rl_assets.partitions import models_partitions
-from rl_assets.settings import report_dir
+from rl_assets.store import report_dir
 
 ROW_COLUMNS = ("trace_id", "task_id", "attempt", "date", "reward", "passed", "error_type", "is_infra_error", "n_turns",
                "tool_error_rate", "premature_stop", "parse_error_markers", "peak_prompt_tokens", *SCORE_FEATURES)
@@ -92,7 +92,7 @@ def judge_verdicts(context: dg.AssetExecutionContext, config: JudgeConfig, llm: 
     markdown = render_markdown(report)
     atomic_write_text(out_dir / "report.md", markdown)
 
-    summary = {k: v for k, v in report.items() if k != "pairs"} | {"report_dir": str(out_dir), "backend": llm.describe("judge", config.model)}
+    summary = {k: v for k, v in report.items() if k != "pairs"} | {"backend": llm.describe("judge", config.model)}
     metadata = {
         "judge": client.model,
         "prompt_version": report["prompt_version"],

@@ -22,7 +22,8 @@ from rl_assets.assets.traces import accounted_check, accounted_check_spec, inges
 from rl_assets.fileutil import atomic_write_bytes, atomic_write_json, atomic_write_text  # noqa: E402
 from rl_assets.partitions import models_partitions  # noqa: E402
 from rl_assets.schema import FEATURE_COLUMNS, LIGHT_COLUMNS  # noqa: E402
-from rl_assets.settings import report_dir  # noqa: E402
+from rl_assets import store  # noqa: E402
+from rl_assets.store import report_dir  # noqa: E402
 
 REPORT = "Q2_rl_temporal"
 
@@ -116,7 +117,10 @@ def rl_temporal(context: dg.AssetExecutionContext, settings: AnalysisSettings, r
         write_not_applicable(out_dir, info)
         return dg.Output(info, metadata={"applicable": False, "reason": info["reason"]})
     if training_metrics.get("applicable"):
-        steps = pd.read_parquet(training_metrics["metrics_path"])
+        if "steps_table" not in training_metrics:  # a value stored by an older rldelta named a report file
+            raise dg.Failure(description="rl_temporal: the stored training_metrics value has no steps_table "
+                             "(written by an older rldelta); re-materialize training_metrics")
+        steps = store.read_table(training_metrics["steps_table"]).to_pandas()
         bins = bins.merge(steps_per_bin(steps, edges), on="bin", how="left")
     att = attribute(bins, FEATURE_COLUMNS, rollouts=rollouts, n_boot=settings.n_boot, seed=settings.seed)
     rep = {**info, "source": rl_traces["source"], "training_metrics_applicable": bool(training_metrics.get("applicable")),
@@ -128,7 +132,7 @@ def rl_temporal(context: dg.AssetExecutionContext, settings: AnalysisSettings, r
     atomic_write_bytes(out_dir / "temporal.png", png)
     atomic_write_text(out_dir / "report.md", markdown + "\n![temporal](temporal.png)\n")
     atomic_write_json(out_dir / "report.json", jsonable(rep))
-    value = {"applicable": True, "report_dir": str(out_dir), "n_bins": int(len(bins)), "edges": info["edges"],
+    value = {"applicable": True, "n_bins": int(len(bins)), "edges": info["edges"],
              "top_features": att.get("top_features", []), "attribution_status": att.get("status")}
     return dg.Output(value, metadata={"summary": dg.MetadataValue.md(markdown), "n_bins": len(bins),
                                       "plot": dg.MetadataValue.md(markdown_image("RL rollouts over time", png)),

@@ -14,7 +14,7 @@ from rl_assets.analysis.overlay import REWARD_DEFINITION, build_overlay, eval_ma
 from rl_assets.analysis.report_md import fmt_num, jsonable
 from rl_assets.fileutil import atomic_write_bytes, atomic_write_json
 from rl_assets.partitions import models_partitions
-from rl_assets.settings import report_dir
+from rl_assets.store import report_dir
 
 REWARD_COLUMNS = ("task_id", "reward", "error_type", "is_infra_error", "date")
 
@@ -54,7 +54,7 @@ def eval_temporal_overlay(context: dg.AssetExecutionContext, settings: AnalysisS
                       + [f"| {md_text(m['label'])} | {m['timestamp'] or 'none'} | {m['n']} | {fmt_num(m['mean_reward'])} |"
                          for m in result["eval"]])
     return dg.Output(
-        {"path": str(out / "overlay.json"), "png": str(out / "overlay.png"), "rl_applicable": applicable,
+        {"rl_applicable": applicable,
          "rl_reason": reason, "notes": result["notes"]},
         metadata={"overlay": dg.MetadataValue.md(markdown_image("temporal overlay", png)),
                   "overlay_file": dg.MetadataValue.path(str(out / "overlay.png")), "rl_applicable": applicable,

@@ -16,7 +16,7 @@ from rl_assets.analysis.pairs import CARD_FIELDS, MODE_RULES, build_pairs, shown
 from rl_assets.analysis.pairs_html import render_page
 from rl_assets.fileutil import atomic_write_text
 from rl_assets.partitions import models_partitions
-from rl_assets.settings import report_dir
+from rl_assets.store import report_dir
 from rl_assets.trace_stream import iter_trace_rows
 
 LIGHT = ("trace_id", "task_id", "attempt", "passed", "error_type", "is_infra_error", *CARD_FIELDS)

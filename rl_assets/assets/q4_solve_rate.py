@@ -17,7 +17,7 @@ from rl_assets.analysis.context_bins import COLUMNS, render_png, solve_rate_by_c
 from rl_assets.analysis.report_md import fmt_ci, fmt_pct, jsonable, md_table
 from rl_assets.fileutil import atomic_write_bytes, atomic_write_text
 from rl_assets.partitions import models_partitions
-from rl_assets.settings import report_dir
+from rl_assets.store import report_dir
 
 ASSET = "solve_rate_by_context"
 

@@ -7,12 +7,11 @@ having written it (a failure, or a run of a few assets), `sensors/index_sensor.p
 `write_index` run, and `rldelta demo` does the same. What it reports comes from the instance, not from files: each
 asset's latest materialization for this partition (run, time, data version, input versions,
 output paths), or its latest planned-but-failed run with the step's error, or "not applicable"
-with the reason the asset recorded. Report files are read only for the findings summary.
+with the reason the asset recorded. The findings summary comes from the values the assets stored.
 """
 
 import hashlib
 import importlib
-import json
 import pkgutil
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,11 +21,13 @@ import dagster as dg
 import rl_assets.assets
 from rl_assets.analysis.index_md import audit_findings, judge_findings, q1_findings, render_index, render_summary
 from rl_assets.fileutil import atomic_write_text
+from rl_assets.io_manager import latest_value
 from rl_assets.jobs.analyze import ANALYSIS_GROUPS
 from rl_assets.jobs.lineage import lineage_findings
 from rl_assets.partitions import models_partitions
 from rl_assets.run_liveness import run_process_gone
-from rl_assets.settings import report_dir, ui_url
+from rl_assets.settings import ui_url
+from rl_assets.store import report_dir
 
 SELF = "analysis_index"
 
@@ -143,14 +144,6 @@ def _upstream_version(instance, key: str, partition: str, recorded: str) -> str:
     return recorded
 
 
-def _read_json(path: Path) -> dict | None:
-    """A report file, or None when it was not produced (or is unreadable: then it is not usable either)."""
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-
-
 def output_files(folder: Path) -> list[str]:
     return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
                   if p.is_file() and p.name != "INDEX.md" and not p.name.startswith("."))
@@ -175,10 +168,14 @@ def analysis_index(context: dg.AssetExecutionContext):
         state = status_of.get(asset)
         return lines if state in ("materialized", "not applicable") else [f"(stale: {asset} is {state}) {ln}" for ln in lines]
 
-    findings = (fresh("behavioral_delta", q1_findings(_read_json(folder / "Q1_behavioral_delta" / "report.json")))
-                + fresh("judge_verdicts", judge_findings(_read_json(folder / "Q1_llm_judge" / "report.json")))
-                + fresh("learning_audit", audit_findings(_read_json(folder / "audit" / "audit.json"))))
-    overlay = _read_json(folder / "Q3_temporal_overlay" / "overlay.json")
+    # Findings come from the values the assets stored (never from report files, which are outputs).
+    def stored(asset: str) -> dict | None:
+        return latest_value(context.instance, asset, partition)
+
+    findings = (fresh("behavioral_delta", q1_findings(stored("behavioral_delta")))
+                + fresh("judge_verdicts", judge_findings(stored("judge_verdicts")))
+                + fresh("learning_audit", audit_findings(stored("learning_audit"))))
+    overlay = stored("eval_temporal_overlay")
     if overlay is not None:
         findings += fresh("eval_temporal_overlay", [f"Q3 overlay: {n}" for n in overlay.get("notes", [])])
     findings += lineage_findings(context.instance, partition, folder)  # link to the run lineage of its RL job
@@ -187,7 +184,7 @@ def analysis_index(context: dg.AssetExecutionContext):
     atomic_write_text(folder / "INDEX.md", text)
     counts = {s: sum(x["status"] == s for x in statuses) for s in {x["status"] for x in statuses}}
     return dg.Output(
-        {"path": str(folder / "INDEX.md"), "statuses": {s["asset"]: s["status"] for s in statuses}},
+        {"statuses": {s["asset"]: s["status"] for s in statuses}},
         metadata={"path": dg.MetadataValue.path(str(folder / "INDEX.md")),
                   "index": dg.MetadataValue.md(render_summary(statuses, findings, ui_url())),
                   **{f"n_{k.replace(' ', '_')}": v for k, v in counts.items()}},

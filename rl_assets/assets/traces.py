@@ -1,30 +1,27 @@
 """`baseline_traces`, `post_rl_traces`: the eval pair's datasets as normalized trace tables.
 
-Each source is ingested once per partition, in record batches, to a local parquet file; every
-analysis reads that file (the value passed between assets is a small reference dict). The
+Each source is ingested once per partition, in record batches, to a parquet table in the store
+(rl_assets/store.py, under RLDELTA_STORAGE); every analysis reads that table (the value passed
+between assets is a small reference dict naming its location). The
 asset check `every_input_accounted_for` shows the ingest's ledger (found = written + skipped +
 merged, for inputs and for rows) and fails when anything found was lost (docs/ingest.md).
 """
-
-from pathlib import Path
 
 import dagster as dg
 
 from resources.hub import HubError, HubResource
 from resources.settings_resource import AnalysisSettings
-from rl_assets.partitions import models_partitions, slug
-from rl_assets.settings import tables_dir
+from rl_assets.partitions import models_partitions
 from rl_assets.trace_tables import ingest_addressed
 
 
 def ingest_to_table(context, hub: HubResource, settings: AnalysisSettings, spec: str, asset_name: str, side: str, benchmark=None):
     """Ingest one source for this partition (or reuse its unchanged table); returns (reference dict, Dagster metadata).
 
-    The table lives at `<tables>/<asset>/<slug>/<source digest>.parquet`: a run configured with other
-    sources writes another file, and an edited local source gets a new digest (its data version)."""
-    folder = tables_dir() / asset_name / slug(context.partition_key)
+    The table lives at `<storage>/tables/<asset>/<slug>/<source digest>.parquet`: a run configured with
+    other sources writes another file, and an edited local source gets a new digest (its data version)."""
     try:
-        built = ingest_addressed(hub.client(), spec, folder, max_rows=settings.max_rows, tokenizer=settings.tokenizer,
+        built = ingest_addressed(hub.client(), spec, asset_name, context.partition_key, max_rows=settings.max_rows, tokenizer=settings.tokenizer,
                                  benchmark=benchmark, side=side)
     except (HubError, FileNotFoundError) as exc:
         raise dg.Failure(description=f"{asset_name} {context.partition_key}: cannot read {spec}: {exc}") from exc
@@ -105,7 +102,7 @@ def _trace_asset(name: str, side: str, dataset_key: str, description: str):
                 f"({eval_pair.get('reason')}); see the eval_pair asset's pair table"
             )
         ref, metadata = ingest_to_table(context, hub, settings, spec, name, side, eval_pair.get("benchmark"))
-        yield dg.Output(ref, data_version=dg.DataVersion(ref["data_version"]), metadata={"table": dg.MetadataValue.path(Path(ref["path"]).as_posix()), **metadata})
+        yield dg.Output(ref, data_version=dg.DataVersion(ref["data_version"]), metadata={"table": dg.MetadataValue.path(ref["path"]), **metadata})
         yield accounted_check(name, ref["accounting"])
 
     return _asset
