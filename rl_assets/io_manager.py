@@ -135,12 +135,19 @@ def latest_value(instance: dg.DagsterInstance, asset: str, partition: str | None
     flt = dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[partition] if partition else None)
     for record in instance.fetch_materializations(flt, limit=1).records:
         stored = record.asset_materialization.metadata.get("stored_at")
-        if isinstance(stored, dg.PathMetadataValue) and stored.path.endswith(".json"):
-            try:
-                return json.loads(UPath(stored.path).read_text())
-            except (OSError, ValueError):
-                return None
+        if isinstance(stored, dg.PathMetadataValue):
+            return read_value(stored.path)
     return None
+
+
+def read_value(stored_at: str):
+    """The JSON value stored at `stored_at` (a path or URL), or None when absent or unreadable."""
+    if not stored_at.endswith(".json"):
+        return None
+    try:
+        return json.loads(UPath(stored_at).read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def load_stored(io_manager: dg.IOManager, asset: str, partition: str | None):

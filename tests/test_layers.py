@@ -19,7 +19,7 @@ PACKAGES = ("rl_assets", "resources", "sensors")
 # Modules of rl_assets/ that every layer may import: they import no layer package themselves.
 NEUTRAL = ("rl_assets.settings", "rl_assets.partitions", "rl_assets.schema", "rl_assets.fileutil",
            "rl_assets.llm_cache", "rl_assets.timestamps", "rl_assets.instance", "rl_assets.masking",
-           "rl_assets.escape")
+           "rl_assets.escape", "rl_assets.store")
 UPPER = ("rl_assets.definitions", "rl_assets.cli", "sensors")
 # Glue of the asset layer (storage, IO manager, registry look-ups): nothing below assets uses it.
 GLUE = ("rl_assets.io_manager", "rl_assets.trace_tables", "rl_assets.resolve")

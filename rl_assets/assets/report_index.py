@@ -21,7 +21,7 @@ import dagster as dg
 import rl_assets.assets
 from rl_assets.analysis.index_md import audit_findings, judge_findings, q1_findings, render_index, render_summary
 from rl_assets.fileutil import atomic_write_text
-from rl_assets.io_manager import latest_value
+from rl_assets.io_manager import latest_value, read_value
 from rl_assets.jobs.analyze import ANALYSIS_GROUPS
 from rl_assets.jobs.lineage import lineage_findings
 from rl_assets.partitions import models_partitions
@@ -74,8 +74,8 @@ def _not_applicable(metadata: dict) -> str | None:
     if value("applicable") is False:
         return str(value("reason") or "not applicable")
     stored = metadata.get("stored_at")
-    if isinstance(stored, dg.PathMetadataValue) and stored.path.endswith(".json"):
-        out = _read_json(Path(stored.path))
+    if isinstance(stored, dg.PathMetadataValue):
+        out = read_value(stored.path)
         if isinstance(out, dict) and out.get("applicable") is False:
             return str(out.get("reason") or "not applicable")
     return None
