@@ -79,7 +79,7 @@ def trace_pairs(context: dg.AssetExecutionContext, config: TracePairsConfig, set
              "base_attempt": p.base.shown.get("attempt"), "post_attempt": p.post.shown.get("attempt")} for p in pairs]
     table = selected_table(rows)
     yield dg.Output(
-        {"path": str(path), "mode": config.mode, "n_pairs": len(pairs), "common_tasks": common, "pairs": rows,
+        {"mode": config.mode, "n_pairs": len(pairs), "common_tasks": common, "pairs": rows,
          "baseline_revision": baseline_traces.get("revision"), "post_rl_revision": post_rl_traces.get("revision")},
         metadata={"path": dg.MetadataValue.path(str(path)), "pairs": len(pairs), "common_tasks": common,
                   "mode": f"{config.mode}: {MODE_RULES[config.mode]}", "size_bytes": len(page.encode()),
