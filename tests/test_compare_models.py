@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from rl_assets.analysis.comparison import MixedBenchmarksError, compare, model_row, noise_floor, task_pass_rates
+from rl_assets.analysis.compare.comparison import MixedBenchmarksError, compare, model_row, noise_floor, task_pass_rates
 from rl_assets.analysis.stats import mcnemar_exact, paired_bootstrap_arrays
 
 

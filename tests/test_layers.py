@@ -43,7 +43,7 @@ FORBIDDEN = {
 KNOWN_EXCEPTIONS = {
     # analyses build LLM requests with the resource's value type (LLMRequest should move to a neutral module)
     ("rl_assets.analysis.audit.llm_verdict", "resources.llm_client"),
-    ("rl_assets.analysis.failure_modes", "resources.llm_client"),
+    ("rl_assets.analysis.q1.failure_modes", "resources.llm_client"),
     ("rl_assets.analysis.judge.run", "resources.llm_client"),
     # assets that reach into jobs for a path or a job name (belongs to the store / definitions)
     ("rl_assets.assets.failure_modes", "rl_assets.jobs.write_back"),

@@ -11,7 +11,7 @@ from llm_server import LLMServer, as_json, materialize_with_traces
 
 from resources.hub import HubResource
 from resources.llm import OFFLINE_LABEL, LLMResource
-from rl_assets.analysis.failure_modes import TAXONOMY, distribution, heuristic_label, interpret
+from rl_assets.analysis.q1.failure_modes import TAXONOMY, distribution, heuristic_label, interpret
 from rl_assets.assets.failure_modes import failure_modes
 from rl_assets.jobs.write_back import repo_from_spec, write_back_failure_modes
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from rl_assets.analysis.behavioral_delta import compute_behavioral_delta
+from rl_assets.analysis.q1.behavioral_delta import compute_behavioral_delta
 from rl_assets.analysis.report_md import jsonable
 from rl_assets.schema import FEATURE_COLUMNS, TRACE_SCHEMA
 from q1_synth import make_side

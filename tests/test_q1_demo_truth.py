@@ -10,7 +10,7 @@ import json
 import pytest
 
 from resources.hub import LocalHub
-from rl_assets.analysis.behavioral_delta import NEEDED, compute_behavioral_delta
+from rl_assets.analysis.q1.behavioral_delta import NEEDED, compute_behavioral_delta
 from rl_assets.demo.constants import TBM
 from rl_assets.demo.world import build_world
 from rl_assets.ingest import ingest_source, read_traces

@@ -4,10 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rl_assets.analysis.attribution import attribute
+from rl_assets.analysis.q2.attribution import attribute
 from rl_assets.analysis.stats import kendall_tau_b, spearman
 from rl_assets.analysis.stats import wilson_interval
-from rl_assets.analysis.temporal import assign_bins, bin_edges, bin_rollouts, steps_per_bin
+from rl_assets.analysis.q2.temporal import assign_bins, bin_edges, bin_rollouts, steps_per_bin
 
 
 def test_bin_edges_are_aligned_to_the_utc_epoch_whatever_the_start():
@@ -74,7 +74,7 @@ def graded_rollouts():
 
 
 def test_q2_bin_table_and_q3_overlay_rl_line_agree_exactly_on_the_same_rollouts():
-    from rl_assets.analysis.overlay import rl_line
+    from rl_assets.analysis.q3.overlay import rl_line
 
     for df in (graded_rollouts(), rollouts(n_bins=4, per_bin=40)):
         bins, _, _, _ = bin_rollouts(df, 4)
@@ -90,7 +90,7 @@ def test_q2_bin_table_and_q3_overlay_rl_line_agree_exactly_on_the_same_rollouts(
 
 
 def test_reward_summary_t_interval():
-    from rl_assets.analysis.temporal import reward_summary
+    from rl_assets.analysis.q2.temporal import reward_summary
 
     x = [0.25, 0.5, 0.0, 0.75]
     out = reward_summary(x)

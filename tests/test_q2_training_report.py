@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rl_assets.analysis import training_metrics as tm
+from rl_assets.analysis.q2 import training_metrics as tm
 from rl_assets.analysis.skyrl_log.timing import timing_breakdown
 
 

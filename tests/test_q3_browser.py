@@ -18,8 +18,8 @@ import time
 import pandas as pd
 import pytest
 
-from rl_assets.analysis.pairs import build_pairs
-from rl_assets.analysis.pairs_html import render_page
+from rl_assets.analysis.q3.pairs import build_pairs
+from rl_assets.analysis.q3.pairs_html import render_page
 from q3_synth import XSS, row
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -6,8 +6,8 @@ import json
 import pytest
 
 from resources.hub import LocalHub
-from rl_assets.analysis.pairs import build_pairs
-from rl_assets.analysis.pairs_html import render_page
+from rl_assets.analysis.q3.pairs import build_pairs
+from rl_assets.analysis.q3.pairs_html import render_page
 from rl_assets.assets.q3_trace_pairs import LIGHT
 from rl_assets.ingest import ingest_source, read_traces
 

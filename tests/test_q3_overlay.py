@@ -4,8 +4,8 @@ from datetime import timedelta
 
 import pandas as pd
 
-from rl_assets.analysis.overlay import build_overlay, eval_marker, plot_overlay, rl_line, spread
-from rl_assets.analysis.temporal import bin_edges
+from rl_assets.analysis.q3.overlay import build_overlay, eval_marker, plot_overlay, rl_line, spread
+from rl_assets.analysis.q2.temporal import bin_edges
 
 
 def rollouts():

@@ -6,9 +6,9 @@ import re
 import pandas as pd
 import pytest
 
-from rl_assets.analysis.pairs import build_pairs, group_tasks, select_tasks, task_side
-from rl_assets.analysis.pairs_align import align_actions, extract_actions
-from rl_assets.analysis.pairs_html import render_page
+from rl_assets.analysis.q3.pairs import build_pairs, group_tasks, select_tasks, task_side
+from rl_assets.analysis.q3.pairs_align import align_actions, extract_actions
+from rl_assets.analysis.q3.pairs_html import render_page
 from q3_synth import XSS, conversation, row
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rl_assets.analysis.context_bins import (
+from rl_assets.analysis.q4.context_bins import (
     OUTCOMES, UNKNOWN, assign_bins, classify, normalize_edges, render_png, solve_rate_by_context,
 )
 from rl_assets.analysis.report_md import jsonable

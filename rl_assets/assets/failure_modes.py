@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 
 from resources.hub import HubResource
 from resources.llm import LLMResource
-from rl_assets.analysis.failure_modes import PROMPT_VERSION, annotate, distribution
+from rl_assets.analysis.q1.failure_modes import PROMPT_VERSION, annotate, distribution
 from rl_assets.analysis.llm_failures import failure_summary
 from rl_assets.assets.llm_calls import calls_check, calls_check_spec
 from rl_assets.assets.q1_llm_judge import ROW_COLUMNS, load_rows

@@ -7,7 +7,7 @@ import dagster as dg
 from resources.hub import HubError, HubResource
 from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
-from rl_assets.analysis.comparison import compare, model_row, task_pass_rates
+from rl_assets.analysis.compare.comparison import compare, model_row, task_pass_rates
 from rl_assets.analysis.eval_resolution import ResolutionError
 from rl_assets.analysis.figures import figure_png, markdown_image
 from rl_assets.ingest import IngestError

@@ -13,7 +13,7 @@ from dagster import AssetExecutionContext
 
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis import stats
-from rl_assets.analysis.behavioral_delta import NEEDED, compute_behavioral_delta
+from rl_assets.analysis.q1.behavioral_delta import NEEDED, compute_behavioral_delta
 from rl_assets.analysis.report_md import (
     bullet_list, fmt_ci, fmt_num, fmt_p, fmt_pct, fmt_signed, jsonable, md_table,
 )

@@ -13,10 +13,10 @@ import pandas as pd  # noqa: E402
 from resources.hub import HubResource  # noqa: E402
 from resources.settings_resource import AnalysisSettings  # noqa: E402
 from rl_assets.analysis.figures import figure_png, markdown_image  # noqa: E402
-from rl_assets.analysis.attribution import attribute, summary_lines  # noqa: E402
+from rl_assets.analysis.q2.attribution import attribute, summary_lines  # noqa: E402
 from rl_assets.analysis.stats import spearman  # noqa: E402
 from rl_assets.analysis.report_md import fmt_ci, fmt_num, fmt_pct, jsonable, md_table  # noqa: E402
-from rl_assets.analysis.temporal import REWARD_DEFINITION, SHARE_DEFINITION, bin_rollouts, steps_per_bin  # noqa: E402
+from rl_assets.analysis.q2.temporal import REWARD_DEFINITION, SHARE_DEFINITION, bin_rollouts, steps_per_bin  # noqa: E402
 from rl_assets.assets.q2_training import not_applicable, write_not_applicable  # noqa: E402
 from rl_assets.assets.traces import accounted_check, accounted_check_spec, ingest_to_table  # noqa: E402
 from rl_assets.fileutil import atomic_write_bytes, atomic_write_json, atomic_write_text  # noqa: E402

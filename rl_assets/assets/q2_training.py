@@ -14,7 +14,7 @@ from rl_assets.analysis.lineage.curves import curves_of
 from rl_assets.analysis.report_md import jsonable
 from rl_assets.analysis.skyrl_log import parse_training_logs
 from rl_assets.analysis.skyrl_log.plots import training_plots
-from rl_assets.analysis.training_metrics import build_report, ema, render_markdown
+from rl_assets.analysis.q2.training_metrics import build_report, ema, render_markdown
 from rl_assets.fileutil import atomic_write_bytes, atomic_write_json, atomic_write_text
 from rl_assets.partitions import models_partitions
 from rl_assets import store

@@ -1,6 +1,6 @@
 """`eval_temporal_overlay` (Q3): RL-time reward with the eval checkpoints placed at their times.
 
-Thin wrapper over rl_assets.analysis.overlay; writes `<reports>/<slug>/Q3_temporal_overlay/
+Thin wrapper over rl_assets.analysis.q3.overlay; writes `<reports>/<slug>/Q3_temporal_overlay/
 overlay.{json,png}` (JSON first, so a plotting failure never hides the numbers). The eval markers
 are built before the RL line so a model without an RL-trace dataset still gets them.
 """
@@ -10,7 +10,7 @@ import dagster as dg
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.escape import md_text
 from rl_assets.analysis.figures import markdown_image
-from rl_assets.analysis.overlay import REWARD_DEFINITION, build_overlay, eval_marker, plot_overlay
+from rl_assets.analysis.q3.overlay import REWARD_DEFINITION, build_overlay, eval_marker, plot_overlay
 from rl_assets.analysis.report_md import fmt_num, jsonable
 from rl_assets.fileutil import atomic_write_bytes, atomic_write_json
 from rl_assets.partitions import models_partitions

@@ -1,6 +1,6 @@
 """`trace_pairs` (Q3): same-task baseline / post-RL trace pairs, side by side, in one HTML page.
 
-Thin wrapper: loads the light columns of both tables, lets rl_assets.analysis.pairs choose the pairs
+Thin wrapper: loads the light columns of both tables, lets rl_assets.analysis.q3.pairs choose the pairs
 and the shown attempts, loads only those conversations, renders with pairs_html and writes
 `<reports>/<slug>/Q3_trace_pairs/pairs.html` atomically.
 """
@@ -12,8 +12,8 @@ import dagster as dg
 
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.escape import md_code, md_text
-from rl_assets.analysis.pairs import CARD_FIELDS, MODE_RULES, build_pairs, shown_trace_ids
-from rl_assets.analysis.pairs_html import render_page
+from rl_assets.analysis.q3.pairs import CARD_FIELDS, MODE_RULES, build_pairs, shown_trace_ids
+from rl_assets.analysis.q3.pairs_html import render_page
 from rl_assets.fileutil import atomic_write_text
 from rl_assets.partitions import models_partitions
 from rl_assets.store import report_dir

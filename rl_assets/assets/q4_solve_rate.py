@@ -13,7 +13,7 @@ from dagster import AssetExecutionContext
 
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.figures import ui_image_uri
-from rl_assets.analysis.context_bins import COLUMNS, render_png, solve_rate_by_context
+from rl_assets.analysis.q4.context_bins import COLUMNS, render_png, solve_rate_by_context
 from rl_assets.analysis.report_md import fmt_ci, fmt_pct, jsonable, md_table
 from rl_assets.fileutil import atomic_write_bytes, atomic_write_text
 from rl_assets.partitions import models_partitions

@@ -12,7 +12,7 @@ sensors/lineage_sensor.py requests it after a member's analysis run ends.
 import dagster as dg
 
 from resources.settings_resource import AnalysisSettings
-from rl_assets.analysis.behavioral_delta import NEEDED
+from rl_assets.analysis.q1.behavioral_delta import NEEDED
 from rl_assets.analysis.escape import md_code, md_text
 from rl_assets.analysis.figures import ui_image_uri
 from rl_assets.analysis.lineage import build_lineage, plots

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rl_assets.analysis.behavioral_delta import ALPHA
+from rl_assets.analysis.q1.behavioral_delta import ALPHA
 from rl_assets.analysis.lineage.curves import at_checkpoints, job_curves
 from rl_assets.analysis.lineage.emergence import feature_lineage
 from rl_assets.analysis.lineage.families import family_lineage

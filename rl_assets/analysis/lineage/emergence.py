@@ -19,7 +19,7 @@ own family of looks:
 from __future__ import annotations
 
 from rl_assets.analysis import stats
-from rl_assets.analysis.behavioral_delta import ALPHA, feature_deltas, to_frame
+from rl_assets.analysis.q1.behavioral_delta import ALPHA, feature_deltas, to_frame
 from rl_assets.analysis.lineage.resolution import mark_limited, permutations_for
 from rl_assets.schema import FEATURE_COLUMNS
 

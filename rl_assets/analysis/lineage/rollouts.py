@@ -17,7 +17,7 @@ import pandas as pd
 
 from rl_assets.analysis import stats
 from rl_assets.analysis.audit.lenient import normalize_answer
-from rl_assets.analysis.behavioral_delta import ALPHA
+from rl_assets.analysis.q1.behavioral_delta import ALPHA
 from rl_assets.analysis.stats.trend import spearman_permutation_p
 from rl_assets.schema import FEATURE_COLUMNS
 

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from rl_assets.analysis.behavioral_delta import PASS_THRESHOLD
+from rl_assets.analysis.q1.behavioral_delta import PASS_THRESHOLD
 from rl_assets.analysis.stats import NotEnoughData, mcnemar_exact, minimum_detectable_effect, paired_bootstrap_arrays
 
 

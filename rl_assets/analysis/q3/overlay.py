@@ -1,6 +1,6 @@
 """Q3 temporal overlay: the RL-time reward line with the baseline / post-RL eval rewards as markers.
 
-Fixes docs/original_pipeline.md W7/W8: the line uses the Q2 bins (rl_assets.analysis.temporal, edges
+Fixes docs/original_pipeline.md W7/W8: the line uses the Q2 bins (rl_assets.analysis.q2.temporal, edges
 aligned to the UTC epoch, nothing dropped) and the line and the markers use ONE reward definition
 (REWARD_DEFINITION, computed by ``temporal.reward_summary`` — the same per-bin headline as Q2's
 ``rl_temporal`` table, so the two reports' RL curves agree exactly). Markers at the same time are spread symmetrically and labelled so both stay
@@ -14,8 +14,8 @@ from datetime import timedelta
 import pandas as pd
 
 from rl_assets.analysis.figures import figure_png
-from rl_assets.analysis.temporal import REWARD_DEFINITION as _HEADLINE
-from rl_assets.analysis.temporal import bin_rollouts, reward_outcomes, reward_summary, utc_timestamp
+from rl_assets.analysis.q2.temporal import REWARD_DEFINITION as _HEADLINE
+from rl_assets.analysis.q2.temporal import bin_rollouts, reward_outcomes, reward_summary, utc_timestamp
 
 REWARD_DEFINITION = _HEADLINE + " — the same on the RL line, on both eval markers and in Q2's rl_temporal bins"
 TITLE = "RL-time reward (line, UTC bins) with baseline and post-RL eval rewards (markers)"

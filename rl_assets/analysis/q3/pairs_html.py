@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 
-from rl_assets.analysis.pairs import ATTEMPT_RULE, CARD_FIELDS, MODE_RULES, SYMBOL, Pair, TaskSide, outcome
-from rl_assets.analysis.pairs_message_html import MESSAGE_CAP, esc, render_message, role_of
-from rl_assets.analysis.pairs_page_assets import CSS, JS
+from rl_assets.analysis.q3.pairs import ATTEMPT_RULE, CARD_FIELDS, MODE_RULES, SYMBOL, Pair, TaskSide, outcome
+from rl_assets.analysis.q3.pairs_message_html import MESSAGE_CAP, esc, render_message, role_of
+from rl_assets.analysis.q3.pairs_page_assets import CSS, JS
 from rl_assets.ingest.features import text_of
 
 TRACE_BUDGET = 100_000  # characters of message text shown per trace (markup comes on top)

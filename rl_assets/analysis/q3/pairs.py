@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from rl_assets.analysis.pairs_align import Alignment, align_actions, extract_actions
+from rl_assets.analysis.q3.pairs_align import Alignment, align_actions, extract_actions
 
 MODES = ("flips", "reward_delta", "behavior_delta", "random")
 ATTEMPT_RULE = (

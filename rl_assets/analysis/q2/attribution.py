@@ -19,7 +19,7 @@ import pandas as pd
 
 from rl_assets.analysis.stats import bootstrap_spearman, spearman
 from rl_assets.analysis.stats import fisher_z_interval, pearson_rows
-from rl_assets.analysis.temporal import reward_outcomes
+from rl_assets.analysis.q2.temporal import reward_outcomes
 
 MIN_BINS = 5
 FORMAT_LENGTH = frozenset({"assistant_tokens", "mean_assistant_tokens", "think_tokens", "think_token_ratio",

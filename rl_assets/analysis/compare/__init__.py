@@ -1,0 +1,1 @@
+"""Cross-model comparison on one pinned benchmark (``comparison``)."""
