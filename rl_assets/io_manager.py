@@ -37,12 +37,12 @@ SUFFIXES = (".json", ".parquet")
 class RlDeltaIOManager(dg.ConfigurableIOManager):
     """Writes each value as JSON under one storage root, one file per run (tables: rl_assets/store.py)."""
 
-    root: str = ""  # "" -> rl_assets.settings.storage_root() at run time
+    root: str = ""  # "" -> the store's root (RLDELTA_STORAGE) at run time
 
     def _base(self) -> UPath:
-        from rl_assets.settings import storage_root
+        from rl_assets import store
 
-        return UPath(self.root or storage_root())
+        return UPath(self.root) if self.root else store.root()
 
     def _folder(self, key_path: list[str], partition_key: str | None) -> UPath:
         return self._base().joinpath(*key_path) / (slug(partition_key) if partition_key else "__all__")

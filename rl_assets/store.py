@@ -38,8 +38,10 @@ TABLES = "tables"
 
 
 def root() -> UPath:
-    """The storage root, as RLDELTA_STORAGE names it (default `<home>/storage`)."""
-    return UPath(settings.storage_root())
+    """The storage root, as RLDELTA_STORAGE names it (default `<home>/storage`). A local path is made
+    absolute: locations are handed to steps that may run in another working directory."""
+    value = settings.storage_root()
+    return UPath(value) if _remote(value) is not None else UPath(Path(_local(value)).expanduser().resolve())
 
 
 def is_local() -> bool:

@@ -93,3 +93,19 @@ def test_analyze_model_runs_with_an_object_store_root(rldelta_home, monkeypatch)
     assert not (rldelta_home / "storage").exists() and not (rldelta_home / "tables").exists()
     assert (store.report_dir(ALPHA) / "Q2_rl_temporal" / "report.json").exists()  # reports stay local outputs
     fs.rm(base, recursive=True)
+
+
+def test_a_relative_storage_root_hands_over_absolute_locations(rldelta_home, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RLDELTA_STORAGE", "shared")
+    assert str(store.trace_table_folder("baseline_traces", "org/m-8B")) == str(tmp_path / "shared" / "tables" / "baseline_traces" / "org--m-8B")
+
+
+def test_a_table_returned_as_a_value_is_refused_with_the_way_out(tmp_path):
+    import pyarrow as pa
+
+    from rl_assets.io_manager import RlDeltaIOManager
+
+    io = RlDeltaIOManager(root=str(tmp_path))
+    with pytest.raises(TypeError, match="returned a table: write it with rl_assets.store"):
+        io.handle_output(dg.build_output_context(asset_key=dg.AssetKey("x"), run_id="r1"), pa.table({"a": [1]}))
