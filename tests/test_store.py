@@ -109,3 +109,26 @@ def test_a_table_returned_as_a_value_is_refused_with_the_way_out(tmp_path):
     io = RlDeltaIOManager(root=str(tmp_path))
     with pytest.raises(TypeError, match="returned a table: write it with rl_assets.store"):
         io.handle_output(dg.build_output_context(asset_key=dg.AssetKey("x"), run_id="r1"), pa.table({"a": [1]}))
+
+
+def test_a_training_metrics_value_from_before_the_store_fails_rl_temporal_clearly(rldelta_home, tmp_path):
+    """Such a value named a report file (metrics_path); reports are not read back: re-materialize it."""
+    import json
+
+    from dagster_run import materialize_partition
+
+    from resources.settings_resource import AnalysisSettings
+    from rl_assets.assets.q2_rl_temporal import rl_temporal
+    from rl_assets.io_manager import RlDeltaIOManager
+
+    src = tmp_path / "rollouts.jsonl"
+    src.write_text("".join(json.dumps({"conversations": [], "task": f"t{i}", "trial_name": f"t{i}__a", "result": "1.0",
+                                       "date": f"2026-05-01T{i:02d}:00:00Z"}) + "\n" for i in range(6)))
+    table = ingest_once(None, str(src), tmp_path / "rl.parquet")
+    rl_ref = {"applicable": True, "path": table["path"], "source": str(src), "repo_id": "org/m-8B"}
+    old = {"applicable": True, "metrics_path": str(rldelta_home / "reports" / "org--m-8B" / "metrics.parquet")}
+    result = materialize_partition([rl_temporal], "org/m-8B", stubs={"rl_traces": rl_ref, "training_metrics": old},
+                                   resources={"settings": AnalysisSettings(n_boot=50), "io_manager": RlDeltaIOManager()},
+                                   raise_on_error=False)
+    (failure,) = [e for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_FAILURE]
+    assert "written by an older rldelta); re-materialize training_metrics" in failure.event_specific_data.error.message
