@@ -1,43 +1,72 @@
-"""The one Definitions object: every asset, check, job and sensor of rldelta.
+"""The one Definitions object: every asset, check, job and sensor of rldelta, listed by name.
 
-Assets and checks are discovered from the `rl_assets.assets` package, jobs from `rl_assets.jobs`,
-sensors from the `sensors` package, so adding a module is all it takes to add one.
+A new asset, job or sensor is added here, next to its import; tests/test_definitions_snapshot.py
+then fails until tests/snapshots/definitions.json is updated (its docstring says how), so an
+added or dropped definition is always a visible change. Asset checks are declared on their assets
+(`check_specs`), so they come with the assets listed here.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
 import dagster as dg
-from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
-import rl_assets.assets
-import rl_assets.jobs
-import sensors
 from resources import build_resources
+from rl_assets.assets.audit import learning_audit
+from rl_assets.assets.checkpoint import checkpoint
+from rl_assets.assets.eval_pair import eval_pair
+from rl_assets.assets.failure_modes import failure_modes
+from rl_assets.assets.model_comparison import model_comparison
+from rl_assets.assets.q1_behavioral_delta import behavioral_delta
+from rl_assets.assets.q1_llm_judge import judge_verdicts
+from rl_assets.assets.q2_rl_temporal import rl_temporal, rl_traces
+from rl_assets.assets.q2_training import training_logs, training_metrics
+from rl_assets.assets.q3_overlay import eval_temporal_overlay
+from rl_assets.assets.q3_trace_pairs import trace_pairs
+from rl_assets.assets.q4_solve_rate import solve_rate_by_context_asset
+from rl_assets.assets.report_index import build_analysis_index
+from rl_assets.assets.run_lineage import run_lineage
+from rl_assets.assets.traces import baseline_traces, post_rl_traces
 from rl_assets.io_manager import RlDeltaIOManager
-from sensors.automation import with_automation
+from rl_assets.jobs.analyze import analyze_model, write_index
+from rl_assets.jobs.compare import compare_models
+from rl_assets.jobs.lineage import refresh_lineage
+from rl_assets.jobs.write_back import write_back_failure_modes
+from sensors.automation import rldelta_automation, with_automation
+from sensors.checkpoint_sensor import checkpoint_sensor
+from sensors.comparison_sensor import comparison_after_failure, comparison_after_success
+from sensors.index_sensor import index_after_failure, index_after_success
+from sensors.lineage_sensor import lineage_after_failure, lineage_after_success
+from sensors.registry_sensor import registry_sensor
+from sensors.training_logs_sensor import training_logs_sensor
 
+# Every per-model analysis asset, by question. INDEX.md (`analysis_index`) reports on, and runs
+# after, each of them (build_analysis_index keeps the per-model ones of the analysis groups).
+ANALYSIS = [
+    checkpoint, eval_pair, baseline_traces, post_rl_traces,  # preflight
+    behavioral_delta, judge_verdicts, failure_modes,  # q1
+    training_logs, training_metrics, rl_traces, rl_temporal,  # q2
+    trace_pairs, eval_temporal_overlay,  # q3
+    solve_rate_by_context_asset,  # q4
+    learning_audit,  # audit
+]
+analysis_index = build_analysis_index(ANALYSIS)
+ASSETS = [*ANALYSIS, analysis_index, model_comparison, run_lineage]
 
-def _module_objects(package, kinds: tuple[type, ...]) -> list:
-    found = []
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
-        found.extend(v for v in vars(module).values() if isinstance(v, kinds))
-    return list({id(v): v for v in found}.values())
+JOBS = [analyze_model, write_index, compare_models, refresh_lineage, write_back_failure_modes]
+
+SENSORS = [
+    checkpoint_sensor, registry_sensor, training_logs_sensor, rldelta_automation,
+    index_after_success, index_after_failure,
+    comparison_after_success, comparison_after_failure,
+    lineage_after_success, lineage_after_failure,
+]
 
 
 def build_definitions() -> dg.Definitions:
-    assets = dg.map_asset_specs(with_automation, dg.load_assets_from_package_module(rl_assets.assets))
-    checks = dg.load_asset_checks_from_package_module(rl_assets.assets)
-    jobs = _module_objects(rl_assets.jobs, (dg.JobDefinition, UnresolvedAssetJobDefinition))
-    sensor_defs = _module_objects(sensors, (dg.SensorDefinition,))
     return dg.Definitions(
-        assets=assets,
-        asset_checks=checks,
-        jobs=jobs,
-        sensors=sensor_defs,
+        assets=dg.map_asset_specs(with_automation, ASSETS),
+        jobs=JOBS,
+        sensors=SENSORS,
         resources={"io_manager": RlDeltaIOManager(), **build_resources()},
         # Every step of a run in the run's own process: a fresh process per step re-imported Dagster
         # and the code (~3.5 s CPU, ~240 MB each), which dominated a sensor-launched analysis.

@@ -1,1 +1,1 @@
-"""Sensors; every module-level SensorDefinition here is auto-loaded."""
+"""Sensors; each one is listed by name in rl_assets/definitions.py."""

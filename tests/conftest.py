@@ -1,4 +1,6 @@
-"""Shared fixtures: an isolated home folder, a loopback Hub, a scratch PostgreSQL database.
+"""Shared fixtures: an isolated home folder, a loopback Hub, a scratch PostgreSQL database, and the
+Dagster set-up of the asset tests (an instance with model partitions; materialize one partition
+with stub upstreams).
 
 Keep this file generic; area-specific fixtures live in the test files that use them.
 """
@@ -50,6 +52,37 @@ def hub_server(rldelta_home, monkeypatch):
     (rldelta_home / "hub").mkdir(exist_ok=True)
     with HubServer(rldelta_home / "hub") as server:
         yield server
+
+
+@pytest.fixture
+def partition_instance():
+    """partition_instance(*model_ids, tempdir=None) -> an ephemeral Dagster instance with those
+    `models` partitions added (none: an empty instance). Each one is disposed after the test."""
+    from dagster_run import partition_instance as make
+
+    made = []
+
+    def make_instance(*keys: str, tempdir: str | None = None):
+        made.append(make(*keys, tempdir=tempdir))
+        return made[-1]
+
+    yield make_instance
+    for instance in made:
+        instance.dispose()
+
+
+@pytest.fixture
+def materialize_partition(partition_instance):
+    """materialize_partition(assets, model_id, *, stubs={name: value}, resources=, run_config=,
+    instance=, **dg.materialize kwargs): one partition's run, each upstream in `stubs` replaced by an
+    asset returning the given value; without `instance`, a fresh one holding that partition
+    (tests/dagster_run.py)."""
+    from dagster_run import materialize_partition as materialize
+
+    def run(assets, partition: str, *, instance=None, **kw):
+        return materialize(assets, partition, instance=instance or partition_instance(partition), **kw)
+
+    return run
 
 
 @pytest.fixture

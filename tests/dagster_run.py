@@ -1,5 +1,10 @@
 """Materialize a few assets for one model partition on a throwaway Dagster instance, upstream
-assets replaced by stubs that return given values (shared set-up of the asset tests)."""
+assets replaced by stubs that return given values (shared set-up of the asset tests).
+
+Tests take these as the conftest.py fixtures `partition_instance` and
+`materialize_partition`; helper modules (audit_materialize.py, llm_server.py, core_world.py) and
+module-scoped fixtures or module-level helpers, which function fixtures cannot reach, import them
+from here."""
 
 from __future__ import annotations
 

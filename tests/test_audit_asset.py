@@ -102,3 +102,14 @@ def test_resources_are_typed_parameters():
     params = inspect.signature(learning_audit.op.compute_fn.decorated_fn).parameters
     assert {n: params[n].annotation for n in ("settings", "registry", "llm")} == {
         "settings": AnalysisSettings, "registry": RegistryResource, "llm": LLMResource}
+
+
+@pytest.mark.usefixtures("run")  # it wrote the two trace tables into tmp_path
+def test_a_missing_predictions_file_fails_the_run_naming_model_and_file(tmp_path):
+    # predictions_path (run config) is the one way to pass predictions: no deployment-wide setting
+    refs = {name: {"path": str(tmp_path / f"{name}.parquet"), "source": "s", "revision": "r1", "benchmark": "b"}
+            for name in ("baseline_traces", "post_rl_traces")}
+    missing = tmp_path / "no-such-predictions.json"
+    with pytest.raises(Exception) as failed:
+        materialize_audit(MODEL, refs, tmp_path, predictions_path=str(missing))
+    assert f"learning_audit {MODEL}" in str(failed.value) and str(missing) in str(failed.value), failed.value

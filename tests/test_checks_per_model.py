@@ -22,11 +22,10 @@ def _model(hub, repo_id, readme: bool):
         (folder / "README.md").write_text("# a model\n")
 
 
-def test_a_failed_check_of_one_model_stays_failed_when_another_model_passes(rldelta_home):
+def test_a_failed_check_of_one_model_stays_failed_when_another_model_passes(rldelta_home, partition_instance):
     _model(rldelta_home / "hub", BARE, readme=False)
     _model(rldelta_home / "hub", FULL, readme=True)
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions("models", [BARE, FULL])
+    instance = partition_instance(BARE, FULL)
     resources = {"hub": HubResource(), "registry": RegistryResource(), "settings": AnalysisSettings(),
                  "io_manager": RlDeltaIOManager()}
     for model in (BARE, FULL):  # the passing model runs last, as rl-alpha did after rl-beta

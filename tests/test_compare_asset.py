@@ -30,7 +30,7 @@ def _job(jid, model, bench, dataset):
 
 
 @pytest.fixture
-def instance(tmp_path, monkeypatch):
+def instance(tmp_path, monkeypatch, partition_instance):
     home = tmp_path / "home"
     monkeypatch.setenv("RLDELTA_HOME", str(home))
     _dataset(home / "hub", "base-b1", [0, 1] * 10)
@@ -44,9 +44,7 @@ def instance(tmp_path, monkeypatch):
         {"id": m, "name": f"org/{m}-8B", "base_model_id": "base"} for m in ("good", "flat", "other")])
     reg.insert("sandbox_jobs", [_job("j0", "base", "b1", "base-b1"), _job("j1", "good", "b1", "good-b1"),
                                 _job("j2", "flat", "b1", "flat-b1"), _job("j3", "other", "b2", "other-b2")])
-    inst = dg.DagsterInstance.ephemeral()
-    inst.add_dynamic_partitions("models", ["org/good-8B", "org/flat-8B", "org/other-8B"])
-    return inst, home
+    return partition_instance("org/good-8B", "org/flat-8B", "org/other-8B"), home
 
 
 def run(instance, settings=None):

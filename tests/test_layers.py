@@ -19,10 +19,10 @@ PACKAGES = ("rl_assets", "resources", "sensors")
 # Modules of rl_assets/ that every layer may import: they import no layer package themselves.
 NEUTRAL = ("rl_assets.settings", "rl_assets.partitions", "rl_assets.schema", "rl_assets.fileutil",
            "rl_assets.llm_cache", "rl_assets.timestamps", "rl_assets.instance", "rl_assets.masking",
-           "rl_assets.escape", "rl_assets.store")
+           "rl_assets.escape", "rl_assets.groups", "rl_assets.store")
 UPPER = ("rl_assets.definitions", "rl_assets.cli", "sensors")
 # Glue of the asset layer (storage, IO manager, registry look-ups): nothing below assets uses it.
-GLUE = ("rl_assets.io_manager", "rl_assets.trace_tables", "rl_assets.resolve")
+GLUE = ("rl_assets.io_manager", "rl_assets.trace_tables", "rl_assets.resolve", "rl_assets.lineage_records")
 
 # importer prefix -> prefixes it must never import
 FORBIDDEN = {
@@ -47,8 +47,6 @@ KNOWN_EXCEPTIONS = {
     ("rl_assets.analysis.judge.run", "resources.llm_client"),
     # assets that reach into jobs for a path or a job name (belongs to the store / definitions)
     ("rl_assets.assets.failure_modes", "rl_assets.jobs.write_back"),
-    ("rl_assets.assets.report_index", "rl_assets.jobs.analyze"),
-    ("rl_assets.assets.report_index", "rl_assets.jobs.lineage"),
 }
 
 

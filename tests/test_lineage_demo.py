@@ -13,6 +13,7 @@ import json
 
 import dagster as dg
 import pytest
+from dagster_run import partition_instance  # a module-scoped fixture cannot take the conftest one
 
 from resources import build_resources
 from resources.settings_resource import AnalysisSettings
@@ -45,8 +46,7 @@ def lineage(tmp_path_factory):
         world = build_world(seed=7, scale=0.3)
         truth = json.loads(world.ground_truth_path.read_text())["lineage"]
         members = [m["repo_id"] for m in truth["members"]]
-        instance = dg.DagsterInstance.ephemeral()
-        instance.add_dynamic_partitions("models", members)
+        instance = partition_instance(*members)
         folder = home / "reports" / "runs" / truth["job"]
         # Analysed out of step order on purpose; the lineage is refreshed the way the daemon does it:
         # the run-status sensor sees a member's run end and requests refresh_lineage, which runs here.
@@ -194,7 +194,7 @@ def test_report_plots_metadata_and_checks_show_in_the_ui(lineage):
 
 
 def test_index_of_each_member_links_to_the_lineage(lineage):
-    from rl_assets.assets.report_index import analysis_index
+    from rl_assets.definitions import analysis_index
 
     instance, truth = lineage["instance"], lineage["truth"]
     with pytest.MonkeyPatch.context() as mp:

@@ -51,3 +51,13 @@ def test_family_reward_emergence_is_reported_next_to_the_label_path():
 def test_the_judge_behind_the_win_rates_is_named():
     md = render_markdown(build_lineage("job", _stored(), n_boot=200), {})
     assert "offline-heuristic (not an LLM): most_changed 75.0% [60.0%, 86.0%]" in md
+
+
+def test_index_links_point_from_a_members_report_folder_to_its_jobs_lineage(tmp_path):
+    from rl_assets.analysis.lineage.index_links import index_links
+
+    folder = tmp_path / "reports" / "org--b-20-8B"
+    report = str(tmp_path / "reports" / "runs" / "job" / "lineage.md")
+    lineages = [("job", ["org/a-10-8B", "org/b-20-8B", "org/c-30-8B"], report), ("other", ["org/a-10-8B"], report)]
+    assert index_links("org/b-20-8B", folder, lineages) == [
+        "Run lineage: [job](../runs/job/lineage.md) — checkpoint 2 of 3 of the job, in training-step order"]

@@ -3,14 +3,11 @@
 import json
 from datetime import datetime, timezone
 
-import dagster as dg
 import pytest
 
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.q3_overlay import eval_temporal_overlay
 from rl_assets.assets.q3_trace_pairs import trace_pairs
-from dagster_run import partition_instance
-from dagster_run import stub_asset as stub
 from q3_synth import XSS, row, write
 
 MODEL = "org/rl-model-8B"
@@ -28,14 +25,14 @@ def world(tmp_path, monkeypatch):
             "post_rl_traces": {"path": write(tmp_path / "a.parquet", post), "source": "hf:org/rl-evals", "revision": "r2"},
             "eval_pair": {"baseline_eval_ts": "2026-04-22T09:00:00+00:00", "post_rl_eval_ts": "2026-05-22T09:00:00+00:00",
                           "benchmark": "tbm"}}
-    return tmp_path, refs, partition_instance(MODEL)
+    return tmp_path, refs
 
 
-def test_trace_pairs_writes_one_escaped_page_with_divergences(world):
-    tmp_path, refs, instance = world
-    assets = [stub("baseline_traces", refs["baseline_traces"]), stub("post_rl_traces", refs["post_rl_traces"]), trace_pairs]
-    result = dg.materialize(assets, instance=instance, partition_key=MODEL, resources={"settings": AnalysisSettings(pair_top_n=4)},
-                            run_config={"ops": {"trace_pairs": {"config": {"mode": "flips"}}}})
+def test_trace_pairs_writes_one_escaped_page_with_divergences(world, materialize_partition):
+    tmp_path, refs = world
+    stubs = {k: refs[k] for k in ("baseline_traces", "post_rl_traces")}
+    result = materialize_partition([trace_pairs], MODEL, stubs=stubs, resources={"settings": AnalysisSettings(pair_top_n=4)},
+                                   run_config={"ops": {"trace_pairs": {"config": {"mode": "flips"}}}})
     assert result.success
     out = result.output_for_node("trace_pairs")
     assert out["n_pairs"] == 4 and out["common_tasks"] == 5
@@ -47,12 +44,11 @@ def test_trace_pairs_writes_one_escaped_page_with_divergences(world):
     assert [c.passed for c in checks] == [True]
 
 
-def test_overlay_without_rl_traces_still_writes_markers(world):
-    tmp_path, refs, instance = world
+def test_overlay_without_rl_traces_still_writes_markers(world, materialize_partition):
+    tmp_path, refs = world
     reason = "not applicable: no RL rollout dataset for org/rl-model-8B (tried ['org/rl-model'])"
-    assets = [stub(k, v) for k, v in refs.items()] + [stub("rl_traces", {"applicable": False, "reason": reason}),
-                                                     eval_temporal_overlay]
-    result = dg.materialize(assets, instance=instance, partition_key=MODEL, resources={"settings": AnalysisSettings()})
+    stubs = {**refs, "rl_traces": {"applicable": False, "reason": reason}}
+    result = materialize_partition([eval_temporal_overlay], MODEL, stubs=stubs, resources={"settings": AnalysisSettings()})
     assert result.success
     folder = tmp_path / "home" / "reports" / "org--rl-model-8B" / "Q3_temporal_overlay"
     data = json.loads((folder / "overlay.json").read_text())
@@ -61,14 +57,14 @@ def test_overlay_without_rl_traces_still_writes_markers(world):
     assert (folder / "overlay.png").stat().st_size > 10_000
 
 
-def test_overlay_with_rl_traces_bins_rollouts(world):
-    tmp_path, refs, instance = world
+def test_overlay_with_rl_traces_bins_rollouts(world, materialize_partition):
+    tmp_path, refs = world
     rollouts = [row(f"r{i}", 0, float(i % 2), ["ls"], side="r") for i in range(12)]
     for i, r in enumerate(rollouts):
         r["date"] = datetime(2026, 5, 20, 2 + i, 30, tzinfo=timezone.utc)
     rl = {"applicable": True, "path": write(tmp_path / "rl.parquet", rollouts), "source": "hf:org/rl-model"}
-    assets = [stub(k, v) for k, v in refs.items()] + [stub("rl_traces", rl), eval_temporal_overlay]
-    result = dg.materialize(assets, instance=instance, partition_key=MODEL, resources={"settings": AnalysisSettings(bin_hours=4.0)})
+    result = materialize_partition([eval_temporal_overlay], MODEL, stubs={**refs, "rl_traces": rl},
+                                   resources={"settings": AnalysisSettings(bin_hours=4.0)})
     data = json.loads((tmp_path / "home" / "reports" / "org--rl-model-8B" / "Q3_temporal_overlay" / "overlay.json").read_text())
     assert result.success and data["rl_applicable"] and data["notes"] == []
     assert [p["bin_start"][11:16] for p in data["rl"]["points"]] == ["00:00", "04:00", "08:00", "12:00"]

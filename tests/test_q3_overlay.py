@@ -72,13 +72,11 @@ def test_full_overlay_plots_line_and_markers():
     assert len(plot_overlay(result)) > 10_000
 
 
-def test_q2_rl_temporal_and_q3_overlay_assets_report_the_same_rl_curve(tmp_path, monkeypatch):
+def test_q2_rl_temporal_and_q3_overlay_assets_report_the_same_rl_curve(tmp_path, monkeypatch, materialize_partition):
     """Both assets on the same rollouts (graded rewards, agent errors, infra errors): the Q2 bin
     table's headline and the Q3 RL line are the same numbers, and attribution uses that headline."""
     import json
     from datetime import datetime, timezone
-
-    from dagster_run import materialize_partition
 
     from resources.settings_resource import AnalysisSettings
     from rl_assets.assets.q2_rl_temporal import rl_temporal

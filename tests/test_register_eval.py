@@ -34,7 +34,8 @@ def registry_url(request, rldelta_home, monkeypatch):
     return url
 
 
-def test_two_commands_give_a_model_an_eval_pair_on_the_users_own_traces(registry_url, rldelta_home, tmp_path, capsys):
+def test_two_commands_give_a_model_an_eval_pair_on_the_users_own_traces(registry_url, rldelta_home, tmp_path, capsys,
+                                                                        partition_instance):
     before, after = _traces(tmp_path / "before", [0, 1] * 5), _traces(tmp_path / "after", [1] * 9 + [0])
     assert main(["register-eval", BASE, "--benchmark", "my-bench", "--traces", str(before), "--score", "0.5",
                  "--started", "2026-05-01T10:00:00Z", "--ended", "2026-05-01T11:00:00Z"]) == 0
@@ -49,8 +50,7 @@ def test_two_commands_give_a_model_an_eval_pair_on_the_users_own_traces(registry
     assert (job["job_status"], job["hf_traces_link"], job["metrics"]) == ("Finished", str(after.resolve()), {"accuracy": 0.9})
     assert job["started_at"].isoformat().startswith("2026-05-03T10:00:00") and job["ended_at"] == job["started_at"]
 
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions("models", [RL])
+    instance = partition_instance(RL)
     result = dg.materialize([eval_pair, baseline_traces, post_rl_traces], instance=instance, partition_key=RL,
                             resources={"registry": RegistryResource(), "settings": AnalysisSettings(), "hub": HubResource(),
                                        "io_manager": RlDeltaIOManager()})

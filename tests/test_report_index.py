@@ -6,11 +6,13 @@ import dagster as dg
 import pytest
 
 from rl_assets.analysis.index_md import COMPLETION_NOTE, judge_findings, q1_findings
-from rl_assets.assets.report_index import ANALYSIS_ASSETS, analysis_index
+from rl_assets.assets.report_index import analysis_steps
+from rl_assets.definitions import ANALYSIS, analysis_index
 from rl_assets.io_manager import RlDeltaIOManager
 from rl_assets.partitions import models_partitions
 
 MODEL = "org/rl-model-8B"
+ANALYSIS_ASSETS = analysis_steps(ANALYSIS)  # what INDEX.md reports on
 
 
 @pytest.fixture
@@ -46,9 +48,8 @@ def stubs(folder):
     return [behavioral_delta, rl_traces, trace_pairs]
 
 
-def test_index_reports_each_status_from_the_event_log(home):
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions("models", [MODEL])
+def test_index_reports_each_status_from_the_event_log(home, partition_instance):
+    instance = partition_instance(MODEL)
     first = dg.materialize(stubs(home), instance=instance, partition_key=MODEL, raise_on_error=False,
                            resources={"io_manager": RlDeltaIOManager()})
     assert not first.success
@@ -70,10 +71,9 @@ def test_index_reports_each_status_from_the_event_log(home):
     assert "think_tokens 80 → 38" in text and "LLM judge: not produced" in text and "audit: not produced" in text
 
 
-def test_run_ids_link_to_the_ui_and_input_versions_are_the_upstreams_own(home, monkeypatch):
+def test_run_ids_link_to_the_ui_and_input_versions_are_the_upstreams_own(home, monkeypatch, partition_instance):
     monkeypatch.setenv("RLDELTA_UI_URL", "http://127.0.0.1:3999/")
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions("models", [MODEL])
+    instance = partition_instance(MODEL)
     version = {"v": "tables-1"}
 
     @dg.asset(name="baseline_traces", partitions_def=models_partitions, group_name="preflight")
@@ -101,9 +101,8 @@ def test_run_ids_link_to_the_ui_and_input_versions_are_the_upstreams_own(home, m
     assert upstream_in_ui == "tables-2"
 
 
-def test_a_later_success_replaces_the_failure(home):
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions("models", [MODEL])
+def test_a_later_success_replaces_the_failure(home, partition_instance):
+    instance = partition_instance(MODEL)
     dg.materialize(stubs(home), instance=instance, partition_key=MODEL, raise_on_error=False)
 
     @dg.asset(name="trace_pairs", partitions_def=models_partitions, group_name="q3")
@@ -115,7 +114,7 @@ def test_a_later_success_replaces_the_failure(home):
     assert result.output_for_node("analysis_index")["statuses"]["trace_pairs"] == "materialized"
 
 
-def test_index_is_the_analysis_runs_last_step_and_its_own_run_after_other_runs():
+def test_index_is_the_analysis_runs_last_step_and_its_own_run_after_other_runs(partition_instance):
     # analyze_model writes INDEX.md last; a run that did not (a failure, a few assets) gets a write_index run.
     from rl_assets.definitions import defs
     from sensors.index_sensor import index_after_failure, index_after_success
@@ -126,8 +125,7 @@ def test_index_is_the_analysis_runs_last_step_and_its_own_run_after_other_runs()
     assert "analysis_index" in in_analyze and index_job == {"analysis_index"}
     assert {k.to_user_string() for k in ANALYSIS_ASSETS} | {"analysis_index"} == in_analyze
     assert set(defs.resolve_asset_graph().get(dg.AssetKey("analysis_index")).parent_keys) == set(ANALYSIS_ASSETS)
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions("models", ["org/m-8B"])
+    instance = partition_instance("org/m-8B")
 
     def after(run, status):
         return (index_after_success if status == "PIPELINE_SUCCESS" else index_after_failure)(dg.build_run_status_sensor_context(

@@ -76,7 +76,8 @@ def _strip(value):
     return value
 
 
-def test_analyze_model_on_two_celery_workers_matches_one_process(tmp_path, monkeypatch, redis_url, pg_url):
+def test_analyze_model_on_two_celery_workers_matches_one_process(tmp_path, monkeypatch, redis_url, pg_url,
+                                                                  partition_instance):
     from rl_assets.definitions import defs
     from rl_assets.demo import build_world
 
@@ -87,8 +88,7 @@ def test_analyze_model_on_two_celery_workers_matches_one_process(tmp_path, monke
     build_world(None, scale=0.25)
 
     # The reference: one process, one home.
-    single = dg.DagsterInstance.ephemeral()
-    single.add_dynamic_partitions("models", [MODEL])
+    single = partition_instance(MODEL)
     result = defs.resolve_job_def("analyze_model").execute_in_process(
         instance=single, partition_key=MODEL, run_config=QUIET, raise_on_error=False)
     assert result.success, "the single-process reference run failed"

@@ -49,8 +49,8 @@ def _after(sensor, instance, run, status="PIPELINE_SUCCESS"):
     return sensor(ctx)
 
 
-def test_checkpoint_sensor_adds_the_job_partition_of_each_new_checkpoint(hub_root):
-    instance = dg.DagsterInstance.ephemeral()
+def test_checkpoint_sensor_adds_the_job_partition_of_each_new_checkpoint(hub_root, partition_instance):
+    instance = partition_instance()  # no partitions yet: the sensor adds them
     result = checkpoint_sensor(dg.build_sensor_context(instance=instance, resources=_resources()))
     adds = {r.partitions_def_name: r.partition_keys for r in result.dynamic_partitions_requests}
     assert sorted(adds["models"]) == ["org/job-10-8B", "org/job-20-8B", "org/odd-5-8B", "org/solo-30-8B"]
@@ -64,11 +64,10 @@ def test_checkpoint_sensor_adds_the_job_partition_of_each_new_checkpoint(hub_roo
     assert {r.partitions_def_name for r in later.dynamic_partitions_requests} == {"models"}  # my-job is known
 
 
-def test_a_member_run_ending_refreshes_its_lineage_and_the_lineage_run_rewrites_member_indexes(hub_root):
+def test_a_member_run_ending_refreshes_its_lineage_and_the_lineage_run_rewrites_member_indexes(hub_root, partition_instance):
     from rl_assets.definitions import defs
 
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions("models", ["org/job-20-8B", "org/odd-5-8B"])
+    instance = partition_instance("org/job-20-8B", "org/odd-5-8B")
     done = dg.materialize([checkpoint], instance=instance, partition_key="org/job-20-8B", resources=_resources())
     run = instance.get_run_by_id(done.run_id)
     result = _after(lineage_after_success, instance, run)

@@ -36,8 +36,8 @@ def tick(instance, cursor=None):
     return checkpoint_sensor(ctx)
 
 
-def test_sensor_adds_partitions_runs_and_ignores_logs_only_uploads(hub_root):
-    instance = dg.DagsterInstance.ephemeral()
+def test_sensor_adds_partitions_runs_and_ignores_logs_only_uploads(hub_root, partition_instance):
+    instance = partition_instance()  # no partitions yet: the sensor adds them
     first = tick(instance)
     assert [r.partition_key for r in first.run_requests] == ["org/ready-8B"]
     assert first.dynamic_partitions_requests[0].partition_keys == ["org/ready-8B"]

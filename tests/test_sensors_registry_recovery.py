@@ -28,16 +28,14 @@ def _tick(instance, cursor=None):
     return registry_sensor(dg.build_sensor_context(instance=instance, cursor=cursor, resources={"registry": RegistryResource()}))
 
 
-def _failed_first_analysis():
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions("models", [RL])
+def _failed_first_analysis(instance):
     first = dg.materialize([eval_pair], instance=instance, partition_key=RL, resources=RESOURCES, raise_on_error=False)
     assert not first.success  # no registry row yet
     return instance
 
 
-def test_evals_registered_after_the_sensor_saw_the_model(rldelta_home, tmp_path):
-    instance = _failed_first_analysis()
+def test_evals_registered_after_the_sensor_saw_the_model(rldelta_home, tmp_path, partition_instance):
+    instance = _failed_first_analysis(partition_instance(RL))
     quiet = _tick(instance)
     assert not quiet.run_requests
     _register_evals(tmp_path)
@@ -46,8 +44,8 @@ def test_evals_registered_after_the_sensor_saw_the_model(rldelta_home, tmp_path)
     assert dg.materialize([eval_pair], instance=instance, partition_key=RL, resources=RESOURCES).success
 
 
-def test_evals_registered_before_the_sensor_first_looked(rldelta_home, tmp_path):
-    instance = _failed_first_analysis()
+def test_evals_registered_before_the_sensor_first_looked(rldelta_home, tmp_path, partition_instance):
+    instance = _failed_first_analysis(partition_instance(RL))
     _register_evals(tmp_path)  # within the sensor's 60 s interval, or while the daemon was down
     first = _tick(instance)
     (request,) = first.run_requests

@@ -12,7 +12,6 @@ import sys
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from dagster_run import materialize_partition
 from llm_server import write_trace_table
 from test_hostile_markdown import HOSTILE
 from test_q3_browser import find_chromium
@@ -26,7 +25,7 @@ from rl_assets.assets.failure_modes import failure_modes
 from rl_assets.assets.q1_behavioral_delta import behavioral_delta
 from rl_assets.assets.q1_llm_judge import judge_verdicts
 from rl_assets.assets.q3_trace_pairs import trace_pairs
-from rl_assets.assets.report_index import analysis_index
+from rl_assets.definitions import analysis_index
 from rl_assets.io_manager import RlDeltaIOManager
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -78,7 +77,7 @@ def _hostile_side(folder, side: str) -> dict:
 
 
 @pytest.fixture
-def hostile_home(rldelta_home, tmp_path, monkeypatch):
+def hostile_home(rldelta_home, tmp_path, monkeypatch, materialize_partition):
     """The home instance (as `make ui` opens it) with the analysis assets materialized on hostile inputs."""
     monkeypatch.setenv("DAGSTER_HOME", str(rldelta_home / "dagster"))
     from rl_assets.cli import _instance

@@ -1,1 +1,1 @@
-"""Asset modules; every module here is auto-loaded by rl_assets.definitions."""
+"""Asset modules; each asset is listed by name in rl_assets/definitions.py."""

@@ -11,45 +11,34 @@ with the reason the asset recorded. The findings summary comes from the values t
 """
 
 import hashlib
-import importlib
-import pkgutil
 from datetime import datetime, timezone
 from pathlib import Path
 
 import dagster as dg
 
-import rl_assets.assets
 from rl_assets.analysis.index_md import audit_findings, judge_findings, q1_findings, render_index, render_summary
+from rl_assets.analysis.lineage.index_links import index_links
 from rl_assets.fileutil import atomic_write_text
+from rl_assets.groups import ANALYSIS_GROUPS
 from rl_assets.io_manager import latest_value, read_value
-from rl_assets.jobs.analyze import ANALYSIS_GROUPS
-from rl_assets.jobs.lineage import lineage_findings
+from rl_assets.lineage_records import lineages_of
 from rl_assets.partitions import models_partitions
 from rl_assets.run_liveness import run_process_gone
 from rl_assets.settings import ui_url
 from rl_assets.store import report_dir
 
-SELF = "analysis_index"
-
-
-def analysis_assets() -> dict[dg.AssetKey, tuple[str, str]]:
-    """{asset key: (group, step/op name)} of every per-model asset in rl_assets.assets but this one."""
+def analysis_steps(assets) -> dict[dg.AssetKey, tuple[str, str]]:
+    """{asset key: (group, step/op name)} of every per-model analysis asset among `assets` (the
+    explicit list in rl_assets/definitions.py), the index itself excluded, in INDEX.md order."""
     found = {}
-    for info in sorted(pkgutil.iter_modules(rl_assets.assets.__path__), key=lambda m: m.name):
-        if info.name == __name__.rsplit(".", 1)[-1]:
+    for obj in assets:
+        if not isinstance(obj, dg.AssetsDefinition) or obj.partitions_def != models_partitions:
             continue
-        module = importlib.import_module(f"{rl_assets.assets.__name__}.{info.name}")
-        for obj in vars(module).values():
-            if not isinstance(obj, dg.AssetsDefinition) or obj.partitions_def != models_partitions:
-                continue
-            for key in obj.keys:
-                group = obj.group_names_by_key.get(key)
-                if group in ANALYSIS_GROUPS and group != "report":
-                    found[key] = (group, obj.node_def.name)
+        for key in obj.keys:
+            group = obj.group_names_by_key.get(key)
+            if group in ANALYSIS_GROUPS and group != "report":
+                found[key] = (group, obj.node_def.name)
     return dict(sorted(found.items(), key=lambda kv: (ANALYSIS_GROUPS.index(kv[1][0]), kv[0].to_user_string())))
-
-
-ANALYSIS_ASSETS = analysis_assets()
 
 
 def _iso(ts: float) -> str:
@@ -149,18 +138,12 @@ def output_files(folder: Path) -> list[str]:
                   if p.is_file() and p.name != "INDEX.md" and not p.name.startswith("."))
 
 
-@dg.asset(
-    partitions_def=models_partitions,
-    group_name="report",
-    kinds={"markdown"},
-    deps=list(ANALYSIS_ASSETS),  # last step of a run that targets them; statuses still come from the event log
-)
-def analysis_index(context: dg.AssetExecutionContext):
-    """INDEX.md: every analysis asset's status, versions and outputs for this model, plus key findings."""
+def write_index_md(context: dg.AssetExecutionContext, steps: dict[dg.AssetKey, tuple[str, str]]):
+    """The body of `analysis_index` (built by build_analysis_index): statuses of `steps`, INDEX.md."""
     partition = context.partition_key
     folder = report_dir(partition)
     statuses = [asset_status(context.instance, key, partition, group=group, step=step, report_folder=folder)
-                for key, (group, step) in ANALYSIS_ASSETS.items()]
+                for key, (group, step) in steps.items()]
     status_of = {x["asset"]: x["status"] for x in statuses}
 
     def fresh(asset: str, lines: list[str]) -> list[str]:
@@ -178,7 +161,7 @@ def analysis_index(context: dg.AssetExecutionContext):
     overlay = stored("eval_temporal_overlay")
     if overlay is not None:
         findings += fresh("eval_temporal_overlay", [f"Q3 overlay: {n}" for n in overlay.get("notes", [])])
-    findings += lineage_findings(context.instance, partition, folder)  # link to the run lineage of its RL job
+    findings += index_links(partition, folder, lineages_of(context.instance, partition))  # its RL job's run lineage
     now = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
     text = render_index(partition, now, statuses, output_files(folder), findings, ui_url=ui_url())
     atomic_write_text(folder / "INDEX.md", text)
@@ -189,3 +172,24 @@ def analysis_index(context: dg.AssetExecutionContext):
                   "index": dg.MetadataValue.md(render_summary(statuses, findings, ui_url())),
                   **{f"n_{k.replace(' ', '_')}": v for k, v in counts.items()}},
     )
+
+
+def build_analysis_index(assets) -> dg.AssetsDefinition:
+    """`analysis_index`, depending on every per-model analysis asset among `assets`.
+
+    A factory rather than a module-level asset: the asset list is written out once, in
+    rl_assets/definitions.py, which passes it here (no package scan, no import of other assets).
+    """
+    steps = analysis_steps(assets)
+
+    @dg.asset(
+        partitions_def=models_partitions,
+        group_name="report",
+        kinds={"markdown"},
+        deps=list(steps),  # last step of a run that targets them; statuses still come from the event log
+    )
+    def analysis_index(context: dg.AssetExecutionContext):
+        """INDEX.md: every analysis asset's status, versions and outputs for this model, plus key findings."""
+        return write_index_md(context, steps)
+
+    return analysis_index

@@ -1,1 +1,1 @@
-"""Explicit jobs (auto-loaded by rl_assets.definitions)."""
+"""Jobs; each one is listed by name in rl_assets/definitions.py."""

@@ -2,9 +2,8 @@
 
 import dagster as dg
 
+from rl_assets.groups import ANALYSIS_GROUPS
 from rl_assets.partitions import models_partitions
-
-ANALYSIS_GROUPS = ("preflight", "q1", "q2", "q3", "q4", "audit", "report")
 
 # INDEX.md ("report") depends on every analysis asset, so it is this run's last step: an upload gets
 # its INDEX.md without a second run. A run that fails never gets there (a Dagster asset never runs
