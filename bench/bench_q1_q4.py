@@ -24,10 +24,11 @@ import pyarrow as pa  # noqa: E402
 
 from bench_ingest import make_file  # noqa: E402
 from rl_assets.analysis.q1.behavioral_delta import NEEDED, compute_behavioral_delta  # noqa: E402
-from rl_assets.analysis.q4.context_bins import COLUMNS, render_png, solve_rate_by_context  # noqa: E402
+from rl_assets.analysis.q1.report import render_markdown as q1_md  # noqa: E402
+from rl_assets.analysis.q4.context_bins import COLUMNS, solve_rate_by_context  # noqa: E402
+from rl_assets.analysis.q4.report import render_markdown as q4_md  # noqa: E402
+from rl_assets.analysis.q4.report import render_png  # noqa: E402
 from rl_assets.analysis.report_md import jsonable  # noqa: E402
-from rl_assets.assets.q1_behavioral_delta import render_markdown as q1_md  # noqa: E402
-from rl_assets.assets.q4_solve_rate import render_markdown as q4_md  # noqa: E402
 from rl_assets.ingest import ingest_source, read_traces  # noqa: E402
 
 

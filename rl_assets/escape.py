@@ -6,13 +6,15 @@ code spans, emphasis, links and table cells backslash-escaped, a leading block m
 `>`, `1.`) escaped, and `<`, `>`, `&` as HTML entities, so no heading, list, table, link, code
 span or raw HTML (`<script>`, `<img onerror=…>`) can start inside it. `md_code` shows it verbatim
 as a code span whose fence is longer than any backtick run inside. HTML: `html_text` is
-`html.escape` with quotes, for text and attribute values alike.
+`html.escape` with quotes, for text and attribute values alike. Tables: `md_table` is the only
+markdown table writer (reports, INDEX.md, metadata, the ingest ledger); each cell stays one cell.
 """
 
 from __future__ import annotations
 
 import html
 import re
+from typing import Any, Iterable, Sequence
 
 # Inline characters that start markup (code, emphasis, links/images, table cells); `<` `>` `&`
 # become entities first. Intraword `_` and `.` stay readable: they cannot open anything harmful.
@@ -47,3 +49,34 @@ def md_code(value) -> str:
 def html_text(value) -> str:
     """Untrusted text for HTML element content or a quoted attribute value."""
     return html.escape("" if value is None else str(value), quote=True)
+
+
+# A code span as md_code writes it: a backtick fence not escaped by a backslash, its content, the same
+# fence again. Inside one, `<` is shown verbatim (CommonMark parses no HTML there), so it stays as is.
+_CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+
+
+def _table_cell(cell: Any) -> str:
+    """A table cell: one line, no raw HTML, no pipe that ends the cell (untrusted text goes through
+    md_text / md_code first; cells keep the markdown emphasis and links that reports put in them)."""
+    text, out, last = _one_line(str(cell)), [], 0
+    for span in _CODE_SPAN.finditer(text):  # `<` / `>` become entities outside code spans only
+        out += [text[last:span.start()].replace("<", "&lt;").replace(">", "&gt;"), span.group(0)]
+        last = span.end()
+    out.append(text[last:].replace("<", "&lt;").replace(">", "&gt;"))
+    # a pipe md_text/md_code already escaped stays one escape (a second would end the cell)
+    return re.sub(r"(?<!\\)\|", r"\\|", "".join(out))
+
+
+def md_table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | None = None) -> str:
+    """A GitHub-flavoured markdown table, the only one reports build. align: one char per column,
+    'l' (left), 'r' (right) or '-' (unaligned); default l then r."""
+    headers = list(headers)
+    align = align or "l" + "r" * (len(headers) - 1)
+    if len(align) != len(headers):
+        raise ValueError(f"md_table: {len(headers)} columns but align {align!r}")
+    sep = [{"r": "---:", "l": ":---", "-": "---"}[a] for a in align]
+    lines = ["| " + " | ".join(_table_cell(h) for h in headers) + " |", "| " + " | ".join(sep) + " |"]
+    for row in rows:
+        lines.append("| " + " | ".join(_table_cell(c) for c in row) + " |")
+    return "\n".join(lines)

@@ -77,3 +77,23 @@ def pid_alive(pid: int) -> bool:
     except PermissionError:  # someone else's live process
         return True
     return True
+
+
+def atomic_write_files(folder: Path | str, files: dict[str, str | bytes]) -> dict[str, Path]:
+    """Write a report's rendered files (name -> text or bytes) into `folder`, each atomically, in order."""
+    out = {}
+    for name, content in files.items():
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        out[name] = atomic_write_bytes(Path(folder) / name, data)
+    return out
+
+
+def atomic_write_parquet(path: Path | str, table) -> Path:
+    """A pyarrow table as one parquet file, written whole or not at all."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    return atomic_write_bytes(path, buf.getvalue())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rl_assets.analysis.escape import md_text
+from rl_assets.escape import md_table
 from rl_assets.analysis.eval_resolution import (
     MODES,
     ResolutionError,
@@ -112,16 +113,15 @@ def format_table(resolved: dict) -> str:
     def fmt(x):
         return "—" if x is None else f"{x:.4f}"
 
-    lines = ["| benchmark | post | baseline | delta | post traces | baseline traces |", "|---|---|---|---|---|---|"]
+    rows = []
     table = resolved["table"]
     for kind in ("matched", "post_only", "baseline_only"):
         for r in table[kind]:
             chosen = " ✅" if r["benchmark_id"] == resolved["benchmark_id"] else ""
             delta = "—" if r["delta"] is None else f"{r['delta']:+.4f}"
-            lines.append(
-                f"| {md_text(r['benchmark'])}{chosen} ({kind.replace('_', '-')}) | {fmt(r['post_score'])} | {fmt(r['baseline_score'])} | {delta} | {md_text(r['post_traces'] or '—')} | {md_text(r['baseline_traces'] or '—')} |"
-            )
-    return "\n".join(lines)
+            rows.append([f"{md_text(r['benchmark'])}{chosen} ({kind.replace('_', '-')})", fmt(r["post_score"]),
+                         fmt(r["baseline_score"]), delta, md_text(r["post_traces"] or "—"), md_text(r["baseline_traces"] or "—")])
+    return md_table(["benchmark", "post", "baseline", "delta", "post traces", "baseline traces"], rows, align="------")
 
 
 def explicit_pair(model_id: str, why: str) -> dict:

@@ -22,7 +22,7 @@ CONFIGS = (("rl_config.json", json.loads), ("rl_config.yaml", yaml.safe_load), (
 
 def job_name_of(client, info) -> str | None:
     """The job a new checkpoint belongs to, by the checkpoint asset's rule (rl_config, else the name)."""
-    from rl_assets.assets.checkpoint import find_job_name
+    from resources.hub_manifest import find_job_name
 
     present = [(name, parse) for name, parse in CONFIGS if info.has(name)]
     configs = {}

@@ -13,7 +13,7 @@ from rl_assets.analysis.index_md import audit_findings, judge_findings, render_i
 from rl_assets.analysis.judge.report import render_markdown as judge_markdown
 from rl_assets.analysis.report_md import md_table
 from rl_assets.analysis.skyrl_log.crosscheck import crosscheck_markdown
-from rl_assets.assets.q3_trace_pairs import selected_table
+from rl_assets.analysis.q3.report import selected_table
 from rl_assets.ingest.report import accounting_markdown
 from rl_assets.resolve import format_table
 from test_q3_browser import Cdp, find_chromium

@@ -4,7 +4,8 @@ from datetime import timedelta
 
 import pandas as pd
 
-from rl_assets.analysis.q3.overlay import build_overlay, eval_marker, plot_overlay, rl_line, spread
+from rl_assets.analysis.q3.overlay import build_overlay, eval_marker, rl_line, spread
+from rl_assets.analysis.q3.report import plot_overlay
 from rl_assets.analysis.q2.temporal import bin_edges
 
 

@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 
 from rl_assets.analysis.q4.context_bins import (
-    OUTCOMES, UNKNOWN, assign_bins, classify, normalize_edges, render_png, solve_rate_by_context,
+    OUTCOMES, UNKNOWN, assign_bins, classify, normalize_edges, solve_rate_by_context,
 )
+from rl_assets.analysis.q4.report import render_png
 from rl_assets.analysis.report_md import jsonable
 
 

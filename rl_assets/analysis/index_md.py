@@ -7,6 +7,7 @@ INDEX.md (docs/original_pipeline.md, W14), it is not a completion marker: it say
 
 from __future__ import annotations
 from rl_assets.analysis.escape import md_text
+from rl_assets.analysis.report_md import md_table
 
 COMPLETION_NOTE = ("A Dagster run's status, not this file's existence, is the completion signal: this page only "
                    "reports what the Dagster event log held for this partition when it was written.")
@@ -20,6 +21,11 @@ QUESTIONS = {
 }
 ICON = {"materialized": "✅", "failed": "❌", "not applicable": "➖", "running": "🔄", "interrupted": "⛔",
         "never materialized": "⏳"}
+
+
+def mark_stale(lines: list[str], asset: str, state: str | None) -> list[str]:
+    """Findings read from a report file outlive a failed rerun: say so rather than present them as current."""
+    return lines if state in ("materialized", "not applicable") else [f"(stale: {asset} is {state}) {ln}" for ln in lines]
 
 
 def q1_findings(report: dict | None) -> list[str]:
@@ -122,9 +128,9 @@ def input_versions(s: dict, current: dict[str, str]) -> str:
 def render_summary(statuses: list[dict], findings: list[str], ui_url: str = "") -> str:
     """INDEX.md narrow enough for the UI's metadata dialog: findings, then one row per asset (status and
     run); data versions, inputs, errors and output links stay in INDEX.md itself."""
-    rows = [f"| {s['asset']} | {ICON[s['status']]} {s['status']} | {run_ref(s['run_id'], ui_url) if s['run_id'] else '—'} |"
+    rows = [[s["asset"], f"{ICON[s['status']]} {s['status']}", run_ref(s["run_id"], ui_url) if s["run_id"] else "—"]
             for s in statuses]
-    return "\n".join([*(f"- {_cell(f)}" for f in findings), "", "| asset | status | run |", "|---|---|---|", *rows, "",
+    return "\n".join([*(f"- {_cell(f)}" for f in findings), "", md_table(["asset", "status", "run"], rows, align="---"), "",
                       "Data versions, inputs, errors and output files: INDEX.md (the `path` entry)."]) + "\n"
 
 
@@ -141,11 +147,9 @@ def render_index(model: str, generated_at: str, statuses: list[dict], outputs: l
         members = [s for s in statuses if s["group"] == group]
         if not members:
             continue
-        lines += [f"## {question}", "", "| asset | status | outputs | inputs (data versions) |", "|---|---|---|---|"]
-        for s in members:
-            links = ", ".join(f"[{p}]({p})" for p in s.get("links", [])) or "—"
-            lines.append(f"| **{s['asset']}** | {_cell(status_line(s, ui_url))} | {links} | {_cell(input_versions(s, current))} |")
-        lines.append("")
+        rows = [[f"**{s['asset']}**", _cell(status_line(s, ui_url)), ", ".join(f"[{p}]({p})" for p in s.get("links", [])) or "—",
+                 _cell(input_versions(s, current))] for s in members]
+        lines += [f"## {question}", "", md_table(["asset", "status", "outputs", "inputs (data versions)"], rows, align="----"), ""]
     lines += ["## Every output file", ""]
     lines += [f"- [{p}]({p})" for p in outputs] or ["- not produced: no files in this report folder yet"]
     return "\n".join(lines) + "\n"

@@ -7,12 +7,12 @@ and writes JSON that strict parsers accept (no NaN/Infinity, no numpy scalars).
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
-import re
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, NamedTuple
 
 import numpy as np
-from rl_assets.analysis.escape import _one_line
+from rl_assets.escape import md_table  # noqa: F401 - reports import the table writer from here
 
 
 def fmt_num(x: Any, digits: int = 3) -> str:
@@ -58,22 +58,19 @@ def fmt_p(p: Any) -> str:
     return "<1e-4" if p < 1e-4 else f"{p:.3g}"
 
 
-def _escape(cell: Any) -> str:
-    """A table cell: one line, no raw HTML, no pipe that ends the cell (rl_assets/escape.py
-    has the full rule for untrusted text; cells keep markdown emphasis that reports put in them)."""
-    # a pipe md_text/md_code already escaped stays one escape (a second would end the cell)
-    return re.sub(r"(?<!\\)\|", r"\\|", _one_line(str(cell)).replace("<", "&lt;").replace(">", "&gt;"))
+class Report(NamedTuple):
+    """What a question's report.py returns: the files of its report folder (name -> text or PNG
+    bytes, in writing order), the markdown the asset shows in the UI, and the plots (name -> PNG)
+    the UI shows inline. The asset writes `files` as they are; nothing in analysis/ writes."""
+
+    files: dict[str, str | bytes]
+    summary: str
+    plots: dict[str, bytes]
 
 
-def md_table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | None = None) -> str:
-    """A GitHub-flavoured markdown table. align: one char per column, 'l' or 'r' (default l...r)."""
-    headers = list(headers)
-    align = align or "l" + "r" * (len(headers) - 1)
-    sep = ["---:" if a == "r" else ":---" for a in align]
-    lines = ["| " + " | ".join(_escape(h) for h in headers) + " |", "| " + " | ".join(sep) + " |"]
-    for row in rows:
-        lines.append("| " + " | ".join(_escape(c) for c in row) + " |")
-    return "\n".join(lines)
+def json_text(obj: Any) -> str:
+    """A report's JSON file: sorted keys, two-space indent, strict (pass it through `jsonable` first)."""
+    return json.dumps(obj, indent=2, sort_keys=True, allow_nan=False, default=str) + "\n"
 
 
 def bullet_list(items: Iterable[str]) -> str:

@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 from resources.hub import HubResource
 from resources.llm import LLMResource
 from rl_assets.analysis.q1.failure_modes import PROMPT_VERSION, annotate, distribution
+from rl_assets.analysis.q1.report import failure_mode_table
 from rl_assets.analysis.llm_failures import failure_summary
 from rl_assets.assets.llm_calls import calls_check, calls_check_spec
 from rl_assets.assets.q1_llm_judge import ROW_COLUMNS, load_rows
@@ -41,10 +42,6 @@ class FailureModesConfig(dg.Config):
     token_budget: Optional[int] = None
     force: bool = False
     write_back: bool = False  # intend to push later: check write access now, before spending
-
-
-def _signed(x) -> str:
-    return "" if x is None else f"{x:+.3f}"
 
 
 def _previous(path) -> dict[str, dict]:
@@ -116,9 +113,7 @@ def failure_modes(context: dg.AssetExecutionContext, config: FailureModesConfig,
         "calls": client.summary(),
         "call_failures": failure_summary([e for e in table.column("error").to_pylist() if e], n_rows),
     }
-    table_md = "| category | baseline | post-RL | shift |\n|---|---:|---:|---:|\n" + "\n".join(
-        f"| {c} | {dist['counts']['baseline'][c]} | {dist['counts']['post_rl'][c]} | "
-        f"{_signed(dist['shift'][c])} |" for c in dist["shift"])
+    table_md = failure_mode_table(dist)
     yield dg.Output(value, metadata={
         "annotator": client.model, "rows": n_rows, "failed": value["failed"],
         "calls": client.counters["calls"], "spend_usd": client.budget.snapshot()["used_usd"],

@@ -11,11 +11,11 @@ import dagster as dg
 
 from resources.llm import LLMResource
 from resources.settings_resource import AnalysisSettings
-from rl_assets.analysis.judge.report import render_markdown
+from rl_assets.analysis.judge.report import judge_report
 from rl_assets.analysis.judge.run import build_report, judge_pairs
 from rl_assets.analysis.judge.selection import SCORE_FEATURES, representatives, select_probes
 from rl_assets.assets.llm_calls import calls_check, calls_check_spec
-from rl_assets.fileutil import atomic_write_json, atomic_write_text
+from rl_assets.fileutil import atomic_write_files
 from rl_assets.partitions import models_partitions
 from rl_assets.store import report_dir
 
@@ -88,9 +88,8 @@ def judge_verdicts(context: dg.AssetExecutionContext, config: JudgeConfig, llm: 
     report = build_report(pairs, model_id=partition, judge=client.model, attempt_rule=config.attempt_rule, seed=seed,
                           common_tasks=len(set(base) & set(post)), calls=client.summary())
     out_dir = report_dir(partition) / "Q1_llm_judge"
-    atomic_write_json(out_dir / "report.json", report)
-    markdown = render_markdown(report)
-    atomic_write_text(out_dir / "report.md", markdown)
+    rendered = judge_report(report)
+    atomic_write_files(out_dir, rendered.files)
 
     summary = {k: v for k, v in report.items() if k != "pairs"} | {"backend": llm.describe("judge", config.model)}
     metadata = {
@@ -101,7 +100,7 @@ def judge_verdicts(context: dg.AssetExecutionContext, config: JudgeConfig, llm: 
         "calls": client.counters["calls"],
         "spend_usd": client.budget.snapshot()["used_usd"],
         "report": dg.MetadataValue.path(str(out_dir / "report.md")),
-        "summary": dg.MetadataValue.md(markdown[:4000]),
+        "summary": dg.MetadataValue.md(rendered.summary),
         **{f"{name}_order_flip_rate": s["order_flip_rate"] for name, s in report["probes"].items()},
     }
     yield dg.Output(summary, metadata=metadata)

@@ -1,21 +1,18 @@
 """Q2 training metrics: `training_logs` (the repo's training_logs/ pinned to a Hub revision) and
 `training_metrics` (per-step table in the store + report under `<reports>/<slug>/Q2_training_metrics/`)."""
 
-import io
 from pathlib import Path
 
 import dagster as dg
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from resources.hub import HubError, HubResource
 from rl_assets.analysis.figures import markdown_image, markdown_images
 from rl_assets.analysis.lineage.curves import curves_of
-from rl_assets.analysis.report_md import jsonable
+from rl_assets.analysis.q2.report import not_applicable_files, training_report
 from rl_assets.analysis.skyrl_log import parse_training_logs
-from rl_assets.analysis.skyrl_log.plots import training_plots
-from rl_assets.analysis.q2.training_metrics import build_report, ema, render_markdown
-from rl_assets.fileutil import atomic_write_bytes, atomic_write_json, atomic_write_text
+from rl_assets.analysis.q2.training_metrics import build_report
+from rl_assets.fileutil import atomic_write_files, atomic_write_parquet
 from rl_assets.partitions import models_partitions
 from rl_assets import store
 from rl_assets.store import report_dir
@@ -138,8 +135,7 @@ def fetch_logs(hub: HubResource, training_logs: dict) -> Path:
 
 
 def write_not_applicable(out_dir: Path, info: dict) -> None:
-    atomic_write_json(out_dir / "report.json", jsonable(info))
-    atomic_write_text(out_dir / "report.md", f"# Q2 training metrics\n\n{info['reason']}.\n")
+    atomic_write_files(out_dir, not_applicable_files(info))
 
 
 @dg.asset(
@@ -178,26 +174,16 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
     table = pa.Table.from_pandas(steps, preserve_index=False)
     steps_table = str(store.step_table(context.partition_key, context.run_id))
     store.write_table(table, steps_table)
-    buf = io.BytesIO()
-    pq.write_table(table, buf)
-    atomic_write_bytes(out_dir / "metrics.parquet", buf.getvalue())
-    atomic_write_text(out_dir / "metrics.csv", steps.to_csv(index=False))
-    if not parsed.vllm.empty:
-        atomic_write_text(out_dir / "vllm_metrics.csv", parsed.vllm.to_csv(index=False))
-    reward = steps[["step", "reward"]].dropna().sort_values("step")
-    plots = training_plots(steps, ema(reward["reward"]))
-    for name, png in plots.items():
-        atomic_write_bytes(out_dir / name, png)
-    markdown = render_markdown(rep)
-    atomic_write_text(out_dir / "report.md", markdown + "\n" + "\n".join(f"![{n}]({n})" for n in plots) + "\n")
-    atomic_write_json(out_dir / "report.json", jsonable(rep))
+    atomic_write_parquet(out_dir / "metrics.parquet", table)
+    report = training_report(rep, steps, parsed.vllm)
+    atomic_write_files(out_dir, report.files)
+    plots = report.plots
     value = {"applicable": True, "steps_table": steps_table,
              "n_steps": rep["n_steps"], "training_logs_revision": rep["training_logs_revision"],
              "best_step": rep["best_checkpoint"].get("best_step"),
              "curves": curves_of(steps)}  # reward/entropy/KL/length per step, for the run lineage
-    head = markdown.split("## Per-category summary")[0]
     yield dg.Output(value, metadata={
-        "summary": dg.MetadataValue.md(head),
+        "summary": dg.MetadataValue.md(report.summary),
         "lines_read": parsed.accounting["lines"]["read"],
         "lines_ignored": sum(parsed.accounting["lines"]["ignored"].values()),
         "files_found": parsed.accounting["files"]["found"],

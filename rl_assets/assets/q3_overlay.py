@@ -1,18 +1,17 @@
 """`eval_temporal_overlay` (Q3): RL-time reward with the eval checkpoints placed at their times.
 
-Thin wrapper over rl_assets.analysis.q3.overlay; writes `<reports>/<slug>/Q3_temporal_overlay/
-overlay.{json,png}` (JSON first, so a plotting failure never hides the numbers). The eval markers
+Thin wrapper over rl_assets.analysis.q3.overlay (numbers) and q3/report.py (plot, markers table); writes
+`<reports>/<slug>/Q3_temporal_overlay/overlay.{json,png}` (JSON first, so a plotting failure never hides the numbers). The eval markers
 are built before the RL line so a model without an RL-trace dataset still gets them.
 """
 
 import dagster as dg
 
 from resources.settings_resource import AnalysisSettings
-from rl_assets.analysis.escape import md_text
 from rl_assets.analysis.figures import markdown_image
-from rl_assets.analysis.q3.overlay import REWARD_DEFINITION, build_overlay, eval_marker, plot_overlay
-from rl_assets.analysis.report_md import fmt_num, jsonable
-from rl_assets.fileutil import atomic_write_bytes, atomic_write_json
+from rl_assets.analysis.q3.overlay import REWARD_DEFINITION, build_overlay, eval_marker
+from rl_assets.analysis.q3.report import overlay_json, overlay_report
+from rl_assets.fileutil import atomic_write_files
 from rl_assets.partitions import models_partitions
 from rl_assets.store import report_dir
 
@@ -47,17 +46,14 @@ def eval_temporal_overlay(context: dg.AssetExecutionContext, settings: AnalysisS
     result.update(model=context.partition_key, rl_source=rl_traces.get("source"), benchmark=eval_pair.get("benchmark"))
 
     out = report_dir(context.partition_key) / "Q3_temporal_overlay"
-    atomic_write_json(out / "overlay.json", jsonable(result))
-    png = plot_overlay(result)
-    atomic_write_bytes(out / "overlay.png", png)
-    table = "\n".join(["| marker | time (UTC) | n | mean reward |", "|---|---|---|---|"]
-                      + [f"| {md_text(m['label'])} | {m['timestamp'] or 'none'} | {m['n']} | {fmt_num(m['mean_reward'])} |"
-                         for m in result["eval"]])
+    atomic_write_files(out, overlay_json(result))  # the numbers first: a plotting failure never hides them
+    report = overlay_report(result)
+    atomic_write_files(out, report.files)
     return dg.Output(
         {"rl_applicable": applicable,
          "rl_reason": reason, "notes": result["notes"]},
-        metadata={"overlay": dg.MetadataValue.md(markdown_image("temporal overlay", png)),
+        metadata={"overlay": dg.MetadataValue.md(markdown_image("temporal overlay", report.plots["overlay.png"])),
                   "overlay_file": dg.MetadataValue.path(str(out / "overlay.png")), "rl_applicable": applicable,
                   "rl_bins": len((result["rl"] or {}).get("points", [])), "reward_definition": REWARD_DEFINITION,
-                  "markers": dg.MetadataValue.md(table), "notes": "; ".join(result["notes"]) or "none"},
+                  "markers": dg.MetadataValue.md(report.summary), "notes": "; ".join(result["notes"]) or "none"},
     )

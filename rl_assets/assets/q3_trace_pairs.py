@@ -1,8 +1,8 @@
 """`trace_pairs` (Q3): same-task baseline / post-RL trace pairs, side by side, in one HTML page.
 
 Thin wrapper: loads the light columns of both tables, lets rl_assets.analysis.q3.pairs choose the pairs
-and the shown attempts, loads only those conversations, renders with pairs_html and writes
-`<reports>/<slug>/Q3_trace_pairs/pairs.html` atomically.
+and the shown attempts, loads only those conversations, and writes the page rl_assets/analysis/q3/report.py
+renders to `<reports>/<slug>/Q3_trace_pairs/pairs.html` atomically.
 """
 
 import json
@@ -11,10 +11,9 @@ from typing import Literal
 import dagster as dg
 
 from resources.settings_resource import AnalysisSettings
-from rl_assets.analysis.escape import md_code, md_text
 from rl_assets.analysis.q3.pairs import CARD_FIELDS, MODE_RULES, build_pairs, shown_trace_ids
-from rl_assets.analysis.q3.pairs_html import render_page
-from rl_assets.fileutil import atomic_write_text
+from rl_assets.analysis.q3.report import pairs_report, selected_rows
+from rl_assets.fileutil import atomic_write_files
 from rl_assets.partitions import models_partitions
 from rl_assets.store import report_dir
 from rl_assets.trace_stream import iter_trace_rows
@@ -42,13 +41,6 @@ def _conversations(path: str, wanted: set[str]) -> dict[str, list[dict]]:
     return out
 
 
-def selected_table(rows: list[dict]) -> str:
-    """The "selected" metadata table; task ids and actions come from the traces, so they stay inert text."""
-    return "\n".join(["| task | selected because | diverges at action |", "|---|---|---|"]
-                     + [f"| {md_code(r['task_id'])} | {md_text(r['reason'])} | {md_code(r['divergence_action'])} |"
-                        for r in rows])
-
-
 @dg.asset(
     partitions_def=models_partitions,
     group_name="q3",
@@ -70,20 +62,17 @@ def trace_pairs(context: dg.AssetExecutionContext, config: TracePairsConfig, set
     pairs = build_pairs(base_df, post_df, convs, **kw)
     common = len(set(base_df["task_id"]) & set(post_df["task_id"]))
     labels = (str(baseline_traces.get("source")), str(post_rl_traces.get("source")))
-    page = render_page(pairs, model=context.partition_key, mode=config.mode, seed=settings.seed, labels=labels,
-                       common_tasks=common)
-    path = report_dir(context.partition_key) / "Q3_trace_pairs" / "pairs.html"
-    atomic_write_text(path, page)
-
-    rows = [{"task_id": p.task_id, "reason": p.reason, "divergence_action": p.alignment.divergence,
-             "base_attempt": p.base.shown.get("attempt"), "post_attempt": p.post.shown.get("attempt")} for p in pairs]
-    table = selected_table(rows)
+    report = pairs_report(pairs, model=context.partition_key, mode=config.mode, seed=settings.seed, labels=labels,
+                          common_tasks=common)
+    path = atomic_write_files(report_dir(context.partition_key) / "Q3_trace_pairs", report.files)["pairs.html"]
+    page = report.files["pairs.html"]
+    rows = selected_rows(pairs)
     yield dg.Output(
         {"mode": config.mode, "n_pairs": len(pairs), "common_tasks": common, "pairs": rows,
          "baseline_revision": baseline_traces.get("revision"), "post_rl_revision": post_rl_traces.get("revision")},
         metadata={"path": dg.MetadataValue.path(str(path)), "pairs": len(pairs), "common_tasks": common,
                   "mode": f"{config.mode}: {MODE_RULES[config.mode]}", "size_bytes": len(page.encode()),
-                  "selected": dg.MetadataValue.md(table)},
+                  "selected": dg.MetadataValue.md(report.summary)},
     )
     yield dg.AssetCheckResult(check_name="has_common_tasks", passed=common > 0,
                               metadata={"common_tasks": common, "baseline_rows": len(base_df), "post_rl_rows": len(post_df)})

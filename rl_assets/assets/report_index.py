@@ -16,7 +16,8 @@ from pathlib import Path
 
 import dagster as dg
 
-from rl_assets.analysis.index_md import audit_findings, judge_findings, q1_findings, render_index, render_summary
+from rl_assets.analysis.index_md import (audit_findings, judge_findings, mark_stale, q1_findings, render_index,
+                                        render_summary)
 from rl_assets.analysis.lineage.index_links import index_links
 from rl_assets.fileutil import atomic_write_text
 from rl_assets.groups import ANALYSIS_GROUPS
@@ -147,9 +148,7 @@ def write_index_md(context: dg.AssetExecutionContext, steps: dict[dg.AssetKey, t
     status_of = {x["asset"]: x["status"] for x in statuses}
 
     def fresh(asset: str, lines: list[str]) -> list[str]:
-        # A report file outlives a failed rerun: say so rather than present it as current.
-        state = status_of.get(asset)
-        return lines if state in ("materialized", "not applicable") else [f"(stale: {asset} is {state}) {ln}" for ln in lines]
+        return mark_stale(lines, asset, status_of.get(asset))
 
     # Findings come from the values the assets stored (never from report files, which are outputs).
     def stored(asset: str) -> dict | None:

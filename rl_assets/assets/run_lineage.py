@@ -3,7 +3,8 @@
 Thin wrapper, one partition per RL job (`rl_jobs`, keyed by `job_name`): reads what every member
 checkpoint's assets stored through the IO manager (manifest, eval pair, Q1, audit, judge, Q2
 curves, trace-table references), their post-RL trace tables and the job's rollout table, calls
-rl_assets.analysis.lineage, and writes `<reports>/runs/<job>/lineage.{md,json}` with three PNGs.
+rl_assets.analysis.lineage, and writes what lineage/report.py renders: `<reports>/runs/<job>/lineage.{md,json}`
+with three PNGs.
 It has no Dagster deps on the per-model assets (no partition mapping joins `rl_jobs` to `models`):
 sensors/lineage_sensor.py requests it after a member's analysis run ends.
 """
@@ -14,12 +15,11 @@ import dagster as dg
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.q1.behavioral_delta import NEEDED
 from rl_assets.analysis.escape import md_code, md_text
-from rl_assets.analysis.figures import ui_image_uri
-from rl_assets.analysis.lineage import build_lineage, plots
-from rl_assets.analysis.lineage.report import render_markdown
+from rl_assets.analysis.lineage import build_lineage
+from rl_assets.analysis.lineage.report import lineage_report
 from rl_assets.analysis.lineage.rollouts import ROLLOUT_COLUMNS
 from rl_assets.analysis.lineage.steps import training_step
-from rl_assets.fileutil import atomic_write_bytes, atomic_write_json, atomic_write_text
+from rl_assets.fileutil import atomic_write_files
 from rl_assets.io_manager import load_stored
 from rl_assets.partitions import InvalidRepoId, rl_jobs_partitions
 from rl_assets.store import lineage_report_dir
@@ -86,15 +86,11 @@ def run_lineage(context: dg.AssetExecutionContext, config: LineageConfig, settin
     tables = {m: _table(v.get("post_rl_traces"), NEEDED) for m, v in stored.items()}
     result = build_lineage(job, stored, tables=tables, rollouts=_rollouts(stored), benchmark=config.benchmark or None,
                            n_boot=settings.n_boot, seed=settings.seed)
-    pngs = {"features": plots.features_png(result), "labels": plots.labels_png(result), "curves": plots.curves_png(result)} \
-        if result["members"] else {}
-    for name, png in pngs.items():
-        atomic_write_bytes(folder / f"{name}.png", png)
-    atomic_write_text(folder / "lineage.md", render_markdown(result, {n: f"{n}.png" for n in pngs}))
-    atomic_write_json(folder / "lineage.json", result)
+    report = lineage_report(result)
+    atomic_write_files(folder, report.files)
     members = [m["repo_id"] for m in result["members"]]
     yield dg.MaterializeResult(metadata={
-        "lineage": dg.MetadataValue.md(render_markdown(result, {n: ui_image_uri(p) for n, p in pngs.items()})),
+        "lineage": dg.MetadataValue.md(report.summary),
         "report": dg.MetadataValue.path((folder / "lineage.md").as_posix()),
         "members": dg.MetadataValue.json(members),
         "steps": dg.MetadataValue.json([m["step"] for m in result["members"]]),

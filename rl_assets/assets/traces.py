@@ -11,6 +11,7 @@ import dagster as dg
 
 from resources.hub import HubError, HubResource
 from resources.settings_resource import AnalysisSettings
+from rl_assets.analysis.report_md import md_table
 from rl_assets.partitions import models_partitions
 from rl_assets.trace_tables import ingest_addressed
 
@@ -47,10 +48,9 @@ def ingest_to_table(context, hub: HubResource, settings: AnalysisSettings, spec:
     if "accounting" in metadata:
         metadata["accounting"] = dg.MetadataValue.md(metadata["accounting"])
     ref["accounting"] = built.get("accounting") or {}
-    metadata["features"] = dg.MetadataValue.md(
-        "| feature | mean per trace |\n|---|---:|\n"
-        + "\n".join(f"| {k} | {'—' if v is None else f'{v:.4g}'} |" for k, v in built["feature_summary"].items())
-    )
+    metadata["features"] = dg.MetadataValue.md(md_table(
+        ["feature", "mean per trace"],
+        [[k, "—" if v is None else f"{v:.4g}"] for k, v in built["feature_summary"].items()], align="-r"))
     return ref, metadata
 
 

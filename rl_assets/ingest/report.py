@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rl_assets.escape import md_text
+from rl_assets.escape import md_table, md_text
 
 from . import _json
 
@@ -127,10 +127,10 @@ class IngestReport:
     def skipped_markdown(self) -> str:
         if not self.skipped and not self.notes and not self.merged:
             return "no rows skipped"
-        lines = ["| reason | rows | effect |", "|---|---:|---|"]
-        lines += [f"| {md_text(reason)} | {n} | skipped |" for reason, n in sorted(self.skipped.items())]
-        lines += [f"| {md_text(reason)} | {n} | merged |" for reason, n in sorted(self.merged.items())]
-        lines += [f"| {md_text(reason)} | {n} | note |" for reason, n in sorted(self.notes.items())]
+        lines = [md_table(["reason", "rows", "effect"],
+                          [[md_text(reason), n, effect] for effect, counts in (
+                              ("skipped", self.skipped), ("merged", self.merged), ("note", self.notes))
+                           for reason, n in sorted(counts.items())], align="-r-")]
         if self.skip_examples:
             lines += ["", "Examples:", *[f"- {md_text(e)}" for e in self.skip_examples]]  # file names, row text
         return "\n".join(lines)
@@ -178,14 +178,13 @@ def accounting_markdown(acc: dict) -> str:
         return f"{verb} (by design)" if reason in design else f"{verb} (**lost**)"
 
     units = acc["units"]
-    rows = [f"| {units} found | {acc['found']} | |", f"| {units} written | {acc['written']} | |"]
-    rows += [f"| {md_text(r)} | {n} | {effect(r, 'skipped')} |" for r, n in sorted(acc["skipped"].items())]
-    rows += [f"| {md_text(r)} | {n} | merged |" for r, n in sorted(acc["merged"].items())]
-    rows += [f"| inputs found | {acc['inputs_found']} | files and trial folders |",
-             f"| inputs read | {acc['inputs_read']} | |"]
-    rows += [f"| {md_text(r)} | {n} | {effect(r, 'not read')} |" for r, n in sorted(acc["not_read"].items())]
-    rows += [f"| {md_text(r)} | {n} | merged |" for r, n in sorted(acc["inputs_merged"].items())]
-    out = ["| count | n | effect |", "|---|---:|---|", *rows]
+    rows = [[f"{units} found", acc["found"], ""], [f"{units} written", acc["written"], ""]]
+    rows += [[md_text(r), n, effect(r, "skipped")] for r, n in sorted(acc["skipped"].items())]
+    rows += [[md_text(r), n, "merged"] for r, n in sorted(acc["merged"].items())]
+    rows += [["inputs found", acc["inputs_found"], "files and trial folders"], ["inputs read", acc["inputs_read"], ""]]
+    rows += [[md_text(r), n, effect(r, "not read")] for r, n in sorted(acc["not_read"].items())]
+    rows += [[md_text(r), n, "merged"] for r, n in sorted(acc["inputs_merged"].items())]
+    out = [md_table(["count", "n", "effect"], rows, align="-r-")]
     examples = acc.get("examples", []) + acc.get("input_examples", [])
     if examples:
         out += ["", "Examples:", *[f"- {md_text(e)}" for e in examples]]  # file names, row text

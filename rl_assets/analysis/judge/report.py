@@ -1,8 +1,9 @@
-"""report.md for Q1_llm_judge: what was asked, of whom, and how much to trust the answer."""
+"""report.{md,json} for Q1_llm_judge: what was asked, of whom, and how much to trust the answer (content only)."""
 
 from __future__ import annotations
 
 from rl_assets.analysis.escape import md_text
+from rl_assets.analysis.report_md import Report, json_text, jsonable, md_table
 
 _PROBE_NOTE = {
     "most_changed": "discordant (pass/fail flipped) tasks first, then largest behaviour delta - "
@@ -47,18 +48,17 @@ def render_markdown(report: dict) -> str:
             "",
             f"_{_PROBE_NOTE.get(name, '')}_",
             "",
-            "| winner | pairs | share [Wilson 95%] |",
-            "|---|---:|---|",
-            *[f"| {side} | {s['win'][side]['count']} | {_ci(s['win'][side])} |" for side in ("post-rl", "baseline", "tie")],
+            md_table(["winner", "pairs", "share [Wilson 95%]"],
+                     [[side, s["win"][side]["count"], _ci(s["win"][side])] for side in ("post-rl", "baseline", "tie")],
+                     align="-r-"),
             "",
             f"- Post-RL win rate among decisive pairs: {_ci(s['post_rl_win_rate_decisive'])}",
             f"- Order-flip rate: {_pct(s['order_flip_rate'])} ({s['order_flips']} pairs)",
             f"- Confidence: {', '.join(f'{k} {v}' for k, v in sorted(s['confidence'].items())) or 'n/a'}",
             f"- Unknown tags dropped: {s['dropped_tags']}",
             "",
-            "| tag (post-RL vs baseline) | pairs | share |",
-            "|---|---:|---:|",
-            *[f"| {t} | {v['count']} | {_pct(v['share'])} |" for t, v in list(s["tags"].items())[:12]],
+            md_table(["tag (post-RL vs baseline)", "pairs", "share"],
+                     [[t, v["count"], _pct(v["share"])] for t, v in list(s["tags"].items())[:12]], align="-rr"),
             "",
         ]
     top = sorted((p for p in report["pairs"] if p["status"] == "judged"), key=lambda p: -p["behavior_delta_score"])[:5]
@@ -69,3 +69,9 @@ def render_markdown(report: dict) -> str:
                       f"{' (orders disagreed)' if p['order_flip'] else ''}; tags {md_text(', '.join(p['tags']) or '-')}. "
                       f"{md_text(p['behavior_change'][:400])}"]
     return "\n".join(lines) + "\n"
+
+
+def judge_report(report: dict) -> Report:
+    """Q1_llm_judge/: report.json (every pair and verdict), then report.md; the UI shows its first 4,000 characters."""
+    markdown = render_markdown(report)
+    return Report({"report.json": json_text(jsonable(report)), "report.md": markdown}, markdown[:4000], {})

@@ -1,8 +1,10 @@
-"""lineage.md: what emerged when, in words first, then the tables behind it (docs/lineage.md)."""
+"""lineage.md: what emerged when, in words first, then the tables behind it (docs/lineage.md);
+with lineage.json and the three plots, the run lineage's report folder as content (writes nothing)."""
 
 from __future__ import annotations
 
-from rl_assets.analysis.report_md import bullet_list, fmt_ci, fmt_num, fmt_p, fmt_pct, fmt_signed, md_table
+from rl_assets.analysis.figures import ui_image_uri
+from rl_assets.analysis.report_md import Report, bullet_list, fmt_ci, fmt_num, fmt_p, fmt_pct, fmt_signed, json_text, jsonable, md_table
 from rl_assets.analysis.escape import md_code, md_text
 
 RULE = ("A change is **significant** at a checkpoint when its 95% CI vs the base excludes 0 and its p, "
@@ -13,6 +15,20 @@ RULE = ("A change is **significant** at a checkpoint when its 95% CI vs the base
 
 SHAPES = {"gradual": "gradually", "at once": "at once", "accumulated": "by accumulation (no single step significant)",
           "unknown": "in an unknown way (no step-to-step test)"}
+
+
+def lineage_report(r: dict) -> Report:
+    """runs/<job>/: features/labels/curves.png (when there are members), lineage.md (plots linked) and
+    lineage.json; the UI summary is the same markdown with the plots inline."""
+    from rl_assets.analysis.lineage import plots  # matplotlib: only when a report is drawn
+
+    pngs = {"features": plots.features_png(r), "labels": plots.labels_png(r), "curves": plots.curves_png(r)} \
+        if r["members"] else {}
+    files: dict[str, str | bytes] = {f"{name}.png": png for name, png in pngs.items()}
+    files["lineage.md"] = render_markdown(r, {n: f"{n}.png" for n in pngs})
+    files["lineage.json"] = json_text(jsonable(r))
+    return Report(files, render_markdown(r, {n: ui_image_uri(p) for n, p in pngs.items()}),
+                  {f"{name}.png": png for name, png in pngs.items()})
 
 
 def _short(repo_id: str | None) -> str:

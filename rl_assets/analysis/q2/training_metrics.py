@@ -1,4 +1,5 @@
-"""Q2 training-metrics report: pure functions over the per-step table from ``skyrl_log``.
+"""Q2 training-metrics report: pure functions over the per-step table from ``skyrl_log``
+(rendered by analysis/q2/report.py).
 
 Best checkpoint (trailing EMA), training-instability flags, per-category summary, trends; the
 timing tree lives in skyrl_log.timing and the vLLM verdict in skyrl_log.vllm.
@@ -201,49 +202,3 @@ def _last(steps: pd.DataFrame, col: str) -> float | None:
         return None
     v = steps.sort_values("step")[col].dropna()
     return float(v.iloc[-1]) if len(v) else None
-
-
-def render_markdown(rep: dict) -> str:
-    """report.md: headline, trends, best checkpoint, flags, timing, vLLM, categories."""
-    from rl_assets.analysis.escape import md_text
-    from rl_assets.analysis.report_md import fmt_num, fmt_pct, md_table
-
-    lines = ["# Q2 training metrics", "",
-             f"{rep['n_steps']} training steps from {len(rep['files'])} file(s) "
-             f"({', '.join(rep['serializations']) or 'no metric lines'}); "
-             f"{rep['malformed']['count']} malformed/truncated line(s) counted; "
-             f"{rep['duplicates']['count']} step(s) seen in more than one log (later log wins).", ""]
-    if rep.get("cross_checks"):
-        from rl_assets.analysis.skyrl_log.crosscheck import crosscheck_markdown
-
-        lines += crosscheck_markdown(rep["cross_checks"])
-    tr = rep["trends"]
-    if tr:
-        lines += ["## Trends", "", md_table(
-            ["metric", "first decile", "last decile", "change", "Spearman vs step", "Kendall vs step"],
-            [[md_text(m), fmt_num(t.get("first_decile")), fmt_num(t.get("last_decile")), fmt_num(t.get("change")),
-              fmt_num(t.get("spearman_with_step"), 2), fmt_num(t.get("kendall_with_step"), 2)] for m, t in tr.items()]), ""]
-    bc = rep["best_checkpoint"]
-    lines += ["## Best checkpoint (trailing EMA, alpha = 1/3)", ""]
-    if bc.get("status") == "ok":
-        lines.append(f"Step **{bc['best_step']}** (EMA {fmt_num(bc['best_ema'])}, reward {fmt_num(bc['reward_at_best'])}); "
-                     f"save_every = {bc['save_every']} ({bc['save_every_source']}); eligible: {bc.get('eligibility', 'see report.json')} "
-                     "(the first save is never eligible).")
-    else:
-        lines.append(f"No pick: {bc.get('status')}.")
-    fl = rep["instability"]
-    lines += ["", "## Training instability", "",
-              f"Flagged steps (>= 2 signals): {fl['flagged_steps'][:30] or 'none'}; signal counts: {fl.get('signal_counts', {})}.", ""]
-    if rep["timing"]:
-        lines += ["## Step-time breakdown", "", md_table(
-            ["timer", "parent", "steps", "mean s", "share of parent"],
-            [[md_text(t["timer"]), md_text(t["parent"] or "—"), t["steps"], fmt_num(t["mean_s"], 1),
-              fmt_pct(t["share_of_parent"]) if t["share_of_parent"] is not None else "—"] for t in rep["timing"]]), ""]
-    v = rep["vllm"]
-    lines += ["## vLLM", "", f"{v.get('total_samples', 0)} stat line(s), verdict: **{v.get('verdict')}**.", ""]
-    if rep["categories"]:
-        lines += ["## Per-category summary", "", md_table(
-            ["category", "key", "count", "mean", "std", "min", "max", "last"],
-            [[md_text(c["category"]), md_text(c["key"]), c["count"], fmt_num(c["mean"]), fmt_num(c["std"]), fmt_num(c["min"]),
-              fmt_num(c["max"]), fmt_num(c["last"])] for c in rep["categories"]]), ""]
-    return "\n".join(lines)

@@ -4,7 +4,7 @@ Fixes docs/original_pipeline.md W7/W8: the line uses the Q2 bins (rl_assets.anal
 aligned to the UTC epoch, nothing dropped) and the line and the markers use ONE reward definition
 (REWARD_DEFINITION, computed by ``temporal.reward_summary`` — the same per-bin headline as Q2's
 ``rl_temporal`` table, so the two reports' RL curves agree exactly). Markers at the same time are spread symmetrically and labelled so both stay
-readable. Pure: returns dicts and PNG bytes, writes nothing.
+readable. Pure: returns dicts, writes nothing; the plot is drawn by analysis/q3/report.py.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from datetime import timedelta
 
 import pandas as pd
 
-from rl_assets.analysis.figures import figure_png
 from rl_assets.analysis.q2.temporal import REWARD_DEFINITION as _HEADLINE
 from rl_assets.analysis.q2.temporal import bin_rollouts, reward_outcomes, reward_summary, utc_timestamp
 
@@ -21,7 +20,7 @@ REWARD_DEFINITION = _HEADLINE + " — the same on the RL line, on both eval mark
 TITLE = "RL-time reward (line, UTC bins) with baseline and post-RL eval rewards (markers)"
 
 
-def _ts(value) -> pd.Timestamp | None:
+def utc_ts(value) -> pd.Timestamp | None:
     if value is None or value == "":
         return None
     try:
@@ -38,7 +37,7 @@ def eval_marker(df: pd.DataFrame, *, label: str, kind: str, source: str | None, 
     scored = reward_outcomes(df)
     counted = scored[scored["counted"]]
     head = reward_summary(counted["reward0"])
-    ts = _ts(timestamp)
+    ts = utc_ts(timestamp)
     return {"label": label, "kind": kind, "source": source, "timestamp": ts.isoformat() if ts is not None else None,
             "n": int(len(counted)), "n_infra_dropped": int(len(scored) - len(counted)),
             "mean_reward": head["mean"] if len(counted) else None,
@@ -69,7 +68,7 @@ def spread(markers: list[dict], span: timedelta) -> list[dict]:
     plotted = sorted((m for m in markers if m["plotted"]), key=lambda m: (m["timestamp"], m["kind"] != "baseline"))
     groups: list[list[dict]] = []
     for m in plotted:
-        if groups and _ts(m["timestamp"]) - _ts(groups[-1][-1]["timestamp"]) < step:
+        if groups and utc_ts(m["timestamp"]) - utc_ts(groups[-1][-1]["timestamp"]) < step:
             groups[-1].append(m)
         else:
             groups.append([m])
@@ -83,46 +82,9 @@ def spread(markers: list[dict], span: timedelta) -> list[dict]:
 
 def build_overlay(rl_df: pd.DataFrame | None, rl_reason: str | None, markers: list[dict], bin_hours: float) -> dict:
     rl = rl_line(rl_df, bin_hours) if rl_df is not None else None
-    times = [_ts(p["t"]) for p in (rl or {}).get("points", [])] + [_ts(m["timestamp"]) for m in markers if m["plotted"]]
+    times = [utc_ts(p["t"]) for p in (rl or {}).get("points", [])] + [utc_ts(m["timestamp"]) for m in markers if m["plotted"]]
     span = (max(times) - min(times)) if len(times) > 1 else timedelta(hours=1)
     notes = [] if rl is not None else [f"no RL-trace dataset: {rl_reason}"]
     notes += [f"{m['label']} marker not plotted: {m['why_not_plotted'] or 'no scored trials'}" for m in markers if not m["plotted"]]
     return {"title": TITLE, "reward_definition": REWARD_DEFINITION, "rl": rl, "rl_applicable": rl is not None,
             "rl_reason": rl_reason, "eval": spread(markers, span or timedelta(hours=1)), "notes": notes}
-
-
-def plot_overlay(result: dict) -> bytes:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(12, 5))
-    rl = result["rl"]
-    if rl and rl["points"]:
-        pts = [p for p in rl["points"] if p["mean_reward"] is not None]
-        ax.plot([_ts(p["t"]) for p in pts], [p["mean_reward"] for p in pts], marker="o", ms=3, lw=1.5, color="#1f77b4",
-                label=f"RL rollouts, {rl['bin_hours']:g} h UTC bins")
-    style = {"baseline": ("s", "#666666", "baseline eval"), "post_rl": ("D", "#d62728", "post-RL eval")}
-    for m in result["eval"]:
-        if not m["plotted"]:
-            continue
-        shape, colour, legend = style.get(m["kind"], ("o", "k", m["kind"]))
-        x = _ts(m["timestamp"]) + timedelta(seconds=m["x_offset_s"])
-        ax.scatter([x], [m["mean_reward"]], marker=shape, s=80, color=colour, zorder=3, label=legend)
-        if m["co_located"]:
-            ax.axvline(_ts(m["timestamp"]), ls=":", color="#999999", lw=1)
-        ax.annotate(f"{m['label']}: {m['mean_reward']:.3f} (n={m['n']})", (x, m["mean_reward"]),
-                    textcoords="offset points", xytext=(8, 10 + 14 * m["label_slot"]), fontsize=8, color=colour)
-    ax.set_ylim(-0.05, 1.1)
-    ax.set_ylabel("mean reward")
-    ax.set_xlabel("time (UTC)")
-    title = result["title"] + "".join(f"\n{n}" for n in result["notes"])
-    ax.set_title(title, fontsize=10)
-    fig.text(0.01, 0.01, "reward: " + result["reward_definition"], fontsize=7, color="#444444")
-    handles, labels = ax.get_legend_handles_labels()
-    unique = dict(zip(labels, handles))
-    if unique:
-        ax.legend(unique.values(), unique.keys(), fontsize=8, loc="lower right")
-    fig.autofmt_xdate()
-    return figure_png(fig)

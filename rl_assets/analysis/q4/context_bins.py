@@ -15,7 +15,6 @@ import pandas as pd
 import pyarrow as pa
 
 from rl_assets.analysis import stats
-from rl_assets.analysis.figures import figure_png
 
 DEFAULT_EDGES = (0, 8192, 16384, 32768, 65536, 131072, math.inf)
 UNKNOWN = "unknown"
@@ -143,38 +142,3 @@ def solve_rate_by_context(before, after, *, edges=DEFAULT_EDGES, labels=("baseli
             "outcome_rule": "first match: passed; error contains Timeout; ContextLength/ContextWindow; other error; "
                             "reward == 0; partial credit; unscored",
             "before": b, "after": a, "decomposition": dec, "interpretation": interpretation(b, a, dec)}
-
-
-def render_png(result: dict) -> bytes:
-    """Grouped bars (baseline vs post-RL) per bin with Wilson whiskers: share, solve, timeout, ctx."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    panels = [("share", "share of rows"), ("solved", "solve rate"), ("timeout", "timeout rate"),
-              ("context_exceeded", "context-exceeded rate")]
-    keep = [i for i, (rb, ra) in enumerate(zip(result["before"]["bins"], result["after"]["bins"])) if rb["n"] or ra["n"]]
-    names = [result["before"]["bins"][i]["bin"] for i in keep]
-    x = np.arange(len(names))
-    fig, axes = plt.subplots(2, 2, figsize=(12, 8))  # 2×2, not 1×4: legible when scaled to a page or the UI
-    axes = axes.ravel()
-    for ax, (key, title) in zip(axes, panels):
-        for j, (side, label) in enumerate(zip(("before", "after"), result["labels"])):
-            rows = [result[side]["bins"][i] for i in keep]
-            if key == "share":
-                vals = [r["share"] or 0 for r in rows]
-                err = None
-            else:
-                vals = [r[key]["rate"] or 0 for r in rows]
-                err = np.array([[max(0, v - r[key]["lo"]) for v, r in zip(vals, rows)],
-                                [max(0, r[key]["hi"] - v) for v, r in zip(vals, rows)]])
-                err[:, [r["n"] == 0 for r in rows]] = 0  # no whisker where there is no data
-            ax.bar(x + (j - 0.5) * 0.4, vals, 0.4, yerr=err, capsize=3, label=f"{label} (n={result[side]['n']})")
-        ax.set_title(title)
-        ax.set_xticks(x, names, rotation=30)
-        ax.set_ylim(0, 1)
-    axes[0].legend(fontsize=8)
-    fig.suptitle("Outcomes by context length (disjoint bins, 95% Wilson intervals)")
-    fig.tight_layout()
-    return figure_png(fig, tight=False)
