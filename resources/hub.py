@@ -203,9 +203,9 @@ class LocalHub:
     def download(self, repo_id, repo_type="model", allow_patterns=None, revision=None):
         # Copy into a revision-keyed snapshot so a later upload never changes what a run read.
         info = self._info(repo_id, repo_type, revision)
-        from rl_assets.settings import cache_dir
+        from rl_assets.store import local_cache
 
-        snap = cache_dir() / "hub-snapshots" / repo_type / repo_id.replace("/", "--") / info.revision
+        snap = local_cache("hub-snapshots") / repo_type / repo_id.replace("/", "--") / info.revision
         base = self._repo_dir(repo_id, repo_type)
         for f in info.files:
             if matches(f.path, allow_patterns):

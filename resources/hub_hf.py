@@ -211,9 +211,9 @@ class HfHub:
             return Path(os.environ["HF_HUB_CACHE"]).expanduser()
         if os.environ.get("HF_HOME"):
             return Path(os.environ["HF_HOME"]).expanduser() / "hub"
-        from rl_assets.settings import cache_dir
+        from rl_assets.store import local_cache
 
-        return cache_dir() / "huggingface" / "hub"
+        return local_cache("huggingface") / "hub"
 
     def download(self, repo_id, repo_type="model", allow_patterns=None, revision=None):
         folder = self._call(

@@ -49,7 +49,7 @@ class LLMResource(dg.ConfigurableResource):
     output_usd_per_mtok: Optional[float] = None
     response_format: str = "json_schema"  # json_schema | json_object | none (parse text)
     parse_retries: int = 1  # re-ask once when a reply cannot be parsed/validated
-    cache_root: str = ""  # "" -> <cache_dir>/llm
+    cache_root: str = ""  # "" -> the store's (<storage>/llm, or $RLDELTA_LLM_CACHE), shared by every worker
 
     def __repr_args__(self):
         # A key passed as a plain string (tests, scripts) must not leak through repr() into logs.
@@ -69,9 +69,15 @@ class LLMResource(dg.ConfigurableResource):
         return (override or field or env or SEED_MODELS.get(purpose, SEED_MODELS["judge"])).removeprefix("openai/")
 
     def root(self) -> Path:
-        from rl_assets.settings import cache_dir
+        from rl_assets.store import llm_root
 
-        return Path(self.cache_root) if self.cache_root else cache_dir() / "llm"
+        return Path(self.cache_root) if self.cache_root else llm_root()
+
+    def earlier_roots(self) -> tuple[Path, ...]:
+        """Where answers paid before the store may sit (`<cache>/llm`): read on a miss, never lost."""
+        from rl_assets.store import legacy_llm_root
+
+        return () if self.cache_root else (legacy_llm_root(),)
 
     def describe(self, purpose: str, model: str | None = None) -> dict:
         """Safe to log and to put in metadata/reports: never includes the key."""
@@ -110,7 +116,8 @@ class LLMResource(dg.ConfigurableResource):
         return LLMClient(
             model=name,
             offline_mode=offline,
-            cache=None if offline else LLMCache(self.root() / "cache", purpose),
+            cache=None if offline else LLMCache(self.root() / "cache", purpose,
+                                                fallbacks=[r / "cache" for r in self.earlier_roots()]),
             ledger=None if offline else Ledger(self.root() / "usage" / f"{part}.jsonl"),
             budget=Budget(token_budget if token_budget is not None else self.token_budget,
                           usd_budget if usd_budget is not None else self.usd_budget),

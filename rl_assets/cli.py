@@ -173,7 +173,7 @@ def cmd_register_eval(args) -> int:
 def cmd_demo(args) -> int:
     from rl_assets.demo import build_world
     from rl_assets.demo.lineage_job import JOB as LINEAGE_JOB, MEMBERS as LINEAGE_MEMBERS
-    from rl_assets.settings import reports_root
+    from rl_assets.store import reports_root
 
     world = build_world(seed=args.seed, scale=args.scale)
     print(f"demo world written: hub {world.hub_dir}, registry {world.registry_url}")
@@ -188,7 +188,7 @@ def cmd_demo(args) -> int:
 
     import dagster as dg
 
-    from rl_assets.settings import report_dir
+    from rl_assets.store import report_dir
 
     for category in (dg.BetaWarning, dg.PreviewWarning):  # API-stability notices, not problems
         warnings.filterwarnings("ignore", category=category)

@@ -8,19 +8,16 @@ import dagster as dg
 from resources.hub import HubError, HubResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.report_md import md_table
-from rl_assets.partitions import slug
-from rl_assets.settings import tables_dir
 from rl_assets.trace_tables import ingest_addressed
 
 
 def ingest_to_table(context, hub: HubResource, settings: AnalysisSettings, spec: str, asset_name: str, side: str, benchmark=None):
     """Ingest one source for this partition (or reuse its unchanged table); returns (reference dict, Dagster metadata).
 
-    The table lives at `<tables>/<asset>/<slug>/<source digest>.parquet`: a run configured with other
-    sources writes another file, and an edited local source gets a new digest (its data version)."""
-    folder = tables_dir() / asset_name / slug(context.partition_key)
+    The table lives at `<storage>/tables/<asset>/<slug>/<source digest>.parquet`: a run configured with
+    other sources writes another file, and an edited local source gets a new digest (its data version)."""
     try:
-        built = ingest_addressed(hub.client(), spec, folder, max_rows=settings.max_rows, tokenizer=settings.tokenizer,
+        built = ingest_addressed(hub.client(), spec, asset_name, context.partition_key, max_rows=settings.max_rows, tokenizer=settings.tokenizer,
                                  benchmark=benchmark, side=side)
     except (HubError, FileNotFoundError) as exc:
         raise dg.Failure(description=f"{asset_name} {context.partition_key}: cannot read {spec}: {exc}") from exc

@@ -1,6 +1,6 @@
-"""IO manager: pyarrow tables as parquet, everything else as JSON — one immutable file per run.
+"""IO manager: each asset's value as JSON under the storage root — one immutable file per run.
 
-Paths are `<storage_root>/<asset path>/<slug>/<run id>.{parquet,json}`. The slug (`org--name`)
+Paths are `<storage_root>/<asset path>/<slug>/<run id>.json`. The slug (`org--name`)
 keeps a repo id with a slash from nesting folders; the run id makes every stored value
 immutable, so two runs of one partition at the same time never read each other's intermediate
 (a run once recorded the other run's `eval_pair` that had overwritten its own between steps).
@@ -9,6 +9,13 @@ An input is loaded from the run that produced it when that run stored it (the sa
 parent of a re-execution), else from the path the asset's latest materialization recorded in the
 instance's event log (`stored_at`), else from `<slug>/LATEST` (readers without an instance, e.g.
 sensors). The root is a UPath, so `s3://bucket/prefix` works wherever fsspec has a driver.
+
+Values are small JSON-able dicts. Tables (trace tables, failure-mode and step tables) are NOT
+carried here: they are written in record batches while they are built, can be larger than memory,
+and a trace table is shared by content address across runs and partitions (model_comparison reads
+the one a partition built). rl_assets/store.py writes them under the same root (`<root>/tables/…`)
+and a value names the table's location. Values that a later step reads name no place outside the
+storage root (no report folder, no machine's cache): tests/test_scaleout_celery.py checks it.
 """
 
 from __future__ import annotations
@@ -18,24 +25,24 @@ import os
 import secrets
 
 import dagster as dg
-import pyarrow as pa
-import pyarrow.parquet as pq
 from upath import UPath
 
 from rl_assets.partitions import slug
 
-SUFFIXES = (".parquet", ".json")
+# ".parquet": the suffix a value had when this manager also stored tables (none was ever a table;
+# kept so such a file still loads, with a clear error if pyarrow cannot read it).
+SUFFIXES = (".json", ".parquet")
 
 
 class RlDeltaIOManager(dg.ConfigurableIOManager):
-    """Writes tables to parquet and small objects to JSON under one storage root, one file per run."""
+    """Writes each value as JSON under one storage root, one file per run (tables: rl_assets/store.py)."""
 
-    root: str = ""  # "" -> rl_assets.settings.storage_root() at run time
+    root: str = ""  # "" -> the store's root (RLDELTA_STORAGE) at run time
 
     def _base(self) -> UPath:
-        from rl_assets.settings import storage_root
+        from rl_assets import store
 
-        return UPath(self.root or storage_root())
+        return UPath(self.root) if self.root else store.root()
 
     def _folder(self, key_path: list[str], partition_key: str | None) -> UPath:
         return self._base().joinpath(*key_path) / (slug(partition_key) if partition_key else "__all__")
@@ -43,17 +50,16 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
     def handle_output(self, context: dg.OutputContext, obj) -> None:
         if obj is None:
             return
+        if type(obj).__module__.startswith(("pyarrow", "pandas")):
+            raise TypeError(f"{context.asset_key.to_user_string()} returned a table: write it with rl_assets.store "
+                            "and return a dict naming its location (values are JSON)")
         partition = context.partition_key if context.has_partition_key else None
         folder = self._folder(context.asset_key.path, partition)
         folder.mkdir(parents=True, exist_ok=True)
         run_id = _run_id(context) or "no-run"
-        if isinstance(obj, pa.Table):
-            path = folder / f"{run_id}.parquet"
-            _write_atomic(path, lambda handle: pq.write_table(obj, handle))
-        else:
-            path = folder / f"{run_id}.json"
-            data = json.dumps(obj, indent=2, sort_keys=True, default=str).encode()
-            _write_atomic(path, lambda handle: handle.write(data))
+        path = folder / f"{run_id}.json"
+        data = json.dumps(obj, indent=2, sort_keys=True, default=str).encode()
+        _write_atomic(path, lambda handle: handle.write(data))
         # only for readers without an instance; runs resolve inputs through the event log
         _write_atomic(folder / "LATEST", lambda handle: handle.write(path.name.encode()))
         context.add_output_metadata({"stored_at": dg.MetadataValue.path(str(path))})
@@ -68,6 +74,8 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
                 + f" under {self._base()}; materialize it first"
             )
         if path.suffix == ".parquet":
+            import pyarrow.parquet as pq
+
             with path.open("rb") as handle:
                 return pq.read_table(handle)
         return json.loads(path.read_text())
@@ -119,6 +127,27 @@ def _write_atomic(path: UPath, write) -> None:
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def latest_value(instance: dg.DagsterInstance, asset: str, partition: str | None):
+    """The value `asset`'s latest materialization of `partition` stored (its `stored_at`), or None when
+    it has none or the file is unreadable — for readers that summarize finished steps (INDEX.md)."""
+    flt = dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[partition] if partition else None)
+    for record in instance.fetch_materializations(flt, limit=1).records:
+        stored = record.asset_materialization.metadata.get("stored_at")
+        if isinstance(stored, dg.PathMetadataValue):
+            return read_value(stored.path)
+    return None
+
+
+def read_value(stored_at: str):
+    """The JSON value stored at `stored_at` (a path or URL), or None when absent or unreadable."""
+    if not stored_at.endswith(".json"):
+        return None
+    try:
+        return json.loads(UPath(stored_at).read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def load_stored(io_manager: dg.IOManager, asset: str, partition: str | None):

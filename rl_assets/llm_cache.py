@@ -19,8 +19,12 @@ from rl_assets.fileutil import atomic_write_text
 
 
 class LLMCache:
-    def __init__(self, root: Path | str, namespace: str = "default"):
+    """`fallbacks`: roots of caches kept elsewhere before (an older layout); a miss here is looked up
+    there and a hit copied here, so moving the cache never pays for an answer twice."""
+
+    def __init__(self, root: Path | str, namespace: str = "default", fallbacks=()):
         self.dir = Path(root) / namespace
+        self.fallbacks = [Path(r) / namespace for r in fallbacks if Path(r) / namespace != self.dir]
         self.corrupt = 0
 
     def _entry(self, key: str) -> Path:
@@ -35,11 +39,24 @@ class LLMCache:
         try:
             return json.loads(path.read_text())["value"]
         except FileNotFoundError:
-            return None
+            return self._adopt(key)
         except (ValueError, KeyError, OSError):
             self.corrupt += 1
             path.replace(path.with_suffix(".corrupt"))
             return None
+
+    def _adopt(self, key: str) -> Any | None:
+        for old in self.fallbacks:
+            try:
+                text = (old / key[:2] / f"{key}.json").read_text()
+                value = json.loads(text)["value"]
+            except (OSError, ValueError, KeyError):
+                continue  # absent or unreadable there: a miss, the old file is left as it is
+            path = self._entry(key)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(path, text)
+            return value
+        return None
 
     def has(self, key: str) -> bool:
         return self.get(key) is not None

@@ -1,6 +1,7 @@
-"""Where rldelta keeps things: one home folder, overridable piece by piece by environment.
+"""The environment's say on where rldelta keeps things: one home folder, overridable piece by piece.
 
 Read at call time (never at import) so tests and `dagster dev` can point RLDELTA_HOME elsewhere.
+What lives where under these roots (tables, hand-overs, caches, reports) is rl_assets/store.py's.
 """
 
 from __future__ import annotations
@@ -28,16 +29,8 @@ def storage_root() -> str:
 
 
 def reports_root() -> Path:
+    """$RLDELTA_REPORTS or <home>/reports: outputs for people (rl_assets/store.py lays them out)."""
     return _env_path("RLDELTA_REPORTS", home_dir() / "reports")
-
-
-def report_dir(model_id: str) -> Path:
-    """The per-model report folder (INDEX.md, Q1_…, audit/ …), created."""
-    from rl_assets.partitions import slug
-
-    path = reports_root() / slug(model_id)
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 def hub_dir() -> Path:
@@ -52,14 +45,8 @@ def registry_url() -> str:
 
 
 def cache_dir() -> Path:
+    """$RLDELTA_CACHE or <home>/cache: this machine's caches, never handed to another step."""
     path = _env_path("RLDELTA_CACHE", home_dir() / "cache")
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def tables_dir() -> Path:
-    """Local folder for large normalized trace tables (streamed parquet, not via the IO manager)."""
-    path = home_dir() / "tables"
     path.mkdir(parents=True, exist_ok=True)
     return path
 

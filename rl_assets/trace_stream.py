@@ -9,7 +9,6 @@ before they become Python objects, so a step's peak stays flat in the table's si
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -23,8 +22,9 @@ def iter_trace_batches(path, columns: Iterable[str], only: set[str] | None = Non
     """Batches (as tables of the TRACE_SCHEMA types) of `columns`; with `only`, just those trace ids."""
     from rl_assets.ingest import ADDED_COLUMNS, TRACE_SCHEMA
 
-    path = Path(path)
-    if not path.exists():
+    from rl_assets import store
+
+    if not store.exists(path):
         raise FileNotFoundError(f"trace table {path} does not exist (run the ingest first)")
     cols = list(dict.fromkeys(columns))
     unknown = [c for c in cols if c not in TRACE_SCHEMA.names]
@@ -33,7 +33,7 @@ def iter_trace_batches(path, columns: Iterable[str], only: set[str] | None = Non
     want = pa.schema([TRACE_SCHEMA.field(c) for c in cols])
     # pre_buffer (pyarrow's default) keeps every row group's bytes it has read until the reader is
     # closed: arrow memory then grows with the file (58 → 174 MB over an 8,000-row table).
-    source = pq.ParquetFile(path, pre_buffer=False)
+    source = store.parquet_file(path, pre_buffer=False)
     present = set(source.schema_arrow.names)
     absent = [c for c in cols if c not in present and c in ADDED_COLUMNS]  # an older table: those are null
     missing = [c for c in cols if c not in present and c not in ADDED_COLUMNS]

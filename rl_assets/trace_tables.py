@@ -1,29 +1,35 @@
-"""Normalized trace tables on local disk: one source is ingested once per revision and row knobs.
+"""Normalized trace tables in the store: one source is ingested once per revision and row knobs.
 
 Each table has a stamp beside it (`<table>.stamp.json`) with what it was built from and its ingest
 report. A later request for the same Hub dataset revision, row cap, tokenizer and benchmark reuses
 the table instead of reading and featurizing the source again — when an asset is re-materialized
-with unchanged inputs, or when `model_comparison` needs a pair a partition already ingested.
+with unchanged inputs, when `model_comparison` needs a pair a partition already ingested, or when
+another worker runs the next step (tables live under the storage root: rl_assets/store.py).
 A local-path source is identified by its content fingerprint (rl_assets/source_fingerprint.py).
 `ingest_addressed` names the table after a hash of that key, so two runs with different sources
 never share a table file, and the hash is the trace asset's data version.
 The stamp carries the ingest's ledger (what was found, written, skipped, merged), so a reused
 table reports the same accounting as the ingest that built it. Tables and stamps are created
-with the process umask.
+with the process umask. A table is a location string: a local path or a URL of the store.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
 from pathlib import Path
+
+from rl_assets import store
 
 # bumped when what a stamp vouches for changes (2: the conservation ledger is part of it)
 STAMP_VERSION = 2
 
 
-def stamp_path(table: Path) -> Path:
-    return table.with_name(table.name + ".stamp.json")
+def stamp_path(table):
+    """The stamp beside `table` (same type: a Path for a Path, a string for a location)."""
+    return table.with_name(table.name + ".stamp.json") if isinstance(table, Path) else f"{table}.stamp.json"
 
 
 def source_key(client, spec: str, *, max_rows, tokenizer, benchmark) -> dict:
@@ -45,53 +51,79 @@ def key_digest(key: dict) -> str:
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
 
 
-def _stamped(table: Path, key: dict | None) -> dict | None:
-    if key is None or not table.exists():
+def _stamped(table: str, key: dict | None) -> dict | None:
+    if key is None or not store.exists(table):
         return None
     try:
-        stamp = json.loads(stamp_path(table).read_text())
+        stamp = store.read_json(stamp_path(table))
     except (OSError, ValueError):
         return None
     return stamp["built"] if stamp.get("key") == key else None
 
 
-def ingest_once(client, spec: str, table: Path, *, max_rows=None, tokenizer=None, benchmark=None, side="",
-                reuse: tuple[Path, ...] = ()) -> dict:
+def ingest_once(client, spec: str, table, *, max_rows=None, tokenizer=None, benchmark=None, side="",
+                reuse: tuple = ()) -> dict:
     """The table for `spec` at `table` (or an identical one among `reuse`), ingesting only if needed.
 
     Returns the ingest facts (rows, skips, revision, token source, feature means, plain metadata),
     `path` of the table to read and `reused`.
     """
     key = source_key(client, spec, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark)
-    return _ingest_keyed(client, spec, table, key, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark,
-                         side=side, reuse=reuse)
+    return _ingest_keyed(client, spec, str(table), key, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark,
+                         side=side, reuse=tuple(map(str, reuse)))
 
 
-def ingest_addressed(client, spec: str, folder: Path, *, max_rows=None, tokenizer=None, benchmark=None,
-                     side="") -> dict:
-    """Like ingest_once, into `<folder>/<key digest>.parquet`: one file per distinct source and knobs,
-    so a run never reads (or replaces) a table another run built from different sources.
-    The result also carries `data_version` (the digest)."""
+def ingest_addressed(client, spec: str, asset: str, model_id: str, *, max_rows=None, tokenizer=None,
+                     benchmark=None, side="") -> dict:
+    """Like ingest_once, into `<store tables>/<asset>/<slug>/<key digest>.parquet`: one file per distinct
+    source and knobs, so a run never reads (or replaces) a table another run built from different
+    sources. The result also carries `data_version` (the digest)."""
     key = source_key(client, spec, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark)
     digest = key_digest(key)
-    built = _ingest_keyed(client, spec, Path(folder) / f"{digest}.parquet", key, max_rows=max_rows,
-                          tokenizer=tokenizer, benchmark=benchmark, side=side)
+    table = str(store.trace_table_folder(asset, model_id) / f"{digest}.parquet")
+    legacy = store.legacy_tables_root() / asset / Path(table).parent.name / f"{digest}.parquet"
+    adopted = _adopt(legacy, table, key)
+    if adopted is not None:
+        return {**adopted, "path": table, "reused": True, "data_version": digest}
+    built = _ingest_keyed(client, spec, table, key, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark,
+                          side=side)
     return {**built, "data_version": digest}
 
 
-def _ingest_keyed(client, spec, table: Path, key: dict | None, *, max_rows, tokenizer, benchmark, side,
-                  reuse: tuple[Path, ...] = ()) -> dict:
+def _adopt(legacy: Path, table: str, key: dict) -> dict | None:
+    """A table an older rldelta built under `<home>/tables` for the same key, copied into the store
+    once (so an upgrade neither re-ingests it nor hands a home path to another worker)."""
+    if _stamped(table, key) is not None or not legacy.exists():
+        return None
+    built = _stamped(str(legacy), key)
+    if built is None:
+        return None
+    from rl_assets.fileutil import temp_path
+
+    staged = store.staging_file(table)
+    staged.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temp_path(staged)
+    shutil.copyfile(legacy, tmp)
+    os.replace(tmp, staged)
+    store.publish(staged, table)
+    store.write_json(stamp_path(table), {"key": key, "built": built})
+    return built
+
+
+def _ingest_keyed(client, spec, table: str, key: dict | None, *, max_rows, tokenizer, benchmark, side,
+                  reuse: tuple[str, ...] = ()) -> dict:
     from rl_assets.ingest import ingest_source
-    from rl_assets.fileutil import atomic_write_json
 
     for candidate in (table, *reuse):
         built = _stamped(candidate, key)
         if built is not None:
-            return {**built, "path": str(candidate), "reused": True}
+            return {**built, "path": candidate, "reused": True}
     # The stamp goes before the table changes and comes back after it is complete, so a killed
     # ingest never leaves a stamp that vouches for a different table.
-    stamp_path(table).unlink(missing_ok=True)
-    report = ingest_source(spec, table, hub=client, max_rows=max_rows, benchmark=benchmark, side=side, tokenizer=tokenizer)
+    store.remove(stamp_path(table))
+    staged = store.staging_file(table)
+    report = ingest_source(spec, staged, hub=client, max_rows=max_rows, benchmark=benchmark, side=side, tokenizer=tokenizer)
+    store.publish(staged, table)
     built = {
         "rows": report.rows_written, "rows_read": report.rows_read, "skipped": dict(report.skipped),
         "source_kind": report.source_kind, "revision": report.source_revision, "token_source": report.token_source,
@@ -99,5 +131,5 @@ def _ingest_keyed(client, spec, table: Path, key: dict | None, *, max_rows, toke
         "merged": dict(report.merged), "accounting": report.accounting,
     }
     if key is not None:
-        atomic_write_json(stamp_path(table), {"key": key, "built": built})
-    return {**built, "path": str(table), "reused": False}
+        store.write_json(stamp_path(table), {"key": key, "built": built})
+    return {**built, "path": table, "reused": False}

@@ -34,16 +34,17 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 @contextlib.contextmanager
-def celery_workers(envs: dict[str, dict[str, str]], config_dir: Path, logs: Path, ready_timeout: float = 90):
-    """One `celery -A dagster_celery.app worker` per name in `envs` (one task at a time each), with
-    that environment on top of this one; yields {name: log path}. Killed however the block ends."""
+def celery_workers(envs: dict[str, dict[str, str]], config_dir: Path, logs: Path, ready_timeout: float = 90,
+                   app: str = "dagster_celery.app"):
+    """One `celery -A <app> worker` per name in `envs` (one task at a time each), with that
+    environment on top of this one; yields {name: log path}. Killed however the block ends."""
     procs: dict[str, subprocess.Popen] = {}
     log_paths = {name: logs / f"worker-{name}.log" for name in envs}
     try:
         for name, extra in envs.items():
             env = {**os.environ, **extra,
                    "PYTHONPATH": os.pathsep.join([str(config_dir), str(TESTS), str(TESTS.parent)])}
-            cmd = [sys.executable, "-m", "celery", "-A", "dagster_celery.app", "worker", "--pool", "solo",
+            cmd = [sys.executable, "-m", "celery", "-A", app, "worker", "--pool", "solo",
                    "-n", f"{name}@%h", "-Q", "dagster", "--without-gossip", "--without-mingle", "-l", "INFO",
                    "--logfile", str(log_paths[name])]
             procs[name] = subprocess.Popen(cmd, env=env, cwd=extra.get("RLDELTA_HOME"), start_new_session=True,

@@ -47,7 +47,7 @@ def test_a_second_run_keeps_the_first_runs_table_and_write_back_pushes_the_lates
 
         # the resume reuses the labels of the latest materialization's table (found through the event log,
         # not the pointer file); an empty call cache leaves those labels as the only thing to reuse
-        (tmp_path / "home" / "tables" / "failure_modes").joinpath(PID.replace("/", "--"), "LATEST").unlink()
+        (tmp_path / "home" / "storage" / "tables" / "failure_modes").joinpath(PID.replace("/", "--"), "LATEST").unlink()
         calls = srv.calls
         again = _annotate(tmp_path, srv, instance, "six", n_tasks=6, cache=str(tmp_path / "empty-cache"))
         assert again["failed"] == 0 and srv.calls - calls == 2  # only tasks 4 and 5: 4 rows a side, one batch each

@@ -2,13 +2,14 @@
 
 import json
 
-import pandas as pd
 import pytest
 from dagster_run import materialize_partition
 
 from resources.hub import HubResource
 from resources.settings_resource import AnalysisSettings
+from rl_assets import store
 from rl_assets.io_manager import RlDeltaIOManager
+from rl_assets.store import report_dir
 
 build_world = pytest.importorskip("rl_assets.demo").build_world
 
@@ -43,8 +44,8 @@ def test_demo_training_logs_match_ground_truth(demo, which):
     out = materialize(model)
     assert out["training_logs"]["training_logs_revision"]
     tm = out["training_metrics"]
-    report = json.loads(open(f"{tm['report_dir']}/report.json").read())
-    steps = pd.read_parquet(tm["metrics_path"]).set_index("step")
+    report = json.loads((report_dir(model) / "Q2_training_metrics" / "report.json").read_text())
+    steps = store.read_table(tm["steps_table"]).to_pandas().set_index("step")
     assert len(steps) == gt["unique_train_steps"] and steps.index.max() == gt["last_step"]
     assert report["duplicates"]["steps"] == gt["duplicate_steps"]
     assert report["malformed"]["count"] == gt["malformed_lines"] + gt["truncated_lines"]
@@ -68,7 +69,7 @@ def test_demo_rollout_attribution_names_the_ground_truth_feature(demo):
     model = next(iter(truth["rl_rollouts"]))
     gt = truth["rl_rollouts"][model]
     out = materialize(model)["rl_temporal"]
-    report = json.loads(open(f"{out['report_dir']}/report.json").read())
+    report = json.loads((report_dir(model) / "Q2_rl_temporal" / "report.json").read_text())
     att = report["attribution"]
     assert att["status"] == "ok" and att["reward_rising"]
     feature = gt["attribution"]["feature"]

@@ -8,6 +8,7 @@ import pytest
 from rl_assets.analysis.index_md import COMPLETION_NOTE, judge_findings, q1_findings
 from rl_assets.assets.report_index import analysis_steps
 from rl_assets.definitions import ANALYSIS, analysis_index
+from rl_assets.io_manager import RlDeltaIOManager
 from rl_assets.partitions import models_partitions
 
 MODEL = "org/rl-model-8B"
@@ -27,11 +28,12 @@ def stubs(folder):
     def behavioral_delta():
         out = folder / "Q1_behavioral_delta" / "report.json"
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps({"features": [{"feature": "think_tokens", "significant": True, "before": 80.0, "after": 38.0},
-                                                {"feature": "code_fence_blocks", "significant": False}],
-                                   "paired": {"passed": {"before": 0.3, "after": 0.5}},
-                                   "task_flips": {"newly_passing": 6, "newly_failing": 1, "mcnemar_p": 0.125}}))
-        return dg.Output({"path": str(out)}, data_version=dg.DataVersion("q1-v1"),
+        result = {"features": [{"feature": "think_tokens", "significant": True, "before": 80.0, "after": 38.0},
+                               {"feature": "code_fence_blocks", "significant": False}],
+                  "paired": {"passed": {"before": 0.3, "after": 0.5}},
+                  "task_flips": {"newly_passing": 6, "newly_failing": 1, "mcnemar_p": 0.125}}
+        out.write_text(json.dumps({}))  # the report file is an output only: the findings come from the value
+        return dg.Output(result, data_version=dg.DataVersion("q1-v1"),
                          metadata={"report": dg.MetadataValue.path(str(out))})
 
     @dg.asset(name="rl_traces", partitions_def=models_partitions, group_name="q2")
@@ -48,7 +50,8 @@ def stubs(folder):
 
 def test_index_reports_each_status_from_the_event_log(home, partition_instance):
     instance = partition_instance(MODEL)
-    first = dg.materialize(stubs(home), instance=instance, partition_key=MODEL, raise_on_error=False)
+    first = dg.materialize(stubs(home), instance=instance, partition_key=MODEL, raise_on_error=False,
+                           resources={"io_manager": RlDeltaIOManager()})
     assert not first.success
     result = dg.materialize([analysis_index], instance=instance, partition_key=MODEL)
     assert result.success

@@ -3,7 +3,10 @@ writes the same reports as a single-process run on the same demo world.
 
 Each worker has its own RLDELTA_HOME; they share only RLDELTA_STORAGE and the Dagster instance.
 The demo's sources are shared the way production shares them: the hub is one folder every
-process reads (the Hub stand-in), the registry lives in PostgreSQL. Needs RLDELTA_TEST_REDIS_URL
+process reads (the Hub stand-in), the registry lives in PostgreSQL. Both workers sit on one disk,
+so "share only" is enforced, not assumed: each worker refuses (and records) any Python-level file
+access under the other's home (tests/guarded_celery_app.py), and no value a step stored and no
+metadata it recorded may name a place in a worker's home other than its report folder. Needs RLDELTA_TEST_REDIS_URL
 (scripts/setup.d/40-redis.sh) and RLDELTA_TEST_PG_URL (20-postgres.sh), as under `make test`.
 """
 
@@ -33,6 +36,7 @@ MODEL = ALPHA
 VOLATILE_KEYS = {"run_id", "generated_at", "created_at", "timestamp", "written_at"}
 # What the distributed run's steps handed each other through RLDELTA_STORAGE, for the next test.
 HANDED_OVER: dict[str, list[str]] = {}
+APP = "guarded_celery_app"  # tests/guarded_celery_app.py: dagster-celery's app behind a file-access guard
 
 
 @pytest.fixture
@@ -101,13 +105,16 @@ def test_analyze_model_on_two_celery_workers_matches_one_process(tmp_path, monke
         f"storage:\n  postgres:\n    postgres_url: {pg_dagster}\ntelemetry:\n  enabled: false\n")
     backend = redis_url.rsplit("/", 1)[0] + "/1"
     config_dir = write_celery_config(tmp_path / "celery-config", redis_url, backend)
+    leak_log = tmp_path / "worker-leaks.log"
+    others = lambda name: [tmp_path / "single", tmp_path / "coordinator", *(h for n, h in homes.items() if n != name)]  # noqa: E731
     envs = {name: {**sources, "RLDELTA_HOME": str(home), "RLDELTA_STORAGE": str(shared),
-                   "DAGSTER_HOME": str(dagster_home)} for name, home in homes.items()}
+                   "DAGSTER_HOME": str(dagster_home), "RLDELTA_TEST_LEAK_LOG": str(leak_log),
+                   "RLDELTA_TEST_FORBIDDEN": os.pathsep.join(map(str, others(name)))} for name, home in homes.items()}
     for home in homes.values():
         home.mkdir()
     run_config = {**QUIET, "execution": {"config": {"broker": redis_url, "backend": backend}}}
     with dg.DagsterInstance.from_config(str(dagster_home)) as instance, \
-            celery_workers(envs, config_dir, tmp_path) as logs:
+            celery_workers(envs, config_dir, tmp_path, app=APP) as logs:
         instance.add_dynamic_partitions("models", [MODEL])
         job = dg.reconstructable(scaleout_job.analyze_model_on_celery)
         with dg.execute_job(job, instance, run_config=run_config, tags={"dagster/partition": MODEL},
@@ -119,9 +126,13 @@ def test_analyze_model_on_two_celery_workers_matches_one_process(tmp_path, monke
                        for e in distributed.all_events
                        if e.event_type == dg.DagsterEventType.ENGINE_EVENT and e.engine_event_data
                        and "Celery worker" in e.engine_event_data.metadata}
+            recorded = [(e.step_key, e.event_specific_data.materialization.metadata)
+                        for e in distributed.all_events if e.event_type == dg.DagsterEventType.ASSET_MATERIALIZATION]
     assert workers == set(homes), f"steps ran on {sorted(workers)}; worker logs in {sorted(map(str, logs.values()))}"
 
-    HANDED_OVER["leaks"] = sorted(_home_paths(shared, homes))
+    HANDED_OVER["leaks"] = sorted(_home_paths(shared, homes) | _metadata_home_paths(recorded, homes)
+                                  | set(leak_log.read_text().splitlines() if leak_log.exists() else []))
+    HANDED_OVER["metadata_fields"] = [str(len(recorded))]
     places = [tmp_path / "single", shared, *homes.values()]
     expected = reports([tmp_path / "single" / "reports"], places)
     got = reports([home / "reports" for home in homes.values()], places)
@@ -131,34 +142,74 @@ def test_analyze_model_on_two_celery_workers_matches_one_process(tmp_path, monke
         assert got[name] == expected[name], name
 
 
+def _strings(value, key=""):
+    """(field, string) for every string inside a JSON-like value."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(v, k)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v, key)
+    elif isinstance(value, str):
+        yield key, value
+
+
+def _in_home(value: str, homes: dict[str, Path]) -> str | None:
+    """`$RLDELTA_HOME/<path inside>` when `value` names a place in a worker's home (anywhere in the string)."""
+    for home in homes.values():
+        at = value.find(str(home) + os.sep)
+        if at >= 0:
+            inside = value[at + len(str(home)) + 1:].split()[0] if value[at:].strip() else ""
+            return "$RLDELTA_HOME/" + inside.replace(slug(MODEL), "<model>")
+    return None
+
+
 def _home_paths(shared: Path, homes: dict[str, Path]) -> set[str]:
-    """'<asset>: <field> -> <worker>:<path inside its home>' for every stored output that points a
-    later step into one worker's home (only a shared disk makes those readable to the other worker)."""
+    """'<stored file>.<field> -> $RLDELTA_HOME/…' for every string in anything under the storage root
+    (values, table stamps, pointers) that names a place in a worker's home: a hand-over must not point
+    into one machine's folder, report folders included (reports are outputs, never read back)."""
     found = set()
     for stored in shared.rglob("*.json"):
-        def walk(value, key=""):
-            if isinstance(value, dict):
-                for k, v in value.items():
-                    walk(v, k)
-            elif isinstance(value, list):
-                for v in value:
-                    walk(v, key)
-            elif isinstance(value, str):
-                for home in homes.values():
-                    if value.startswith(str(home) + os.sep):
-                        inside = Path(value).relative_to(home).as_posix().replace(slug(MODEL), "<model>")
-                        found.add(f"{stored.parent.name}.{key} -> $RLDELTA_HOME/{inside}")
-        walk(json.loads(stored.read_text()))
+        for key, value in _strings(json.loads(stored.read_text())):
+            if (inside := _in_home(value, homes)) is not None:
+                found.add(f"{stored.relative_to(shared).parent}.{key} -> {inside}")
     return found
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "steps hand each other paths under the worker's RLDELTA_HOME, readable by the other worker only "
-    "because both share one disk: trace tables (settings.tables_dir: baseline_traces, post_rl_traces, "
-    "rl_traces, failure_modes), the Hub snapshot cache (settings.cache_dir: training_logs -> "
-    "training_metrics) and report folders read back as data (training_metrics.metrics_path -> "
-    "rl_temporal); the store of issue #16 item 1 moves them under RLDELTA_STORAGE"))
+def _metadata_home_paths(recorded: list, homes: dict[str, Path]) -> set[str]:
+    """'<step> metadata <key> -> $RLDELTA_HOME/…' for recorded metadata naming a place in a worker's home
+    other than its report folder (metadata links people to report files; anything else recorded there
+    is readable by later steps through the instance, i.e. a hand-over)."""
+    found = set()
+    for step, metadata in recorded:
+        for key, entry in metadata.items():
+            raw = getattr(entry, "path", None) or getattr(entry, "text", None) or getattr(entry, "data", None)
+            for _, value in _strings(raw if isinstance(raw, (dict, list)) else str(raw or "")):
+                inside = _in_home(value, homes)
+                if inside is not None and not inside.startswith("$RLDELTA_HOME/reports/"):
+                    found.add(f"{step} metadata {key} -> {inside}")
+    return found
+
+
 def test_steps_hand_each_other_only_shared_storage():
     if "leaks" not in HANDED_OVER:
         pytest.skip("the distributed run above did not run")
+    assert HANDED_OVER["metadata_fields"] != ["0"], "the distributed run recorded no materialization to inspect"
     assert HANDED_OVER["leaks"] == [], "\n".join(HANDED_OVER["leaks"])
+
+
+def test_the_worker_guard_refuses_and_records_the_other_home(tmp_path):
+    """The guard the distributed run relies on does bite: a read under a forbidden home fails and is logged."""
+    import subprocess
+    import sys
+
+    other, log = tmp_path / "home-b", tmp_path / "leaks.log"
+    (other / "storage").mkdir(parents=True)
+    (other / "storage" / "t.json").write_text("{}")
+    code = ("import guarded_celery_app, os\n"
+            "open(os.path.join(os.environ['OTHER'], 'storage', 't.json')).read()\n")
+    env = {**os.environ, "OTHER": str(other), "RLDELTA_TEST_FORBIDDEN": str(other), "RLDELTA_TEST_LEAK_LOG": str(log),
+           "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode != 0 and "PermissionError" in done.stderr, done.stderr[-2000:]
+    assert log.read_text().splitlines() == [f"open {other / 'storage' / 't.json'}"]

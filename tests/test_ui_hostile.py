@@ -27,7 +27,6 @@ from rl_assets.assets.q1_llm_judge import judge_verdicts
 from rl_assets.assets.q3_trace_pairs import trace_pairs
 from rl_assets.definitions import analysis_index
 from rl_assets.io_manager import RlDeltaIOManager
-from rl_assets.settings import report_dir
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 pytestmark = pytest.mark.timeout(900)  # dagster dev start-up on a busy 2-core machine
@@ -92,11 +91,11 @@ def hostile_home(rldelta_home, tmp_path, monkeypatch, materialize_partition):
                                   resources=resources, instance=instance, raise_on_error=False)
     done = {e.asset_key.to_user_string() for e in first.get_asset_materialization_events()}
     assert {"behavioral_delta", "trace_pairs", "failure_modes", "judge_verdicts"} <= done, done
-    # the audit's output as the INDEX findings read it, with hostile family names and labels (the audit
-    # itself re-scores reasoning-gym families, which a hostile name cannot be)
-    audit = report_dir(MODEL) / "audit" / "audit.json"
-    audit.parent.mkdir(parents=True, exist_ok=True)
-    audit.write_text(json.dumps({"rows": [{"family": h, "label": h} for h in HOSTILE]}))
+    # the audit's stored value as the INDEX findings read it, with hostile family names and labels (the
+    # audit itself re-scores reasoning-gym families, which a hostile name cannot be)
+    audit = {"rows": [{"family": h, "label": h} for h in HOSTILE]}
+    assert materialize_partition([], MODEL, stubs={"learning_audit": audit}, instance=instance,
+                                 resources={"io_manager": RlDeltaIOManager()}).success
     assert materialize_partition([analysis_index], MODEL, instance=instance).success  # reads the run above
     return rldelta_home
 

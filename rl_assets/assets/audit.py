@@ -17,7 +17,7 @@ from rl_assets.analysis.audit import AUDIT_COLUMNS, audit_rows, labels, prereg, 
 from rl_assets.fileutil import atomic_write_json, atomic_write_text
 from rl_assets.ingest.predictions import PredictionsError, file_evidence, load_predictions
 from rl_assets.partitions import models_partitions
-from rl_assets.settings import report_dir
+from rl_assets.store import report_dir
 
 
 class AuditConfig(dg.Config):
@@ -95,7 +95,7 @@ def learning_audit(context: dg.AssetExecutionContext, config: AuditConfig, setti
     thin = [r["family"] for r in out["rows"] if r["n_tasks"] < labels.MIN_TASKS]
     yield dg.Output(
         # rows and sources: the per-family numbers the run lineage reads (it never reads report files)
-        {"path": str(folder / "audit.json"), "labels": {r["family"]: r["label"] for r in out["rows"]},
+        {"labels": {r["family"]: r["label"] for r in out["rows"]},
          "rows": out["rows"], "sources": out["sources"]},
         metadata={
             "audit": dg.MetadataValue.md(report.summary_table(out["rows"])),

@@ -1,6 +1,6 @@
 """`failure_modes`: one categorical failure mode + short text per trace, both sides (Q1/Q0).
 
-Stored locally as parquet, one file per run (rl_assets/failure_modes_store.py); the value
+Stored as parquet in the store, one file per run (rl_assets/failure_modes_store.py); the value
 passed downstream is a small dict with per-side category distributions and their shift, for
 behavioral_delta. Pushing to the eval repos is a separate explicit job (jobs/write_back.py);
 with ``write_back: true`` its permission preflight runs here BEFORE any LLM call.
@@ -11,17 +11,16 @@ from typing import Optional
 import dagster as dg
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from resources.hub import HubResource
 from resources.llm import LLMResource
 from rl_assets.analysis.q1.failure_modes import PROMPT_VERSION, annotate, distribution
 from rl_assets.analysis.q1.report import failure_mode_table
 from rl_assets.analysis.llm_failures import failure_summary
+from rl_assets import store
 from rl_assets.analysis.judge.selection import ROW_COLUMNS
 from rl_assets.checks import calls_check, calls_check_spec
-from rl_assets.failure_modes_store import latest_table, mark_latest, table_path
-from rl_assets.fileutil import atomic_write_parquet
+from rl_assets.failure_modes_store import latest_table, table_path, write_table
 from rl_assets.hub_write import repo_from_spec, require_writable
 from rl_assets.partitions import models_partitions
 from rl_assets.trace_stream import iter_trace_rows, load_rows
@@ -47,12 +46,12 @@ class FailureModesConfig(dg.Config):
 
 def _previous(path) -> dict[str, dict]:
     """Labels of the last output by cache key, so a resumed run never blanks a finished row."""
-    if path is None or not path.exists():
+    if path is None or not store.exists(path):
         return {}
     wanted = ["key", "failure_mode", "failure_summary"]
-    if not set(wanted) <= set(pq.read_schema(path).names):
+    if not set(wanted) <= set(store.parquet_file(path).schema_arrow.names):
         return {}  # e.g. an empty table written without columns by an older version: nothing to keep
-    rows = pq.read_table(path, columns=wanted).to_pylist()
+    rows = store.read_table(path, columns=wanted).to_pylist()
     return {r["key"]: {"category": r["failure_mode"], "summary": r["failure_summary"]} for r in rows if r["failure_mode"]}
 
 
@@ -98,13 +97,12 @@ def failure_modes(context: dg.AssetExecutionContext, config: FailureModesConfig,
             total[side] += len(rows)
 
     table = pa.concat_tables(parts) if parts else SCHEMA.empty_table()
-    atomic_write_parquet(path, table)
-    mark_latest(path)
+    write_table(table, path)
     n_rows = table.num_rows
     n_failed = table.num_rows - pc.count(table["failure_mode"]).as_py()
     dist = distribution(labels)
     value = {
-        "path": str(path),
+        "path": path,
         "rows": n_rows,
         "annotator": client.model,
         "prompt_version": PROMPT_VERSION,
@@ -119,6 +117,6 @@ def failure_modes(context: dg.AssetExecutionContext, config: FailureModesConfig,
     yield dg.Output(value, metadata={
         "annotator": client.model, "rows": n_rows, "failed": value["failed"],
         "calls": client.counters["calls"], "spend_usd": client.budget.snapshot()["used_usd"],
-        "table": dg.MetadataValue.path(str(path)), "distribution": dg.MetadataValue.md(table_md),
+        "table": dg.MetadataValue.path(path), "distribution": dg.MetadataValue.md(table_md),
     })
     yield calls_check("failure_modes", value["call_failures"])

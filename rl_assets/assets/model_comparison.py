@@ -14,9 +14,8 @@ from rl_assets.analysis.figures import markdown_image
 from rl_assets.ingest import IngestError
 from rl_assets.fileutil import atomic_write_files
 from rl_assets.trace_tables import ingest_addressed
-from rl_assets.partitions import slug
 from rl_assets.resolve import resolve_eval_pair
-from rl_assets.settings import reports_root, tables_dir
+from rl_assets.store import reports_root
 
 COLUMNS = ["task_id", "passed", "is_infra_error"]
 
@@ -33,8 +32,7 @@ def pinned_side_rows(client, spec: str, model_id: str, side: str, benchmark: str
 
     asset = {"baseline": "baseline_traces", "post-rl": "post_rl_traces"}[side]
     built = ingest_addressed(
-        client, spec, tables_dir() / asset / slug(model_id),
-        max_rows=settings.max_rows, tokenizer=settings.tokenizer, benchmark=benchmark, side=side,
+        client, spec, asset, model_id, max_rows=settings.max_rows, tokenizer=settings.tokenizer, benchmark=benchmark, side=side,
     )
     return read_traces(built["path"], columns=COLUMNS).to_pylist()
 

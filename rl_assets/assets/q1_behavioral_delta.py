@@ -18,19 +18,19 @@ from rl_assets.analysis.q1.report import behavioral_delta_report
 from rl_assets.analysis.report_md import jsonable
 from rl_assets.fileutil import atomic_write_files
 from rl_assets.partitions import models_partitions
-from rl_assets.settings import report_dir
+from rl_assets.store import report_dir
 
 ASSET = "behavioral_delta"
 
 
 def failure_mode_labels(failure_modes: dict) -> dict[str, str]:
     """trace_id -> failure-mode category from the `failure_modes` asset's table (failed rows left out)."""
-    import pyarrow.parquet as pq
+    from rl_assets import store
 
     path = failure_modes.get("path")
-    if not path or not Path(path).exists():
+    if not path or not store.exists(path):
         return {}
-    table = pq.read_table(path, columns=["trace_id", "failure_mode", "status"]).to_pylist()
+    table = store.read_table(path, columns=["trace_id", "failure_mode", "status"]).to_pylist()
     return {r["trace_id"]: r["failure_mode"] for r in table if r["failure_mode"] and r["status"] != "failed"}
 
 

@@ -17,7 +17,7 @@ from rl_assets.analysis.judge.selection import ROW_COLUMNS, representatives, sel
 from rl_assets.checks import calls_check, calls_check_spec
 from rl_assets.fileutil import atomic_write_files
 from rl_assets.partitions import models_partitions
-from rl_assets.settings import report_dir
+from rl_assets.store import report_dir
 from rl_assets.trace_stream import load_rows
 
 
@@ -73,7 +73,7 @@ def judge_verdicts(context: dg.AssetExecutionContext, config: JudgeConfig, llm: 
     rendered = judge_report(report)
     atomic_write_files(out_dir, rendered.files)
 
-    summary = {k: v for k, v in report.items() if k != "pairs"} | {"report_dir": str(out_dir), "backend": llm.describe("judge", config.model)}
+    summary = {k: v for k, v in report.items() if k != "pairs"} | {"backend": llm.describe("judge", config.model)}
     metadata = {
         "judge": client.model,
         "prompt_version": report["prompt_version"],

@@ -4,10 +4,10 @@
 
 
 import dagster as dg
-import pandas as pd
 
 from resources.hub import HubResource
 from resources.settings_resource import AnalysisSettings
+from rl_assets import store
 from rl_assets.analysis.figures import markdown_image
 from rl_assets.analysis.q2.attribution import attribute
 from rl_assets.analysis.q2.report import temporal_report
@@ -19,7 +19,7 @@ from rl_assets.ingest_step import ingest_to_table
 from rl_assets.not_applicable import not_applicable, write_not_applicable
 from rl_assets.partitions import models_partitions
 from rl_assets.schema import FEATURE_COLUMNS, LIGHT_COLUMNS
-from rl_assets.settings import report_dir
+from rl_assets.store import report_dir
 
 REPORT = "Q2_rl_temporal"
 
@@ -70,7 +70,10 @@ def rl_temporal(context: dg.AssetExecutionContext, settings: AnalysisSettings, r
         write_not_applicable(out_dir, info)
         return dg.Output(info, metadata={"applicable": False, "reason": info["reason"]})
     if training_metrics.get("applicable"):
-        steps = pd.read_parquet(training_metrics["metrics_path"])
+        if "steps_table" not in training_metrics:  # a value stored by an older rldelta named a report file
+            raise dg.Failure(description="rl_temporal: the stored training_metrics value has no steps_table "
+                             "(written by an older rldelta); re-materialize training_metrics")
+        steps = store.read_table(training_metrics["steps_table"]).to_pandas()
         bins = bins.merge(steps_per_bin(steps, edges), on="bin", how="left")
     att = attribute(bins, FEATURE_COLUMNS, rollouts=rollouts, n_boot=settings.n_boot, seed=settings.seed)
     rep = {**info, "source": rl_traces["source"], "training_metrics_applicable": bool(training_metrics.get("applicable")),
@@ -78,7 +81,7 @@ def rl_temporal(context: dg.AssetExecutionContext, settings: AnalysisSettings, r
            "log_vs_rollout_rho": spearman(bins["mean_reward"], bins["log_reward"]) if "log_reward" in bins else None}
     report = temporal_report(rep, bins)
     atomic_write_files(out_dir, report.files)
-    value = {"applicable": True, "report_dir": str(out_dir), "n_bins": int(len(bins)), "edges": info["edges"],
+    value = {"applicable": True, "n_bins": int(len(bins)), "edges": info["edges"],
              "top_features": att.get("top_features", []), "attribution_status": att.get("status")}
     return dg.Output(value, metadata={"summary": dg.MetadataValue.md(report.summary), "n_bins": len(bins),
                                       "plot": dg.MetadataValue.md(markdown_image("RL rollouts over time",

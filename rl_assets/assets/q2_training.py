@@ -1,5 +1,5 @@
-"""Q2 training metrics: `training_logs` (pinned snapshot of the repo's training_logs/) and
-`training_metrics` (per-step table + report under `<reports>/<slug>/Q2_training_metrics/`)."""
+"""Q2 training metrics: `training_logs` (the repo's training_logs/ pinned to a Hub revision) and
+`training_metrics` (per-step table in the store + report under `<reports>/<slug>/Q2_training_metrics/`)."""
 
 from pathlib import Path
 
@@ -15,7 +15,8 @@ from rl_assets.fileutil import atomic_write_files, atomic_write_parquet
 from rl_assets.ingest.skyrl_log import parse_training_logs
 from rl_assets.not_applicable import not_applicable, write_not_applicable
 from rl_assets.partitions import models_partitions
-from rl_assets.settings import report_dir
+from rl_assets import store
+from rl_assets.store import report_dir
 
 REPORT = "Q2_training_metrics"
 ACCOUNTED, WANDB_CHECK = "every_input_accounted_for", "log_matches_wandb_summary"
@@ -91,28 +92,43 @@ def save_every_from_config(rl_config) -> int | None:
     pool="hub",
 )
 def training_logs(context: dg.AssetExecutionContext, hub: HubResource, checkpoint: dict):
-    """The model repo's training_logs/ snapshot at a pinned revision (a new upload = a new version)."""
+    """The model repo's training_logs/ pinned to a revision (a new upload = a new version)."""
     # The repo's CURRENT revision, not the one `checkpoint` read: a logs-only upload re-runs this
-    # asset without re-running the checkpoint, and the snapshot is then pinned to what it read.
+    # asset without re-running the checkpoint, and training_metrics then reads this revision.
     repo_id, client = checkpoint["repo_id"], hub.client()
     try:
         info = client.model_info(repo_id)
-        revision = info.revision
-        if not info.files_under("training_logs"):
-            out = not_applicable(repo_id, f"not applicable: no training_logs/ in {repo_id}", revision=revision)
-            return dg.Output(out, data_version=dg.DataVersion(f"none:{revision}"),
-                             metadata={"applicable": False, "reason": out["reason"]})
-        folder = client.download(repo_id, "model", allow_patterns=["training_logs/**"], revision=revision)
     except HubError as exc:
         raise dg.Failure(description=f"training_logs {repo_id}: hub error: {exc}") from exc
+    revision = info.revision
+    if not info.files_under("training_logs"):
+        out = not_applicable(repo_id, f"not applicable: no training_logs/ in {repo_id}", revision=revision)
+        return dg.Output(out, data_version=dg.DataVersion(f"none:{revision}"),
+                         metadata={"applicable": False, "reason": out["reason"]})
     logs_rev = info.subtree_revision("training_logs/")
     files = [f.path for f in info.files_under("training_logs")]
+    # What is handed over is the repo id and revision, not a folder: the Hub is already a shared,
+    # revision-addressed store, and a downloaded snapshot is a cache of the machine that fetched it
+    # (another worker has no such folder). training_metrics fetches the pinned revision through its
+    # own hub resource, whose local cache makes a second read on the same machine free.
     out = {"applicable": True, "repo_id": repo_id, "revision": revision, "training_logs_revision": logs_rev,
-           "path": str(Path(folder) / "training_logs"), "files": files,
-           "save_every": save_every_from_config(checkpoint.get("rl_config"))}
+           "files": files, "save_every": save_every_from_config(checkpoint.get("rl_config"))}
     return dg.Output(out, data_version=dg.DataVersion(logs_rev),
-                     metadata={"training_logs_revision": logs_rev, "revision": revision, "files": len(files),
-                               "snapshot": dg.MetadataValue.path(out["path"])})
+                     metadata={"training_logs_revision": logs_rev, "revision": revision, "files": len(files)})
+
+
+def fetch_logs(hub: HubResource, training_logs: dict) -> Path:
+    """The pinned revision's training_logs/ folder on this machine (the hub resource's cache)."""
+    if not training_logs.get("revision"):  # every stored value names one, older ones too
+        raise dg.Failure(description="training_metrics: the stored training_logs value has no Hub revision "
+                         "(written by an older rldelta); re-materialize training_logs")
+    repo_id, revision = training_logs["repo_id"], training_logs["revision"]
+    try:
+        folder = hub.client().download(repo_id, "model", allow_patterns=["training_logs/**"], revision=revision)
+    except HubError as exc:
+        raise dg.Failure(description=f"training_metrics {repo_id}: cannot read training_logs/ at revision "
+                         f"{revision}: {exc}; re-materialize training_logs if the repo changed since") from exc
+    return Path(folder) / "training_logs"
 
 
 @dg.asset(
@@ -121,8 +137,10 @@ def training_logs(context: dg.AssetExecutionContext, hub: HubResource, checkpoin
     kinds={"python", "pandas"},
     ins={"training_logs": dg.AssetIn()},
     check_specs=CHECK_SPECS,
+    retry_policy=dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL),
+    pool="hub",
 )
-def training_metrics(context: dg.AssetExecutionContext, training_logs: dict):
+def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, training_logs: dict):
     """Per-step training metrics parsed from every SkyRL log shape, with report, best checkpoint and flags."""
     out_dir = report_dir(context.partition_key) / REPORT
     if not training_logs.get("applicable"):
@@ -131,10 +149,7 @@ def training_metrics(context: dg.AssetExecutionContext, training_logs: dict):
         yield accounting_check(None)
         yield wandb_check(None)
         return
-    path = Path(training_logs["path"])
-    if not path.exists():
-        raise dg.Failure(description=f"training_metrics: snapshot {path} is gone; re-materialize training_logs")
-    parsed = parse_training_logs(path)
+    parsed = parse_training_logs(fetch_logs(hub, training_logs))
     if parsed.steps.empty:
         info = not_applicable(training_logs["repo_id"], f"no training steps found in {len(parsed.files)} log file(s) "
                               f"under training_logs/ ({parsed.malformed['count']} malformed lines)",
@@ -148,11 +163,15 @@ def training_metrics(context: dg.AssetExecutionContext, training_logs: dict):
     rep["training_logs_revision"] = training_logs["training_logs_revision"]
     rep["accounting"], rep["cross_checks"] = parsed.accounting, parsed.cross_checks
     steps = parsed.steps
-    atomic_write_parquet(out_dir / "metrics.parquet", pa.Table.from_pandas(steps, preserve_index=False))
+    # The step table rl_temporal reads is the store's; the report keeps a copy for people.
+    table = pa.Table.from_pandas(steps, preserve_index=False)
+    steps_table = str(store.step_table(context.partition_key, context.run_id))
+    store.write_table(table, steps_table)
+    atomic_write_parquet(out_dir / "metrics.parquet", table)
     report = training_report(rep, steps, parsed.vllm)
     atomic_write_files(out_dir, report.files)
     plots = report.plots
-    value = {"applicable": True, "metrics_path": str(out_dir / "metrics.parquet"), "report_dir": str(out_dir),
+    value = {"applicable": True, "steps_table": steps_table,
              "n_steps": rep["n_steps"], "training_logs_revision": rep["training_logs_revision"],
              "best_step": rep["best_checkpoint"].get("best_step"),
              "curves": curves_of(steps)}  # reward/entropy/KL/length per step, for the run lineage

@@ -13,7 +13,7 @@ from rl_assets.analysis.q3.overlay import REWARD_DEFINITION, build_overlay, eval
 from rl_assets.analysis.q3.report import overlay_json, overlay_report
 from rl_assets.fileutil import atomic_write_files
 from rl_assets.partitions import models_partitions
-from rl_assets.settings import report_dir
+from rl_assets.store import report_dir
 
 REWARD_COLUMNS = ("task_id", "reward", "error_type", "is_infra_error", "date")
 
@@ -50,7 +50,7 @@ def eval_temporal_overlay(context: dg.AssetExecutionContext, settings: AnalysisS
     report = overlay_report(result)
     atomic_write_files(out, report.files)
     return dg.Output(
-        {"path": str(out / "overlay.json"), "png": str(out / "overlay.png"), "rl_applicable": applicable,
+        {"rl_applicable": applicable,
          "rl_reason": reason, "notes": result["notes"]},
         metadata={"overlay": dg.MetadataValue.md(markdown_image("temporal overlay", report.plots["overlay.png"])),
                   "overlay_file": dg.MetadataValue.path(str(out / "overlay.png")), "rl_applicable": applicable,

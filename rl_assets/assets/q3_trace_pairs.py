@@ -15,7 +15,7 @@ from rl_assets.analysis.q3.pairs import CARD_FIELDS, MODE_RULES, build_pairs, sh
 from rl_assets.analysis.q3.report import pairs_report, selected_rows
 from rl_assets.fileutil import atomic_write_files
 from rl_assets.partitions import models_partitions
-from rl_assets.settings import report_dir
+from rl_assets.store import report_dir
 from rl_assets.trace_stream import iter_trace_rows
 
 LIGHT = ("trace_id", "task_id", "attempt", "passed", "error_type", "is_infra_error", *CARD_FIELDS)
@@ -68,7 +68,7 @@ def trace_pairs(context: dg.AssetExecutionContext, config: TracePairsConfig, set
     page = report.files["pairs.html"]
     rows = selected_rows(pairs)
     yield dg.Output(
-        {"path": str(path), "mode": config.mode, "n_pairs": len(pairs), "common_tasks": common, "pairs": rows,
+        {"mode": config.mode, "n_pairs": len(pairs), "common_tasks": common, "pairs": rows,
          "baseline_revision": baseline_traces.get("revision"), "post_rl_revision": post_rl_traces.get("revision")},
         metadata={"path": dg.MetadataValue.path(str(path)), "pairs": len(pairs), "common_tasks": common,
                   "mode": f"{config.mode}: {MODE_RULES[config.mode]}", "size_bytes": len(page.encode()),

@@ -17,7 +17,7 @@ from rl_assets.analysis.q4.report import solve_rate_report
 from rl_assets.analysis.report_md import jsonable
 from rl_assets.fileutil import atomic_write_files
 from rl_assets.partitions import models_partitions
-from rl_assets.settings import report_dir
+from rl_assets.store import report_dir
 
 ASSET = "solve_rate_by_context"
 

@@ -7,11 +7,10 @@ having written it (a failure, or a run of a few assets), `sensors/index_sensor.p
 `write_index` run, and `rldelta demo` does the same. What it reports comes from the instance, not from files: each
 asset's latest materialization for this partition (run, time, data version, input versions,
 output paths), or its latest planned-but-failed run with the step's error, or "not applicable"
-with the reason the asset recorded. Report files are read only for the findings summary.
+with the reason the asset recorded. The findings summary comes from the values the assets stored.
 """
 
 import hashlib
-import json
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -22,10 +21,12 @@ from rl_assets.analysis.index_md import (audit_findings, judge_findings, mark_st
 from rl_assets.analysis.lineage.index_links import index_links
 from rl_assets.fileutil import atomic_write_text
 from rl_assets.groups import ANALYSIS_GROUPS
+from rl_assets.io_manager import latest_value, read_value
 from rl_assets.lineage_records import lineages_of
 from rl_assets.partitions import models_partitions
 from rl_assets.run_liveness import run_process_gone
-from rl_assets.settings import report_dir, ui_url
+from rl_assets.settings import ui_url
+from rl_assets.store import report_dir
 
 def analysis_steps(assets) -> dict[dg.AssetKey, tuple[str, str]]:
     """{asset key: (group, step/op name)} of every per-model analysis asset among `assets` (the
@@ -63,8 +64,8 @@ def _not_applicable(metadata: dict) -> str | None:
     if value("applicable") is False:
         return str(value("reason") or "not applicable")
     stored = metadata.get("stored_at")
-    if isinstance(stored, dg.PathMetadataValue) and stored.path.endswith(".json"):
-        out = _read_json(Path(stored.path))
+    if isinstance(stored, dg.PathMetadataValue):
+        out = read_value(stored.path)
         if isinstance(out, dict) and out.get("applicable") is False:
             return str(out.get("reason") or "not applicable")
     return None
@@ -133,14 +134,6 @@ def _upstream_version(instance, key: str, partition: str, recorded: str) -> str:
     return recorded
 
 
-def _read_json(path: Path) -> dict | None:
-    """A report file, or None when it was not produced (or is unreadable: then it is not usable either)."""
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-
-
 def output_files(folder: Path) -> list[str]:
     return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
                   if p.is_file() and p.name != "INDEX.md" and not p.name.startswith("."))
@@ -157,10 +150,14 @@ def write_index_md(context: dg.AssetExecutionContext, steps: dict[dg.AssetKey, t
     def fresh(asset: str, lines: list[str]) -> list[str]:
         return mark_stale(lines, asset, status_of.get(asset))
 
-    findings = (fresh("behavioral_delta", q1_findings(_read_json(folder / "Q1_behavioral_delta" / "report.json")))
-                + fresh("judge_verdicts", judge_findings(_read_json(folder / "Q1_llm_judge" / "report.json")))
-                + fresh("learning_audit", audit_findings(_read_json(folder / "audit" / "audit.json"))))
-    overlay = _read_json(folder / "Q3_temporal_overlay" / "overlay.json")
+    # Findings come from the values the assets stored (never from report files, which are outputs).
+    def stored(asset: str) -> dict | None:
+        return latest_value(context.instance, asset, partition)
+
+    findings = (fresh("behavioral_delta", q1_findings(stored("behavioral_delta")))
+                + fresh("judge_verdicts", judge_findings(stored("judge_verdicts")))
+                + fresh("learning_audit", audit_findings(stored("learning_audit"))))
+    overlay = stored("eval_temporal_overlay")
     if overlay is not None:
         findings += fresh("eval_temporal_overlay", [f"Q3 overlay: {n}" for n in overlay.get("notes", [])])
     findings += index_links(partition, folder, lineages_of(context.instance, partition))  # its RL job's run lineage
@@ -169,7 +166,7 @@ def write_index_md(context: dg.AssetExecutionContext, steps: dict[dg.AssetKey, t
     atomic_write_text(folder / "INDEX.md", text)
     counts = {s: sum(x["status"] == s for x in statuses) for s in {x["status"] for x in statuses}}
     return dg.Output(
-        {"path": str(folder / "INDEX.md"), "statuses": {s["asset"]: s["status"] for s in statuses}},
+        {"statuses": {s["asset"]: s["status"] for s in statuses}},
         metadata={"path": dg.MetadataValue.path(str(folder / "INDEX.md")),
                   "index": dg.MetadataValue.md(render_summary(statuses, findings, ui_url())),
                   **{f"n_{k.replace(' ', '_')}": v for k, v in counts.items()}},

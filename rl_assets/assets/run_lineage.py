@@ -9,7 +9,6 @@ It has no Dagster deps on the per-model assets (no partition mapping joins `rl_j
 sensors/lineage_sensor.py requests it after a member's analysis run ends.
 """
 
-from pathlib import Path
 
 import dagster as dg
 
@@ -22,8 +21,8 @@ from rl_assets.analysis.lineage.rollouts import ROLLOUT_COLUMNS
 from rl_assets.analysis.lineage.steps import training_step
 from rl_assets.fileutil import atomic_write_files
 from rl_assets.io_manager import load_stored
-from rl_assets.partitions import InvalidRepoId, rl_jobs_partitions, validate_job_name
-from rl_assets.settings import reports_root
+from rl_assets.partitions import InvalidRepoId, rl_jobs_partitions
+from rl_assets.store import lineage_report_dir
 
 ASSET = "run_lineage"
 STORED = ("eval_pair", "behavioral_delta", "learning_audit", "judge_verdicts", "training_metrics", "post_rl_traces",
@@ -50,10 +49,11 @@ def job_checkpoints(instance: dg.DagsterInstance, io_manager: dg.IOManager, job:
 
 
 def _table(ref: dict | None, columns):
+    from rl_assets import store
     from rl_assets.ingest import read_traces
 
     path = (ref or {}).get("path")
-    return read_traces(path, columns) if path and Path(path).exists() else None
+    return read_traces(path, columns) if path and store.exists(path) else None
 
 
 def _rollouts(stored: dict[str, dict]):
@@ -65,12 +65,6 @@ def _rollouts(stored: dict[str, dict]):
         if table is not None:
             return table.to_pandas(), ref.get("source")
     return None
-
-
-def lineage_dir(job: str) -> Path:
-    path = reports_root() / "runs" / validate_job_name(job)
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 @dg.asset(
@@ -85,7 +79,7 @@ def run_lineage(context: dg.AssetExecutionContext, config: LineageConfig, settin
     """What RL changed across the checkpoints of one training job, in step order, and when each change emerged."""
     job = context.partition_key
     try:
-        folder = lineage_dir(job)
+        folder = lineage_report_dir(job)
     except InvalidRepoId as exc:
         raise dg.Failure(description=f"run_lineage {job}: {exc}", allow_retries=False) from exc
     stored = job_checkpoints(context.instance, io_manager, job)

@@ -1,12 +1,11 @@
 """`baseline_traces`, `post_rl_traces`: the eval pair's datasets as normalized trace tables.
 
-Each source is ingested once per partition, in record batches, to a local parquet file; every
-analysis reads that file (the value passed between assets is a small reference dict). The
+Each source is ingested once per partition, in record batches, to a parquet table in the store
+(rl_assets/store.py, under RLDELTA_STORAGE); every analysis reads that table (the value passed
+between assets is a small reference dict naming its location). The
 asset check `every_input_accounted_for` shows the ingest's ledger (found = written + skipped +
 merged, for inputs and for rows) and fails when anything found was lost (docs/ingest.md).
 """
-
-from pathlib import Path
 
 import dagster as dg
 
@@ -37,7 +36,7 @@ def _trace_asset(name: str, side: str, dataset_key: str, description: str):
                 f"({eval_pair.get('reason')}); see the eval_pair asset's pair table"
             )
         ref, metadata = ingest_to_table(context, hub, settings, spec, name, side, eval_pair.get("benchmark"))
-        yield dg.Output(ref, data_version=dg.DataVersion(ref["data_version"]), metadata={"table": dg.MetadataValue.path(Path(ref["path"]).as_posix()), **metadata})
+        yield dg.Output(ref, data_version=dg.DataVersion(ref["data_version"]), metadata={"table": dg.MetadataValue.path(ref["path"]), **metadata})
         yield accounted_check(name, ref["accounting"])
 
     return _asset

@@ -189,24 +189,27 @@ def _label(sources: set[str], default: str) -> str:
 
 
 def read_traces(path, columns=None) -> pa.Table:
-    """The one reader every analysis uses: a TRACE_SCHEMA table (optionally a column subset)."""
-    path = Path(path)
-    if not path.exists():
+    """The one reader every analysis uses: a TRACE_SCHEMA table (optionally a column subset).
+    `path` is a table's location in the store: a local path or a URL (rl_assets/store.py)."""
+    from rl_assets import store
+
+    if not store.exists(path):
         raise FileNotFoundError(f"trace table {path} does not exist (run the ingest first)")
     cols = list(columns) if columns is not None else None
     unknown = [c for c in cols or () if c not in TRACE_SCHEMA.names]
     if unknown:
         raise KeyError(f"unknown trace columns {unknown} requested from {path}")
     want = TRACE_SCHEMA if cols is None else pa.schema([TRACE_SCHEMA.field(c) for c in cols])
+    where, fs = store.arrow_source(path)
     absent = []
-    if path.is_file():
-        names = set(pq.read_schema(path).names)
+    if fs is not None or Path(where).is_file():
+        names = set(pq.read_schema(where, filesystem=fs).names)
         absent = [c for c in want.names if c in ADDED_COLUMNS and c not in names]
     if absent:  # an older table: read what it has, the newer columns are null
-        table = pq.read_table(path, columns=[c for c in want.names if c not in absent])
+        table = pq.read_table(where, columns=[c for c in want.names if c not in absent], filesystem=fs)
         for c in absent:
             table = table.append_column(TRACE_SCHEMA.field(c), pa.nulls(table.num_rows, TRACE_SCHEMA.field(c).type))
         table = table.select(want.names)
     else:
-        table = pq.read_table(path, columns=cols)
+        table = pq.read_table(where, columns=cols, filesystem=fs)
     return table.cast(want) if table.schema != want else table

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from resources.hub import HubResource
+from rl_assets import store
 from rl_assets.failure_modes_store import latest_table
 from rl_assets.hub_write import require_writable
 
@@ -34,7 +35,7 @@ def push_failure_modes(context: dg.OpExecutionContext, config: WriteBackConfig, 
     if path is None:
         raise dg.Failure(description=f"no failure_modes table for {config.model_id}: materialize failure_modes first")
     context.log.info(f"pushing {path}")
-    table = pq.read_table(path)
+    table = store.read_table(path)
     rows = [r for r in table.to_pylist() if r.get("failure_mode")]
     if not config.allow_offline_labels and any("offline" in str(r.get("annotator")) for r in rows):
         raise dg.Failure(description="annotations come from the offline heuristic (not an LLM); "

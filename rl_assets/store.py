@@ -1,0 +1,230 @@
+"""The store: every place rldelta reads or writes, in one module.
+
+Two kinds of places, kept apart on purpose:
+
+- **Hand-overs** live under the storage root (`RLDELTA_STORAGE`: a path, or an fsspec URL such
+  as `s3://bucket/rldelta`). Whatever one step gives another is here, so steps on different
+  machines see the same bytes:
+
+      <storage>/<asset>/<slug>/<run id>.json              values, through the IO manager
+      <storage>/tables/<asset>/<slug>/<digest>.parquet    trace tables (+ .stamp.json)
+      <storage>/tables/failure_modes/<slug>/<run id>.parquet   (+ LATEST)
+      <storage>/tables/training_steps/<slug>/<run id>.parquet  Q2 step table
+      <storage>/llm/{cache,usage}                         paid LLM answers and their ledger
+
+- **Outputs and caches** stay per machine: report folders (`RLDELTA_REPORTS`, written for people,
+  never read back as data) and local caches (Hub snapshots, staging files), which a worker refills
+  on demand and never hands to another.
+
+Tables are read and written here (not by the IO manager) because they are streamed in record
+batches and can be larger than memory; the value a step hands over names the table's location.
+Locations are strings: a local absolute path, or a URL that fsspec resolves.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pyarrow.parquet as pq
+from upath import UPath
+
+from rl_assets import settings
+from rl_assets.fileutil import atomic_write_bytes
+from rl_assets.partitions import slug
+
+TABLES = "tables"
+
+
+def root() -> UPath:
+    """The storage root, as RLDELTA_STORAGE names it (default `<home>/storage`). A local path is made
+    absolute: locations are handed to steps that may run in another working directory."""
+    value = settings.storage_root()
+    return UPath(value) if _remote(value) is not None else UPath(Path(_local(value)).expanduser().resolve())
+
+
+def is_local() -> bool:
+    return root().protocol in ("", "file", "local")
+
+
+# -- hand-overs ------------------------------------------------------------------------------------
+
+def trace_table_folder(asset: str, model_id: str) -> UPath:
+    """Where `asset`'s tables for one model live: one file per distinct source and knobs."""
+    return root() / TABLES / asset / slug(model_id)
+
+
+def failure_mode_folder(model_id: str) -> UPath:
+    return root() / TABLES / "failure_modes" / slug(model_id)
+
+
+def step_table(model_id: str, run_id: str) -> UPath:
+    """The Q2 per-step training metrics table one run of `training_metrics` writes."""
+    return root() / TABLES / "training_steps" / slug(model_id) / f"{run_id}.parquet"
+
+
+def llm_root() -> Path:
+    """Paid LLM answers and their usage ledger: under the storage root so every worker reuses them.
+
+    The cache writes files atomically (rename) and the ledger appends lines, which object stores
+    cannot do: with a URL root, set RLDELTA_LLM_CACHE (or the llm resource's cache_root) to a
+    folder every worker mounts."""
+    override = os.environ.get("RLDELTA_LLM_CACHE", "").strip()
+    if override:
+        return Path(override).expanduser().resolve()
+    if not is_local():
+        raise StoreError(
+            f"RLDELTA_STORAGE={settings.storage_root()} is not a local path, and the LLM cache needs one "
+            "(atomic renames, appended ledger lines): set RLDELTA_LLM_CACHE or the llm resource's cache_root "
+            "to a folder every worker shares")
+    return Path(str(root())) / "llm"
+
+
+def legacy_llm_root() -> Path:
+    """Where rldelta kept LLM answers before the store (`<cache>/llm`): still read, so none is paid twice."""
+    return Path(os.environ.get("RLDELTA_CACHE", "").strip() or settings.home_dir() / "cache").expanduser() / "llm"
+
+
+def legacy_tables_root() -> Path:
+    """Where rldelta kept tables before the store (`<home>/tables`); old stored values still point here."""
+    return settings.home_dir() / "tables"
+
+
+# -- outputs and caches (never handed over) -----------------------------------------------------------
+
+def reports_root() -> Path:
+    return settings.reports_root()
+
+
+def report_dir(model_id: str) -> Path:
+    """The per-model report folder (INDEX.md, Q1_…, audit/ …), created. Outputs only."""
+    path = reports_root() / slug(model_id)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def lineage_report_dir(job: str) -> Path:
+    """The report folder of one RL job's run lineage (`<reports>/runs/<job>`), created. Outputs only."""
+    from rl_assets.partitions import validate_job_name
+
+    path = reports_root() / "runs" / validate_job_name(job)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def local_cache(name: str) -> Path:
+    """A per-machine cache folder (`<cache>/<name>`): refilled on demand, never handed to another step."""
+    return settings.cache_dir() / name
+
+
+def staging_file(location: str | os.PathLike) -> Path:
+    """Where to build a table before it is published at `location`: the place itself when the root
+    is local (writers rename into it atomically), else a local file uploaded afterwards."""
+    text = str(location)
+    if _remote(text) is None:
+        return Path(text)
+    import hashlib
+
+    return local_cache("staging") / (hashlib.sha256(text.encode()).hexdigest()[:24] + "-" + Path(text).name)
+
+
+def publish(staged: Path, location: str | os.PathLike) -> None:
+    """Move a staged file to `location` (nothing to do when it was built in place)."""
+    remote = _remote(str(location))
+    if remote is None:
+        return
+    fs, path = remote
+    fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
+    fs.put_file(str(staged), path)  # one PUT: an object store shows the old object or the new one
+    staged.unlink(missing_ok=True)
+
+
+# -- reading and writing at a location ------------------------------------------------------------
+
+class StoreError(RuntimeError):
+    """A place the store cannot use as configured (the message names the setting to change)."""
+
+
+def _remote(location: str):
+    """(fsspec filesystem, path) for a URL; None for a local path."""
+    if "://" not in location or location.startswith("file://"):
+        return None
+    import fsspec
+
+    return fsspec.core.url_to_fs(location)
+
+
+def _local(location: str) -> str:
+    return location.removeprefix("file://")
+
+
+def arrow_source(location: str | os.PathLike) -> tuple[str, object]:
+    """(path, pyarrow filesystem or None) for pyarrow's readers, for a local path or an fsspec URL."""
+    text = str(location)
+    remote = _remote(text)
+    if remote is None:
+        return _local(text), None
+    from pyarrow.fs import FSSpecHandler, PyFileSystem
+
+    fs, path = remote
+    return path, PyFileSystem(FSSpecHandler(fs))
+
+
+def exists(location: str | os.PathLike) -> bool:
+    text = str(location)
+    remote = _remote(text)
+    return Path(_local(text)).exists() if remote is None else remote[0].exists(remote[1])
+
+
+def read_bytes(location: str | os.PathLike) -> bytes:
+    text = str(location)
+    remote = _remote(text)
+    return Path(_local(text)).read_bytes() if remote is None else remote[0].cat_file(remote[1])
+
+
+def write_bytes(location: str | os.PathLike, data: bytes) -> None:
+    """Readers see the old file or the new one: a rename locally, one PUT on an object store."""
+    text = str(location)
+    remote = _remote(text)
+    if remote is None:
+        atomic_write_bytes(_local(text), data)
+        return
+    fs, path = remote
+    fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
+    fs.pipe_file(path, data)
+
+
+def remove(location: str | os.PathLike) -> None:
+    text = str(location)
+    remote = _remote(text)
+    if remote is None:
+        Path(_local(text)).unlink(missing_ok=True)
+    elif remote[0].exists(remote[1]):
+        remote[0].rm_file(remote[1])
+
+
+def read_json(location: str | os.PathLike):
+    return json.loads(read_bytes(location))
+
+
+def write_json(location: str | os.PathLike, obj) -> None:
+    write_bytes(location, (json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n").encode())
+
+
+def parquet_file(location: str | os.PathLike, **kw) -> pq.ParquetFile:
+    path, fs = arrow_source(location)
+    return pq.ParquetFile(path, filesystem=fs, **kw)
+
+
+def read_table(location: str | os.PathLike, columns=None):
+    path, fs = arrow_source(location)
+    return pq.read_table(path, columns=columns, filesystem=fs)
+
+
+def write_table(table, location: str | os.PathLike) -> None:
+    import io
+
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    write_bytes(location, buf.getvalue())
