@@ -97,7 +97,7 @@ def main() -> int:
         shutil.copytree(hub / SOURCE, hub / TARGET)
         jobs = copy_registry_rows(home / "registry.sqlite", SOURCE, TARGET)
         t0 = time.time()
-        from rl_assets.settings import report_dir
+        from rl_assets.store import report_dir
 
         index = report_dir(TARGET) / "INDEX.md"
         done = wait_for(index.exists, args.timeout, 0.2)

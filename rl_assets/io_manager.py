@@ -29,20 +29,18 @@ from upath import UPath
 
 from rl_assets.partitions import slug
 
-# ".parquet": the suffix a value had when this manager also stored tables (none was ever a table;
-# kept so such a file still loads, with a clear error if pyarrow cannot read it).
-SUFFIXES = (".json", ".parquet")
+SUFFIX = ".json"
 
 
 class RlDeltaIOManager(dg.ConfigurableIOManager):
     """Writes each value as JSON under one storage root, one file per run (tables: rl_assets/store.py)."""
 
-    root: str = ""  # "" -> the store's root (RLDELTA_STORAGE) at run time
-
+    # No root of its own: values, tables and the LLM cache follow one setting (RLDELTA_STORAGE via
+    # the store), so a value can never land under one root while its tables land under another.
     def _base(self) -> UPath:
         from rl_assets import store
 
-        return UPath(self.root) if self.root else store.root()
+        return store.root()
 
     def _folder(self, key_path: list[str], partition_key: str | None) -> UPath:
         return self._base().joinpath(*key_path) / (slug(partition_key) if partition_key else "__all__")
@@ -57,7 +55,7 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
         folder = self._folder(context.asset_key.path, partition)
         folder.mkdir(parents=True, exist_ok=True)
         run_id = _run_id(context) or "no-run"
-        path = folder / f"{run_id}.json"
+        path = folder / f"{run_id}{SUFFIX}"
         data = json.dumps(obj, indent=2, sort_keys=True, default=str).encode()
         _write_atomic(path, lambda handle: handle.write(data))
         # only for readers without an instance; runs resolve inputs through the event log
@@ -73,20 +71,14 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
                 + (f" partition {partition}" if partition else "")
                 + f" under {self._base()}; materialize it first"
             )
-        if path.suffix == ".parquet":
-            import pyarrow.parquet as pq
-
-            with path.open("rb") as handle:
-                return pq.read_table(handle)
         return json.loads(path.read_text())
 
     def _stored_path(self, context: dg.InputContext, partition: str | None) -> UPath | None:
         folder = self._folder(context.asset_key.path, partition)
         producer = _run_id(context.upstream_output) if context.upstream_output is not None else None
         if producer:  # produced in this run (or in the parent of a re-execution)
-            for suffix in SUFFIXES:
-                if (folder / f"{producer}{suffix}").exists():
-                    return folder / f"{producer}{suffix}"
+            if (folder / f"{producer}{SUFFIX}").exists():
+                return folder / f"{producer}{SUFFIX}"
         recorded = _latest_recorded(context, partition)
         if recorded is not None and recorded.exists():
             return recorded

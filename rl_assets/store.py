@@ -126,7 +126,12 @@ def staging_file(location: str | os.PathLike) -> Path:
         return Path(text)
     import hashlib
 
-    return local_cache("staging") / (hashlib.sha256(text.encode()).hexdigest()[:24] + "-" + Path(text).name)
+    from rl_assets.fileutil import temp_path
+
+    # One staging file per writer: two runs publishing the same table (an analysis and
+    # model_comparison) must not remove each other's file between its build and its upload.
+    named = local_cache("staging") / (hashlib.sha256(text.encode()).hexdigest()[:24] + "-" + Path(text).name)
+    return temp_path(named)
 
 
 def publish(staged: Path, location: str | os.PathLike) -> None:

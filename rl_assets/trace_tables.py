@@ -61,16 +61,15 @@ def _stamped(table: str, key: dict | None) -> dict | None:
     return stamp["built"] if stamp.get("key") == key else None
 
 
-def ingest_once(client, spec: str, table, *, max_rows=None, tokenizer=None, benchmark=None, side="",
-                reuse: tuple = ()) -> dict:
-    """The table for `spec` at `table` (or an identical one among `reuse`), ingesting only if needed.
+def ingest_once(client, spec: str, table, *, max_rows=None, tokenizer=None, benchmark=None, side="") -> dict:
+    """The table for `spec` at `table`, ingesting only if its stamp does not vouch for the same key.
 
     Returns the ingest facts (rows, skips, revision, token source, feature means, plain metadata),
     `path` of the table to read and `reused`.
     """
     key = source_key(client, spec, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark)
     return _ingest_keyed(client, spec, str(table), key, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark,
-                         side=side, reuse=tuple(map(str, reuse)))
+                         side=side)
 
 
 def ingest_addressed(client, spec: str, asset: str, model_id: str, *, max_rows=None, tokenizer=None,
@@ -110,14 +109,12 @@ def _adopt(legacy: Path, table: str, key: dict) -> dict | None:
     return built
 
 
-def _ingest_keyed(client, spec, table: str, key: dict | None, *, max_rows, tokenizer, benchmark, side,
-                  reuse: tuple[str, ...] = ()) -> dict:
+def _ingest_keyed(client, spec, table: str, key: dict | None, *, max_rows, tokenizer, benchmark, side) -> dict:
     from rl_assets.ingest import ingest_source
 
-    for candidate in (table, *reuse):
-        built = _stamped(candidate, key)
-        if built is not None:
-            return {**built, "path": candidate, "reused": True}
+    built = _stamped(table, key)
+    if built is not None:
+        return {**built, "path": table, "reused": True}
     # The stamp goes before the table changes and comes back after it is complete, so a killed
     # ingest never leaves a stamp that vouches for a different table.
     store.remove(stamp_path(table))

@@ -30,14 +30,19 @@ ASSETS, JOBS = "rl_assets.assets", "rl_assets.jobs"
 
 # Analyses do no I/O: no module that reaches files, processes or the network, and no call that does.
 IO_MODULES = ("subprocess", "shutil", "glob", "socket", "urllib", "requests", "httpx", "http", "os", "tempfile",
-              "fsspec", "upath", "huggingface_hub", "openai", "supabase", "psycopg", "sqlite3")
+              "fsspec", "upath", "huggingface_hub", "openai", "supabase", "psycopg", "sqlite3", "importlib")
 IO_CALLS = ("read_text", "write_text", "read_bytes", "write_bytes", "mkdir", "glob", "rglob", "iterdir", "walk",
             "unlink", "rmdir", "touch", "savefig", "read_parquet", "read_csv", "read_json", "to_parquet",
-            "read_table", "write_table", "ParquetFile")
+            "read_table", "write_table", "ParquetFile", "ParquetWriter", "read_schema", "read_metadata", "open",
+            "exists", "stat", "is_file", "is_dir", "save", "load")
 IO_WITH_TARGET = ("to_csv", "to_json")  # with a path argument they write a file; without, they return text
 # (module, call) -> why it is not file I/O. Explicit, justified, and only shrinks.
 IO_EXCEPTIONS = {
     ("rl_assets.analysis.figures", "savefig"): "renders a figure into an in-memory BytesIO buffer (PNG bytes)",
+    ("rl_assets.analysis.figures", "open"): "Image.open of PNG bytes in a BytesIO (shrinks a plot for the UI)",
+    ("rl_assets.analysis.figures", "save"): "saves the shrunk image into a BytesIO buffer, not a file",
+    ("rl_assets.analysis.audit.rulers", "importlib.metadata"): "names the installed reasoning-gym release in the "
+                                                               "report's ruler line: package metadata, no data",
     ("rl_assets.analysis.lineage.index_links", "os"): "os.path.relpath between two report paths the asset passes "
                                                       "in: path arithmetic, no file is touched",
 }

@@ -97,8 +97,8 @@ def test_the_io_rule_can_fail(tmp_path):
                                       "    from shutil import copy\n    return open(p).read()\n",
         "rl_assets/analysis/paths.py": "def f(p, df, fig):\n    p.read_text(); p.write_bytes(b''); p.rglob('*')\n"
                                        "    df.to_csv('x.csv'); fig.savefig('x.png'); return df.read_parquet(p)\n",
-        "rl_assets/analysis/pure.py": "import io\nimport json\n\ndef f(df, img):\n"
-                                      "    return df.to_csv(index=False), img.open(io.BytesIO(b'')), json.dumps({})\n",
+        "rl_assets/analysis/pure.py": "import io\nimport json\n\ndef f(df):\n"
+                                      "    return df.to_csv(index=False), io.BytesIO(b''), json.dumps({})\n",
     })
     assert analysis_io(root) == {
         ("rl_assets.analysis.walk", "subprocess"), ("rl_assets.analysis.walk", "os"),

@@ -40,11 +40,12 @@ def _no_failure_modes(context) -> dict:
 
 def _run(tmp_path, monkeypatch, before, after):
     monkeypatch.setenv("RLDELTA_HOME", str(tmp_path))
+    monkeypatch.setenv("RLDELTA_STORAGE", str(tmp_path / "storage"))
     return materialize_partition(
         [_stub("baseline_traces", before), _stub("post_rl_traces", after), _no_failure_modes, behavioral_delta,
          solve_rate_by_context_asset],
         MODEL, instance=partition_instance(MODEL, tempdir=str(tmp_path / "dagster")),
-        resources={"settings": AnalysisSettings(n_boot=300), "io_manager": RlDeltaIOManager(root=str(tmp_path / "storage"))},
+        resources={"settings": AnalysisSettings(n_boot=300), "io_manager": RlDeltaIOManager()},
     )
 
 

@@ -101,12 +101,13 @@ def test_a_relative_storage_root_hands_over_absolute_locations(rldelta_home, mon
     assert str(store.trace_table_folder("baseline_traces", "org/m-8B")) == str(tmp_path / "shared" / "tables" / "baseline_traces" / "org--m-8B")
 
 
-def test_a_table_returned_as_a_value_is_refused_with_the_way_out(tmp_path):
+def test_a_table_returned_as_a_value_is_refused_with_the_way_out(tmp_path, monkeypatch):
     import pyarrow as pa
 
     from rl_assets.io_manager import RlDeltaIOManager
 
-    io = RlDeltaIOManager(root=str(tmp_path))
+    monkeypatch.setenv("RLDELTA_STORAGE", str(tmp_path))
+    io = RlDeltaIOManager()
     with pytest.raises(TypeError, match="returned a table: write it with rl_assets.store"):
         io.handle_output(dg.build_output_context(asset_key=dg.AssetKey("x"), run_id="r1"), pa.table({"a": [1]}))
 

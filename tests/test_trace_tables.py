@@ -51,15 +51,6 @@ def test_unchanged_source_is_not_ingested_twice(hub, calls, tmp_path):
     assert ingest_once(hub, "org/evals", table, benchmark="b")["rows"] == 6 and len(calls) == 4
 
 
-def test_an_identical_table_elsewhere_is_read_in_place(hub, calls, tmp_path):
-    partition_table = tmp_path / "baseline_traces" / "org--m.parquet"
-    ingest_once(hub, "org/evals", partition_table, benchmark="b")
-    other = ingest_once(hub, "org/evals", tmp_path / "cmp.parquet", benchmark="b", reuse=(partition_table,))
-    assert other["path"] == str(partition_table) and other["reused"] and len(calls) == 1
-    # a partition table built for another benchmark is not borrowed
-    assert ingest_once(hub, "org/evals", tmp_path / "cmp.parquet", benchmark="other", reuse=(partition_table,))["reused"] is False
-
-
 def _row(task: str, result: str) -> str:
     return json.dumps({"conversations": [], "task": task, "trial_name": f"{task}__1", "result": result}) + "\n"
 

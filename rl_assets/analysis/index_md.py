@@ -24,7 +24,8 @@ ICON = {"materialized": "✅", "failed": "❌", "not applicable": "➖", "runnin
 
 
 def mark_stale(lines: list[str], asset: str, state: str | None) -> list[str]:
-    """Findings read from a report file outlive a failed rerun: say so rather than present them as current."""
+    """Findings come from the asset's latest stored value, which outlives a failed rerun: say so rather
+    than present them as current."""
     return lines if state in ("materialized", "not applicable") else [f"(stale: {asset} is {state}) {ln}" for ln in lines]
 
 
