@@ -173,7 +173,8 @@ def cmd_register_eval(args) -> int:
 def cmd_demo(args) -> int:
     from rl_assets.demo import build_world
     from rl_assets.demo.lineage_job import JOB as LINEAGE_JOB, MEMBERS as LINEAGE_MEMBERS
-    from rl_assets.store import reports_root
+    from rl_assets.report_files import INDEX_FILE, MODEL_COMPARISON
+    from rl_assets.store import lineage_report_dir, reports_root
 
     world = build_world(seed=args.seed, scale=args.scale)
     print(f"demo world written: hub {world.hub_dir}, registry {world.registry_url}")
@@ -190,6 +191,7 @@ def cmd_demo(args) -> int:
 
     from rl_assets.store import report_dir
 
+    lineage_folder = lineage_report_dir(LINEAGE_JOB)
     for category in (dg.BetaWarning, dg.PreviewWarning):  # API-stability notices, not problems
         warnings.filterwarnings("ignore", category=category)
     failures = 0
@@ -201,20 +203,20 @@ def cmd_demo(args) -> int:
         for line in failed:
             print(f"   FAILED {line}")
         failures += len(failed)
-        print(f"   report: {report_dir(model_id) / 'INDEX.md'}")
+        print(f"   report: {report_dir(model_id) / INDEX_FILE}")
     print(f"\n== comparing models on {DEMO_COMPARISON_BENCHMARK}")
     done, failed = summarize_run(run_comparison(instance, DEMO_COMPARISON_BENCHMARK))
     for line in failed:
         print(f"   FAILED {line}")
     failures += len(failed)
-    print(f"   report: {reports_root() / 'model_comparison' / 'comparison.md'}")
+    print(f"   report: {reports_root() / MODEL_COMPARISON / 'comparison.md'}")
     print(f"\n== run lineage of {LINEAGE_JOB} ({len(LINEAGE_MEMBERS)} checkpoints)")
     done, failed = summarize_run(run_lineage(instance, LINEAGE_JOB, list(LINEAGE_MEMBERS)))
     for line in failed:
         print(f"   FAILED {line}")
     failures += len(failed)
-    print(f"   report: {reports_root() / 'runs' / LINEAGE_JOB / 'lineage.md'}")
-    failures += _check_lineage(world.ground_truth_path, reports_root() / "runs" / LINEAGE_JOB / "lineage.json")
+    print(f"   report: {lineage_folder / 'lineage.md'}")
+    failures += _check_lineage(world.ground_truth_path, lineage_folder / "lineage.json")
     print(f"\nreports: {reports_root()}")
     print("open the Dagster UI on the same instance with `make ui`")
     return 1 if failures else 0

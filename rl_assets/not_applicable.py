@@ -3,15 +3,14 @@ rollout dataset, no dated rollouts): a marker dict with the reason, and a report
 why (rendered by analysis/q2/report.py), never an empty success. Shared by q2_training and
 q2_rl_temporal from below the asset layer (docs/contracts.md, "Layers")."""
 
-from pathlib import Path
-
 from rl_assets.analysis.q2.report import not_applicable_files
-from rl_assets.fileutil import atomic_write_files
+from rl_assets.report_files import write_report
 
 
 def not_applicable(repo_id: str, reason: str, **extra) -> dict:
     return {"applicable": False, "repo_id": repo_id, "reason": reason, **extra}
 
 
-def write_not_applicable(out_dir: Path, info: dict) -> None:
-    atomic_write_files(out_dir, not_applicable_files(info))
+def write_not_applicable(model_id: str, report: str, info: dict) -> None:
+    """The "does not apply" report in the model's `report` folder (a report_files constant)."""
+    write_report(model_id, report, not_applicable_files(info))

@@ -44,7 +44,7 @@ def test_index_says_interrupted_for_a_killed_run(tmp_path):
     instance.add_dynamic_partitions("models", [MODEL])
     proc = subprocess.Popen([sys.executable, "-c", RUN, str(tmp_path / "dagster"), MODEL])
     key = dg.AssetKey("slow_asset")
-    kw = {"group": "q1", "step": "slow_asset", "report_folder": tmp_path}
+    kw = {"group": "q1", "step": "slow_asset"}
     try:
         _wait_for(lambda: asset_status(instance, key, MODEL, **kw)["status"] == "running", "the run start")
     finally:

@@ -3,6 +3,9 @@ question's report.py returns, logs metadata and returns. So no asset module draw
 matplotlib / PIL, calls savefig), encodes an image (base64, io.BytesIO) or builds a markdown table by
 hand (a `|---|` separator literal); no module anywhere builds a table except through md_table
 (rl_assets/escape.py, the one table writer). Each question's report.py returns content, writes no file.
+No asset module holds path logic either: it joins no path (no `/` with a string or f-string operand,
+no `Path(`/`UPath(` call, no `os.path`) and writes no file itself; report places and writes belong
+to rl_assets/report_files.py and rl_assets/store.py.
 
 Every module is read with `ast` (string literals, imported names, attribute and call names), so a
 helper imported inside a function is seen too. The checker is run on a fake tree first to show
@@ -23,6 +26,11 @@ TABLE_WRITER = "rl_assets/escape.py"  # md_table (re-exported by analysis/report
 TABLE_RULE = re.compile(r"\|\s*:?-{3,}:?\s*\|")
 ASSET_IMPORTS = ("matplotlib", "PIL", "base64", "io")  # plotting and image encoding live in analysis/
 ASSET_NAMES = {"BytesIO", "b64encode", "savefig"}
+PATH_CALLS = {"Path", "UPath", "PurePath", "PurePosixPath"}
+FILE_WRITES = {"atomic_write_bytes", "atomic_write_text", "atomic_write_json", "atomic_write_files",
+               "atomic_write_parquet", "write_text", "write_bytes", "open"}
+# (asset module, fault) -> why it is allowed. Explicit, justified, and only shrinks. Empty: none is needed.
+PATH_EXCEPTIONS: dict[tuple[str, str], str] = {}
 REPORT_WRITES = {"open", "write_text", "write_bytes", "mkdir"} | {
     "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "atomic_write_files", "atomic_write_parquet"}
 
@@ -68,6 +76,37 @@ def asset_faults(path: Path) -> list[str]:
     return faults + [f"{where} uses {n}" for n in sorted(_names(tree) & ASSET_NAMES)]
 
 
+def _is_text(node: ast.AST) -> bool:
+    return isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, str))
+
+
+def _called(node: ast.Call) -> str | None:
+    f = node.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+
+
+def path_faults(path: Path) -> list[str]:
+    """Path logic in an asset module: joining paths, building Path objects, os.path, writing files."""
+    tree, where, out = _tree(path), path.name, []
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and (_is_text(node.left) or _is_text(node.right)):
+            out.append(f"{where}:{line} joins a path")
+        elif isinstance(node, ast.Call) and _called(node) in PATH_CALLS:
+            out.append(f"{where}:{line} calls {_called(node)}(")
+        elif isinstance(node, ast.Call) and _called(node) in FILE_WRITES:
+            out.append(f"{where}:{line} writes a file ({_called(node)})")
+        elif isinstance(node, ast.Attribute) and node.attr == "path" and isinstance(node.value, ast.Name) \
+                and node.value.id == "os":
+            out.append(f"{where}:{line} uses os.path")
+    imported = _imports(tree)
+    out += [f"{where} imports {m}" for m in sorted(imported) if m in ("os.path", "rl_assets.fileutil")]
+    if any(isinstance(n, ast.ImportFrom) and n.module == "os" and any(a.name == "path" for a in n.names)
+           for n in ast.walk(tree)):
+        out.append(f"{where} imports os.path")
+    return [f for f in out if (where, f.split(" ", 1)[1]) not in PATH_EXCEPTIONS]
+
+
 def table_faults(path: Path, root: Path) -> list[str]:
     """A markdown table built by hand anywhere but in the table writer itself."""
     where = path.relative_to(root).as_posix()
@@ -86,7 +125,7 @@ def report_faults(path: Path, root: Path) -> list[str]:
 def faults_under(root: Path) -> list[str]:
     out = []
     for path in sorted((root / "rl_assets" / "assets").glob("*.py")):
-        out += asset_faults(path)
+        out += asset_faults(path) + path_faults(path)
     for package in PACKAGES:
         for path in sorted((root / package).rglob("*.py")):
             out += table_faults(path, root)
@@ -97,7 +136,7 @@ def faults_under(root: Path) -> list[str]:
 
 def test_assets_are_thin_and_tables_come_from_md_table():
     faults = faults_under(ROOT)
-    assert not faults, "rendering outside the analyses' report modules:\n" + "\n".join(f"  {f}" for f in faults)
+    assert not faults, "rendering or path logic in an asset module:\n" + "\n".join(f"  {f}" for f in faults)
 
 
 def test_every_question_folder_has_a_report_module():
@@ -116,6 +155,11 @@ def test_the_checker_finds_each_fault(tmp_path):
             "    from base64 import b64encode\n"
             "    buf = io.BytesIO()\n    fig.savefig(buf)\n"
             "    return b64encode(buf.getvalue()), '| a | b |\\n|---|---:|\\n' + rows\n"),
+        "rl_assets/assets/pathy.py": (
+            "import os\nfrom os import path\nfrom pathlib import Path\nfrom rl_assets.fileutil import atomic_write_text\n"
+            "def f(folder, name):\n"
+            "    atomic_write_text(folder / 'report.md', 'x')\n"
+            "    return Path(folder) / f'{name}.json', os.path.join(folder, 'a'), 'runs' / folder\n"),
         "rl_assets/assets/thin.py": "from rl_assets.analysis.report_md import md_table\nX = md_table(['a'], [[1]])\n",
         "rl_assets/analysis/q9/report.py": (
             "from rl_assets.fileutil import atomic_write_text\n"
@@ -130,6 +174,9 @@ def test_the_checker_finds_each_fault(tmp_path):
     assert sorted(faults) == sorted([
         "fat.py imports base64", "fat.py imports io", "fat.py imports matplotlib.pyplot",
         "fat.py uses BytesIO", "fat.py uses b64encode", "fat.py uses savefig",
+        "pathy.py:6 joins a path", "pathy.py:6 writes a file (atomic_write_text)", "pathy.py:7 joins a path",
+        "pathy.py:7 joins a path", "pathy.py:7 calls Path(", "pathy.py:7 uses os.path",
+        "pathy.py imports rl_assets.fileutil", "pathy.py imports os.path",
         "rl_assets/assets/fat.py:7 builds a markdown table by hand (use md_table)",
         "rl_assets/analysis/q9/report.py:3 builds a markdown table by hand (use md_table)",
         "resources/hub.py:2 builds a markdown table by hand (use md_table)",

@@ -1,12 +1,11 @@
 """`learning_audit`: per task family, is the RL gain real skill, format, or a gamed reward?
 
 Thin wrapper: reads both normalized trace tables, runs rl_assets.analysis.audit, writes
-<report_dir>/audit/audit.{json,md}. Rules and thresholds: docs/audit.md.
+`<reports>/<slug>/audit/audit.{json,md}` (rendered by analysis/audit/report.py). Rules and thresholds: docs/audit.md.
 """
 
 from collections import Counter
 from datetime import datetime
-from pathlib import Path
 
 import dagster as dg
 
@@ -14,10 +13,9 @@ from resources.llm import LLMResource
 from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.audit import AUDIT_COLUMNS, audit_rows, labels, prereg, report
-from rl_assets.fileutil import atomic_write_json, atomic_write_text
 from rl_assets.ingest.predictions import PredictionsError, file_evidence, load_predictions
 from rl_assets.partitions import models_partitions
-from rl_assets.store import report_dir
+from rl_assets.report_files import AUDIT, write_report
 
 
 class AuditConfig(dg.Config):
@@ -78,19 +76,18 @@ def learning_audit(context: dg.AssetExecutionContext, config: AuditConfig, setti
     path = config.predictions_path
     if path:
         try:
-            predictions = load_predictions(Path(path))
+            predictions = load_predictions(path)
         except (OSError, PredictionsError) as exc:
             raise dg.Failure(description=f"learning_audit {context.partition_key}: {exc}") from exc
         start, source = _training_start(registry, context.partition_key)
-        registration = prereg.registration(file_evidence(Path(path)), start, source)
+        registration = prereg.registration(file_evidence(path), start, source)
 
     sources = {side: {k: ref.get(k) for k in ("source", "revision", "benchmark", "rows")}
                for side, ref in (("baseline", baseline_traces), ("post_rl", post_rl_traces))}
     out = report.build_report(rows, predictions=predictions, registration=registration,
                               sources=sources, llm_note=llm_note)
-    folder = report_dir(context.partition_key) / "audit"
-    atomic_write_json(folder / "audit.json", out)
-    atomic_write_text(folder / "audit.md", report.render_markdown(out, context.partition_key))
+    rendered = report.audit_report(out, context.partition_key)
+    written = write_report(context.partition_key, AUDIT, rendered.files)
 
     thin = [r["family"] for r in out["rows"] if r["n_tasks"] < labels.MIN_TASKS]
     yield dg.Output(
@@ -98,13 +95,13 @@ def learning_audit(context: dg.AssetExecutionContext, config: AuditConfig, setti
         {"labels": {r["family"]: r["label"] for r in out["rows"]},
          "rows": out["rows"], "sources": out["sources"]},
         metadata={
-            "audit": dg.MetadataValue.md(report.summary_table(out["rows"])),
+            "audit": dg.MetadataValue.md(rendered.summary),
             "families": len(out["rows"]),
             "labels": dict(Counter(r["label"] for r in out["rows"])),
             "held": f'{out["held"]}/{out["judged"]}' if predictions else "no predictions",
             "rulers": dg.MetadataValue.md(report.rulers_table(out["rows"])),
             "ruler_dependent": ", ".join(out["ruler_dependent"]) or "none",
-            "report": dg.MetadataValue.path(str(folder / "audit.md")),
+            "report": dg.MetadataValue.path(str(written["audit.md"])),
         },
     )
     families = len(out["rows"])  # zero families: nothing was audited, which is not a pass

@@ -12,10 +12,9 @@ from rl_assets.analysis.eval_resolution import ResolutionError
 from rl_assets.analysis.compare.report import comparison_report
 from rl_assets.analysis.figures import markdown_image
 from rl_assets.ingest import IngestError
-from rl_assets.fileutil import atomic_write_files
 from rl_assets.trace_tables import ingest_addressed
 from rl_assets.resolve import resolve_eval_pair
-from rl_assets.store import reports_root
+from rl_assets.report_files import write_comparison
 
 COLUMNS = ["task_id", "passed", "is_infra_error"]
 
@@ -62,9 +61,8 @@ def model_comparison(context: dg.AssetExecutionContext, config: ComparisonConfig
         row = model_row(model_id, base, post, n_boot=settings.n_boot, seed=settings.seed)
         rows.append({**row, "benchmark_id": pair["benchmark_id"]})
     result = compare({"id": bench["id"], "name": bench["name"]}, rows, excluded)
-    out = reports_root() / "model_comparison"
     report = comparison_report(result)
-    atomic_write_files(out, report.files)
+    written = write_comparison(report.files)
     return dg.MaterializeResult(
         metadata={
             "benchmark": bench["name"],
@@ -75,6 +73,6 @@ def model_comparison(context: dg.AssetExecutionContext, config: ComparisonConfig
             "models": dg.MetadataValue.json(sorted(r["model_id"] for r in result["ranked"])),
             "comparison": dg.MetadataValue.md(report.summary),
             "plot": dg.MetadataValue.md(markdown_image("Δ pass rate per model", report.plots["comparison.png"])),
-            "report": dg.MetadataValue.path(str(out / "comparison.md")),
+            "report": dg.MetadataValue.path(str(written["comparison.md"])),
         }
     )

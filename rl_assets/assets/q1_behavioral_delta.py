@@ -6,8 +6,6 @@ and checks that the comparison is valid.
 """
 
 
-from pathlib import Path
-
 import dagster as dg
 from dagster import AssetExecutionContext
 
@@ -16,9 +14,8 @@ from rl_assets.analysis import stats
 from rl_assets.analysis.q1.behavioral_delta import NEEDED, compute_behavioral_delta
 from rl_assets.analysis.q1.report import behavioral_delta_report
 from rl_assets.analysis.report_md import jsonable
-from rl_assets.fileutil import atomic_write_files
 from rl_assets.partitions import models_partitions
-from rl_assets.store import report_dir
+from rl_assets.report_files import Q1_BEHAVIORAL_DELTA, write_report
 
 ASSET = "behavioral_delta"
 
@@ -79,12 +76,11 @@ def behavioral_delta(
     result["failure_mode_annotator"] = failure_modes.get("annotator")
     result["sources"] = {"baseline": {k: baseline_traces.get(k) for k in ("source", "revision", "rows", "benchmark")},
                          "post-RL": {k: post_rl_traces.get(k) for k in ("source", "revision", "rows", "benchmark")}}
-    out_dir = report_dir(context.partition_key) / "Q1_behavioral_delta"
     report = behavioral_delta_report(result)
-    atomic_write_files(out_dir, report.files)
+    written = write_report(context.partition_key, Q1_BEHAVIORAL_DELTA, report.files)
     metadata = {
         "summary": dg.MetadataValue.md(report.summary),
-        "report": dg.MetadataValue.path(Path(out_dir / "report.md").as_posix()),
+        "report": dg.MetadataValue.path(written["report.md"].as_posix()),
         "n_before": result["before"]["n_rows"], "n_after": result["after"]["n_rows"],
         "common_tasks": result["common_tasks"],
         "n_significant_features": sum(f["significant"] for f in result.get("features", [])),

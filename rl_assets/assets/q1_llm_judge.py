@@ -1,6 +1,6 @@
 """`judge_verdicts`: pairwise LLM judge of baseline vs post-RL traces on the same tasks (Q1).
 
-Writes report_dir(partition)/Q1_llm_judge/report.{md,json}. Every judgment is cached by
+Writes `<reports>/<slug>/Q1_llm_judge/report.{md,json}` (through rl_assets/report_files.py). Every judgment is cached by
 (model, prompt version, exact prompt), so re-runs and resumed runs cost nothing for pairs
 already judged; failed judgments are retried on the next run, never cached.
 """
@@ -15,9 +15,8 @@ from rl_assets.analysis.judge.report import judge_report
 from rl_assets.analysis.judge.run import build_report, judge_pairs
 from rl_assets.analysis.judge.selection import ROW_COLUMNS, representatives, select_probes
 from rl_assets.checks import calls_check, calls_check_spec
-from rl_assets.fileutil import atomic_write_files
 from rl_assets.partitions import models_partitions
-from rl_assets.store import report_dir
+from rl_assets.report_files import Q1_LLM_JUDGE, write_report
 from rl_assets.trace_stream import load_rows
 
 
@@ -69,9 +68,8 @@ def judge_verdicts(context: dg.AssetExecutionContext, config: JudgeConfig, llm: 
         p["judge"] = client.model
     report = build_report(pairs, model_id=partition, judge=client.model, attempt_rule=config.attempt_rule, seed=seed,
                           common_tasks=len(set(base) & set(post)), calls=client.summary())
-    out_dir = report_dir(partition) / "Q1_llm_judge"
     rendered = judge_report(report)
-    atomic_write_files(out_dir, rendered.files)
+    written = write_report(partition, Q1_LLM_JUDGE, rendered.files)
 
     summary = {k: v for k, v in report.items() if k != "pairs"} | {"backend": llm.describe("judge", config.model)}
     metadata = {
@@ -81,7 +79,7 @@ def judge_verdicts(context: dg.AssetExecutionContext, config: JudgeConfig, llm: 
         "judgments_failed": report["judgments_failed"],
         "calls": client.counters["calls"],
         "spend_usd": client.budget.snapshot()["used_usd"],
-        "report": dg.MetadataValue.path(str(out_dir / "report.md")),
+        "report": dg.MetadataValue.path(str(written["report.md"])),
         "summary": dg.MetadataValue.md(rendered.summary),
         **{f"{name}_order_flip_rate": s["order_flip_rate"] for name, s in report["probes"].items()},
     }

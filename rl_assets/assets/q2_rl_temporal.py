@@ -14,14 +14,11 @@ from rl_assets.analysis.q2.report import temporal_report
 from rl_assets.analysis.stats import spearman
 from rl_assets.analysis.q2.temporal import bin_rollouts, steps_per_bin
 from rl_assets.checks import accounted_check, accounted_check_spec
-from rl_assets.fileutil import atomic_write_files
 from rl_assets.ingest_step import ingest_to_table
 from rl_assets.not_applicable import not_applicable, write_not_applicable
 from rl_assets.partitions import models_partitions
 from rl_assets.schema import FEATURE_COLUMNS, LIGHT_COLUMNS
-from rl_assets.store import report_dir
-
-REPORT = "Q2_rl_temporal"
+from rl_assets.report_files import Q2_RL_TEMPORAL, write_report
 
 
 @dg.asset(
@@ -59,15 +56,15 @@ def rl_temporal(context: dg.AssetExecutionContext, settings: AnalysisSettings, r
     """RL rollouts binned in UTC: mean reward (95% CI), share with reward > 0, errors, behaviour, training steps, attribution."""
     from rl_assets.ingest import read_traces
 
-    out_dir = report_dir(context.partition_key) / REPORT
+    model = context.partition_key
     if not rl_traces.get("applicable"):
-        write_not_applicable(out_dir, rl_traces)
+        write_not_applicable(model, Q2_RL_TEMPORAL, rl_traces)
         return dg.Output(rl_traces, metadata={"applicable": False, "reason": rl_traces["reason"]})
     df = read_traces(rl_traces["path"], columns=LIGHT_COLUMNS).to_pandas()
     bins, info, rollouts, edges = bin_rollouts(df, settings.bin_hours)
     if edges is None:
         info = not_applicable(rl_traces["repo_id"], f"no dated rollouts in {rl_traces['source']} ({len(df)} rows)")
-        write_not_applicable(out_dir, info)
+        write_not_applicable(model, Q2_RL_TEMPORAL, info)
         return dg.Output(info, metadata={"applicable": False, "reason": info["reason"]})
     if training_metrics.get("applicable"):
         if "steps_table" not in training_metrics:  # a value stored by an older rldelta named a report file
@@ -80,11 +77,11 @@ def rl_temporal(context: dg.AssetExecutionContext, settings: AnalysisSettings, r
            "attribution": att, "bins": bins.to_dict("records"),
            "log_vs_rollout_rho": spearman(bins["mean_reward"], bins["log_reward"]) if "log_reward" in bins else None}
     report = temporal_report(rep, bins)
-    atomic_write_files(out_dir, report.files)
+    written = write_report(model, Q2_RL_TEMPORAL, report.files)
     value = {"applicable": True, "n_bins": int(len(bins)), "edges": info["edges"],
              "top_features": att.get("top_features", []), "attribution_status": att.get("status")}
     return dg.Output(value, metadata={"summary": dg.MetadataValue.md(report.summary), "n_bins": len(bins),
                                       "plot": dg.MetadataValue.md(markdown_image("RL rollouts over time",
                                                                                  report.plots["temporal.png"])),
                                       "top_features": ", ".join(att.get("top_features", [])) or "none",
-                                      "report": dg.MetadataValue.path(str(out_dir / "report.md"))})
+                                      "report": dg.MetadataValue.path(str(written["report.md"]))})

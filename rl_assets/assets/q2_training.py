@@ -11,14 +11,12 @@ from rl_assets.analysis.figures import markdown_image, markdown_images
 from rl_assets.analysis.lineage.curves import curves_of
 from rl_assets.analysis.q2.report import training_report
 from rl_assets.analysis.q2.training_metrics import build_report
-from rl_assets.fileutil import atomic_write_files, atomic_write_parquet
-from rl_assets.ingest.skyrl_log import parse_training_logs
+from rl_assets.ingest.skyrl_log import logs_folder, parse_training_logs
 from rl_assets.not_applicable import not_applicable, write_not_applicable
 from rl_assets.partitions import models_partitions
 from rl_assets import store
-from rl_assets.store import report_dir
+from rl_assets.report_files import Q2_TRAINING_METRICS, write_report, write_report_table
 
-REPORT = "Q2_training_metrics"
 ACCOUNTED, WANDB_CHECK = "every_input_accounted_for", "log_matches_wandb_summary"
 CHECK_SPECS = [
     dg.AssetCheckSpec(ACCOUNTED, asset="training_metrics", partitions_def=models_partitions, description=(
@@ -128,7 +126,7 @@ def fetch_logs(hub: HubResource, training_logs: dict) -> Path:
     except HubError as exc:
         raise dg.Failure(description=f"training_metrics {repo_id}: cannot read training_logs/ at revision "
                          f"{revision}: {exc}; re-materialize training_logs if the repo changed since") from exc
-    return Path(folder) / "training_logs"
+    return logs_folder(folder)
 
 
 @dg.asset(
@@ -142,9 +140,9 @@ def fetch_logs(hub: HubResource, training_logs: dict) -> Path:
 )
 def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, training_logs: dict):
     """Per-step training metrics parsed from every SkyRL log shape, with report, best checkpoint and flags."""
-    out_dir = report_dir(context.partition_key) / REPORT
+    model = context.partition_key
     if not training_logs.get("applicable"):
-        write_not_applicable(out_dir, training_logs)
+        write_not_applicable(model, Q2_TRAINING_METRICS, training_logs)
         yield dg.Output(training_logs, metadata={"applicable": False, "reason": training_logs["reason"]})
         yield accounting_check(None)
         yield wandb_check(None)
@@ -154,7 +152,7 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
         info = not_applicable(training_logs["repo_id"], f"no training steps found in {len(parsed.files)} log file(s) "
                               f"under training_logs/ ({parsed.malformed['count']} malformed lines)",
                               malformed=parsed.malformed, files=parsed.files)
-        write_not_applicable(out_dir, info)
+        write_not_applicable(model, Q2_TRAINING_METRICS, info)
         yield dg.Output(info, metadata={"applicable": False, "reason": info["reason"]})
         yield accounting_check(parsed.accounting)
         yield wandb_check(parsed.cross_checks)
@@ -165,11 +163,11 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
     steps = parsed.steps
     # The step table rl_temporal reads is the store's; the report keeps a copy for people.
     table = pa.Table.from_pandas(steps, preserve_index=False)
-    steps_table = str(store.step_table(context.partition_key, context.run_id))
+    steps_table = str(store.step_table(model, context.run_id))
     store.write_table(table, steps_table)
-    atomic_write_parquet(out_dir / "metrics.parquet", table)
+    write_report_table(model, Q2_TRAINING_METRICS, "metrics.parquet", table)
     report = training_report(rep, steps, parsed.vllm)
-    atomic_write_files(out_dir, report.files)
+    written = write_report(model, Q2_TRAINING_METRICS, report.files)
     plots = report.plots
     value = {"applicable": True, "steps_table": steps_table,
              "n_steps": rep["n_steps"], "training_logs_revision": rep["training_logs_revision"],
@@ -186,7 +184,7 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
         "duplicate_steps": rep["duplicates"]["count"],
         "best_step": rep["best_checkpoint"].get("best_step") or -1,
         "flagged_steps": len(rep["instability"]["flagged_steps"]),
-        "report": dg.MetadataValue.path(str(out_dir / "report.md")),
+        "report": dg.MetadataValue.path(str(written["report.md"])),
         "reward_plot": dg.MetadataValue.md(markdown_image("reward", plots["reward_ema.png"])) if "reward_ema.png" in plots else "no reward",
         "plots": dg.MetadataValue.md(markdown_images({n.removesuffix(".png"): p for n, p in plots.items() if n != "reward_ema.png"}))
         if len(plots) > 1 else "no other plots",

@@ -11,9 +11,8 @@ from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.figures import markdown_image
 from rl_assets.analysis.q3.overlay import REWARD_DEFINITION, build_overlay, eval_marker
 from rl_assets.analysis.q3.report import overlay_json, overlay_report
-from rl_assets.fileutil import atomic_write_files
 from rl_assets.partitions import models_partitions
-from rl_assets.store import report_dir
+from rl_assets.report_files import Q3_TEMPORAL_OVERLAY, write_report
 
 REWARD_COLUMNS = ("task_id", "reward", "error_type", "is_infra_error", "date")
 
@@ -45,15 +44,14 @@ def eval_temporal_overlay(context: dg.AssetExecutionContext, settings: AnalysisS
     result = build_overlay(_frame(rl_traces) if applicable else None, reason, markers, settings.bin_hours)
     result.update(model=context.partition_key, rl_source=rl_traces.get("source"), benchmark=eval_pair.get("benchmark"))
 
-    out = report_dir(context.partition_key) / "Q3_temporal_overlay"
-    atomic_write_files(out, overlay_json(result))  # the numbers first: a plotting failure never hides them
+    write_report(context.partition_key, Q3_TEMPORAL_OVERLAY, overlay_json(result))  # the numbers first: a plotting failure never hides them
     report = overlay_report(result)
-    atomic_write_files(out, report.files)
+    written = write_report(context.partition_key, Q3_TEMPORAL_OVERLAY, report.files)
     return dg.Output(
         {"rl_applicable": applicable,
          "rl_reason": reason, "notes": result["notes"]},
         metadata={"overlay": dg.MetadataValue.md(markdown_image("temporal overlay", report.plots["overlay.png"])),
-                  "overlay_file": dg.MetadataValue.path(str(out / "overlay.png")), "rl_applicable": applicable,
+                  "overlay_file": dg.MetadataValue.path(str(written["overlay.png"])), "rl_applicable": applicable,
                   "rl_bins": len((result["rl"] or {}).get("points", [])), "reward_definition": REWARD_DEFINITION,
                   "markers": dg.MetadataValue.md(report.summary), "notes": "; ".join(result["notes"]) or "none"},
     )

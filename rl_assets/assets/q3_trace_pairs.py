@@ -13,9 +13,8 @@ import dagster as dg
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.q3.pairs import CARD_FIELDS, MODE_RULES, build_pairs, shown_trace_ids
 from rl_assets.analysis.q3.report import pairs_report, selected_rows
-from rl_assets.fileutil import atomic_write_files
 from rl_assets.partitions import models_partitions
-from rl_assets.store import report_dir
+from rl_assets.report_files import Q3_TRACE_PAIRS, write_report
 from rl_assets.trace_stream import iter_trace_rows
 
 LIGHT = ("trace_id", "task_id", "attempt", "passed", "error_type", "is_infra_error", *CARD_FIELDS)
@@ -64,7 +63,7 @@ def trace_pairs(context: dg.AssetExecutionContext, config: TracePairsConfig, set
     labels = (str(baseline_traces.get("source")), str(post_rl_traces.get("source")))
     report = pairs_report(pairs, model=context.partition_key, mode=config.mode, seed=settings.seed, labels=labels,
                           common_tasks=common)
-    path = atomic_write_files(report_dir(context.partition_key) / "Q3_trace_pairs", report.files)["pairs.html"]
+    path = write_report(context.partition_key, Q3_TRACE_PAIRS, report.files)["pairs.html"]
     page = report.files["pairs.html"]
     rows = selected_rows(pairs)
     yield dg.Output(

@@ -15,9 +15,8 @@ from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.q4.context_bins import COLUMNS, solve_rate_by_context
 from rl_assets.analysis.q4.report import solve_rate_report
 from rl_assets.analysis.report_md import jsonable
-from rl_assets.fileutil import atomic_write_files
 from rl_assets.partitions import models_partitions
-from rl_assets.store import report_dir
+from rl_assets.report_files import Q4_SOLVE_RATE, write_report
 
 ASSET = "solve_rate_by_context"
 
@@ -39,9 +38,8 @@ def solve_rate_by_context_asset(context: AssetExecutionContext, settings: Analys
     before = read_traces(baseline_traces["path"], columns=COLUMNS)
     after = read_traces(post_rl_traces["path"], columns=COLUMNS)
     result = jsonable(solve_rate_by_context(before, after, edges=list(settings.context_bins) + [math.inf]))
-    out_dir = report_dir(context.partition_key) / "Q4_solve_rate_by_context"
     report = solve_rate_report(result)
-    png = atomic_write_files(out_dir, report.files)["solve_rate.png"]
+    png = write_report(context.partition_key, Q4_SOLVE_RATE, report.files)["solve_rate.png"]
     yield dg.Output(result, metadata={
         "interpretation": dg.MetadataValue.md(report.summary),
         "plot_file": dg.MetadataValue.path(png.as_posix()),

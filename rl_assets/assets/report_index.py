@@ -12,18 +12,17 @@ with the reason the asset recorded. The findings summary comes from the values t
 
 import hashlib
 from datetime import datetime, timezone
-from pathlib import Path
 
 import dagster as dg
 
 from rl_assets.analysis.index_md import (audit_findings, judge_findings, mark_stale, q1_findings, render_index,
                                         render_summary)
 from rl_assets.analysis.lineage.index_links import index_links
-from rl_assets.fileutil import atomic_write_text
 from rl_assets.groups import ANALYSIS_GROUPS
 from rl_assets.io_manager import latest_value, read_value
 from rl_assets.lineage_records import lineages_of
 from rl_assets.partitions import models_partitions
+from rl_assets.report_files import links_in_model_folder, model_report_files, write_index
 from rl_assets.run_liveness import run_process_gone
 from rl_assets.settings import ui_url
 from rl_assets.store import report_dir
@@ -46,16 +45,10 @@ def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).replace(microsecond=0).isoformat()
 
 
-def _links(metadata: dict, folder: Path) -> list[str]:
-    """Output paths the asset recorded in its metadata that live in this report folder (relative)."""
-    out = []
-    for value in metadata.values():
-        if isinstance(value, dg.PathMetadataValue):
-            try:
-                out.append(Path(value.path).resolve().relative_to(folder.resolve()).as_posix())
-            except ValueError:
-                continue  # storage paths (parquet tables, IO-manager JSON) are not report outputs
-    return sorted(set(out))
+def _links(metadata: dict, partition: str) -> list[str]:
+    """Output paths the asset recorded in its metadata that live in the model's report folder (relative);
+    storage paths (parquet tables, IO-manager JSON) are not report outputs and are left out."""
+    return links_in_model_folder(partition, [v.path for v in metadata.values() if isinstance(v, dg.PathMetadataValue)])
 
 
 def _not_applicable(metadata: dict) -> str | None:
@@ -85,7 +78,7 @@ def _failure(instance, run_id: str, step: str) -> str:
     return f"not materialized; run status {run.status.value if run else 'unknown'}"
 
 
-def asset_status(instance, key: dg.AssetKey, partition: str, *, group: str, step: str, report_folder: Path) -> dict:
+def asset_status(instance, key: dg.AssetKey, partition: str, *, group: str, step: str) -> dict:
     """materialized / not applicable / failed / running / never materialized, from the event log."""
     base = {"asset": key.to_user_string(), "group": group, "run_id": "", "timestamp": None, "links": [], "inputs": {}}
     flt = dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition])
@@ -104,14 +97,14 @@ def asset_status(instance, key: dg.AssetKey, partition: str, *, group: str, step
             ended = (record.end_time or record.start_time) if record else None
             return {**base, "status": "failed", "run_id": planned.run_id, "timestamp": _iso(ended) if ended else "unknown",
                     "error": _failure(instance, planned.run_id, step), "last_success": mat.run_id if mat else None,
-                    "links": _links(mat.asset_materialization.metadata, report_folder) if mat else []}
+                    "links": _links(mat.asset_materialization.metadata, partition) if mat else []}
     if mat is None:
         return {**base, "status": "never materialized"}
     event = mat.asset_materialization
     tags = event.tags or {}
     prefix = "dagster/input_data_version/"
     info = {**base, "run_id": mat.run_id, "timestamp": _iso(mat.timestamp), "data_version": tags.get("dagster/data_version"),
-            "links": _links(event.metadata, report_folder),
+            "links": _links(event.metadata, partition),
             "inputs": {k[len(prefix):]: _upstream_version(instance, k[len(prefix):], partition, v)
                        for k, v in tags.items() if k.startswith(prefix)}}
     reason = _not_applicable(event.metadata)
@@ -134,16 +127,11 @@ def _upstream_version(instance, key: str, partition: str, recorded: str) -> str:
     return recorded
 
 
-def output_files(folder: Path) -> list[str]:
-    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
-                  if p.is_file() and p.name != "INDEX.md" and not p.name.startswith("."))
-
-
 def write_index_md(context: dg.AssetExecutionContext, steps: dict[dg.AssetKey, tuple[str, str]]):
     """The body of `analysis_index` (built by build_analysis_index): statuses of `steps`, INDEX.md."""
     partition = context.partition_key
     folder = report_dir(partition)
-    statuses = [asset_status(context.instance, key, partition, group=group, step=step, report_folder=folder)
+    statuses = [asset_status(context.instance, key, partition, group=group, step=step)
                 for key, (group, step) in steps.items()]
     status_of = {x["asset"]: x["status"] for x in statuses}
 
@@ -162,12 +150,12 @@ def write_index_md(context: dg.AssetExecutionContext, steps: dict[dg.AssetKey, t
         findings += fresh("eval_temporal_overlay", [f"Q3 overlay: {n}" for n in overlay.get("notes", [])])
     findings += index_links(partition, folder, lineages_of(context.instance, partition))  # its RL job's run lineage
     now = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
-    text = render_index(partition, now, statuses, output_files(folder), findings, ui_url=ui_url())
-    atomic_write_text(folder / "INDEX.md", text)
+    text = render_index(partition, now, statuses, model_report_files(partition), findings, ui_url=ui_url())
+    index = write_index(partition, text)
     counts = {s: sum(x["status"] == s for x in statuses) for s in {x["status"] for x in statuses}}
     return dg.Output(
         {"statuses": {s["asset"]: s["status"] for s in statuses}},
-        metadata={"path": dg.MetadataValue.path(str(folder / "INDEX.md")),
+        metadata={"path": dg.MetadataValue.path(str(index)),
                   "index": dg.MetadataValue.md(render_summary(statuses, findings, ui_url())),
                   **{f"n_{k.replace(' ', '_')}": v for k, v in counts.items()}},
     )

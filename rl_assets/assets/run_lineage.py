@@ -19,10 +19,9 @@ from rl_assets.analysis.lineage import build_lineage
 from rl_assets.analysis.lineage.report import lineage_report
 from rl_assets.analysis.lineage.rollouts import ROLLOUT_COLUMNS
 from rl_assets.analysis.lineage.steps import training_step
-from rl_assets.fileutil import atomic_write_files
 from rl_assets.io_manager import load_stored
-from rl_assets.partitions import InvalidRepoId, rl_jobs_partitions
-from rl_assets.store import lineage_report_dir
+from rl_assets.partitions import InvalidRepoId, rl_jobs_partitions, validate_job_name
+from rl_assets.report_files import write_lineage
 
 ASSET = "run_lineage"
 STORED = ("eval_pair", "behavioral_delta", "learning_audit", "judge_verdicts", "training_metrics", "post_rl_traces",
@@ -79,7 +78,7 @@ def run_lineage(context: dg.AssetExecutionContext, config: LineageConfig, settin
     """What RL changed across the checkpoints of one training job, in step order, and when each change emerged."""
     job = context.partition_key
     try:
-        folder = lineage_report_dir(job)
+        validate_job_name(job)  # before any work: a bad job name fails here, not after the analysis
     except InvalidRepoId as exc:
         raise dg.Failure(description=f"run_lineage {job}: {exc}", allow_retries=False) from exc
     stored = job_checkpoints(context.instance, io_manager, job)
@@ -87,11 +86,11 @@ def run_lineage(context: dg.AssetExecutionContext, config: LineageConfig, settin
     result = build_lineage(job, stored, tables=tables, rollouts=_rollouts(stored), benchmark=config.benchmark or None,
                            n_boot=settings.n_boot, seed=settings.seed)
     report = lineage_report(result)
-    atomic_write_files(folder, report.files)
+    written = write_lineage(job, report.files)
     members = [m["repo_id"] for m in result["members"]]
     yield dg.MaterializeResult(metadata={
         "lineage": dg.MetadataValue.md(report.summary),
-        "report": dg.MetadataValue.path((folder / "lineage.md").as_posix()),
+        "report": dg.MetadataValue.path(written["lineage.md"].as_posix()),
         "members": dg.MetadataValue.json(members),
         "steps": dg.MetadataValue.json([m["step"] for m in result["members"]]),
         "benchmark": str(result["pinned"]["benchmark"]),

@@ -22,7 +22,8 @@ class PredictionsError(ValueError):
     """The predictions file cannot be read or is not a family -> prediction mapping."""
 
 
-def load_predictions(path: Path) -> dict[str, str]:
+def load_predictions(path: Path | str) -> dict[str, str]:
+    path = Path(path)
     text = path.read_text(encoding="utf-8")
     try:
         if path.suffix.lower() in (".yaml", ".yml"):
@@ -76,10 +77,11 @@ def _commit_time(path: Path) -> tuple[datetime | None, bool]:
     return datetime.fromisoformat(when).astimezone(timezone.utc), False
 
 
-def file_evidence(path: Path) -> dict:
+def file_evidence(path: Path | str) -> dict:
     """What the file itself says about when it was written: its sha256, mtime (UTC), the time of the
     last git commit holding exactly this content (None when uncommitted or edited since), and
     whether it differs from its last commit."""
+    path = Path(path)
     committed, modified = _commit_time(path)
     return {
         "path": str(path),

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from rl_assets.analysis.audit import labels, rulers
 from rl_assets.analysis.audit.prereg import prediction_held
-from rl_assets.analysis.report_md import bullet_list, fmt_num, fmt_p, fmt_pct, fmt_signed, jsonable, md_table
+from rl_assets.analysis.report_md import (Report, bullet_list, fmt_num, fmt_p, fmt_pct, fmt_signed, json_text, jsonable,
+                                          md_table)
 from rl_assets.analysis.escape import md_text
 
 NOT_RUN = "llm audit not run: {reason}"
@@ -134,6 +135,12 @@ def _ruler_bullets(r: dict) -> list[str]:
         out.append(f'under the {other} ruler: **{ru[other]["label"]}** — {ru[other]["explanation"]}')
         out.append(ru["flag"] or f'same label under both rulers (compared on {ru["compared_on"]})')
     return out
+
+
+def audit_report(report: dict, title: str) -> Report:
+    """The audit folder's files (audit.json, then audit.md) and the per-family table for the UI."""
+    files = {"audit.json": json_text(report), "audit.md": render_markdown(report, title)}
+    return Report(files=files, summary=summary_table(report["rows"]), plots={})
 
 
 def render_markdown(report: dict, title: str) -> str:

@@ -96,6 +96,14 @@ def _cross_checks(text_results, jsonl_results, wandb_summary, tolerance) -> list
     return checks or [no_record("no wandb-summary.json or trainer_log.jsonl beside the logs")]
 
 
+LOGS_FOLDER = "training_logs"  # where a model repo keeps its SkyRL logs (docs/formats.md)
+
+
+def logs_folder(snapshot: Path | str) -> Path:
+    """The training_logs/ folder inside a downloaded model-repo snapshot."""
+    return Path(snapshot) / LOGS_FOLDER
+
+
 def parse_training_logs(path: Path | str) -> ParsedLogs:
     """Parse a ``training_logs/`` folder (or one file). Never raises on bad lines; raises
     FileNotFoundError only when the path itself is missing, LogAccountingError on a ledger bug."""

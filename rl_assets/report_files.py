@@ -1,0 +1,84 @@
+"""Report places and report writing: the one owner of every report folder and file name.
+
+Assets never join a path: they hand what their question's report.py returned (a
+`report_md.Report`, or its `files`) to a writer here and put the returned paths in their metadata.
+Folders come from the store (`store.report_dir`, `store.lineage_report_dir`, `store.reports_root`);
+the folder names below are the only spelling of each in the code. Reports are outputs for people,
+never read back as data (docs/contracts.md, "Store").
+
+    <reports>/<slug>/INDEX.md                  the per-model index (report_index)
+    <reports>/<slug>/<question folder>/…       one folder per question (constants below)
+    <reports>/model_comparison/…               every model on one benchmark
+    <reports>/runs/<job>/…                     one RL job's run lineage
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from rl_assets import store
+from rl_assets.fileutil import atomic_write_files, atomic_write_parquet
+
+Q1_BEHAVIORAL_DELTA = "Q1_behavioral_delta"
+Q1_LLM_JUDGE = "Q1_llm_judge"
+Q2_TRAINING_METRICS = "Q2_training_metrics"
+Q2_RL_TEMPORAL = "Q2_rl_temporal"
+Q3_TEMPORAL_OVERLAY = "Q3_temporal_overlay"
+Q3_TRACE_PAIRS = "Q3_trace_pairs"
+Q4_SOLVE_RATE = "Q4_solve_rate_by_context"
+AUDIT = "audit"
+MODEL_COMPARISON = "model_comparison"
+INDEX_FILE = "INDEX.md"
+
+
+def report_folder(model_id: str, name: str) -> Path:
+    """`<reports>/<slug>/<name>`: one question's report folder for one model (not created)."""
+    return store.report_dir(model_id) / name
+
+
+def write_report(model_id: str, name: str, files: dict[str, str | bytes]) -> dict[str, Path]:
+    """Write a question's report files (name -> text or PNG bytes, in order) into its folder,
+    each atomically; returns file name -> written path, for the asset's metadata."""
+    return atomic_write_files(report_folder(model_id, name), files)
+
+
+def write_report_table(model_id: str, name: str, file_name: str, table) -> Path:
+    """A copy of a table for people beside a report (Q2's metrics.parquet); the hand-over copy is
+    the store's, never this one."""
+    return atomic_write_parquet(report_folder(model_id, name) / file_name, table)
+
+
+def write_comparison(files: dict[str, str | bytes]) -> dict[str, Path]:
+    """The cross-model comparison report, `<reports>/model_comparison/`."""
+    return atomic_write_files(store.reports_root() / MODEL_COMPARISON, files)
+
+
+def write_lineage(job: str, files: dict[str, str | bytes]) -> dict[str, Path]:
+    """One RL job's run-lineage report, `<reports>/runs/<job>/` (the job name is validated)."""
+    return atomic_write_files(store.lineage_report_dir(job), files)
+
+
+def write_index(model_id: str, text: str) -> Path:
+    """The per-model INDEX.md."""
+    return atomic_write_files(store.report_dir(model_id), {INDEX_FILE: text})[INDEX_FILE]
+
+
+def model_report_files(model_id: str) -> list[str]:
+    """Every file under a model's report folder (relative, sorted), INDEX.md and temp files left out."""
+    folder = store.report_dir(model_id)
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                  if p.is_file() and p.name != INDEX_FILE and not p.name.startswith("."))
+
+
+def links_in_model_folder(model_id: str, paths: Iterable[str]) -> list[str]:
+    """Those of `paths` that lie in the model's report folder, relative to it (sorted, once each).
+    Storage paths (parquet tables, stored values) are not report outputs and are left out."""
+    folder = store.report_dir(model_id).resolve()
+    out = set()
+    for path in paths:
+        try:
+            out.add(Path(path).resolve().relative_to(folder).as_posix())
+        except ValueError:
+            continue
+    return sorted(out)
