@@ -94,3 +94,13 @@ def test_failure_mode_labels_join_on_trace_id(tmp_path):
     assert labels == {"a": "timeout", "b": "loop"}  # a failed annotation is not a label
     table = pa.table({"trace_id": ["a", "c", "z"], "failure_mode": pa.array([None, "kept", None], pa.string())})
     assert with_failure_modes(table, labels).column("failure_mode").to_pylist() == ["timeout", "kept", None]
+
+
+def test_a_failure_modes_table_that_is_gone_fails_instead_of_dropping_the_labels(tmp_path):
+    """A value naming a table that no longer exists (cleaned home, another machine's disk) is an error,
+    not "no labels": Q1 would otherwise name an annotator whose labels it never applied."""
+    from rl_assets.assets.q1_behavioral_delta import failure_mode_labels
+
+    with pytest.raises(dg.Failure, match="re-materialize failure_modes"):
+        failure_mode_labels({"path": str(tmp_path / "gone.parquet"), "annotator": "offline heuristic"})
+    assert failure_mode_labels({"path": None, "skipped": "no post-RL traces"}) == {}

@@ -25,8 +25,13 @@ def failure_mode_labels(failure_modes: dict) -> dict[str, str]:
     from rl_assets import store
 
     path = failure_modes.get("path")
-    if not path or not store.exists(path):
+    if not path:  # no annotation was made (the asset recorded why): the traces keep their own labels
         return {}
+    if not store.exists(path):
+        # A stored value naming a table that is gone (a cleaned home, another machine's disk): running
+        # on without it would name an annotator whose labels were never applied.
+        raise dg.Failure(description=f"the failure_modes table {path} named by the latest failure_modes value is "
+                                     "missing; re-materialize failure_modes for this model", allow_retries=False)
     table = store.read_table(path, columns=["trace_id", "failure_mode", "status"]).to_pylist()
     return {r["trace_id"]: r["failure_mode"] for r in table if r["failure_mode"] and r["status"] != "failed"}
 
