@@ -28,6 +28,23 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
+def _as_from_a_shell() -> None:
+    """Start make with the signal state a user's shell gives it. Ignored and blocked signals are
+    inherited across exec, and make keeps SIGTERM ignored if it starts that way (it then never forwards
+    it): the long test process can carry such state from a library, which no user's terminal has."""
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT, signal.SIGHUP})
+
+
+def _signal_state(pid: int) -> str:
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return "(gone)"
+    return " ".join(ln.replace("\t", "") for ln in lines if ln.startswith(("SigBlk", "SigIgn", "SigCgt")))
+
+
 @pytest.mark.parametrize("how", ["sigterm-to-make", "ctrl-c-to-group"])
 def test_make_ui_prints_its_url_and_stops_every_child(tmp_path, how):
     if not Path("/proc/self/stat").exists():
@@ -39,7 +56,8 @@ def test_make_ui_prints_its_url_and_stops_every_child(tmp_path, how):
     env.pop("RLDELTA_UI_URL", None)
     # -o: never reinstall from inside a test (the suite's own `make test` installed already)
     make = subprocess.Popen(["make", "--no-print-directory", "-o", ".venv/.installed", "ui"], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True,
+                            preexec_fn=_as_from_a_shell)
     tree: set[int] = set()
     try:
         printed = []
@@ -54,6 +72,7 @@ def test_make_ui_prints_its_url_and_stops_every_child(tmp_path, how):
         tree = process_tree(make.pid)
         assert any(" api grpc" in _cmdline(p) for p in tree), [_cmdline(p) for p in tree]
 
+        make_signals = _signal_state(make.pid)  # for the failure message
         if how == "sigterm-to-make":
             make.send_signal(signal.SIGTERM)
         else:
@@ -63,7 +82,7 @@ def test_make_ui_prints_its_url_and_stops_every_child(tmp_path, how):
             time.sleep(0.25)
             make.poll()
         left = {p: _cmdline(p) for p in tree if is_running(p) and p != make.pid}
-        assert not left, f"still running {GRACE} s after {how}: {left}"
+        assert not left, f"still running {GRACE} s after {how} (make: {make_signals}): {left}"
         make.wait(timeout=5)
     finally:
         for pid in tree:
