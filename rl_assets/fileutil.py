@@ -87,13 +87,3 @@ def atomic_write_files(folder: Path | str, files: dict[str, str | bytes]) -> dic
         out[name] = atomic_write_bytes(Path(folder) / name, data)
     return out
 
-
-def atomic_write_parquet(path: Path | str, table) -> Path:
-    """A pyarrow table as one parquet file, written whole or not at all."""
-    import io
-
-    import pyarrow.parquet as pq
-
-    buf = io.BytesIO()
-    pq.write_table(table, buf)
-    return atomic_write_bytes(path, buf.getvalue())

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterable
 
 from rl_assets import store
-from rl_assets.fileutil import atomic_write_files, atomic_write_parquet
+from rl_assets.fileutil import atomic_write_files
 
 Q1_BEHAVIORAL_DELTA = "Q1_behavioral_delta"
 Q1_LLM_JUDGE = "Q1_llm_judge"
@@ -41,12 +41,6 @@ def write_report(model_id: str, name: str, files: dict[str, str | bytes]) -> dic
     """Write a question's report files (name -> text or PNG bytes, in order) into its folder,
     each atomically; returns file name -> written path, for the asset's metadata."""
     return atomic_write_files(report_folder(model_id, name), files)
-
-
-def write_report_table(model_id: str, name: str, file_name: str, table) -> Path:
-    """A copy of a table for people beside a report (Q2's metrics.parquet); the hand-over copy is
-    the store's, never this one."""
-    return atomic_write_parquet(report_folder(model_id, name) / file_name, table)
 
 
 def write_comparison(files: dict[str, str | bytes]) -> dict[str, Path]:

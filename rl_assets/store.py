@@ -227,9 +227,12 @@ def read_table(location: str | os.PathLike, columns=None):
     return pq.read_table(path, columns=columns, filesystem=fs)
 
 
-def write_table(table, location: str | os.PathLike) -> None:
+def write_table(table, location: str | os.PathLike) -> bytes:
+    """Write `table` as parquet at `location`; returns the bytes written, so a copy elsewhere (a
+    report's copy for people) needs no second encoding."""
     import io
 
     buf = io.BytesIO()
     pq.write_table(table, buf)
     write_bytes(location, buf.getvalue())
+    return buf.getvalue()

@@ -15,7 +15,7 @@ from rl_assets.ingest.skyrl_log import logs_folder, parse_training_logs
 from rl_assets.not_applicable import not_applicable, write_not_applicable
 from rl_assets.partitions import models_partitions
 from rl_assets import store
-from rl_assets.report_files import Q2_TRAINING_METRICS, write_report, write_report_table
+from rl_assets.report_files import Q2_TRAINING_METRICS, write_report
 
 ACCOUNTED, WANDB_CHECK = "every_input_accounted_for", "log_matches_wandb_summary"
 CHECK_SPECS = [
@@ -164,10 +164,9 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
     # The step table rl_temporal reads is the store's; the report keeps a copy for people.
     table = pa.Table.from_pandas(steps, preserve_index=False)
     steps_table = str(store.step_table(model, context.run_id))
-    store.write_table(table, steps_table)
-    write_report_table(model, Q2_TRAINING_METRICS, "metrics.parquet", table)
+    parquet = store.write_table(table, steps_table)
     report = training_report(rep, steps, parsed.vllm)
-    written = write_report(model, Q2_TRAINING_METRICS, report.files)
+    written = write_report(model, Q2_TRAINING_METRICS, {"metrics.parquet": parquet, **report.files})
     plots = report.plots
     value = {"applicable": True, "steps_table": steps_table,
              "n_steps": rep["n_steps"], "training_logs_revision": rep["training_logs_revision"],
