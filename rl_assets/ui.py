@@ -6,6 +6,15 @@ default) and take 45 s over SIGTERM, and its `dagster api grpc` code server outl
 the way Ctrl-C does, then terminates and finally kills whatever of its process tree is left, so
 every child is gone within STOP_SECONDS. GNU make forwards SIGTERM to this process, so
 `kill <make pid>` works as well as Ctrl-C.
+
+A non-interactive shell starts background jobs with SIGINT ignored, and an ignored or blocked signal
+is inherited across exec: `dagster dev` would then ignore SIGINT (and Dagster SIGTERM with it), and
+every stop would end in SIGKILL with stale gRPC sockets left in the temp folder. So this supervisor
+unblocks the stop signals and installs its own handlers *before* starting anything: a caught signal
+is reset to its default in a child at exec, whatever state `make ui` was started in.
+
+It also serves the reports folder read-only on 127.0.0.1 (rl_assets/report_server.py) and tells the
+assets its URL in RLDELTA_REPORTS_URL, unless that is already set (reports published elsewhere).
 """
 
 from __future__ import annotations
@@ -17,7 +26,10 @@ import sys
 import time
 from pathlib import Path
 
+from rl_assets import report_server, settings
+
 STOP_SECONDS = 8.0  # SIGINT, then SIGTERM at half time, then SIGKILL: under the promised 10 s
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def _children() -> dict[int, tuple[int, int]]:
@@ -84,32 +96,55 @@ def is_running(pid: int) -> bool:
     return state != "Z"  # a zombie has exited; its parent just has not reaped it yet
 
 
+def _reports_url(port: str) -> tuple[str, object]:
+    """Where the reports folder is served: RLDELTA_REPORTS_URL when set (nothing started), else a
+    read-only server on 127.0.0.1 at $RLDELTA_REPORTS_PORT (default: the UI port + 1, so links stored
+    in metadata stay valid across restarts; any free port if that one is taken)."""
+    configured = os.environ.get("RLDELTA_REPORTS_URL", "").strip()
+    if configured:
+        return configured.rstrip("/"), None
+    wanted = int(os.environ.get("RLDELTA_REPORTS_PORT") or int(port) + 1)
+    try:
+        server = report_server.start(settings.reports_root(), port=wanted)
+    except OSError:
+        server = report_server.start(settings.reports_root(), port=0)
+    return report_server.base_url(server), server
+
+
 def main(argv: list[str] | None = None) -> int:
-    host = os.environ.get("RLDELTA_UI_HOST", "127.0.0.1")
-    port = os.environ.get("RLDELTA_UI_PORT", "3000")
-    url = f"http://{host}:{port}"
-    env = {**os.environ, "RLDELTA_UI_URL": os.environ.get("RLDELTA_UI_URL") or url}  # INDEX.md links runs here
-    dagster = Path(sys.executable).with_name("dagster")
-    cmd = [str(dagster), "dev", "-w", "workspace.yaml", "-h", host, "-p", port, *(argv or [])]
-    proc = subprocess.Popen(cmd, env=env, start_new_session=True)
-    print(f"rldelta UI: {url}  (Dagster home {os.environ.get('DAGSTER_HOME', '?')})", flush=True)
-    print(f"stop it with Ctrl-C, or `kill {os.getpid()}` (SIGINT/SIGTERM stop every child process)", flush=True)
     stopping: list[int] = []
 
     def on_signal(signum, _frame):
         stopping.append(signum)
 
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    # Before any child starts: caught signals revert to their defaults at exec, ignored ones would not.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, set(STOP_SIGNALS))
+    for sig in STOP_SIGNALS:
         signal.signal(sig, on_signal)
-    while proc.poll() is None and not stopping:
-        time.sleep(0.2)
-    if not stopping:
-        return proc.returncode  # dagster dev ended by itself (e.g. the port was taken): its message says why
-    killed = stop(proc)
+    host = os.environ.get("RLDELTA_UI_HOST", "127.0.0.1")
+    port = os.environ.get("RLDELTA_UI_PORT", "3000")
+    url = f"http://{host}:{port}"
+    reports_url, server = _reports_url(port)
+    env = {**os.environ, "RLDELTA_UI_URL": os.environ.get("RLDELTA_UI_URL") or url,  # INDEX.md links runs here
+           "RLDELTA_REPORTS_URL": reports_url}  # asset metadata links reports here
+    dagster = Path(sys.executable).with_name("dagster")
+    cmd = [str(dagster), "dev", "-w", "workspace.yaml", "-h", host, "-p", port, *(argv or [])]
+    proc = subprocess.Popen(cmd, env=env, start_new_session=True)
+    print(f"rldelta UI: {url}  (Dagster home {os.environ.get('DAGSTER_HOME', '?')})", flush=True)
+    print(f"reports: {reports_url}" + (" (read-only, this machine only)" if server else ""), flush=True)
+    print(f"stop it with Ctrl-C, or `kill {os.getpid()}` (SIGINT/SIGTERM stop every child process)", flush=True)
+    try:
+        while proc.poll() is None and not stopping:
+            time.sleep(0.2)
+        if not stopping:
+            return proc.returncode  # dagster dev ended by itself (e.g. the port was taken): its message says why
+        killed = stop(proc)
+    finally:
+        if server is not None:
+            server.shutdown()
     print(f"rldelta UI stopped ({signal.Signals(stopping[0]).name})"
           + (f"; killed {len(killed)} process(es) that ignored the stop request" if killed else ""), flush=True)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

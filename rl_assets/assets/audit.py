@@ -16,6 +16,7 @@ from rl_assets.analysis.audit import AUDIT_COLUMNS, audit_rows, labels, prereg, 
 from rl_assets.ingest.predictions import PredictionsError, file_evidence, load_predictions
 from rl_assets.partitions import models_partitions
 from rl_assets.report_files import AUDIT, write_report
+from rl_assets.report_links import file_metadata
 
 
 class AuditConfig(dg.Config):
@@ -101,7 +102,7 @@ def learning_audit(context: dg.AssetExecutionContext, config: AuditConfig, setti
             "held": f'{out["held"]}/{out["judged"]}' if predictions else "no predictions",
             "rulers": dg.MetadataValue.md(report.rulers_table(out["rows"])),
             "ruler_dependent": ", ".join(out["ruler_dependent"]) or "none",
-            "report": dg.MetadataValue.path(str(written["audit.md"])),
+            **file_metadata("report", written["audit.md"]),
         },
     )
     families = len(out["rows"])  # zero families: nothing was audited, which is not a pass

@@ -16,6 +16,7 @@ from rl_assets.analysis.q1.report import behavioral_delta_report
 from rl_assets.analysis.report_md import jsonable
 from rl_assets.partitions import models_partitions
 from rl_assets.report_files import Q1_BEHAVIORAL_DELTA, write_report
+from rl_assets.report_links import file_metadata
 
 ASSET = "behavioral_delta"
 
@@ -85,7 +86,7 @@ def behavioral_delta(
     written = write_report(context.partition_key, Q1_BEHAVIORAL_DELTA, report.files)
     metadata = {
         "summary": dg.MetadataValue.md(report.summary),
-        "report": dg.MetadataValue.path(written["report.md"].as_posix()),
+        **file_metadata("report", written["report.md"]),
         "n_before": result["before"]["n_rows"], "n_after": result["after"]["n_rows"],
         "common_tasks": result["common_tasks"],
         "n_significant_features": sum(f["significant"] for f in result.get("features", [])),

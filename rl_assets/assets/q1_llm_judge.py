@@ -18,6 +18,7 @@ from rl_assets.checks import calls_check, calls_check_spec
 from rl_assets.partitions import models_partitions
 from rl_assets.report_files import Q1_LLM_JUDGE, write_report
 from rl_assets.trace_stream import load_rows
+from rl_assets.report_links import file_metadata
 
 
 class JudgeConfig(dg.Config):
@@ -79,7 +80,7 @@ def judge_verdicts(context: dg.AssetExecutionContext, config: JudgeConfig, llm: 
         "judgments_failed": report["judgments_failed"],
         "calls": client.counters["calls"],
         "spend_usd": client.budget.snapshot()["used_usd"],
-        "report": dg.MetadataValue.path(str(written["report.md"])),
+        **file_metadata("report", written["report.md"]),
         "summary": dg.MetadataValue.md(rendered.summary),
         **{f"{name}_order_flip_rate": s["order_flip_rate"] for name, s in report["probes"].items()},
     }

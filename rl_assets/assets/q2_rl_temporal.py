@@ -19,6 +19,7 @@ from rl_assets.not_applicable import not_applicable, write_not_applicable
 from rl_assets.partitions import models_partitions
 from rl_assets.schema import FEATURE_COLUMNS, LIGHT_COLUMNS
 from rl_assets.report_files import Q2_RL_TEMPORAL, write_report
+from rl_assets.report_links import file_metadata
 
 
 @dg.asset(
@@ -84,4 +85,4 @@ def rl_temporal(context: dg.AssetExecutionContext, settings: AnalysisSettings, r
                                       "plot": dg.MetadataValue.md(markdown_image("RL rollouts over time",
                                                                                  report.plots["temporal.png"])),
                                       "top_features": ", ".join(att.get("top_features", [])) or "none",
-                                      "report": dg.MetadataValue.path(str(written["report.md"]))})
+                                      **file_metadata("report", written["report.md"])})

@@ -16,6 +16,7 @@ from rl_assets.not_applicable import not_applicable, write_not_applicable
 from rl_assets.partitions import models_partitions
 from rl_assets import store
 from rl_assets.report_files import Q2_TRAINING_METRICS, write_report
+from rl_assets.report_links import file_metadata
 
 ACCOUNTED, WANDB_CHECK = "every_input_accounted_for", "log_matches_wandb_summary"
 CHECK_SPECS = [
@@ -183,7 +184,7 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
         "duplicate_steps": rep["duplicates"]["count"],
         "best_step": rep["best_checkpoint"].get("best_step") or -1,
         "flagged_steps": len(rep["instability"]["flagged_steps"]),
-        "report": dg.MetadataValue.path(str(written["report.md"])),
+        **file_metadata("report", written["report.md"]),
         "reward_plot": dg.MetadataValue.md(markdown_image("reward", plots["reward_ema.png"])) if "reward_ema.png" in plots else "no reward",
         "plots": dg.MetadataValue.md(markdown_images({n.removesuffix(".png"): p for n, p in plots.items() if n != "reward_ema.png"}))
         if len(plots) > 1 else "no other plots",

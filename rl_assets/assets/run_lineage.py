@@ -22,6 +22,7 @@ from rl_assets.analysis.lineage.steps import training_step
 from rl_assets.io_manager import load_stored
 from rl_assets.partitions import InvalidRepoId, rl_jobs_partitions, validate_job_name
 from rl_assets.report_files import write_lineage
+from rl_assets.report_links import file_metadata
 
 ASSET = "run_lineage"
 STORED = ("eval_pair", "behavioral_delta", "learning_audit", "judge_verdicts", "training_metrics", "post_rl_traces",
@@ -90,7 +91,7 @@ def run_lineage(context: dg.AssetExecutionContext, config: LineageConfig, settin
     members = [m["repo_id"] for m in result["members"]]
     yield dg.MaterializeResult(metadata={
         "lineage": dg.MetadataValue.md(report.summary),
-        "report": dg.MetadataValue.path(written["lineage.md"].as_posix()),
+        **file_metadata("report", written["lineage.md"]),
         "members": dg.MetadataValue.json(members),
         "steps": dg.MetadataValue.json([m["step"] for m in result["members"]]),
         "benchmark": str(result["pinned"]["benchmark"]),
