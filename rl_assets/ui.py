@@ -23,10 +23,12 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 from rl_assets import report_server, settings
+from rl_assets.console_log import instance_log_level, keep_console_line
 
 STOP_SECONDS = 8.0  # SIGINT, then SIGTERM at half time, then SIGKILL: under the promised 10 s
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -111,6 +113,14 @@ def _reports_url(port: str) -> tuple[str, object]:
     return report_server.base_url(server), server
 
 
+def _relay(stream, level: str) -> None:
+    """Copy `dagster dev`'s stderr (its daemon's log included) to ours, minus what is quiet at `level`."""
+    for raw in iter(stream.readline, b""):
+        if keep_console_line(raw.decode(errors="replace"), level):
+            sys.stderr.buffer.write(raw)
+            sys.stderr.buffer.flush()
+
+
 def main(argv: list[str] | None = None) -> int:
     stopping: list[int] = []
 
@@ -129,7 +139,10 @@ def main(argv: list[str] | None = None) -> int:
            "RLDELTA_REPORTS_URL": reports_url}  # asset metadata links reports here
     dagster = Path(sys.executable).with_name("dagster")
     cmd = [str(dagster), "dev", "-w", "workspace.yaml", "-h", host, "-p", port, *(argv or [])]
-    proc = subprocess.Popen(cmd, env=env, start_new_session=True)
+    level = instance_log_level(os.environ.get("DAGSTER_HOME", "."))
+    proc = subprocess.Popen(cmd, env=env, start_new_session=True, stderr=subprocess.PIPE)
+    relay = threading.Thread(target=_relay, args=(proc.stderr, level), name="dagster-dev-stderr", daemon=True)
+    relay.start()
     print(f"rldelta UI: {url}  (Dagster home {os.environ.get('DAGSTER_HOME', '?')})", flush=True)
     print(f"reports: {reports_url}" + (" (read-only, this machine only)" if server else ""), flush=True)
     print(f"stop it with Ctrl-C, or `kill {os.getpid()}` (SIGINT/SIGTERM stop every child process)", flush=True)
@@ -142,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if server is not None:
             server.shutdown()
+        relay.join(timeout=2)  # the rest of dagster dev's shutdown messages
     print(f"rldelta UI stopped ({signal.Signals(stopping[0]).name})"
           + (f"; killed {len(killed)} process(es) that ignored the stop request" if killed else ""), flush=True)
     return 0

@@ -63,8 +63,8 @@ def checkpoint(context: dg.AssetExecutionContext, hub: HubResource, settings: An
         raise dg.Failure(description=f"checkpoint {repo_id}: hub error: {exc}") from exc
     table = md_table(["item", "value"], [[k, md_text(manifest[k])] for k in (
         "revision", "has_weights", "has_training_logs", "job_name", "rl_traces_dataset")], align="--")
-    yield dg.Output(
-        manifest,
+    yield dg.MaterializeResult(  # not Output(data_version=…): a beta parameter that warns on every run
+        value=manifest,
         data_version=dg.DataVersion(manifest["checkpoint_fingerprint"]),
         metadata={
             "revision": manifest["revision"],

@@ -16,6 +16,7 @@ from rl_assets.analysis.q1.report import behavioral_delta_report
 from rl_assets.analysis.report_md import jsonable
 from rl_assets.partitions import models_partitions
 from rl_assets.report_files import Q1_BEHAVIORAL_DELTA, write_report
+from rl_assets.metadata_numbers import rounded_metadata
 from rl_assets.report_links import file_metadata
 
 ASSET = "behavioral_delta"
@@ -93,7 +94,7 @@ def behavioral_delta(
     }
     if "task_flips" in result:
         metadata["mcnemar_p"] = dg.MetadataValue.float(float(result["task_flips"]["mcnemar_p"]))
-    yield dg.Output(result, metadata=metadata)
+    yield dg.Output(result, metadata=rounded_metadata(metadata))
     invalid = result.get("invalid_for_comparison")
     yield dg.AssetCheckResult(check_name="has_common_tasks", passed=not invalid,
                               metadata={"common_tasks": result["common_tasks"], "reason": invalid or "ok"})

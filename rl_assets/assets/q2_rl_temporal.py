@@ -37,13 +37,13 @@ def rl_traces(context: dg.AssetExecutionContext, hub: HubResource, settings: Ana
     if not dataset or not checkpoint.get("rl_traces_exists"):
         tried = checkpoint.get("rl_traces_candidates") or "no job_name"
         out = not_applicable(repo_id, f"not applicable: no RL rollout dataset for {repo_id} (tried {tried})")
-        yield dg.Output(out, data_version=dg.DataVersion(f"none:{checkpoint['revision']}"),
+        yield dg.MaterializeResult(value=out, data_version=dg.DataVersion(f"none:{checkpoint['revision']}"),
                         metadata={"applicable": False, "reason": out["reason"]})
         yield accounted_check("rl_traces", {})
         return
     ref, metadata = ingest_to_table(context, hub, settings, dataset, "rl_traces", "rl")
     ref = {"applicable": True, "repo_id": repo_id, **ref}
-    yield dg.Output(ref, data_version=dg.DataVersion(ref["data_version"]), metadata={"dataset": dataset, **metadata})
+    yield dg.MaterializeResult(value=ref, data_version=dg.DataVersion(ref["data_version"]), metadata={"dataset": dataset, **metadata})
     yield accounted_check("rl_traces", ref["accounting"])
 
 

@@ -102,7 +102,7 @@ def training_logs(context: dg.AssetExecutionContext, hub: HubResource, checkpoin
     revision = info.revision
     if not info.files_under("training_logs"):
         out = not_applicable(repo_id, f"not applicable: no training_logs/ in {repo_id}", revision=revision)
-        return dg.Output(out, data_version=dg.DataVersion(f"none:{revision}"),
+        return dg.MaterializeResult(value=out, data_version=dg.DataVersion(f"none:{revision}"),
                          metadata={"applicable": False, "reason": out["reason"]})
     logs_rev = info.subtree_revision("training_logs/")
     files = [f.path for f in info.files_under("training_logs")]
@@ -112,7 +112,7 @@ def training_logs(context: dg.AssetExecutionContext, hub: HubResource, checkpoin
     # own hub resource, whose local cache makes a second read on the same machine free.
     out = {"applicable": True, "repo_id": repo_id, "revision": revision, "training_logs_revision": logs_rev,
            "files": files, "save_every": save_every_from_config(checkpoint.get("rl_config"))}
-    return dg.Output(out, data_version=dg.DataVersion(logs_rev),
+    return dg.MaterializeResult(value=out, data_version=dg.DataVersion(logs_rev),
                      metadata={"training_logs_revision": logs_rev, "revision": revision, "files": len(files)})
 
 
