@@ -30,7 +30,7 @@ from pathlib import Path
 from rl_assets import report_server, settings
 from rl_assets.console_log import instance_log_level, keep_console_line
 
-STOP_SECONDS = 8.0  # SIGINT, then SIGTERM at half time, then SIGKILL: under the promised 10 s
+STOP_SECONDS = float(os.environ.get("RLDELTA_UI_STOP_SECONDS") or 8.0)  # SIGINT, SIGTERM at half time, SIGKILL: under the promised 10 s
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -65,25 +65,39 @@ def _signal_all(pids: set[int], sig: int) -> None:
             pass
 
 
-def stop(proc: subprocess.Popen, seconds: float = STOP_SECONDS) -> set[int]:
-    """Stop `proc` and its whole tree; returns the pids that needed SIGKILL (for the log line)."""
+def stop(proc: subprocess.Popen, seconds: float = STOP_SECONDS) -> dict[int, str]:
+    """Stop `proc` and its whole tree; returns the processes that needed SIGKILL (pid -> command line)."""
     known = process_tree(proc.pid)
-    _signal_all(known, signal.SIGINT)  # what Ctrl-C sends: dagster dev shuts its children down itself
+    # Ctrl-C to dagster dev alone: it stops its webserver and daemon through their shutdown pipes,
+    # then its code server, in order. On a loaded machine that takes longer than the promised 10 s
+    # (19 s measured with 8 test suites sharing 2 cores): then the escalation below ends it.
+    _signal_all({proc.pid}, signal.SIGINT)
     deadline, escalated = time.monotonic() + seconds, False
     while time.monotonic() < deadline:
         proc.poll()
         known |= process_tree(proc.pid)  # a code server started during shutdown is caught too
         alive = {p for p in known if is_running(p)}
         if not alive:
-            return set()
+            return {}
         if not escalated and time.monotonic() > deadline - seconds / 2:
             _signal_all(alive, signal.SIGTERM)
             escalated = True
         time.sleep(0.2)
     alive = {p for p in known | process_tree(proc.pid) if is_running(p)}
+    args = {p: _cmdline(p) for p in alive}
     _signal_all(alive, signal.SIGKILL)
     proc.wait()
-    return alive
+    for argv in args.values():  # a killed gRPC server cannot remove its socket file: do it for it
+        if "--socket" in argv[:-1]:
+            Path(argv[argv.index("--socket") + 1]).unlink(missing_ok=True)
+    return {p: " ".join(argv)[:120] for p, argv in args.items()}
+
+
+def _cmdline(pid: int) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+    except OSError:
+        return [f"pid {pid}"]
 
 
 def is_running(pid: int) -> bool:
@@ -113,12 +127,14 @@ def _reports_url(port: str) -> tuple[str, object]:
     return report_server.base_url(server), server
 
 
-def _relay(stream, level: str) -> None:
-    """Copy `dagster dev`'s stderr (its daemon's log included) to ours, minus what is quiet at `level`."""
+def _relay(stream, level: str, out=None) -> None:
+    """Copy one of `dagster dev`'s output streams (its daemon's log included) to `out` (our stderr),
+    minus what is quiet at `level`."""
+    out = out or sys.stderr.buffer
     for raw in iter(stream.readline, b""):
         if keep_console_line(raw.decode(errors="replace"), level):
-            sys.stderr.buffer.write(raw)
-            sys.stderr.buffer.flush()
+            out.write(raw)
+            out.flush()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,9 +156,11 @@ def main(argv: list[str] | None = None) -> int:
     dagster = Path(sys.executable).with_name("dagster")
     cmd = [str(dagster), "dev", "-w", "workspace.yaml", "-h", host, "-p", port, *(argv or [])]
     level = instance_log_level(os.environ.get("DAGSTER_HOME", "."))
-    proc = subprocess.Popen(cmd, env=env, start_new_session=True, stderr=subprocess.PIPE)
-    relay = threading.Thread(target=_relay, args=(proc.stderr, level), name="dagster-dev-stderr", daemon=True)
-    relay.start()
+    proc = subprocess.Popen(cmd, env=env, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    relays = [threading.Thread(target=_relay, args=(src, level, dst), daemon=True)
+              for src, dst in ((proc.stdout, sys.stdout.buffer), (proc.stderr, sys.stderr.buffer))]
+    for relay in relays:
+        relay.start()
     print(f"rldelta UI: {url}  (Dagster home {os.environ.get('DAGSTER_HOME', '?')})", flush=True)
     print(f"reports: {reports_url}" + (" (read-only, this machine only)" if server else ""), flush=True)
     print(f"stop it with Ctrl-C, or `kill {os.getpid()}` (SIGINT/SIGTERM stop every child process)", flush=True)
@@ -155,9 +173,11 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if server is not None:
             server.shutdown()
-        relay.join(timeout=2)  # the rest of dagster dev's shutdown messages
+        for relay in relays:
+            relay.join(timeout=2)  # the rest of dagster dev's shutdown messages
     print(f"rldelta UI stopped ({signal.Signals(stopping[0]).name})"
-          + (f"; killed {len(killed)} process(es) that ignored the stop request" if killed else ""), flush=True)
+          + (f"; killed {len(killed)} process(es) that ignored the stop request: {sorted(killed.values())}"
+             if killed else ""), flush=True)
     return 0
 
 if __name__ == "__main__":

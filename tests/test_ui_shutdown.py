@@ -55,16 +55,23 @@ def _signal_state(pid: int) -> str:
     return " ".join(ln.replace("\t", "") for ln in lines if ln.startswith(("SigBlk", "SigIgn", "SigCgt")))
 
 
-@pytest.mark.parametrize("how,started", [("sigterm-to-make", "terminal"), ("ctrl-c-to-group", "terminal"),
-                                         ("sigterm-to-make", "background")])
-def test_make_ui_prints_its_url_and_stops_every_child(tmp_path, how, started):
+# budget: the supervisor's RLDELTA_UI_STOP_SECONDS. With a long one, "clean" means nothing needed SIGKILL:
+# Dagster's orderly shutdown takes 2-19 s here depending on load, and a `dagster dev` that inherited
+# an ignored SIGINT ignores SIGTERM too, so it is killed whatever the budget. With the default (8 s,
+# the promised 10 s), a loaded machine may need the SIGKILL: then nothing may be left either.
+CASES = [("sigterm-to-make", "background", 60), ("ctrl-c-to-group", "terminal", 60), ("sigterm-to-make", "terminal", None)]
+
+
+@pytest.mark.parametrize("how,started,budget", CASES)
+def test_make_ui_prints_its_url_and_stops_every_child(tmp_path, how, started, budget):
     if not Path("/proc/self/stat").exists():
         pytest.skip("needs /proc to see the process tree")
     port = free_port()
     home = tmp_path / "home"
     env = {**os.environ, "RLDELTA_HOME": str(home), "DAGSTER_HOME": str(home / "dagster"),
            "RLDELTA_UI_PORT": str(port), "RLDELTA_REPORTS_PORT": str(free_port()),
-           "RLDELTA_WATCH_AUTHORS": "no-such-author", "TMPDIR": str(tmp_path / "tmp")}
+           "RLDELTA_WATCH_AUTHORS": "no-such-author", "TMPDIR": str(tmp_path / "tmp"),
+           "RLDELTA_UI_STOP_SECONDS": str(budget or "")}
     (tmp_path / "tmp").mkdir()  # gRPC socket files are made here: a clean stop removes them
     for name in ("RLDELTA_UI_URL", "RLDELTA_REPORTS_URL"):
         env.pop(name, None)
@@ -93,7 +100,7 @@ def test_make_ui_prints_its_url_and_stops_every_child(tmp_path, how, started):
             make.send_signal(signal.SIGTERM)
         else:
             os.killpg(make.pid, signal.SIGINT)  # what the terminal sends on Ctrl-C
-        deadline = time.monotonic() + GRACE
+        deadline = time.monotonic() + GRACE + (budget or 0)
         while time.monotonic() < deadline and {p for p in tree if is_running(p) and p != make.pid}:
             time.sleep(0.25)
             make.poll()
@@ -101,10 +108,14 @@ def test_make_ui_prints_its_url_and_stops_every_child(tmp_path, how, started):
         assert not left, f"still running {GRACE} s after {how} (make: {make_signals}): {left}"
         make.wait(timeout=5)
         said = make.stdout.read()
-        assert "rldelta UI stopped" in said and "killed" not in said, f"not a clean stop (make: {make_signals}): {said}"
+        assert "rldelta UI stopped" in said, said
+        if budget:
+            assert "killed" not in said, f"not a clean stop (make: {make_signals}): {said[-3000:]}"
+            assert not list((tmp_path / "tmp").rglob("*")), f"left in the temp folder: {list((tmp_path / 'tmp').rglob('*'))}"
+        sockets = [p for p in (tmp_path / "tmp").rglob("*") if p.is_socket()]
+        assert not sockets, f"gRPC socket files left: {sockets}"
         with pytest.raises(OSError):  # the reports server stopped with the UI
             socket.create_connection(("127.0.0.1", int(env["RLDELTA_REPORTS_PORT"])), timeout=2).close()
-        assert not list((tmp_path / "tmp").rglob("*")), f"left in the temp folder: {list((tmp_path / 'tmp').rglob('*'))}"
     finally:
         for pid in tree:
             if is_running(pid):
