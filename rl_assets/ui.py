@@ -26,6 +26,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from rl_assets import report_server, settings
 from rl_assets.console_log import instance_log_level, keep_console_line
@@ -113,12 +114,17 @@ def is_running(pid: int) -> bool:
 
 
 def _reports_url(port: str) -> tuple[str, object]:
-    """Where the reports folder is served: RLDELTA_REPORTS_URL when set (nothing started), else a
-    read-only server on 127.0.0.1 at $RLDELTA_REPORTS_PORT (default: the UI port + 1, so links stored
-    in metadata stay valid across restarts; any free port if that one is taken)."""
-    configured = os.environ.get("RLDELTA_REPORTS_URL", "").strip()
+    """Where the reports folder is served. RLDELTA_REPORTS_URL naming another host: published there,
+    nothing started. Naming this machine (127.0.0.1 / localhost, e.g. set for `rldelta demo` too, so
+    its runs record the same links): served read-only on that port. Unset: served at
+    $RLDELTA_REPORTS_PORT (default the UI port + 1, so links stored in metadata stay valid across
+    restarts; any free port if that one is taken)."""
+    configured = os.environ.get("RLDELTA_REPORTS_URL", "").strip().rstrip("/")
+    where = urlsplit(configured)
+    if configured and where.hostname not in ("127.0.0.1", "localhost"):
+        return configured, None
     if configured:
-        return configured.rstrip("/"), None
+        return configured, report_server.start(settings.reports_root(), port=where.port or 80)
     wanted = int(os.environ.get("RLDELTA_REPORTS_PORT") or int(port) + 1)
     try:
         server = report_server.start(settings.reports_root(), port=wanted)
