@@ -150,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
         stopping.append(signum)
 
     # Before any child starts: caught signals revert to their defaults at exec, ignored ones would not.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, set(STOP_SIGNALS))
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, on_signal)
     host = os.environ.get("RLDELTA_UI_HOST", "127.0.0.1")
     port = os.environ.get("RLDELTA_UI_PORT", "3000")
     url = f"http://{host}:{port}"
@@ -158,16 +161,12 @@ def main(argv: list[str] | None = None) -> int:
            "RLDELTA_REPORTS_URL": reports_url}  # asset metadata links reports here
     dagster = Path(sys.executable).with_name("dagster")
     cmd = [str(dagster), "dev", "-w", "workspace.yaml", "-h", host, "-p", port, *(argv or [])]
-    def _late():
-        for sig in STOP_SIGNALS:
-            signal.signal(sig, on_signal)
     level = instance_log_level(os.environ.get("DAGSTER_HOME", "."))
     proc = subprocess.Popen(cmd, env=env, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     relays = [threading.Thread(target=_relay, args=(src, level, dst), daemon=True)
               for src, dst in ((proc.stdout, sys.stdout.buffer), (proc.stderr, sys.stderr.buffer))]
     for relay in relays:
         relay.start()
-    _late()  # EXPERIMENT: handlers after the child started (the old order)
     print(f"rldelta UI: {url}  (Dagster home {os.environ.get('DAGSTER_HOME', '?')})", flush=True)
     print(f"reports: {reports_url}" + (" (read-only, this machine only)" if server else ""), flush=True)
     print(f"stop it with Ctrl-C, or `kill {os.getpid()}` (SIGINT/SIGTERM stop every child process)", flush=True)
