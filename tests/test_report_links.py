@@ -27,7 +27,8 @@ def test_no_url_without_a_published_reports_folder(report):
     meta = file_metadata("report", report)
     assert meta["report"] == dg.MetadataValue.path(str(report)) and "report_url" not in meta
     assert url_of(report) is None
-    # inlined, but a relative link would resolve against the UI's own page: plain text instead
+    # inlined, but a relative link would resolve against the UI's own page: plain text instead (and an
+    # image the UI would fetch from an address becomes a link: the UI shows only embedded pixels)
     assert meta["report_content"].value.splitlines()[-1] == "plot see pairs or [web](https://x.org/a)"
 
 
@@ -37,7 +38,7 @@ def test_url_and_inlined_content_with_absolute_links(report, monkeypatch):
     base = f"http://127.0.0.1:3001/{report_dir(MODEL).name}"
     assert meta["report_url"] == dg.MetadataValue.url(f"{base}/Q1_behavioral_delta/report.md")
     assert meta["report_content"].value.splitlines()[-1] == (
-        f"![plot]({base}/Q1_behavioral_delta/delta.png) see [pairs]({base}/Q3_trace_pairs/pairs.html) "
+        f"[plot]({base}/Q1_behavioral_delta/delta.png) see [pairs]({base}/Q3_trace_pairs/pairs.html) "
         "or [web](https://x.org/a)")
 
 

@@ -4,7 +4,8 @@ A report's markdown links its neighbours relatively (`[pairs](pairs.html)`, `../
 which works in the reports folder and its server but not in the Dagster UI, where a relative link
 resolves against the UI's own page (the "Run lineage" link opened the Runs timeline). For the UI,
 each relative link becomes absolute under the folder's URL, or, with no URL known, plain text: a
-link that cannot resolve is worse than none.
+link that cannot resolve is worse than none. A relative image becomes a link to the file: the UI
+shows only pixels carried in the event itself (every plot already is, in its own metadata entry).
 """
 
 from __future__ import annotations
@@ -24,13 +25,15 @@ def absolute_links(text: str, folder_url: str | None) -> str:
 
     >>> absolute_links("[lineage](../runs/j/lineage.md) and [x](http://h/x)", "http://r:1/org__m")
     '[lineage](http://r:1/runs/j/lineage.md) and [x](http://h/x)'
-    >>> absolute_links("see [lineage](../runs/j/lineage.md)", None)
-    'see lineage'
+    >>> absolute_links("see [lineage](../runs/j/lineage.md) ![plot](p.png)", None)
+    'see lineage plot'
+    >>> absolute_links("![plot](p.png) ![inline](data:image/png;base64,AA==)", "http://r:1/org__m")
+    '[plot](http://r:1/org__m/p.png) ![inline](data:image/png;base64,AA==)'
     """
     base = (folder_url or "").rstrip("/")
 
     def fix(m: re.Match) -> str:
-        bang, label, target = m.groups()
+        _bang, label, target = m.groups()
         if _ABSOLUTE.match(target):
             return m[0]
         if not base:
@@ -40,6 +43,6 @@ def absolute_links(text: str, folder_url: str | None) -> str:
         joined = posixpath.normpath(posixpath.join("/" + path, target))
         if joined.startswith("/.."):  # above the server's root: no such URL
             return label
-        return f"{bang}[{label}]({scheme}://{host}{joined})"
+        return f"[{label}]({scheme}://{host}{joined})"
 
     return _LINK.sub(fix, text)
