@@ -27,6 +27,15 @@ def test_values_prefixes_and_negatives():
     assert res.counts == {"lines": 2, "parsed/verl_step_line": 2}
 
 
+def test_a_numpy_repr_cut_inside_is_dropped_not_read_as_its_digits():
+    res = parse_verl_lines("o.log", ["step:1 - a:np.float64(0.5) - c:np.int64(3) - b:np.float64(0.12\n",
+                                     "step:2 - a:np.float64(-0.25) - b:np.float64(1e-05)\n"])
+    frame = res.steps.to_frame().set_index("step")
+    assert frame.loc[1, "a"] == 0.5 and frame.loc[1, "c"] == 3 and math.isnan(frame.loc[1, "b"])
+    assert frame.loc[2, "a"] == -0.25 and frame.loc[2, "b"] == 1e-05
+    assert res.counts["pairs_dropped/unparseable_pair"] == 1
+
+
 def test_global_step_inside_a_key_is_not_a_step():
     res = parse_verl_lines("x.log", ["epoch 1 training/global_step:5 done\n"])
     assert res.steps.steps == [] and res.counts["ignored/text"] == 1

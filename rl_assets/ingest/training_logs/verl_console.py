@@ -23,6 +23,7 @@ from rl_assets.ingest.skyrl_log.result import LogFileResult, check_lines, decima
 SEP = " - "
 _BLOCK_START = re.compile(r"(Initial|Final) validation metrics")
 _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
+_NP_OPEN = re.compile(r"np\.\w+\(")  # the opening of a numpy 2 repr, np.float64(
 _RAY_PREFIX = re.compile(r"^(?:\x1b\[[\d;]*m)*\([^)]*\)(?:\x1b\[[\d;]*m)*\s*")
 _BLOCK_PAIR = re.compile(r"'([^']+)':\s*(?:np\.\w+\()?(-?(?:[\d.]+(?:[eE][-+]?\d+)?|nan|inf))\)?")
 MAX_BLOCK_LINES = 400
@@ -41,6 +42,17 @@ def number(text: str) -> float | None:
         except ValueError:
             return None
     return None
+
+
+def unwrap_numpy(body: str) -> tuple[str, bool]:
+    """``a:np.float64(0.5) - b:np.int64(2)`` -> ``a:0.5 - b:2`` with C-level replaces (a per-value
+    regex costs more than the rest of the parse). Returns (body, cut): cut when the last value is a
+    numpy repr the line ended inside of ("np.float64(0.12"), whose digits must not be read."""
+    last_np = body.rfind("np.")
+    cut = last_np > body.rfind(")")
+    tail_wrapped = last_np > body.rfind(SEP) and not cut
+    body = _NP_OPEN.sub("", body).replace(") - ", " - ")  # keys end in ":", never in ") - "
+    return (body[:-1] if tail_wrapped and body.endswith(")") else body), cut
 
 
 def _step_at(line: str) -> int:
@@ -64,28 +76,41 @@ class VerlConsoleParser:
         self.block_kind = ""
         self.pending_initial: dict[str, float] | None = None
         self.last_line: dict[int, str] = {}  # the highest step's text, for the cross-check tolerance
+        self.n_lines = self.n_text = self.n_blank = 0
 
     def feed(self, line: str, lineno: int) -> None:
-        res = self.res
-        res.bump("lines")
+        # hot path (millions of lines): plain counters here, folded into the ledger by finish()
+        self.n_lines += 1
         line = line.rstrip("\r\n")
         if self.block is not None:
             self._block_line(line, lineno)
             return
-        at = _step_at(line)
+        at = line.find("step:")
+        if at > 0 and (line[at - 1].isalnum() or line[at - 1] in "_/"):
+            at = _step_at(line)
         if at >= 0:
             self._step_line(line, at, lineno)
         elif self.step is not None and line.startswith(SEP) and ":" in line:
-            self._pairs(self.step, [line[len(SEP):]], lineno, line)
-            res.parsed("verl_continuation")
-        elif _BLOCK_START.search(line):
+            text, cut = unwrap_numpy(line[len(SEP):]) if "np." in line else (line[len(SEP):], False)
+            if cut:
+                self.res.bump("pairs_dropped/unparseable_pair")
+            else:
+                self._pairs(self.step, [text], lineno, line)
+            self.res.parsed("verl_continuation")
+        elif "validation metrics" in line and _BLOCK_START.search(line):
             self.block, self.block_kind = [], _BLOCK_START.search(line).group(1)
             self._block_line(line, lineno)
+        elif line.strip():
+            self.n_text += 1
         else:
-            res.ignored("blank" if not line.strip() else "text")
+            self.n_blank += 1
 
     def _step_line(self, line: str, at: int, lineno: int) -> None:
-        parts = line[at + 5 :].split(SEP)
+        body, cut = unwrap_numpy(line[at + 5 :]) if "np." in line else (line[at + 5 :], False)
+        parts = body.split(SEP)
+        if cut and len(parts) > 1:
+            parts.pop()
+            self.res.bump("pairs_dropped/unparseable_pair")
         head = parts[0].strip()
         if not head.isdigit():
             self.res.malformed("verl_step_not_integer", line, lineno)
@@ -95,7 +120,9 @@ class VerlConsoleParser:
         if self.pending_initial is not None:
             self._place_initial(step, parts)
         last = self._pairs(step, parts[1:], lineno, line)
-        if len(parts) > 1:
+        if cut:
+            last = None  # the dropped pair ended the line
+        if len(parts) > 1 or cut:
             self.ends.append((len(line), step, last))
         if not self.last_line or step >= max(self.last_line):
             self.last_line = {step: self.last_line.get(step, "") + line}
@@ -103,15 +130,16 @@ class VerlConsoleParser:
 
     def _pairs(self, step: int, parts: list[str], lineno: int, line: str) -> str | None:
         """Store the parsable pairs; return the last pair's key, or None when it was dropped."""
+        try:  # fast path: every pair complete (a line's values are C-level float() calls)
+            metrics = {k: float(v) for k, _, v in (p.partition(":") for p in parts)}
+            self.res.steps.update(step, metrics)
+            return parts[-1].partition(":")[0] if parts else None
+        except ValueError:
+            pass
         metrics = {}
         key = None
         for part in parts:
             key, colon, value = part.partition(":")
-            try:
-                metrics[key] = float(value)
-                continue
-            except ValueError:
-                pass
             parsed = number(value) if colon else None
             if parsed is None:
                 self.res.bump("pairs_dropped/unparseable_pair")
@@ -158,6 +186,9 @@ class VerlConsoleParser:
 
     def finish(self) -> LogFileResult:
         res = self.res
+        res.bump("lines", self.n_lines)
+        res.ignored("text", self.n_text)
+        res.ignored("blank", self.n_blank)
         if self.block is not None:  # a block the file ended inside of
             res.malformed("verl_validation_block", "".join(self.block)[:200], None, len(self.block))
         if self.pending_initial is not None:
