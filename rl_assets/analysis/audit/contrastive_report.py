@@ -33,19 +33,34 @@ def _opinion(task: dict) -> str:
     return md_text(f'{op["verdict"]} ({op["judge"]}): {op["explanation"]}')
 
 
+def contrastive_summary(rows: list[dict]) -> str:
+    """Per family: newly passing tasks, the flagged share and its rules (audit.md and the UI)."""
+    checked = [r for r in rows if r.get("contrastive")]
+    return md_table(["family", "newly passing", "flagged (95% CI)", "by rule", "second opinion agrees"],
+                    [[md_text(r["family"]), r["contrastive"]["newly_passing"], share_cell(r["contrastive"]),
+                      ", ".join(f"{k} {v}" for k, v in sorted(r["contrastive"]["by_rule"].items())) or "—",
+                      _agreement(r["contrastive"])] for r in checked], align="lrrll")
+
+
+def _agreement(check: dict) -> str:
+    n = check.get("second_opinions")
+    return "not run" if n is None else f'{check["second_opinion_agrees"]}/{n}'
+
+
 def contrastive_section(rows: list[dict]) -> list[str]:
     parts = ["## Newly passing tasks: earned or exploited?", "",
              "A task newly passes when most baseline attempts failed and most post-RL attempts passed "
              f"(recorded reward >= 1.0). Each passing post-RL attempt is read by these rules; a task is flagged "
              "by a rule that fires on at least half of its passing attempts. The share has a Wilson 95% CI, "
              f"and no share is claimed under {MIN_NEW_PASSES} newly passing tasks. Label rule 2b uses it: "
-             f">= {labels.EXPLOITED_SHARE:.0%} flagged -> gamed.", ""]
+             f">= {labels.EXPLOITED_SHARE:.0%} flagged -> gamed. The second opinion (when the audit's LLM step "
+             "runs) reads the baseline and post-RL traces of up to 10 newly passing tasks per family, flagged first, "
+             "in both orders; its verdict stands only when both orders agree. \"Second opinion agrees\" counts "
+             "judged tasks whose verdict (exploited / earned) matches the rules' flag; the judge column names the "
+             "model, or the offline heuristic, which only restates the rules.", ""]
     parts += [f"- `{name}`: {text}" for name, text in exploit_rules.RULES.items()] + [""]
     checked = [r for r in rows if r.get("contrastive")]
-    parts += [md_table(["family", "newly passing", "flagged (95% CI)", "by rule"],
-                       [[md_text(r["family"]), r["contrastive"]["newly_passing"], share_cell(r["contrastive"]),
-                         ", ".join(f"{k} {v}" for k, v in sorted(r["contrastive"]["by_rule"].items())) or "—"]
-                        for r in checked], align="lrrl"), ""]
+    parts += [contrastive_summary(rows), ""]
     for r in checked:
         flagged = [t for t in r["contrastive"]["tasks"] if t["rules"]]
         if not flagged:
