@@ -105,3 +105,16 @@ def test_a_round_that_is_not_there_and_a_folder_without_tables_fail_by_name(run,
     empty.mkdir()
     with pytest.raises(IngestError, match="no W&B validation-generation table"):
         ingest_source(f"wandb-val:{empty}", tmp_path / "y.parquet", hub=None)
+
+
+def test_register_eval_and_the_table_stamp_keep_the_round_selector(run):
+    from rl_assets.register_eval import RegisterError, traces_link
+    from rl_assets.trace_tables import source_key
+
+    assert traces_link(f"wandb-val:{run}@last") == f"wandb-val:{run.resolve()}@last"
+    with pytest.raises(RegisterError, match="does not exist"):
+        traces_link(f"wandb-val:{run}/nope@last")
+    first, last = (source_key(None, f"wandb-val:{run}@{s}", max_rows=None, tokenizer=None, benchmark=None)
+                   for s in ("first", "last"))
+    assert first["source"].endswith("@first") and last["source"].endswith("@last")
+    assert first["fingerprint"] == last["fingerprint"]  # same folder content, other rows: other table key
