@@ -35,7 +35,8 @@ def run(tmp_path):
 
 def test_rounds_are_deduplicated_across_table_versions(run):
     frame = read_validation_tables(run)
-    assert list(frame.columns) == ["step", "sample", "input", "output", "score"]
+    assert list(frame.columns) == ["step", "sample", "input", "output", "score", "label"]
+    assert frame["label"].isna().all()  # verl logs no ground truth
     assert frame[["step", "sample"]].values.tolist() == [[0, 1], [0, 2], [5, 1], [5, 2], [9, 1], [9, 2]]
     assert frame.loc[(frame.step == 5) & (frame["sample"] == 1), "output"].item() == "A-5a"
     led = frame.attrs["ledger"]
@@ -118,3 +119,12 @@ def test_register_eval_and_the_table_stamp_keep_the_round_selector(run):
                    for s in ("first", "last"))
     assert first["source"].endswith("@first") and last["source"].endswith("@last")
     assert first["fingerprint"] == last["fingerprint"]  # same folder content, other rows: other table key
+
+
+def test_label_columns_become_the_expected_answer(tmp_path):
+    cols = ["step", "input_1", "output_1", "label_1", "score_1"]  # the EasyR1 logger's shape
+    _table(tmp_path, "generations_3_aa.table.json", [[3, "Q-a", "A", "gold", 1.0]], columns=cols)
+    frame = read_validation_tables(tmp_path)
+    assert frame[["step", "sample", "label", "score"]].values.tolist() == [[3, 1, "gold", 1.0]]
+    ingest_source(f"wandb-val:{tmp_path}@last", tmp_path / "t.parquet", hub=None)
+    assert pq.read_table(tmp_path / "t.parquet").to_pylist()[0]["expected_answer"] == "gold"

@@ -2,7 +2,8 @@
 
 verl (and trainers built on it) log ``val/generations`` as a W&B table with the columns
 ``step, input_1, output_1, score_1, input_2, ...``: one table row per validation round, one
-(input, output, score) triple per logged sample. The run folder keeps each logged version as
+(input, output, score) triple per logged sample; EasyR1-style loggers add ``label_i`` (the ground
+truth), read into ``label`` (None when the table has none). The run folder keeps each logged version as
 ``files/media/table/**/*.table.json`` (``{"columns": [...], "data": [[...], ...]}``), and every
 version holds all rounds so far, so the same round appears in many files.
 
@@ -27,9 +28,9 @@ from pathlib import Path
 
 import pandas as pd
 
-COLUMNS = ("step", "sample", "input", "output", "score")
+COLUMNS = ("step", "sample", "input", "output", "score", "label")
 TABLE_GLOB = "*.table.json"
-_TRIPLE = re.compile(r"^(input|output|score)_(\d+)$")
+_TRIPLE = re.compile(r"^(input|output|score|label)_(\d+)$")
 
 NOT_JSON = "not valid JSON"
 NOT_VALIDATION = "not a validation-generation table (no step and input_i/output_i/score_i columns)"
@@ -68,8 +69,8 @@ def find_tables(folder: str | Path) -> list[Path]:
     return sorted(root.rglob(TABLE_GLOB)) if root.is_dir() else [root]
 
 
-def _triples(columns: list) -> dict[int, tuple[int, int, int]] | None:
-    """{sample i: (input col, output col, score col)} or None when this is not a validation table."""
+def _triples(columns: list) -> dict[int, tuple[int, int, int, int | None]] | None:
+    """{sample i: (input, output, score, label or None) column} or None when this is not a validation table."""
     if not isinstance(columns, list) or "step" not in columns:
         return None
     seen: dict[int, dict[str, int]] = {}
@@ -77,7 +78,8 @@ def _triples(columns: list) -> dict[int, tuple[int, int, int]] | None:
         m = _TRIPLE.match(str(name))
         if m:
             seen.setdefault(int(m.group(2)), {})[m.group(1)] = pos
-    out = {i: (c["input"], c["output"], c["score"]) for i, c in seen.items() if len(c) == 3}
+    out = {i: (c["input"], c["output"], c["score"], c.get("label")) for i, c in seen.items()
+           if {"input", "output", "score"} <= set(c)}
     return out or None
 
 
@@ -119,7 +121,7 @@ def _load(path: Path, ledger: Ledger) -> tuple[dict, dict] | None:
 
 
 def _samples(path: Path, data: dict, triples: dict, ledger: Ledger):
-    """(step, sample, input, output, score) of one table; bad rows and cells counted."""
+    """(step, sample, input, output, score, label) of one table; bad rows and cells counted."""
     width, step_col = len(data["columns"]), data["columns"].index("step")
     for r, row in enumerate(data["data"]):
         ledger.found += len(triples)
@@ -131,29 +133,34 @@ def _samples(path: Path, data: dict, triples: dict, ledger: Ledger):
         if step is None:
             ledger.skip(BAD_STEP, f"{where} (step {row[step_col]!r})", len(triples))
             continue
-        for i, (ci, co, cs) in sorted(triples.items()):
+        for i, (ci, co, cs, cl) in sorted(triples.items()):
             score = _score(row[cs])
             if score is None:
                 ledger.skip(BAD_SCORE, f"{where} score_{i} ({row[cs]!r})")
                 continue
-            yield step, i, "" if row[ci] is None else str(row[ci]), "" if row[co] is None else str(row[co]), score
+            label = None if cl is None or row[cl] is None else str(row[cl])
+            yield step, i, _text(row[ci]), _text(row[co]), score, label
+
+
+def _text(value) -> str:
+    return "" if value is None else str(value)
 
 
 def read_validation_tables(folder: str | Path) -> pd.DataFrame:
     """Every validation round of the tables under ``folder``: columns step, sample, input,
-    output, score (one row per round and sample, sorted), deduplicated across table versions.
+    output, score, label (one row per round and sample, sorted), deduplicated across table versions.
     ``frame.attrs["ledger"]`` is the ``Ledger``; an empty frame when no table was found."""
     ledger = Ledger()
     loaded = [(p, got) for p in find_tables(folder) if (got := _load(p, ledger)) is not None]
     loaded.sort(key=lambda pg: (len(pg[1][0]["data"]), _max_step(pg[1][0]), str(pg[0])))
     kept: dict[tuple[int, int], tuple] = {}
     for path, (data, triples) in loaded:
-        for step, i, inp, out, score in _samples(path, data, triples, ledger):
+        for step, i, *content in _samples(path, data, triples, ledger):
             old = kept.get((step, i))
             if old is not None:
-                reason = SAME_AGAIN if old == (inp, out, score) else SUPERSEDED
+                reason = SAME_AGAIN if old == tuple(content) else SUPERSEDED
                 ledger.merged[reason] = ledger.merged.get(reason, 0) + 1
-            kept[(step, i)] = (inp, out, score)
+            kept[(step, i)] = tuple(content)
     ledger.written = len(kept)
     frame = pd.DataFrame([(s, i, *v) for (s, i), v in sorted(kept.items())], columns=list(COLUMNS))
     frame.attrs["ledger"] = ledger

@@ -4,7 +4,8 @@ Spec: ``wandb-val:<folder>[@first|@last|@all|@<step>]`` (default ``all``). One t
 selected (round, sample): benchmark ``validation``, task_id ``val-<sha1 of the input>[:16]`` (the
 same prompt in two rounds is the same task, so Q1 can pair ``@first`` with ``@last``),
 episode = the round's step, trial_name ``round<step>/sample<i>``, reward = the logged score,
-answer = the output, conversation = [user input, assistant output].
+answer = the output, expected_answer = the label (when the table logs one), conversation =
+[user input, assistant output].
 Ledger: every sample the tables hold is found; samples of rounds the selector leaves out are
 skipped by design; the reader's merges and skips (wandb_tables.py) are carried over.
 """
@@ -76,14 +77,14 @@ class WandbValidation:
                 skips.skip(NOT_SELECTED, where, lost=False)
                 continue
             yield Candidate(unit, k, where, task_id_of(rec.input), trial_name=f"round{rec.step}/sample{rec.sample}",
-                            episode=int(rec.step), payload=(rec.input, rec.output, float(rec.score)))
+                            episode=int(rec.step), payload=(rec.input, rec.output, float(rec.score), rec.label))
 
     def load(self, unit, wanted: dict[int, Candidate], skips: SkipLog) -> Iterator[tuple[Candidate, dict]]:
         for k in sorted(wanted):
             cand = wanted[k]
-            prompt, output, score = cand.payload
+            prompt, output, score, label = cand.payload
             cand.payload = None
             yield cand, {
                 "_messages": [{"role": "user", "content": prompt}, {"role": "assistant", "content": output}],
-                "reward": score, "question": prompt, "answer": output,
+                "reward": score, "question": prompt, "answer": output, "expected_answer": label,
             }
