@@ -128,3 +128,18 @@ def test_label_columns_become_the_expected_answer(tmp_path):
     assert frame[["step", "sample", "label", "score"]].values.tolist() == [[3, 1, "gold", 1.0]]
     ingest_source(f"wandb-val:{tmp_path}@last", tmp_path / "t.parquet", hub=None)
     assert pq.read_table(tmp_path / "t.parquet").to_pylist()[0]["expected_answer"] == "gold"
+
+
+def test_first_and_last_rounds_pair_by_prompt_and_an_empty_pass_is_flagged(run, tmp_path):
+    from rl_assets.analysis.audit import AUDIT_COLUMNS, audit_rows
+
+    sides = []
+    for selector in ("first", "last"):
+        ingest_source(f"wandb-val:{run}@{selector}", tmp_path / f"{selector}.parquet", hub=None)
+        sides.append(pq.read_table(tmp_path / f"{selector}.parquet", columns=list(AUDIT_COLUMNS)).to_pylist())
+    rows, families = audit_rows(*sides, n_boot=100)
+    assert [r["family"] for r in rows] == ["validation"] and rows[0]["n_tasks"] == 2
+    check = rows[0]["contrastive"]
+    # round 0: Q-a failed (0.0), Q-b passed; round 9: both pass with empty outputs
+    assert check["newly_passing"] == 1 and check["tasks"][0]["rules"] == ["empty_answer"]
+    assert check["tasks"][0]["key"] == ["", task_id_of("Q-a")]

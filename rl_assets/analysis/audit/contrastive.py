@@ -21,6 +21,7 @@ from rl_assets.analysis.audit.tasks import Attempt, Family, TaskKey
 
 MIN_NEW_PASSES = labels.MIN_NEW_PASSES  # fewer newly passing tasks than this: no share is claimed
 CONSTANT_MIN_TASKS = 3
+CONSTANT_MIN_SHARE = 0.1  # ... and on at least this share of the family's tasks (a few repeats are noise)
 CONSTANT_SHARE = 0.5
 RULE_NAMES = tuple(exploit_rules.RULES)
 
@@ -38,23 +39,25 @@ def newly_passing(fam: Family) -> list[TaskKey]:
 
 
 def _constant_answers(fam: Family) -> dict[str, str]:
-    """{normalized answer: evidence} for recorded answers that pass tasks they cannot all be right for."""
+    """{normalized answer: evidence} for a recorded post-RL answer given on tasks where it cannot
+    always be right: >= CONSTANT_MIN_TASKS tasks and >= CONSTANT_MIN_SHARE of the family's tasks,
+    whose expected answers take >= 2 values; without
+    expected answers, when it is the answer on >= CONSTANT_SHARE of the family's tasks."""
     tasks_by_answer: dict[str, set[TaskKey]] = defaultdict(set)
-    passing = [k for k in fam.common if _majority_pass(fam.after[k])]
-    for k in passing:
+    for k in fam.common:
         for att in fam.after[k]:
-            if att.answer is not None and _passes(att) and normalize_answer(att.answer):
+            if att.answer is not None and normalize_answer(att.answer):
                 tasks_by_answer[normalize_answer(att.answer)].add(k)
     out = {}
     for ans, keys in tasks_by_answer.items():
-        if len(keys) < CONSTANT_MIN_TASKS:
+        if len(keys) < max(CONSTANT_MIN_TASKS, CONSTANT_MIN_SHARE * len(fam.common)):
             continue
         expected = {normalize_answer(str(fam.entries[k].get("answer"))) for k in keys
                     if fam.entries[k].get("answer") is not None}
         if len(expected) >= 2:
-            out[ans] = f'"{ans}" passes {len(keys)} tasks whose expected answers take {len(expected)} values'
-        elif not expected and len(keys) >= CONSTANT_SHARE * len(passing):
-            out[ans] = f'"{ans}" is the answer of {len(keys)} of {len(passing)} passing tasks (no expected answers)'
+            out[ans] = f'"{ans}" is answered on {len(keys)} tasks whose expected answers take {len(expected)} values'
+        elif not expected and len(keys) >= CONSTANT_SHARE * len(fam.common):
+            out[ans] = f'"{ans}" is answered on {len(keys)} of {len(fam.common)} tasks (no expected answers)'
     return out
 
 
