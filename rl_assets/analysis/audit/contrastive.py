@@ -20,9 +20,6 @@ from rl_assets.analysis.audit.lenient import normalize_answer
 from rl_assets.analysis.audit.tasks import Attempt, Family, TaskKey
 
 MIN_NEW_PASSES = labels.MIN_NEW_PASSES  # fewer newly passing tasks than this: no share is claimed
-CONSTANT_MIN_TASKS = 3
-CONSTANT_MIN_SHARE = 0.1  # ... and on at least this share of the family's tasks (a few repeats are noise)
-CONSTANT_SHARE = 0.5
 RULE_NAMES = tuple(exploit_rules.RULES)
 
 
@@ -40,9 +37,7 @@ def newly_passing(fam: Family) -> list[TaskKey]:
 
 def _constant_answers(fam: Family) -> dict[str, str]:
     """{normalized answer: evidence} for a recorded post-RL answer given on tasks where it cannot
-    always be right: >= CONSTANT_MIN_TASKS tasks and >= CONSTANT_MIN_SHARE of the family's tasks,
-    whose expected answers take >= 2 values; without
-    expected answers, when it is the answer on >= CONSTANT_SHARE of the family's tasks."""
+    always be right (the thresholds: exploit_rules.CONSTANT_*, stated in RULES["constant_answer"])."""
     tasks_by_answer: dict[str, set[TaskKey]] = defaultdict(set)
     for k in fam.common:
         for att in fam.after[k]:
@@ -50,13 +45,13 @@ def _constant_answers(fam: Family) -> dict[str, str]:
                 tasks_by_answer[normalize_answer(att.answer)].add(k)
     out = {}
     for ans, keys in tasks_by_answer.items():
-        if len(keys) < max(CONSTANT_MIN_TASKS, CONSTANT_MIN_SHARE * len(fam.common)):
+        if len(keys) < max(exploit_rules.CONSTANT_MIN_TASKS, exploit_rules.CONSTANT_MIN_SHARE * len(fam.common)):
             continue
         expected = {normalize_answer(str(fam.entries[k].get("answer"))) for k in keys
                     if fam.entries[k].get("answer") is not None}
         if len(expected) >= 2:
             out[ans] = f'"{ans}" is answered on {len(keys)} tasks whose expected answers take {len(expected)} values'
-        elif not expected and len(keys) >= CONSTANT_SHARE * len(fam.common):
+        elif not expected and len(keys) >= exploit_rules.CONSTANT_SHARE * len(fam.common):
             out[ans] = f'"{ans}" is answered on {len(keys)} of {len(fam.common)} tasks (no expected answers)'
     return out
 
