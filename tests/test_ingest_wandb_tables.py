@@ -143,3 +143,12 @@ def test_first_and_last_rounds_pair_by_prompt_and_an_empty_pass_is_flagged(run, 
     # round 0: Q-a failed (0.0), Q-b passed; round 9: both pass with empty outputs
     assert check["newly_passing"] == 1 and check["tasks"][0]["rules"] == ["empty_answer"]
     assert check["tasks"][0]["key"] == ["", task_id_of("Q-a")]
+
+
+def test_the_ledger_counts_other_tables_by_design_and_bad_rows_as_lost(run, tmp_path):
+    _table(run, "samples_3_dd.table.json", [[1, 2]], columns=["epoch", "loss"])  # another table: not trace data
+    clean = ingest_source(f"wandb-val:{run}@last", tmp_path / "a.parquet", hub=None).accounting
+    assert clean["lost"] == 0 and clean["inputs_found"] == 4 and clean["inputs_read"] == 3
+    _table(run, "generations_10_ee.table.json", [ROUND0, ROUND5, ROUND9, [10, "Q-a"]])
+    broken = ingest_source(f"wandb-val:{run}@last", tmp_path / "b.parquet", hub=None).accounting
+    assert broken["lost"] == 2 and broken["skipped"][BAD_WIDTH] == 2  # the short row's two samples

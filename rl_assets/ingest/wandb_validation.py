@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .plan import Candidate
 from .report import IngestError, SkipLog
-from .wandb_tables import read_validation_tables, select_rounds
+from .wandb_tables import NOT_VALIDATION, read_validation_tables, select_rounds
 
 PREFIX = "wandb-val:"
 SELECTORS = ("first", "last", "all")
@@ -57,8 +57,8 @@ class WandbValidation:
             raise IngestError(f"{unit}: no W&B validation-generation table (*.table.json with step and "
                               f"input_i/output_i/score_i columns) found; not read: {ledger.tables_not_read or 'none'}")
         for reason, files in ledger.tables_not_read.items():
-            for f in files:
-                skips.input_not_read(reason, f)
+            for f in files:  # another kind of table (e.g. training samples) holds no lost trace data
+                skips.input_not_read(reason, f, lost=reason != NOT_VALIDATION)
         for _ in range(ledger.tables_read):
             skips.input_read()
         skips.find(ledger.found)
