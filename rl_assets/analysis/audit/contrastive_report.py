@@ -58,7 +58,7 @@ def contrastive_section(rows: list[dict]) -> list[str]:
              "in both orders; its verdict stands only when both orders agree. \"Second opinion agrees\" counts "
              "judged tasks whose verdict (exploited / earned) matches the rules' flag; the judge column names the "
              "model, or the offline heuristic, which only restates the rules.", ""]
-    parts += [f"- `{name}`: {text}" for name, text in exploit_rules.RULES.items()] + [""]
+    parts += [f"- `{name}`: {md_text(text)}" for name, text in exploit_rules.RULES.items()] + [""]
     checked = [r for r in rows if r.get("contrastive")]
     parts += [contrastive_summary(rows), ""]
     for r in checked:
