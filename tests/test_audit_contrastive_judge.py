@@ -56,7 +56,8 @@ def test_agreeing_orders_give_the_verdict_and_disagreeing_ones_unclear(audited):
     assert (check["second_opinion_agrees"], check["second_opinions"]) == (1, 6)  # only t0 is flagged
     attach_second_opinions(rows, families, ScriptedClient("exploited", "earned"))
     assert {t["second_opinion"]["verdict"] for t in check["tasks"]} == {"unclear"}
-    assert check["second_opinions"] == 0 and "0/0" in contrastive_summary(rows)
+    assert check["second_opinions"] == 0 and check["orders_disagree"] == 6
+    assert "0/0 (orders disagree on 6)" in contrastive_summary(rows)
 
 
 def test_a_failed_order_leaves_no_verdict_and_says_why(audited):

@@ -93,3 +93,7 @@ def attach_second_opinions(rows: list[dict], families: dict[str, Family], client
         row["contrastive"]["second_opinion_agrees"] = sum(
             (t["second_opinion"]["verdict"] == "exploited") == bool(t["rules"]) for t in judged)
         row["contrastive"]["second_opinions"] = len(judged)
+        # position bias, as Q1's judge reports its order-flip rate: asked twice, answered differently
+        row["contrastive"]["orders_disagree"] = sum(
+            (t.get("second_opinion") or {}).get("explanation", "").startswith("orders disagree")
+            for t in row["contrastive"]["tasks"])

@@ -44,7 +44,9 @@ def contrastive_summary(rows: list[dict]) -> str:
 
 def _agreement(check: dict) -> str:
     n = check.get("second_opinions")
-    return "not run" if n is None else f'{check["second_opinion_agrees"]}/{n}'
+    if n is None:
+        return "not run"
+    return f'{check["second_opinion_agrees"]}/{n} (orders disagree on {check["orders_disagree"]})'
 
 
 def contrastive_section(rows: list[dict]) -> list[str]:
