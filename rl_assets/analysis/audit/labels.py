@@ -73,7 +73,8 @@ class Evidence:
 
 def reward_only(ev: Evidence) -> Evidence:
     """The evidence without what needs a runnable scorer (baselines, lenient readings): what a
-    ruler of recorded values alone can support. ``label`` then applies rules 1, 4, 5 and 6."""
+    ruler of recorded values alone can support. ``label`` then applies rules 1, 2b (the contrastive
+    flags read traces, not a scorer), 4, 5 and 6."""
     return replace(ev, strategies=(), lenient_before=None, lenient_after=None)
 
 
