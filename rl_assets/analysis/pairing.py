@@ -22,8 +22,9 @@ from rl_assets.analysis.pairing_settings import settings_differences
 from rl_assets.task_identity import NORMALISED_ID, TASK_ID, row_key
 
 # case: compare lower-cased; prefix/suffix: drop what every id of one side starts/ends with (cut at
-# a separator); version: drop a trailing version tag such as "@1.2", ":v3", "-v2", "_v1.0".
-ID_RULES = ("case", "prefix", "suffix", "version")
+# a separator); version: drop a trailing version tag such as "@1.2", ":v3", "-v2", "_v1.0". In order
+# of preference: of two rule sets that pair as many ids, the one with the narrower rules is suggested.
+ID_RULES = ("case", "prefix", "version", "suffix")
 FEW = 0.5  # raw ids pair fewer than this share of the smaller side ...
 MOST = 0.5  # ... and a normalisation would pair at least this share: a near miss
 EXAMPLES = 3
