@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 
 from rl_assets.analysis import stats
-from rl_assets.analysis.q1.paired_tasks import paired_frames, show_ids
+from rl_assets.analysis.pairing_frames import paired_frames, show_ids
 from rl_assets.schema import FEATURE_COLUMNS
 
 ALPHA = 0.05
