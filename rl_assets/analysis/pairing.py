@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from rl_assets.analysis.pairing_settings import settings_differences
-from rl_assets.task_identity import NORMALISED_ID, TASK_ID, row_key
+from rl_assets.task_identity import NORMALISED_ID, QUESTION_HASH, TASK_ID, row_key
 
 # case: compare lower-cased; prefix/suffix: drop what every id of one side starts/ends with (cut at
 # a separator); version: drop a trailing version tag such as "@1.2", ":v3", "-v2", "_v1.0". In order
@@ -135,12 +135,16 @@ def _group_rows(before: Side, after: Side) -> list[dict]:
         b = {k for k, g in before.group.items() if g == name}
         a = {k for k, g in after.group.items() if g == name}
         both = b & a
+        # same task id on both sides but another question: the generator or prompt changed, not the task set
+        moved = {before.shown[k] for k in b - a if before.source[k] == QUESTION_HASH} & \
+                {after.shown[k] for k in a - b if after.source[k] == QUESTION_HASH}
         status = PAIRED if both else ONLY_BEFORE if not a else ONLY_AFTER if not b else DISJOINT
         out.append({
             "group": name, "paired": len(both), "only_before": len(b - a), "only_after": len(a - b),
             "how": dict(Counter(before.source[k] for k in both)), "status": status,
             "examples_only_before": sorted(before.shown[k] for k in b - a)[:EXAMPLES],
             "examples_only_after": sorted(after.shown[k] for k in a - b)[:EXAMPLES],
+            "same_id_other_question": len(moved),
         })
     return out
 

@@ -46,6 +46,11 @@ def pairing_section(report: dict, heading: str = "## Task pairing") -> list[str]
              md_table(["family / benchmark", "paired", "only before", "only after", "how paired", "status",
                        "e.g. only before", "e.g. only after"], rows, align="lrrrllll") if rows else "No tasks on either side.",
              "", f"Total: {t['paired']} paired, {t['only_before']} only before, {t['only_after']} only after.", ""]
+    for g in report["groups"]:
+        if g.get("same_id_other_question"):
+            lines += [f"**{md_text(g['group'])}:** {g['same_id_other_question']} task ids are on both sides with a "
+                      "different question (the generator or its prompt template changed between the files); they are "
+                      "different tasks to the model, so they are not paired.", ""]
     near = near_miss_line(report.get("near_miss"))
     if near:
         lines += [near, ""]
