@@ -56,6 +56,13 @@ def row_key(row: dict) -> tuple[str, str]:
     return str(row.get("task_id")), TASK_ID
 
 
+def stored_key(row: dict) -> tuple[str, str]:
+    """The key ingest stored in the row (``task_key``/``task_key_source``), else ``row_key`` (a table
+    written before those columns existed)."""
+    key = row.get("task_key")
+    return (key, row.get("task_key_source") or TASK_ID) if key else row_key(row)
+
+
 def regenerated_question(family: str, config_json: str | None, index) -> str | None:
     """The question the installed reasoning-gym generates for (config, index); None when it cannot
     (not installed, unknown family, a config it rejects, an index outside the dataset)."""

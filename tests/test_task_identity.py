@@ -131,3 +131,11 @@ def test_different_generation_settings_are_a_finding(tmp_path):
     differ = {d["setting"]: (d["before"], d["after"]) for d in pair_rows(before, after).report["settings_differ"]}
     assert differ == {"max_tokens": ("2048", "4096"), "repeats_per_task": ("1", "3"), "top_p": ("0.9", "not recorded"),
                       "attempts per task (observed)": ("1", "3")}
+
+
+def test_a_table_written_before_the_key_columns_pairs_by_the_same_rule(two_versions):
+    """Rows without task_key (an older table reads it back as null) get the key computed from the row."""
+    before, after = two_versions
+    old = [dict(r, task_key=None, task_key_source=None) for r in before]
+    assert pair_rows(old, after).common == pair_rows(before, after).common
+    assert len(pair_rows(old, after).common) == 2 * N

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from rl_assets.analysis.pairing_settings import settings_differences
-from rl_assets.task_identity import NORMALISED_ID, QUESTION_HASH, TASK_ID, row_key
+from rl_assets.task_identity import NORMALISED_ID, QUESTION_HASH, TASK_ID, stored_key
 
 # case: compare lower-cased; prefix/suffix: drop what every id of one side starts/ends with (cut at
 # a separator); version: drop a trailing version tag such as "@1.2", ":v3", "-v2", "_v1.0". In order
@@ -99,7 +99,7 @@ def id_normaliser(rules: Sequence[str], ids: Iterable[str]) -> Callable[[str], s
 
 
 def _side(rows: list[dict], group_of, rules: tuple[str, ...]) -> Side:
-    raw = [(k, r.get("task_key_source") or TASK_ID) if (k := r.get("task_key")) else row_key(r) for r in rows]
+    raw = [stored_key(r) for r in rows]
     norm = id_normaliser(rules, {k for k, s in raw if s == TASK_ID}) if rules else None
     side = Side([])
     for row, (key, source) in zip(rows, raw):

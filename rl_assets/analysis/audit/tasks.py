@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from rl_assets.analysis.audit.lenient import last_assistant_message
 from rl_assets.analysis.pairing import Pairing, pair_rows
-from rl_assets.task_identity import canonical_config, generated_dataset, normalise_question
+from rl_assets.task_identity import canonical_config, generated_dataset, normalise_question, stored_key
 
 TaskKey = str  # the pairing key (rl_assets/task_identity.py)
 
@@ -45,6 +45,11 @@ class Family:
     def common(self) -> list[TaskKey]:
         """Tasks both sides attempted, in a stable order (the paired tests use only these)."""
         return sorted(set(self.before) & set(self.after))
+
+
+def task_key(row: dict) -> TaskKey:
+    """One row's task, as ``paired_families`` keys it when no task-id normalisation is asked for."""
+    return stored_key(row)[0]
 
 
 def regenerate(family: str, origin: tuple[str, int]) -> tuple[dict | None, str]:
