@@ -149,12 +149,13 @@ def _group_rows(before: Side, after: Side) -> list[dict]:
     return out
 
 
-def pair_rows(before_rows: Sequence[dict], after_rows: Sequence[dict], *, normalise: Sequence[str] = (),
+def pair_rows(before_rows: Iterable[dict], after_rows: Iterable[dict], *, normalise: Sequence[str] = (),
               group_of: Callable[[dict], str] = default_group) -> Pairing:
     """Key both sides' rows (rows: dicts with task_id, task_key, task_key_source, task_family,
     benchmark, question, task_config, task_index, gen_settings, as far as the table has them)."""
     rules = check_rules(normalise)
-    before, after = _side(list(before_rows), group_of, rules), _side(list(after_rows), group_of, rules)
+    before_rows, after_rows = list(before_rows), list(after_rows)
+    before, after = _side(before_rows, group_of, rules), _side(after_rows, group_of, rules)
     groups = _group_rows(before, after)
     ids = [{k for k, s in side.source.items() if s == TASK_ID} for side in (before, after)]
     report = {
