@@ -35,7 +35,7 @@ def settings_lines(differ: list[dict]) -> list[str]:
                                                        for d in differ], align="lll")]
 
 
-def pairing_section(report: dict, heading: str = "## Task pairing") -> list[str]:
+def pairing_section(report: dict, heading: str = "## Task pairing", group: str = "family / benchmark") -> list[str]:
     """Markdown lines of the pairing table, its rule, near misses and setting differences."""
     rows = [[md_text(g["group"]), g["paired"], g["only_before"], g["only_after"], md_text(_how(g["how"])),
              md_text(g["status"]), _examples(g["examples_only_before"]), _examples(g["examples_only_after"])]
@@ -43,7 +43,7 @@ def pairing_section(report: dict, heading: str = "## Task pairing") -> list[str]
     t = report["totals"]
     lines = [heading, "", f"Identity: {md_text(report['rule'])}. Paired statistics use paired tasks only; "
              "a task seen on one side is listed here, never counted as a regression.", "",
-             md_table(["family / benchmark", "paired", "only before", "only after", "how paired", "status",
+             md_table([group, "paired", "only before", "only after", "how paired", "status",
                        "e.g. only before", "e.g. only after"], rows, align="lrrrllll") if rows else "No tasks on either side.",
              "", f"Total: {t['paired']} paired, {t['only_before']} only before, {t['only_after']} only after.", ""]
     for g in report["groups"]:

@@ -39,7 +39,7 @@ def render(result: dict) -> str:
         lines += ["", "## Not ranked (not enough data, or not compared)",
                   *[f"- {md_code(r['model_id'])}: {md_text(r['status'])}" for r in result["not_enough_data"]]]
     if result.get("pairing"):
-        lines += ["", *pairing_section(result["pairing"])]
+        lines += ["", *pairing_section(result["pairing"], group="model")]
         lines += [f"- {md_code(model)}: {line}" for model, near in result["pairing"]["near_misses"].items()
                   if (line := near_miss_line(near))]
     lines += ["", "## Excluded (no eval pair on this benchmark)", *([f"- {md_code(e['model_id'])}: {md_text(e['reason'])}" for e in result["excluded"]] or ["- none"])]
