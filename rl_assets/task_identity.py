@@ -2,7 +2,8 @@
 
 The rule (docs/audit.md, "Task identity"):
 
-- A row with a task family and a question is ``question_hash``: the family plus a hash of the
+- A generated task (a row with a generator config or index, or read from a reasoning-gym eval
+  file) with a task family and a question is ``question_hash``: the family plus a hash of the
   normalised question (whitespace collapsed, Unicode NFC). The question is the text the file
   recorded; a row that recorded none is regenerated from its generator config and index with the
   installed reasoning-gym. The config text never enters the key, so defaults spelled out or left
@@ -47,13 +48,20 @@ def question_key(family: str, question: str) -> str:
 
 def row_key(row: dict) -> tuple[str, str]:
     """(key, key source) of one trace row by the rule above."""
-    family = row.get("task_family")
+    family = row.get("task_family") if _generated(row) else None
     question = row.get("question")
     if family and not (question and question.strip()):
         question = regenerated_question(family, row.get("task_config"), row.get("task_index"))
     if family and question and question.strip():
         return question_key(str(family), question), QUESTION_HASH
     return str(row.get("task_id")), TASK_ID
+
+
+def _generated(row: dict) -> bool:
+    """A task from a seeded generator (reasoning-gym): its question is the task. Other rows (agent
+    tasks, exported rows without generator provenance) keep their task id, so two tasks that happen
+    to share a prompt text are never merged."""
+    return bool(row.get("task_config")) or row.get("task_index") is not None or row.get("source_kind") == "reasoning_gym"
 
 
 def stored_key(row: dict) -> tuple[str, str]:

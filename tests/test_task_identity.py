@@ -68,7 +68,7 @@ def test_a_row_without_its_question_is_regenerated_from_its_config():
     import reasoning_gym
 
     entry = reasoning_gym.create_dataset("leg_counting", **LEGS)[5]
-    recorded = {"task_id": "a", "task_family": "leg_counting", "question": entry["question"]}
+    recorded = {"task_id": "a", "task_family": "leg_counting", "question": entry["question"], "source_kind": "reasoning_gym"}
     bare = {"task_id": "b", "task_family": "leg_counting", "task_index": 5,
             "task_config": '{"size": 12, "min_animals": 3, "seed": 7}'}
     assert row_key(recorded) == row_key(bare) == (question_key("leg_counting", entry["question"]), QUESTION_HASH)
@@ -76,6 +76,8 @@ def test_a_row_without_its_question_is_regenerated_from_its_config():
     assert row_key({**recorded, "question": "  " + entry["question"].replace(" ", "\n ")})[0] == row_key(recorded)[0]
     # a family reasoning-gym does not know, and no question: the task id, said so
     assert row_key({**bare, "task_family": "no_such_family"}) == ("b", TASK_ID)
+    # not a generated task (no config, index or reasoning-gym source): the task id, even with a question
+    assert row_key({"task_id": "t1", "task_family": "agent-tasks", "question": "Fix the build."}) == ("t1", TASK_ID)
 
 
 def test_a_shifted_seed_pairs_by_question_not_by_index(tmp_path):

@@ -14,6 +14,7 @@ from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.audit import AUDIT_COLUMNS, labels, prereg, report
 from rl_assets.analysis.audit.audit import audit_paired
+from rl_assets.analysis.audit.contrastive_report import contrastive_summary
 from rl_assets.analysis.pairing_report import pairing_section
 from rl_assets.ingest.predictions import PredictionsError, file_evidence, load_predictions
 from rl_assets.pairing_checks import pairing_check_specs, pairing_checks
@@ -39,13 +40,17 @@ def _training_start(registry: RegistryResource, model_id: str) -> tuple[datetime
 
 
 def _llm_verdicts(context, llm: LLMResource, config: AuditConfig, rows, families, seed: int) -> str | None:
-    """Attach verdicts; returns why they were not produced (None when they were)."""
+    """Attach verdicts and the contrastive second opinions (one session: one budget); returns why
+    they were not produced (None when they were)."""
     if not config.llm_audit:
         return "disabled in run config"
+    from rl_assets.analysis.audit.contrastive_judge import attach_second_opinions
     from rl_assets.analysis.audit.llm_verdict import attach_verdicts
 
     try:
-        attach_verdicts(rows, families, llm.session("judge", context.partition_key, log=context.log.info), seed)
+        session = llm.session("judge", context.partition_key, log=context.log.info)
+        attach_verdicts(rows, families, session, seed)
+        attach_second_opinions(rows, families, session)
     except Exception as exc:  # optional step: a failure is reported per row, never fatal
         context.log.warning(f"llm audit failed: {exc}")
         return f"{type(exc).__name__}: {exc}"
@@ -111,6 +116,7 @@ def learning_audit(context: dg.AssetExecutionContext, config: AuditConfig, setti
             "rulers": dg.MetadataValue.md(report.rulers_table(out["rows"])),
             "ruler_dependent": ", ".join(out["ruler_dependent"]) or "none",
             "pairing": dg.MetadataValue.md("\n".join(pairing_section(pairing.report, "#### Task pairing"))),
+            "flagged_new_passes": dg.MetadataValue.md(contrastive_summary(out["rows"])),
             "report": dg.MetadataValue.path(str(written["audit.md"])),
         },
     )

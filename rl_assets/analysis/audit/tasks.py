@@ -25,6 +25,7 @@ class Attempt:
     answer: str | None  # what the source recorded as the final answer (strict reading)
     response: str | None  # the full last assistant message (for the lenient reading)
     recorded: float | None  # the reward the source recorded
+    conversation: str | None = None  # the trace's messages as JSON (the contrastive rules read its tool calls)
 
 
 @dataclass
@@ -32,6 +33,7 @@ class Family:
     name: str
     entries: dict[TaskKey, dict] = field(default_factory=dict)  # task -> dataset entry
     origin: dict[TaskKey, tuple[str, int]] = field(default_factory=dict)  # task -> (config JSON, index) that made it
+    shown: dict[TaskKey, str] = field(default_factory=dict)  # task -> a task id a reader recognises
     before: dict[TaskKey, list[Attempt]] = field(default_factory=dict)
     after: dict[TaskKey, list[Attempt]] = field(default_factory=dict)
     scored: bool = False  # True when every task regenerated and the family scorer applies
@@ -88,9 +90,10 @@ def paired_families(
             name = _family_of(row)
             fam = families.setdefault(name, Family(name))
             getattr(fam, side).setdefault(key, []).append(
-                Attempt(row.get("answer"), _response(row), row.get("reward"))
+                Attempt(row.get("answer"), _response(row), row.get("reward"), row.get("conversation"))
             )
             questions.setdefault((name, key), row.get("question"))
+            fam.shown.setdefault(key, str(row.get("task_id")))
             if row.get("task_config") and row.get("task_index") is not None:
                 seen = origins.setdefault((name, key), [])
                 if (origin := (canonical_config(row["task_config"]), int(row["task_index"]))) not in seen:
