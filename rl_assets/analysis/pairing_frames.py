@@ -15,11 +15,20 @@ PAIRING_COLUMNS = ("task_id", "task_key", "task_key_source", "task_family", "ben
 
 
 def paired_frames(b: pd.DataFrame, a: pd.DataFrame, normalise=()) -> tuple[dict, dict[str, str]]:
-    """Rewrite both frames' ``task_id`` (in place) to the pairing key; returns the pairing report and
-    key -> the task id a reader recognises."""
+    """Rewrite both frames' ``task_id`` (in place) so equal values mean the same task by the pairing
+    key; returns the pairing report and label -> task id. The label is the task id a reader knows
+    (the baseline's, else the post-RL one's), so tasks keep their order and names; a key whose id is
+    already taken by another key (same id, other question) gets the key appended, so it never pairs."""
     pairing = pair_rows(*(_records(df) for df in (b, a)), normalise=normalise)
-    b["task_id"], a["task_id"] = pairing.before.keys, pairing.after.keys
-    return pairing.report, {**pairing.after.shown, **pairing.before.shown}
+    label: dict[str, str] = {}
+    taken: set[str] = set()
+    for key in sorted(set(pairing.before.keys) | set(pairing.after.keys)):
+        name = pairing.before.shown.get(key) or pairing.after.shown[key]
+        label[key] = name if name not in taken else f"{name} ({key})"
+        taken.add(label[key])
+    b["task_id"] = [label[k] for k in pairing.before.keys]
+    a["task_id"] = [label[k] for k in pairing.after.keys]
+    return pairing.report, {v: (pairing.before.shown.get(k) or pairing.after.shown[k]) for k, v in label.items()}
 
 
 def _records(df: pd.DataFrame) -> list[dict]:

@@ -45,8 +45,9 @@ class Family:
 
     @property
     def common(self) -> list[TaskKey]:
-        """Tasks both sides attempted, in a stable order (the paired tests use only these)."""
-        return sorted(set(self.before) & set(self.after))
+        """Tasks both sides attempted, in a stable order (the paired tests use only these): by the task
+        id a reader knows, so a seeded bootstrap resamples them in the order their files list them."""
+        return sorted(set(self.before) & set(self.after), key=lambda k: (self.shown.get(k, k), k))
 
 
 def task_key(row: dict) -> TaskKey:
