@@ -62,3 +62,16 @@ def test_the_audit_labels_the_unpaired_family_as_not_compared(sides):
     by = {r["family"]: r for r in rows}
     assert by["chain_sum"]["n_tasks"] == 20
     assert by["leg_counting"]["n_tasks"] == 0 and by["leg_counting"]["label"] == DISJOINT
+
+
+def test_q1_pairs_the_same_tasks_and_keeps_their_ids(sides):
+    """Q1 names tasks by task id; leg_counting/0 is on both sides but is two different questions, so it
+    must not pair there either (its post-RL label gets the key appended)."""
+    import pandas as pd
+
+    from rl_assets.analysis.q1.behavioral_delta import compute_behavioral_delta
+
+    r = compute_behavioral_delta(pd.DataFrame(sides["before"]), pd.DataFrame(sides["after"]), n_boot=200)
+    assert r["common_tasks"] == 20 and r["only_before_tasks"] == 20 and r["only_after_tasks"] == 20
+    assert r["groups"]["task_family"]["chain_sum"]["common_tasks"] == 20
+    assert r["groups"]["task_family"]["leg_counting"]["common_tasks"] == 0
