@@ -18,11 +18,13 @@ from rl_assets.ingest.skyrl_log.files import Discovered, open_text
 
 from . import detect
 from .assemble import assemble
+from .repo_states import STATE_PATTERNS, is_repo_trainer_state, logs_revision, repo_trainer_states
 from .tensorboard_events import read_event_file
 from .trainer_state import looks_like_trl, read_trainer_states
 from .verl_console import parse_verl_lines
 
-__all__ = ["ParsedLogs", "UnrecognisedLogsError", "logs_folder", "read_training_logs"]
+__all__ = ["STATE_PATTERNS", "ParsedLogs", "UnrecognisedLogsError", "is_repo_trainer_state", "logs_folder",
+           "logs_revision", "read_training_logs", "repo_trainer_states"]
 
 READ_ORDER = (detect.VERL, detect.TRAINER_STATE, detect.TENSORBOARD)
 READERS = "SkyRL logs, verl console lines, HF/TRL trainer_state.json, TensorBoard event files"
@@ -72,17 +74,22 @@ def _read(trainer_kind: str, found: Discovered, base: Path) -> tuple[str, list, 
     return ("verl" if trainer_kind == detect.VERL else "tensorboard"), results, None
 
 
-def read_training_logs(path: Path | str) -> ParsedLogs:
-    """Parse a training_logs/ folder (or one file) of any supported trainer. Raises FileNotFoundError
-    when the path is missing, UnrecognisedLogsError when no reader finds a step in it."""
-    path = Path(path)
-    if not path.exists():
+def read_training_logs(path: Path | str, repo_states: list[Path] | tuple = ()) -> ParsedLogs:
+    """Parse a training_logs/ folder (or one file) of any supported trainer, plus the repo's own
+    trainer_state.json files (``repo_states``, from repo_trainer_states: then names are relative to
+    the repo root). Raises FileNotFoundError when there is nothing at all, UnrecognisedLogsError
+    when no reader finds a step."""
+    path, extra = Path(path), [Path(p) for p in repo_states]
+    if not path.exists() and not extra:
         raise FileNotFoundError(f"training logs path does not exist: {path}")
-    base = path if path.is_dir() else path.parent
-    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    base = path.parent if extra else (path if path.is_dir() else path.parent)
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path] if path.exists() else []
+    files += extra
     kinds = {p: detect.classify(p) for p in files}
     trainer_kind = next((k for k in READ_ORDER if k in kinds.values()), None)
     if trainer_kind is None:
+        if not path.exists():
+            raise UnrecognisedLogsError(describe_unrecognised(files, base, "no reader recognises these files"))
         parsed = parse_training_logs(path)
         if parsed.steps.empty:
             raise UnrecognisedLogsError(describe_unrecognised(files, base, "no reader recognises these files"))
