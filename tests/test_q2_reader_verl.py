@@ -131,3 +131,14 @@ def test_wandb_summary_disagreeing_with_the_log_is_caught(tmp_path):
     (tmp_path / "wandb-summary.json").write_text(json.dumps({"_step": 2, "critic/rewards/mean": 0.1}))
     check = read_training_logs(tmp_path).cross_checks[0]
     assert check["status"] == "differ" and "step 1" in check["differ"][0]["hint"]
+
+
+def test_a_validation_key_from_an_earlier_step_is_not_a_disagreement(tmp_path):
+    lines = [line(s, **{"critic/rewards/mean": s / 10}) for s in (1, 2, 3, 4)]
+    lines[1] = line(2, **{"critic/rewards/mean": 0.2, "val-core/d/acc/mean@1": 0.5})  # validated at step 2 only
+    (tmp_path / "output.log").write_text("".join(lines))
+    (tmp_path / "wandb-summary.json").write_text(json.dumps(
+        {"_step": 4, "critic/rewards/mean": 0.4, "val-core/d/acc/mean@1": 0.5}))
+    check = read_training_logs(tmp_path).cross_checks[0]
+    assert check["status"] == "match" and check["compared"] == ["critic/rewards/mean"]
+    assert check["not_at_step"] == ["val-core/d/acc/mean@1"]
