@@ -51,7 +51,10 @@ def unwrap_numpy(body: str) -> tuple[str, bool]:
     last_np = body.rfind("np.")
     cut = last_np > body.rfind(")")
     tail_wrapped = last_np > body.rfind(SEP) and not cut
-    body = _NP_OPEN.sub("", body).replace(") - ", " - ")  # keys end in ":", never in ") - "
+    body = body.replace("np.float64(", "")  # the common case by plain replace, the rest by regex
+    if "np." in body:
+        body = _NP_OPEN.sub("", body)
+    body = body.replace(") - ", " - ")  # keys end in ":", never in ") - "
     return (body[:-1] if tail_wrapped and body.endswith(")") else body), cut
 
 
@@ -216,6 +219,15 @@ class VerlConsoleParser:
 
 def parse_verl_lines(name: str, lines) -> LogFileResult:
     parser = VerlConsoleParser(name)
+    feed = parser.feed
+    text = 0
     for lineno, line in enumerate(lines, 1):
-        parser.feed(line, lineno)
+        # most lines of a run (Ray workers, tqdm) are text: counted here without a call
+        if "step:" in line or parser.block is not None or line.startswith(SEP) or "validation metrics" in line \
+                or not line.strip():
+            feed(line, lineno)
+        else:
+            text += 1
+    parser.n_lines += text
+    parser.n_text += text
     return parser.finish()
