@@ -49,6 +49,9 @@ def test_checkpoint_folders_newest_wins_and_overlaps_are_counted_once(tmp_path):
     assert lines["read"] == 21 and lines["parsed"] == {"log_history_eval": 2, "log_history_train": 6}
     assert lines["ignored"] == {"in_newer_checkpoint": 12, "run_summary": 1}
     assert parsed.accounting["files"] == {**parsed.accounting["files"], "found": 3, "read": 3}
+    first = parsed.trainer_info["checkpoints"][0]  # newest first; the root copy ties with checkpoint-6
+    assert first["global_step"] == 6 and {c["best_model_checkpoint"] for c in parsed.trainer_info["checkpoints"]} == {
+        None, "out/checkpoint-6"}
 
 
 def test_plain_hf_trainer_and_entries_without_step(tmp_path):

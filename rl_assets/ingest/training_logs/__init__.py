@@ -55,10 +55,11 @@ def describe_unrecognised(files: list[Path], base: Path, why: str) -> str:
     return "\n".join(lines)
 
 
-def _read(trainer_kind: str, found: Discovered, base: Path) -> tuple[str, list, dict | None]:
+def _read(trainer_kind: str, found: Discovered, base: Path) -> tuple[str, list, dict]:
+    """(trainer, per-file results, {"per_file": ledgers, "checkpoints": …} or {})"""
     if trainer_kind == detect.TRAINER_STATE:
         merged, info = read_trainer_states(found.logs, base)
-        return ("trl" if looks_like_trl(merged) else "hf_trainer"), [merged], info["per_file"]
+        return ("trl" if looks_like_trl(merged) else "hf_trainer"), [merged], info
     results = []
     for p in list(found.logs):
         rel = str(p.relative_to(base))
@@ -71,7 +72,7 @@ def _read(trainer_kind: str, found: Discovered, base: Path) -> tuple[str, list, 
         except (OSError, EOFError, ValueError) as exc:  # a corrupt .gz / event file: unreadable whole
             found.logs.remove(p)
             found.not_read[rel] = f"unreadable: {type(exc).__name__}: {str(exc)[:120]}"
-    return ("verl" if trainer_kind == detect.VERL else "tensorboard"), results, None
+    return ("verl" if trainer_kind == detect.VERL else "tensorboard"), results, {}
 
 
 def read_training_logs(path: Path | str, repo_states: list[Path] | tuple = ()) -> ParsedLogs:
@@ -102,8 +103,9 @@ def read_training_logs(path: Path | str, repo_states: list[Path] | tuple = ()) -
             found.summaries.append(p)
         else:
             found.not_read[str(p.relative_to(base))] = _not_read_reason(kind, trainer_kind, p)
-    trainer, results, per_file = _read(trainer_kind, found, base)
-    parsed = assemble(trainer, results, found, per_file)
+    trainer, results, info = _read(trainer_kind, found, base)
+    parsed = assemble(trainer, results, found, info.get("per_file"),
+                      {"checkpoints": info["checkpoints"]} if "checkpoints" in info else None)
     if parsed.steps.empty:
         raise UnrecognisedLogsError(describe_unrecognised(
             found.logs or files, base, f"read as {trainer}, but no training step was found"))
