@@ -44,13 +44,15 @@ def test_unrecognised_logs_fail_the_asset_and_the_check(tmp_path, monkeypatch):
 def test_verl_run_is_read_and_the_report_names_the_trainer(tmp_path, monkeypatch):
     lines = "".join(f"(TaskRunner pid=1) step:{s} - critic/score/mean:np.float64({-s / 10}) - critic/rewards/mean:{s / 10}"
                     f" - actor/entropy:0.5 - response_length/mean:{200 - s}\n" for s in range(1, 7))
+    lines += "step:7 - critic/score/mean:-0.7 - critic/rewards/me\n"  # cut inside its last key
     result, reports = run(tmp_path, monkeypatch, "org/verl-8B", {"wandb/run-1/files/output.log": lines})
     assert result.success
     value = result.output_for_node("training_metrics")
-    assert value["trainer"] == "verl" and value["n_steps"] == 6
-    assert "Trainer: **verl**" in (reports / "report.md").read_text()
+    assert value["trainer"] == "verl" and value["n_steps"] == 7
+    text = (reports / "report.md").read_text()
+    assert "Trainer: **verl**" in text and "1 key:value pair(s) dropped from otherwise parsed lines" in text
     rep = json.loads((reports / "report.json").read_text())
-    assert rep["final"]["reward"] == 0.6 and rep["trainer"] == "verl"
+    assert rep["final"]["reward"] == 0.6 and rep["trainer"] == "verl"  # step 7's reward was cut: 6's is the last
 
 
 def test_trl_checkpoint_upload_without_training_logs_is_read(tmp_path, monkeypatch):
