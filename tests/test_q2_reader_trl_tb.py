@@ -103,3 +103,16 @@ def test_a_folder_with_two_trainers_reads_one_and_lists_the_other(tmp_path):
     assert parsed.trainer == "verl"
     assert parsed.accounting["files"]["not_read_files"] == {
         "trainer_state.json": "trainer_state file; this folder was read as verl (one reader per folder)"}
+
+
+def test_trl_cross_check_uses_the_trainers_global_step(tmp_path):
+    write(tmp_path / "trainer_state.json", state(6, [trl_entry(s) for s in range(1, 7)]))
+    # the HF W&B callback lets W&B count its own calls (_step 12) and logs the step as train/global_step
+    write(tmp_path / "wandb" / "run-1" / "files" / "wandb-summary.json",
+          {"_step": 12, "train/global_step": 6, "train/reward": 1.2, "train/kl": 0.006})
+    check = read_training_logs(tmp_path).cross_checks[0]
+    assert check["step"] == 6 and check["status"] == "match" and check["matched"] == 2
+    write(tmp_path / "wandb" / "run-1" / "files" / "wandb-summary.json",
+          {"_step": 12, "train/global_step": 6, "train/reward": 1.0})  # step 5's reward: caught
+    check = read_training_logs(tmp_path).cross_checks[0]
+    assert check["status"] == "differ" and "step 5" in check["differ"][0]["hint"]
