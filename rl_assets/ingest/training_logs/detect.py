@@ -30,7 +30,7 @@ def head_text(path: Path, limit: int = HEAD_BYTES) -> str:
     try:
         with open_text(path) as fh:
             return fh.read(limit)
-    except (OSError, EOFError, ValueError):
+    except (OSError, EOFError, ValueError, ImportError):  # ImportError: a .zst without zstandard
         return ""
 
 
