@@ -142,3 +142,11 @@ def test_a_validation_key_from_an_earlier_step_is_not_a_disagreement(tmp_path):
     check = read_training_logs(tmp_path).cross_checks[0]
     assert check["status"] == "match" and check["compared"] == ["critic/rewards/mean"]
     assert check["not_at_step"] == ["val-core/d/acc/mean@1"]
+
+
+def test_detected_after_a_long_startup_and_in_the_one_key_per_line_layout(tmp_path):
+    startup = "(WorkerDict pid=1) INFO loading weights, global_step: 0\n" * 5000  # ~280 KB before step 1
+    (tmp_path / "a.log").write_text(startup + "(TaskRunner pid=1) step:1 - critic/rewards/mean:0.5\n")
+    (tmp_path / "b.log").write_text("(TaskRunner pid=1) step:2\n - critic/rewards/mean:0.75\n")
+    parsed = read_training_logs(tmp_path)
+    assert parsed.trainer == "verl" and parsed.steps.set_index("step")["reward"].to_dict() == {1: 0.5, 2: 0.75}
