@@ -150,3 +150,15 @@ def test_detected_after_a_long_startup_and_in_the_one_key_per_line_layout(tmp_pa
     (tmp_path / "b.log").write_text("(TaskRunner pid=1) step:2\n - critic/rewards/mean:0.75\n")
     parsed = read_training_logs(tmp_path)
     assert parsed.trainer == "verl" and parsed.steps.set_index("step")["reward"].to_dict() == {1: 0.5, 2: 0.75}
+
+
+def test_a_resumed_run_in_two_wandb_folders_later_run_wins_a_repeated_step(tmp_path):
+    first = tmp_path / "wandb" / "run-20250101_000000-aaa" / "files"
+    resumed = tmp_path / "wandb" / "run-20250102_000000-bbb" / "files"
+    first.mkdir(parents=True)
+    resumed.mkdir(parents=True)
+    (first / "output.log").write_text("".join(line(s, **{"critic/rewards/mean": s / 10}) for s in (1, 2, 3)))
+    (resumed / "output.log").write_text("".join(line(s, **{"critic/rewards/mean": s}) for s in (3, 4)))
+    parsed = read_training_logs(tmp_path)
+    assert parsed.steps.set_index("step")["reward"].to_dict() == {1: 0.1, 2: 0.2, 3: 3.0, 4: 4.0}
+    assert parsed.duplicates["count"] == 1 and parsed.duplicates["steps"] == [3]
