@@ -36,9 +36,11 @@ def test_a_numpy_repr_cut_inside_is_dropped_not_read_as_its_digits():
     assert res.counts["pairs_dropped/unparseable_pair"] == 1
 
 
-def test_global_step_inside_a_key_is_not_a_step():
-    res = parse_verl_lines("x.log", ["epoch 1 training/global_step:5 done\n"])
-    assert res.steps.steps == [] and res.counts["ignored/text"] == 1
+def test_global_step_inside_a_key_and_prose_about_a_step_are_text():
+    res = parse_verl_lines("x.log", ["epoch 1 training/global_step:5 done\n", "validating at step: 5\n",
+                                     "step:7x - a:1\n"])
+    assert res.steps.steps == [] and res.counts["ignored/text"] == 2
+    assert res.counts["malformed/verl_step_not_integer"] == 1
 
 
 @pytest.mark.parametrize("text,expected", [("0.5", 0.5), ("-1e-06", -1e-06), ("np.float64(0.25)", 0.25),

@@ -115,6 +115,9 @@ class VerlConsoleParser:
             parts.pop()
             self.res.bump("pairs_dropped/unparseable_pair")
         head = parts[0].strip()
+        if not parts[0][:1].isdigit():  # prose that says "step:" ("at step: 5"), not a metrics line
+            self.n_text += 1
+            return
         if not head.isdigit():
             self.res.malformed("verl_step_not_integer", line, lineno)
             return
@@ -128,7 +131,7 @@ class VerlConsoleParser:
         if len(parts) > 1 or cut:
             self.ends.append((len(line), step, last))
         if not self.last_line or step >= max(self.last_line):
-            self.last_line = {step: self.last_line.get(step, "") + line}
+            self.last_line = {step: SEP.join(filter(None, (self.last_line.get(step), line)))}
         self.res.parsed("verl_step_line")
 
     def _pairs(self, step: int, parts: list[str], lineno: int, line: str) -> str | None:
