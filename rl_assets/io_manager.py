@@ -27,6 +27,7 @@ import secrets
 import dagster as dg
 from upath import UPath
 
+from rl_assets import store
 from rl_assets.partitions import slug
 
 SUFFIX = ".json"
@@ -38,8 +39,6 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
     # No root of its own: values, tables and the LLM cache follow one setting (RLDELTA_STORAGE via
     # the store), so a value can never land under one root while its tables land under another.
     def _base(self) -> UPath:
-        from rl_assets import store
-
         return store.root()
 
     def _folder(self, key_path: list[str], partition_key: str | None) -> UPath:
@@ -81,10 +80,10 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
                 return folder / f"{producer}{SUFFIX}"
         recorded = _latest_recorded(context, partition)
         if recorded is not None and recorded.exists():
-            return recorded
+            return UPath(store.inside_root(recorded, f"the latest materialization of {context.asset_key.to_user_string()}"))
         pointer = folder / "LATEST"
         if pointer.exists():
-            return folder / pointer.read_text().strip()
+            return UPath(store.inside_root(folder / pointer.read_text().strip(), f"the pointer {pointer}"))
         return None
 
 
@@ -137,7 +136,7 @@ def read_value(stored_at: str):
     if not stored_at.endswith(".json"):
         return None
     try:
-        return json.loads(UPath(stored_at).read_text())
+        return json.loads(UPath(store.inside_root(stored_at, "a materialization's stored_at")).read_text())
     except (OSError, ValueError):
         return None
 

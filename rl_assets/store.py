@@ -50,6 +50,38 @@ def is_local() -> bool:
 
 # -- hand-overs ------------------------------------------------------------------------------------
 
+def inside_root(location: str | os.PathLike, what: str) -> str:
+    """`location` when it lies under the storage root (or the pre-store `<home>/tables`), else a
+    StoreError naming it: a stored value or a LATEST pointer is data, and data never sends the store
+    to read a file outside its root (`../../etc/passwd`, another user's folder)."""
+    text = str(location)
+    if _remote(text) is None:
+        path = Path(_local(text)).expanduser().resolve()
+        roots = [Path(str(root())).resolve(), legacy_tables_root().resolve()] if is_local() else [legacy_tables_root().resolve()]
+        if any(path.is_relative_to(r) for r in roots):
+            return str(path)
+    else:
+        base = str(root()).rstrip("/") + "/"
+        if not is_local() and text.startswith(base) and "/../" not in text[len(base) - 1:]:
+            return text
+    raise StoreError(f"{what} names {text}, outside the storage root {root()}; refusing to read it "
+                     "(a stored file was edited or the root moved: re-materialize the asset)")
+
+
+def content_digest(location: str | os.PathLike) -> tuple[str, int]:
+    """(sha256 hex, size in bytes) of the file at `location`, streamed: what a stamp vouches for."""
+    import hashlib
+
+    text, digest, size = str(location), hashlib.sha256(), 0
+    remote = _remote(text)
+    with (open(_local(text), "rb") if remote is None else remote[0].open(remote[1], "rb")) as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+            size += len(chunk)
+    return digest.hexdigest(), size
+
+
+
 def trace_table_folder(asset: str, model_id: str) -> UPath:
     """Where `asset`'s tables for one model live: one file per distinct source and knobs."""
     return root() / TABLES / asset / slug(model_id)
