@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 import re
 from datetime import datetime, timezone
-from urllib.parse import urlsplit
 
 from rl_assets.masking import masked_args
 from rl_assets.timestamps import TimestampError, parse_utc
@@ -66,7 +65,8 @@ def dataset_id_from_link(link: str | None) -> str | None:
         return link  # a local trace file or folder (`rldelta register-eval --traces ./traces.jsonl`)
     if "://" not in link:
         return link.removeprefix("datasets/").strip("/") or None
-    parts = [p for p in urlsplit(link).path.split("/") if p]
+    after_host = link.split("://", 1)[1].split("/", 1)[1:]  # the path, query and fragment, host dropped
+    parts = [p for p in re.split(r"[?#]", after_host[0] if after_host else "", maxsplit=1)[0].split("/") if p]
     if parts and parts[0] == "datasets":
         parts = parts[1:]
     dataset = "/".join(parts[:2])
