@@ -50,6 +50,7 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
         if type(obj).__module__.startswith(("pyarrow", "pandas")):
             raise TypeError(f"{context.asset_key.to_user_string()} returned a table: write it with rl_assets.store "
                             "and return a dict naming its location (values are JSON)")
+        store.check_one_process(_instance(context))
         partition = context.partition_key if context.has_partition_key else None
         folder = self._folder(context.asset_key.path, partition)
         folder.mkdir(parents=True, exist_ok=True)
@@ -84,6 +85,14 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
         pointer = folder / "LATEST"
         if pointer.exists():
             return UPath(store.inside_root(folder / pointer.read_text().strip(), f"the pointer {pointer}"))
+        return None
+
+
+def _instance(context: dg.OutputContext):
+    """The run's instance, or None for an output context built without one (tests, sensors)."""
+    try:
+        return context.step_context.instance
+    except (dg.DagsterInvariantViolationError, AttributeError):
         return None
 
 

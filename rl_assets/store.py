@@ -38,10 +38,38 @@ TABLES = "tables"
 
 
 def root() -> UPath:
-    """The storage root, as RLDELTA_STORAGE names it (default `<home>/storage`). A local path is made
-    absolute: locations are handed to steps that may run in another working directory."""
+    """The storage root, as RLDELTA_STORAGE names it (default `<home>/storage`). A relative path is
+    resolved ONCE, against the working directory of its first use, and recorded back into
+    RLDELTA_STORAGE: later calls after a chdir, and every process this one starts, use the same
+    root (the store is never split by working directory). A local root inside the reports folder is
+    refused: reports are outputs for people, and the store's files would be listed as reports."""
     value = settings.storage_root()
-    return UPath(value) if _remote(value) is not None else UPath(Path(_local(value)).expanduser().resolve())
+    if _remote(value) is not None:
+        return UPath(value)
+    path = Path(_local(value)).expanduser()
+    if not path.is_absolute():
+        path = path.resolve()
+        os.environ["RLDELTA_STORAGE"] = str(path)
+    path = path.resolve()
+    reports = settings.reports_root().resolve()
+    if path.is_relative_to(reports):
+        raise StoreError(f"RLDELTA_STORAGE={path} lies inside the reports folder {reports} (RLDELTA_REPORTS): "
+                         "put the storage root outside it")
+    return UPath(path)
+
+
+def check_one_process(instance) -> None:
+    """`memory://` keeps hand-overs in this process's memory: honoured only for a run whose steps and
+    instance live and end in this one process (an ephemeral instance, not a step subprocess), else a
+    StoreError — materializations would point at data that no longer exists."""
+    if root().protocol != "memory":
+        return
+    import multiprocessing
+
+    if multiprocessing.parent_process() is not None or (instance is not None and not instance.is_ephemeral):
+        raise StoreError(f"RLDELTA_STORAGE={settings.storage_root()} keeps hand-overs in one process's memory, but this "
+                         "run's steps or its instance outlive that process (a step subprocess, or a persistent "
+                         "DAGSTER_HOME instance): set RLDELTA_STORAGE to a folder or an object-store URL")
 
 
 def is_local() -> bool:
