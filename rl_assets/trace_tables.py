@@ -40,6 +40,10 @@ def source_key(client, spec: str, *, max_rows, tokenizer, benchmark) -> dict:
 
     knobs = {"max_rows": max_rows, "tokenizer": tokenizer, "benchmark": benchmark, "stamp_version": STAMP_VERSION}
     named = hub_dataset(spec)
+    if named is None and "://" in spec:  # never a local path (and its error text is masked)
+        from rl_assets.ingest.report import IngestError
+
+        raise IngestError(f"trace source {spec!r} is a URL: give the Hub dataset id (org/name) or a local path")
     if named is None:
         path = Path(spec).expanduser()
         return {"source": str(path.resolve()), "fingerprint": local_fingerprint(spec), **knobs}

@@ -79,3 +79,32 @@ def test_register_eval_stores_the_dataset_id_of_a_url_never_its_token():
                                  f"https://h/x?access-token={SECRET}&page=2", f"https://h/x?Auth={SECRET}"])
 def test_one_masking_rule_for_token_like_query_parameters(url):
     assert SECRET not in mask(url) and "***" in mask(url)
+
+
+def test_a_url_given_as_a_trace_source_is_refused_before_any_local_lookup():
+    from rl_assets.trace_tables import source_key
+
+    with pytest.raises(IngestError, match="is a URL") as info:
+        source_key(None, f"https://files.example/evals/after.jsonl?token={SECRET}", max_rows=None, tokenizer=None,
+                   benchmark=None)
+    assert SECRET not in str(info.value)
+
+
+def test_eval_pair_metadata_and_stored_value_carry_no_token(tmp_path, monkeypatch, rldelta_home, partition_instance):
+    import dagster as dg
+
+    from resources.registry import RegistryResource
+    from resources.settings_resource import AnalysisSettings
+    from rl_assets.assets.eval_pair import eval_pair
+    from rl_assets.io_manager import RlDeltaIOManager
+
+    monkeypatch.setenv("RLDELTA_REGISTRY_URL", _registry(tmp_path, f"https://huggingface.co/datasets/org/after?token={SECRET}").url)
+    instance = partition_instance(RL)
+    result = dg.materialize([eval_pair], instance=instance, partition_key=RL,
+                            resources={"registry": RegistryResource(), "settings": AnalysisSettings(),
+                                       "io_manager": RlDeltaIOManager()})
+    assert result.success
+    (mat,) = result.asset_materializations_for_node("eval_pair")
+    assert SECRET not in json.dumps({k: str(v) for k, v in mat.metadata.items()})
+    stored = mat.metadata["stored_at"].path
+    assert SECRET not in open(stored).read() and "org/after" in open(stored).read()

@@ -58,8 +58,8 @@ def eval_pair(context: dg.AssetExecutionContext, registry: RegistryResource, set
         metadata={
             "benchmark": str(resolved["benchmark"]),
             "selection": resolved["reason"],
-            "post_rl_eval": str(resolved["post_rl_eval"]),
-            "baseline_eval": str(resolved["baseline_eval"]),
+            "post_rl_eval": mask(resolved["post_rl_eval"]),  # a settings override can be any text
+            "baseline_eval": mask(resolved["baseline_eval"]),
             "delta": resolved["delta"] if resolved["delta"] is not None else "n/a",
             "pairs": dg.MetadataValue.md(format_table(resolved)),
             "notes": dg.MetadataValue.md("\n".join(f"- {md_text(n)}" for n in resolved["notes"])),
