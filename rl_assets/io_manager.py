@@ -71,7 +71,7 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
                 + (f" partition {partition}" if partition else "")
                 + f" under {self._base()}; materialize it first"
             )
-        return json.loads(path.read_text())
+        return _locations_checked(json.loads(path.read_text()), path)
 
     def _stored_path(self, context: dg.InputContext, partition: str | None) -> UPath | None:
         folder = self._folder(context.asset_key.path, partition)
@@ -86,6 +86,20 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
         if pointer.exists():
             return UPath(store.inside_root(folder / pointer.read_text().strip(), f"the pointer {pointer}"))
         return None
+
+
+# Keys under which a value names a table in the store (trace refs, failure_modes, training_metrics).
+LOCATION_KEYS = ("path", "steps_table")
+
+
+def _locations_checked(value, stored_at):
+    """`value`, once every table location it names lies under the storage root: an edited value file
+    must not make a step read (or report) a file outside the store."""
+    if isinstance(value, dict):
+        for key in LOCATION_KEYS:
+            if isinstance(value.get(key), str):
+                store.inside_root(value[key], f"the stored value {stored_at} ({key})")
+    return value
 
 
 def _instance(context: dg.OutputContext):

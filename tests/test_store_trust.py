@@ -69,3 +69,12 @@ def test_a_failure_modes_pointer_out_of_the_root_is_refused(rldelta_home, tmp_pa
     (folder / "LATEST").write_text("../../../../../outside.parquet")
     with pytest.raises(store.StoreError, match="LATEST"):
         latest_table(None, MODEL)
+
+
+def test_a_stored_value_naming_a_table_outside_the_root_is_refused(rldelta_home, tmp_path):
+    folder = store.root() / "post_rl_traces" / slug(MODEL)
+    folder.mkdir(parents=True)
+    (folder / "r1.json").write_text(json.dumps({"path": str(tmp_path / "elsewhere.parquet"), "rows": 3}))
+    (folder / "LATEST").write_text("r1.json")
+    with pytest.raises(store.StoreError, match=r"stored value .*r1.json \(path\)"):
+        load_stored(RlDeltaIOManager(), "post_rl_traces", MODEL)
