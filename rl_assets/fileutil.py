@@ -101,12 +101,22 @@ def replace_folder(folder: Path | str, files: dict[str, str | bytes]) -> dict[st
     stage = folder.with_name(f".{folder.name}.staging-{os.getpid()}-{secrets.token_hex(4)}")
     try:
         if folder.is_dir():  # hidden names are temp files of interrupted writers: not copied
-            shutil.copytree(folder, stage, copy_function=os.link, ignore=shutil.ignore_patterns(".*"))
+            shutil.copytree(folder, stage, copy_function=_link_or_copy, ignore=shutil.ignore_patterns(".*"))
         staged = atomic_write_files(stage, files)
         _swap_in(stage, folder)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     return {name: folder / name for name in staged}
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    """A hard link (no bytes copied); a copy where the file system has no hard links."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        import shutil
+
+        shutil.copy2(src, dst)
 
 
 def _swap_in(stage: Path, folder: Path) -> None:
