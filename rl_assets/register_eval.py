@@ -40,6 +40,7 @@ def traces_link(traces: str) -> str:
     local file or folder as an absolute path (it must exist)."""
     from rl_assets.analysis.eval_resolution import ResolutionError, dataset_id_from_link
     from rl_assets.ingest.spec import hub_dataset
+    from rl_assets.ingest.wandb_validation import PREFIX, parse_spec
 
     traces = traces.strip()
     if "://" in traces:
@@ -49,6 +50,11 @@ def traces_link(traces: str) -> str:
             raise RegisterError(f"--traces: {exc}") from None
     if hub_dataset(traces):
         return traces
+    if traces.startswith(PREFIX):  # validation rounds of a W&B run folder, e.g. wandb-val:./run@last
+        folder, rounds = parse_spec(traces)
+        if not folder.exists():
+            raise RegisterError(f"--traces {traces!r}: the run folder {folder} does not exist")
+        return f"{PREFIX}{folder.resolve()}@{rounds}"
     path = Path(traces).expanduser()
     if not path.exists():
         raise RegisterError(f"--traces {traces!r} is neither a Hub dataset id (org/name) nor an existing path")

@@ -24,8 +24,9 @@ from pathlib import Path
 
 from rl_assets import store
 
-# bumped when what a stamp vouches for changes (2: the conservation ledger is part of it)
-STAMP_VERSION = 2
+# bumped when what a stamp vouches for changes (2: the conservation ledger is part of it;
+# 3: the task_key/task_key_source/gen_settings columns)
+STAMP_VERSION = 3
 
 
 def stamp_path(table):
@@ -36,10 +37,14 @@ def stamp_path(table):
 def source_key(client, spec: str, *, max_rows, tokenizer, benchmark) -> dict:
     """Everything that decides a table's rows: the Hub revision, or a local source's content fingerprint."""
     from rl_assets.ingest.spec import hub_dataset
+    from rl_assets.ingest.wandb_validation import PREFIX, parse_spec
     from rl_assets.source_fingerprint import local_fingerprint
 
     knobs = {"max_rows": max_rows, "tokenizer": tokenizer, "benchmark": benchmark, "stamp_version": STAMP_VERSION}
     named = hub_dataset(spec)
+    if spec.strip().startswith(PREFIX):  # the round selector decides the rows, the folder the content
+        folder, rounds = parse_spec(spec.strip())
+        return {"source": f"{PREFIX}{folder.resolve()}@{rounds}", "fingerprint": local_fingerprint(str(folder)), **knobs}
     if named is None and "://" in spec:  # never a local path (and its error text is masked)
         from rl_assets.ingest.report import IngestError
 

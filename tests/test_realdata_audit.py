@@ -132,10 +132,11 @@ def test_not_enough_data_below_eight_common_tasks(tables):
     assert all(r["rulers"]["recorded"]["label"] == "not enough data" for r in thin)
     enough, _ = audit_rows(first(base, 8), first(games, 8), n_boot=500)
     assert "not enough data" not in {r["label"] for r in enough}
-    # a family the post-RL file does not hold: no common task, no label
+    # a family the post-RL file does not hold: no common task, its own label (issue 23), not "not enough data"
     only_before, _ = audit_rows(base, [r for r in games if r["task_family"] != "simple_geometry"], n_boot=500)
     row = next(r for r in only_before if r["family"] == "simple_geometry")
-    assert row["n_tasks"] == 0 and row["label"] == "not enough data" and row["tasks_only_before"] == 100
+    assert row["n_tasks"] == 0 and row["tasks_only_before"] == 100
+    assert row["label"] == "not compared: only in the baseline file"
 
 
 def test_asset_reports_both_rulers_and_warns(tables, tmp_path, monkeypatch):
@@ -160,3 +161,17 @@ def test_asset_reports_both_rulers_and_warns(tables, tmp_path, monkeypatch):
     meta = result.asset_materializations_for_node("learning_audit")[0].metadata
     assert "| advanced_geometry | re-scored | 0.013 → 0.027 [" in meta["rulers"].value
     assert meta["ruler_dependent"].value == "advanced_geometry"
+
+
+def test_no_newly_passing_geometry_task_looks_exploited(audited):
+    """Newly passing = fewer than 2 of 3 pre-RL completions scored 1.0, at least 2 of 3 post-RL did,
+    counted by hand over the raw JSON (``2*sum(c['score']>=1.0 for c in r['completions'])>3`` per
+    side): algorithmic 17 (advanced) and 28 (simple), games 1 and 7. None of them is flagged: the files
+    hold no tool calls and no empty answers, and no passing answer is one the model repeats on >= 10%
+    of the tasks. Wilson 95% of 0 in 28: upper bound 1.96^2 / (28 + 1.96^2) = 0.1206."""
+    got = {(post, fam): (row["contrastive"]["newly_passing"], row["contrastive"]["flagged"])
+           for post, rows in audited.items() for fam, row in rows.items()}
+    assert got == {("algorithmic", "advanced_geometry"): (17, 0), ("algorithmic", "simple_geometry"): (28, 0),
+                   ("games", "advanced_geometry"): (1, 0), ("games", "simple_geometry"): (7, 0)}
+    assert audited["games"]["advanced_geometry"]["contrastive"]["share"] is None  # 1 < 5: not enough data
+    assert audited["algorithmic"]["simple_geometry"]["contrastive"]["share_ci"] == [0.0, 0.1206]

@@ -9,18 +9,20 @@ attempts; a task "passes" when most of its attempts score 1.0 (the paired McNema
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from statistics import mean
 
 from rl_assets.analysis import stats
 from rl_assets.analysis.audit import labels, rulers, strategies
 from rl_assets.analysis.audit.lenient import extract_lenient, lenient_score, normalize_answer
 from rl_assets.analysis.audit.rulers import Ruler
-from rl_assets.analysis.audit.tasks import Attempt, Family, TaskKey, build_families
+from rl_assets.analysis.audit.tasks import Attempt, Family, TaskKey, paired_families
+from rl_assets.analysis.pairing import Pairing
 
 AUDIT_COLUMNS = (
     "task_family", "task_index", "task_config", "task_id", "benchmark", "question",
     "expected_answer", "answer", "reward", "is_infra_error", "conversation",
+    "task_key", "task_key_source", "gen_settings",
 )
 
 
@@ -89,8 +91,10 @@ def _baselines(fam: Family, ruler: Ruler, keys: list[TaskKey]) -> list[dict]:
     return out
 
 
-def measure(fam: Family, ruler: Ruler, *, n_boot: int = 2000, seed: int = 0) -> tuple[dict, labels.Evidence]:
-    """Every number of one family under one ruler, its label, and the evidence behind the label."""
+def measure(fam: Family, ruler: Ruler, *, n_boot: int = 2000, seed: int = 0,
+            flagged_passes: tuple[int, int] | None = None) -> tuple[dict, labels.Evidence]:
+    """Every number of one family under one ruler, its label, and the evidence behind the label
+    (``flagged_passes``: the contrastive check's (flagged, newly passing) tasks, the same under any ruler)."""
     keys = fam.common
     sb, lb = _side_scores(ruler, fam.before, keys)
     sa, la = _side_scores(ruler, fam.after, keys)
@@ -135,6 +139,7 @@ def measure(fam: Family, ruler: Ruler, *, n_boot: int = 2000, seed: int = 0) -> 
         strategies=tuple(labels.StrategyEvidence(
             b["strategy"], b["score"], b["imitation"], b["imitation_before"], b["constant_answer"])
             for b in baselines),
+        flagged_passes=flagged_passes,
     )
     best = evidence.best_baseline
     row["baseline"] = {"strategy": best.name, "score": best.score} if best else None
@@ -144,18 +149,27 @@ def measure(fam: Family, ruler: Ruler, *, n_boot: int = 2000, seed: int = 0) -> 
 
 def audit_family(fam: Family, *, n_boot: int = 2000, seed: int = 0) -> dict:
     """The family under its label ruler (the re-score when there is one), the other ruler beside it."""
+    # imported here: the contrastive rules read given_answer from this module
+    from rl_assets.analysis.audit.contrastive import contrastive_family
+
+    check = contrastive_family(fam)
+    flagged = (check["flagged"], check["newly_passing"])
     rescored, recorded = rulers.rescore_ruler(fam), rulers.recorded_ruler(fam)
-    main = (rescored or recorded,) + measure(fam, rescored or recorded, n_boot=n_boot, seed=seed)
+    main = (rescored or recorded,) + measure(fam, rescored or recorded, n_boot=n_boot, seed=seed, flagged_passes=flagged)
     other = None
     if rescored is not None:  # a ruler identical to the re-score measures the same numbers again
         same = recorded.rule == rulers.SAME_AS_RESCORE
-        other = (recorded,) + (main[1:] if same else measure(fam, recorded, n_boot=n_boot, seed=seed))
+        other = (recorded,) + (main[1:] if same else measure(fam, recorded, n_boot=n_boot, seed=seed,
+                                                             flagged_passes=flagged))
     row = main[1]
+    row["contrastive"] = check
     mismatches = rulers.disagreements(fam, fam.common) if rescored else None
     row["recorded_reward_mismatches"] = (
         {"before": mismatches["before"], "after": mismatches["after"]} if mismatches else {"before": 0, "after": 0}
     )
     row["rulers"] = rulers.side_by_side(fam, main, other, mismatches)
+    if not fam.common:  # nothing paired: its own label, never "not enough data"
+        row["label"], row["explanation"] = labels.not_compared(row["tasks_only_before"], row["tasks_only_after"])
     return row
 
 
@@ -163,6 +177,14 @@ def audit_rows(
     before_rows: Iterable[dict], after_rows: Iterable[dict], *, n_boot: int = 2000, seed: int = 0
 ) -> tuple[list[dict], dict[str, Family]]:
     """One audit row per task family (sorted by name), plus the grouped families for sampling."""
-    families = build_families(before_rows, after_rows)
+    return audit_paired(before_rows, after_rows, n_boot=n_boot, seed=seed)[:2]
+
+
+def audit_paired(
+    before_rows: Iterable[dict], after_rows: Iterable[dict], *, n_boot: int = 2000, seed: int = 0,
+    normalise: Sequence[str] = (),
+) -> tuple[list[dict], dict[str, Family], Pairing]:
+    """``audit_rows`` plus the pairing behind it (its report is the audit's pairing table)."""
+    families, pairing = paired_families(before_rows, after_rows, normalise)
     rows = [audit_family(families[name], n_boot=n_boot, seed=seed) for name in sorted(families)]
-    return rows, families
+    return rows, families, pairing
