@@ -27,7 +27,7 @@ import secrets
 import dagster as dg
 from upath import UPath
 
-from rl_assets import store
+from rl_assets import store, store_checks
 from rl_assets.partitions import slug
 
 SUFFIX = ".json"
@@ -50,7 +50,7 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
         if type(obj).__module__.startswith(("pyarrow", "pandas")):
             raise TypeError(f"{context.asset_key.to_user_string()} returned a table: write it with rl_assets.store "
                             "and return a dict naming its location (values are JSON)")
-        store.check_one_process(_instance(context))
+        store_checks.check_one_process(_instance(context))
         partition = context.partition_key if context.has_partition_key else None
         folder = self._folder(context.asset_key.path, partition)
         folder.mkdir(parents=True, exist_ok=True)
@@ -81,10 +81,10 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
                 return folder / f"{producer}{SUFFIX}"
         recorded = _latest_recorded(context, partition)
         if recorded is not None and recorded.exists():
-            return UPath(store.inside_root(recorded, f"the latest materialization of {context.asset_key.to_user_string()}"))
+            return UPath(store_checks.inside_root(recorded, f"the latest materialization of {context.asset_key.to_user_string()}"))
         pointer = folder / "LATEST"
         if pointer.exists():
-            return UPath(store.inside_root(folder / pointer.read_text().strip(), f"the pointer {pointer}"))
+            return UPath(store_checks.inside_root(folder / pointer.read_text().strip(), f"the pointer {pointer}"))
         return None
 
 
@@ -98,7 +98,7 @@ def _locations_checked(value, stored_at):
     if isinstance(value, dict):
         for key in LOCATION_KEYS:
             if isinstance(value.get(key), str):
-                store.inside_root(value[key], f"the stored value {stored_at} ({key})")
+                store_checks.inside_root(value[key], f"the stored value {stored_at} ({key})")
     return value
 
 
@@ -159,7 +159,7 @@ def read_value(stored_at: str):
     if not stored_at.endswith(".json"):
         return None
     try:
-        return json.loads(UPath(store.inside_root(stored_at, "a materialization's stored_at")).read_text())
+        return json.loads(UPath(store_checks.inside_root(stored_at, "a materialization's stored_at")).read_text())
     except (OSError, ValueError):
         return None
 

@@ -58,57 +58,17 @@ def root() -> UPath:
     return UPath(path)
 
 
-def check_one_process(instance) -> None:
-    """`memory://` keeps hand-overs in this process's memory: honoured only for a run whose steps and
-    instance live and end in this one process (an ephemeral instance, not a step subprocess), else a
-    StoreError — materializations would point at data that no longer exists."""
-    if root().protocol != "memory":
-        return
-    import multiprocessing
-
-    if multiprocessing.parent_process() is not None or (instance is not None and not instance.is_ephemeral):
-        raise StoreError(f"RLDELTA_STORAGE={settings.storage_root()} keeps hand-overs in one process's memory, but this "
-                         "run's steps or its instance outlive that process (a step subprocess, or a persistent "
-                         "DAGSTER_HOME instance): set RLDELTA_STORAGE to a folder or an object-store URL")
-
-
 def is_local() -> bool:
     return root().protocol in ("", "file", "local")
 
 
-# -- hand-overs ------------------------------------------------------------------------------------
-
-def inside_root(location: str | os.PathLike, what: str) -> str:
-    """`location` when it lies under the storage root (or the pre-store `<home>/tables`), else a
-    StoreError naming it: a stored value or a LATEST pointer is data, and data never sends the store
-    to read a file outside its root (`../../etc/passwd`, another user's folder)."""
+def local_path(location: str | os.PathLike) -> Path | None:
+    """`location` as a local path, or None when it is a URL of an object store."""
     text = str(location)
-    if _remote(text) is None:
-        path = Path(_local(text)).expanduser().resolve()
-        roots = [Path(str(root())).resolve(), legacy_tables_root().resolve()] if is_local() else [legacy_tables_root().resolve()]
-        if any(path.is_relative_to(r) for r in roots):
-            return str(path)
-    else:
-        base = str(root()).rstrip("/") + "/"
-        if not is_local() and text.startswith(base) and "/../" not in text[len(base) - 1:]:
-            return text
-    raise StoreError(f"{what} names {text}, outside the storage root {root()}; refusing to read it "
-                     "(a stored file was edited or the root moved: re-materialize the asset)")
+    return Path(_local(text)) if _remote(text) is None else None
 
 
-def content_digest(location: str | os.PathLike) -> tuple[str, int]:
-    """(sha256 hex, size in bytes) of the file at `location`, streamed: what a stamp vouches for."""
-    import hashlib
-
-    text, digest, size = str(location), hashlib.sha256(), 0
-    remote = _remote(text)
-    with (open(_local(text), "rb") if remote is None else remote[0].open(remote[1], "rb")) as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-            size += len(chunk)
-    return digest.hexdigest(), size
-
-
+# -- hand-overs ------------------------------------------------------------------------------------
 
 def trace_table_folder(asset: str, model_id: str) -> UPath:
     """Where `asset`'s tables for one model live: one file per distinct source and knobs."""
@@ -240,6 +200,13 @@ def exists(location: str | os.PathLike) -> bool:
     text = str(location)
     remote = _remote(text)
     return Path(_local(text)).exists() if remote is None else remote[0].exists(remote[1])
+
+
+def open_binary(location: str | os.PathLike):
+    """A binary read stream at `location` (a local path or a URL), for reading in chunks."""
+    text = str(location)
+    remote = _remote(text)
+    return open(_local(text), "rb") if remote is None else remote[0].open(remote[1], "rb")
 
 
 def read_bytes(location: str | os.PathLike) -> bytes:

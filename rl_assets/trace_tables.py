@@ -22,7 +22,7 @@ import os
 import shutil
 from pathlib import Path
 
-from rl_assets import store
+from rl_assets import store, store_checks
 
 # bumped when what a stamp vouches for changes (2: the conservation ledger is part of it;
 # 3: the task_key/task_key_source/gen_settings columns)
@@ -78,7 +78,7 @@ def _stamped(table: str, key: dict | None) -> dict | None:
 
 def _content_matches(table: str, stamp: dict) -> bool:
     recorded = stamp.get("table") or {}
-    digest, size = store.content_digest(table)
+    digest, size = store_checks.content_digest(table)
     if (digest, size) != (recorded.get("sha256"), recorded.get("bytes")):
         return False
     try:
@@ -88,7 +88,7 @@ def _content_matches(table: str, stamp: dict) -> bool:
 
 
 def _write_stamp(table: str, key: dict, built: dict) -> None:
-    digest, size = store.content_digest(table)
+    digest, size = store_checks.content_digest(table)
     store.write_json(stamp_path(table), {"key": key, "built": built, "table": {"sha256": digest, "bytes": size}})
 
 
