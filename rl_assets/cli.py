@@ -117,6 +117,7 @@ def cmd_add_model(args) -> int:
 def cmd_list_evals(args) -> int:
     from resources.registry import RegistryResource
     from rl_assets.analysis.eval_resolution import ResolutionError
+    from rl_assets.masking import mask
     from rl_assets.resolve import format_table, resolve_eval_pair
 
     try:
@@ -127,11 +128,9 @@ def cmd_list_evals(args) -> int:
     except ResolutionError as exc:
         print(f"rldelta: {exc}", file=sys.stderr)
         return 2
-    print(f"model_id={resolved['model_id']} base_model={resolved['base_model_name']}")
-    print(format_table(resolved))
-    print(f"\nchosen: {resolved['reason']}")
-    for note in resolved["notes"]:
-        print(f"  note: {note}")
+    lines = [f"model_id={resolved['model_id']} base_model={resolved['base_model_name']}", format_table(resolved),
+             f"\nchosen: {resolved['reason']}", *(f"  note: {note}" for note in resolved["notes"])]
+    print(mask("\n".join(lines)))  # registry rows are data: a credential in one is never printed
     return 0
 
 
@@ -160,12 +159,12 @@ def cmd_register_eval(args) -> int:
     try:
         job = register_eval(RegistryResource().client(), args.model_id, benchmark=args.benchmark, traces=args.traces,
                             base_model=args.base_model, status=args.status, started=args.started, ended=args.ended,
-                            score=args.score)
+                            score=args.score, training_start=args.training_start, training_end=args.training_end)
     except (RegisterError, InvalidRepoId) as exc:
         print(f"rldelta: {exc}", file=sys.stderr)
         return 2
     base = f", base model {job['base_model']}" if job["base_model"] else ""
-    print(f"registered eval {job['id']}: {job['model']}{base} on {job['benchmark']}, {job['job_status']}, "
+    print(f"{job['outcome']} eval {job['id']}: {job['model']}{base} on {job['benchmark']}, {job['job_status']}, "
           f"traces {job['hf_traces_link']}")
     return 0
 
@@ -247,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--started", help="ISO 8601 start time (default: now)")
     p.add_argument("--ended", help="ISO 8601 end time (default: --started, else now)")
     p.add_argument("--score", type=float, help="the eval's score (metrics.accuracy), used to rank benchmarks")
+    p.add_argument("--training-start", help="ISO 8601 time the model's RL training started (models.training_start)")
+    p.add_argument("--training-end", help="ISO 8601 time the model's RL training ended: the overlay's post-RL marker")
     p.set_defaults(func=cmd_register_eval)
 
     p = sub.add_parser("demo", help="build the demo world (and with --run analyse it end to end)")

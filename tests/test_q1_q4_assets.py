@@ -26,7 +26,8 @@ def _stub(name, df):
         table = pa.Table.from_pandas(df.assign(n_tokens=5000, peak_prompt_tokens=None), preserve_index=False)
         full = pa.table({f.name: table[f.name] if f.name in table.column_names else pa.nulls(len(table), f.type)
                          for f in TRACE_SCHEMA}).cast(TRACE_SCHEMA)
-        path = str(home_dir() / f"{name}.parquet")
+        (home_dir() / "storage").mkdir(exist_ok=True)  # in the store root: values name no other place
+        path = str(home_dir() / "storage" / f"{name}.parquet")
         pq.write_table(full, path)
         return {"path": path, "rows": len(df), "source": f"local/{name}", "revision": "abc123", "benchmark": None}
 

@@ -12,7 +12,7 @@ from rl_assets.analysis.audit.contrastive_report import contrastive_section
 from rl_assets.analysis.audit.prereg import prediction_held
 from rl_assets.analysis.report_md import (Report, bullet_list, fmt_num, fmt_p, fmt_pct, fmt_signed, json_text, jsonable,
                                           md_table)
-from rl_assets.analysis.escape import md_text
+from rl_assets.analysis.escape import md_code, md_text
 from rl_assets.analysis.pairing_report import pairing_section
 
 NOT_RUN = "llm audit not run: {reason}"
@@ -157,13 +157,13 @@ def render_markdown(report: dict, title: str) -> str:
              *contrastive_section(rows), "## Pre-registration", ""]
     if reg:
         parts += [bullet_list([
-            f'file `{reg["path"]}`, sha256 `{reg["sha256"]}`', reg["verdict"],
+            f'file {md_code(reg["path"])}, sha256 {md_code(reg["sha256"])}', md_text(reg["verdict"]),
             f'{report["held"]} of {report["judged"]} judged predictions held '
             f'({report["predictions"]} predictions in the file)',
         ]), ""]
         parts += [md_table(["family", "prediction", "held", "why"],
-                           [[r["family"], r["prediction"], {True: "yes", False: "no"}.get(r["held"], "—"),
-                             r["held_reason"]] for r in rows if r["prediction"]], align="llll"), ""]
+                           [[md_text(r["family"]), md_text(r["prediction"]), {True: "yes", False: "no"}.get(r["held"], "—"),
+                             md_text(r["held_reason"])] for r in rows if r["prediction"]], align="llll"), ""]
     else:
         parts += ["No predictions file was given, so nothing here was pre-registered.", ""]
     parts += ["## Rules", "", "Labels are assigned by these rules, in order (first match wins):", ""]

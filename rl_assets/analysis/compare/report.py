@@ -28,7 +28,7 @@ def render(result: dict) -> str:
         md_table(
             ["model", "tasks", "baseline", "post-RL", "Δ", "95% CI", "noise floor ±", "McNemar p", "real change"],
             [
-                [r["model_id"], r["n_common_tasks"], fmt_num(r["baseline_rate"]), fmt_num(r["post_rate"]), fmt_signed(r["delta"]),
+                [md_code(r["model_id"]), r["n_common_tasks"], fmt_num(r["baseline_rate"]), fmt_num(r["post_rate"]), fmt_signed(r["delta"]),
                  fmt_ci(*r["ci95"], signed=True), fmt_num(r["noise_floor"]), fmt_p(r["mcnemar"]["p"]),
                  "yes" if r["significant"] and r["above_noise_floor"] else "no"]
                 for r in result["ranked"]
@@ -48,12 +48,12 @@ def render(result: dict) -> str:
 
 def summary(result: dict) -> str:
     """The comparison narrow enough for the UI's metadata panel: three columns, the full table is in comparison.md."""
-    rows = [[r["model_id"], f"{fmt_signed(r['delta'])} {fmt_ci(*r['ci95'], signed=True)}",
+    rows = [[md_code(r["model_id"]), f"{fmt_signed(r['delta'])} {fmt_ci(*r['ci95'], signed=True)}",
              "yes" if r["significant"] and r["above_noise_floor"] else "no"] for r in result["ranked"]]
-    lines = [f"On {result['benchmark']['name']}: ranking {result['ranking_rule']}.", "",
+    lines = [f"On {md_text(result['benchmark']['name'])}: ranking {result['ranking_rule']}.", "",
              md_table(["model", "Δ pass rate [95% CI]", "real change"], rows) if rows else "No model has a matched pair."]
-    lines += [f"- not ranked: {r['model_id']} ({r['status']})" for r in result["not_enough_data"]]
-    lines += [f"- excluded: {e['model_id']}" for e in result["excluded"]]
+    lines += [f"- not ranked: {md_code(r['model_id'])} ({md_text(r['status'])})" for r in result["not_enough_data"]]
+    lines += [f"- excluded: {md_code(e['model_id'])}" for e in result["excluded"]]
     return "\n".join(lines) + "\n\nNoise floors, McNemar p and the exclusion reasons: the `report` file.\n"
 
 
