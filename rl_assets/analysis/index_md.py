@@ -83,7 +83,7 @@ def integrity_headline(value: dict | None) -> list[str]:
         return ["Reward integrity: not produced"]
     if not value.get("applicable"):
         return [f"Reward integrity: not applicable ({md_text(value.get('reason', '?'))})"]
-    onsets = ", ".join(f"{md_text(n)} from step {s}" for n, s in (value.get("onsets") or {}).items())
+    onsets = ", ".join(f"{md_text(n)} from step {s}" for n, s in sorted((value.get("onsets") or {}).items(), key=lambda kv: (kv[1], kv[0])))
     return [f"Reward integrity: **{md_text(value['verdict'])}** — {md_text(onsets or value.get('verdict_reason', ''))}"]
 
 
