@@ -117,3 +117,14 @@ def test_single_noisy_step_sets_no_onset():
 def test_table_without_step_column_names_the_problem():
     with pytest.raises(ValueError, match="no 'step' column"):
         reward_integrity(pd.DataFrame({"reward": np.arange(20.0)}))
+
+
+def test_kl_penalty_counts_with_a_minus_sign_and_keeps_the_remainder():
+    frame = planted(onset=30, with_term=False)
+    # verl's in-reward KL penalty shrinks from 0.3 to 0.0 at step 30: the reward rises by 0.3 from it
+    frame["reward_term/kl_penalty/in_reward_kl"] = np.where(frame["step"] >= 30, 0.0, 0.3)
+    frame["reward"] = frame["task_score"] - frame["reward_term/kl_penalty/in_reward_kl"]
+    sig = reward_integrity(frame)["signals"]["non_task_term_share"]
+    assert sig["status"] == rules.HOLDS and sig["onset_step"] == 30
+    assert any(a.startswith("reward_term/kl_penalty/in_reward_kl: change +0.3") for a in sig["arithmetic"])
+    assert any(a.startswith(REMAINDER) for a in sig["arithmetic"])

@@ -60,11 +60,19 @@ def _pair(reward: Curve, other: Curve, i: int, other_name: str = "task_score") -
 
 
 def term_columns(table: pd.DataFrame) -> dict[str, pd.Series]:
-    """{term name: per-step values} of the non-task terms; the remainder when none is logged."""
-    terms = {c: table[c] for c in table.columns
-             if c.startswith(TERM_PREFIX) and c.split("/")[1] != "task" and table[c].notna().any()}
-    if not terms and "task_score" in table.columns and "reward" in table.columns:
-        terms = {REMAINDER: table["reward"] - table["task_score"]}
+    """{term name: its contribution to the reward per step} of the non-task terms.
+
+    A kl_penalty term is logged as the penalty (verl: coeff × KL), which the reward subtracts, so
+    its contribution is minus the logged value. When no non-task term other than a KL penalty is
+    logged, reward − task_score (the non-task remainder) is a term too: it holds whatever else
+    the reward pays for.
+    """
+    terms = {c: -table[c] if c.split("/")[1] == "kl_penalty" else table[c] for c in table.columns
+             if c.startswith(TERM_PREFIX) and len(c.split("/")) > 2 and c.split("/")[1] != "task"
+             and table[c].notna().any()}
+    only_kl = all(c.split("/")[1] == "kl_penalty" for c in terms)
+    if only_kl and "task_score" in table.columns and "reward" in table.columns:
+        terms[REMAINDER] = table["reward"] - table["task_score"]
     return terms
 
 

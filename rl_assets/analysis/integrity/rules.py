@@ -36,8 +36,9 @@ SIGNAL_RULES = {
     "reward_task_divergence": f"reward up and task_score not up at the same step, for {SUSTAIN} consecutive "
     "steps logging both",
     "non_task_term_share": f"reward up and one non-task term's change (term smoothed − its start) is at least "
-    f"{SHARE:.0%} of the reward's change, for {SUSTAIN} consecutive steps; with no logged non-task term, "
-    "reward − task_score is that term (the non-task remainder)",
+    f"{SHARE:.0%} of the reward's change, for {SUSTAIN} consecutive steps; a kl_penalty term counts with a minus "
+    "sign (the reward subtracts it); when no non-task term other than a KL penalty is logged, reward − task_score "
+    "(the non-task remainder) is a term too",
     "train_val_divergence": f"reward up and val_score less than {VAL_RISE:g} above its first round, for "
     f"{VAL_SUSTAIN} consecutive validation rounds (at least {VAL_MIN_ROUNDS} rounds needed)",
     "length_collapse": f"smoothed response_length at most {LENGTH_FLOOR:.0%} of its start level, for {SUSTAIN} "
