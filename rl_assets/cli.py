@@ -83,6 +83,32 @@ def run_comparison(instance, benchmark: str):
     return job.execute_in_process(instance=instance, asset_selection=[dg_key("model_comparison")], raise_on_error=False, run_config=config)
 
 
+def run_integrity(instance, model_id: str):
+    """The training and reward-integrity assets of a demo run that has no evals (demo/integrity_runs.py)."""
+    from rl_assets.definitions import defs
+    from rl_assets.demo.integrity_runs import INTEGRITY_ASSETS
+
+    return defs.resolve_job_def("analyze_model").execute_in_process(
+        instance=instance, partition_key=model_id, asset_selection=[dg_key(a) for a in INTEGRITY_ASSETS],
+        raise_on_error=False, run_config=QUIET)
+
+
+def _check_integrity(instance, truth_path) -> int:
+    """Print whether reward_integrity recovers the planted verdicts and onsets (demo/integrity_check.py)."""
+    import json
+
+    from rl_assets.demo.integrity_check import mismatches
+    from rl_assets.io_manager import latest_value
+
+    truth = json.loads(truth_path.read_text())["reward_integrity"]
+    wrong = mismatches({m: latest_value(instance, "reward_integrity", m) for m in truth["models"]}, truth)
+    if not wrong:
+        print("   planted verdicts and onsets recovered (ground_truth.json → reward_integrity), nothing else flagged")
+    for line in wrong:
+        print(f"   FAILED reward integrity vs ground truth: {line}")
+    return len(wrong)
+
+
 def dg_key(name: str):
     import dagster as dg
 
@@ -172,6 +198,7 @@ def cmd_register_eval(args) -> int:
 
 def cmd_demo(args) -> int:
     from rl_assets.demo import build_world
+    from rl_assets.demo.integrity_runs import MODELS as INTEGRITY_MODELS
     from rl_assets.demo.lineage_job import JOB as LINEAGE_JOB, MEMBERS as LINEAGE_MEMBERS
     from rl_assets.report_files import INDEX_FILE, MODEL_COMPARISON
     from rl_assets.store import lineage_report_dir, reports_root
@@ -181,7 +208,7 @@ def cmd_demo(args) -> int:
     print(f"ground truth: {world.ground_truth_path}")
     instance = _instance()
     models = [*world.partitions, *LINEAGE_MEMBERS]  # the run-lineage job's checkpoints too (docs/lineage.md)
-    register_models(instance, models)
+    register_models(instance, [*models, *INTEGRITY_MODELS])
     print(f"model partitions: {', '.join(models)}")
     if not args.run:
         return 0
@@ -217,6 +244,14 @@ def cmd_demo(args) -> int:
     failures += len(failed)
     print(f"   report: {lineage_folder / 'lineage.md'}")
     failures += _check_lineage(world.ground_truth_path, lineage_folder / "lineage.json")
+    for model_id in INTEGRITY_MODELS:  # verl and TRL runs: training logs only (docs/integrity.md)
+        print(f"\n== reward integrity of {model_id}")
+        done, failed = summarize_run(run_integrity(instance, model_id))
+        for line in failed:
+            print(f"   FAILED {line}")
+        failures += len(failed)
+        print(f"   report: {report_dir(model_id) / INDEX_FILE}")
+    failures += _check_integrity(instance, world.ground_truth_path)
     print(f"\nreports: {reports_root()}")
     print("open the Dagster UI on the same instance with `make ui`")
     return 1 if failures else 0

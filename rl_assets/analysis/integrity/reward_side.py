@@ -46,7 +46,9 @@ def divergence(table: pd.DataFrame, trend: dict) -> dict:
     reward, task = Curve.of(both["step"], both["reward"]), Curve.of(both["step"], both["task_score"])
     if not trend["rises"]:
         return signal(name, rules.DOES_NOT_HOLD, trend["reason"], at_end=_pair(reward, task, -1))
-    i = first_sustained(reward.up() & ~task.up(), rules.SUSTAIN)
+    # the gap term keeps two curves that rise together from "diverging" while one is just past its threshold
+    gap = reward.delta - task.delta > reward.threshold
+    i = first_sustained(reward.up() & ~task.up() & gap, rules.SUSTAIN)
     if i is None:
         return signal(name, rules.DOES_NOT_HOLD, f"task_score rose with the reward (or the reward was not up for "
                       f"{rules.SUSTAIN} steps in a row)", at_end=_pair(reward, task, -1))

@@ -33,8 +33,8 @@ _UP = (f"a curve is smoothed by a centred rolling median over {WINDOW} logged st
        f"max({NOISE_K:g} × noise SD, {RANGE_FLOOR:.0%} of the smoothed curve's range), where the noise SD is "
        "1.4826 × MAD of (raw − smoothed); *not up* otherwise")
 SIGNAL_RULES = {
-    "reward_task_divergence": f"reward up and task_score not up at the same step, for {SUSTAIN} consecutive "
-    "steps logging both",
+    "reward_task_divergence": "reward up, task_score not up, and the reward's change minus task_score's change "
+    f"above the reward's threshold, at the same step, for {SUSTAIN} consecutive steps logging both",
     "non_task_term_share": f"reward up and one non-task term's change (term smoothed − its start) is at least "
     f"{SHARE:.0%} of the reward's change, for {SUSTAIN} consecutive steps; a kl_penalty term counts with a minus "
     "sign (the reward subtracts it); when no non-task term other than a KL penalty is logged, reward − task_score "
