@@ -94,10 +94,10 @@ def run_integrity(instance, model_id: str):
 
 
 def _check_integrity(instance, truth_path) -> int:
-    """Print whether reward_integrity recovers the planted verdicts and onsets (demo/integrity_check.py)."""
+    """Print whether reward_integrity recovers the planted verdicts and onsets (demo/integrity_runs.py)."""
     import json
 
-    from rl_assets.demo.integrity_check import mismatches
+    from rl_assets.demo.integrity_runs import mismatches
     from rl_assets.io_manager import latest_value
 
     truth = json.loads(truth_path.read_text())["reward_integrity"]
@@ -196,6 +196,15 @@ def cmd_register_eval(args) -> int:
     return 0
 
 
+def _failed_steps(result, report) -> int:
+    """Print a demo run's failed steps and its report's path; the number of failed steps."""
+    _, failed = summarize_run(result)
+    for line in failed:
+        print(f"   FAILED {line}")
+    print(f"   report: {report}")
+    return len(failed)
+
+
 def cmd_demo(args) -> int:
     from rl_assets.demo import build_world
     from rl_assets.demo.integrity_runs import MODELS as INTEGRITY_MODELS
@@ -232,25 +241,14 @@ def cmd_demo(args) -> int:
         failures += len(failed)
         print(f"   report: {report_dir(model_id) / INDEX_FILE}")
     print(f"\n== comparing models on {DEMO_COMPARISON_BENCHMARK}")
-    done, failed = summarize_run(run_comparison(instance, DEMO_COMPARISON_BENCHMARK))
-    for line in failed:
-        print(f"   FAILED {line}")
-    failures += len(failed)
-    print(f"   report: {reports_root() / MODEL_COMPARISON / 'comparison.md'}")
+    failures += _failed_steps(run_comparison(instance, DEMO_COMPARISON_BENCHMARK),
+                              reports_root() / MODEL_COMPARISON / "comparison.md")
     print(f"\n== run lineage of {LINEAGE_JOB} ({len(LINEAGE_MEMBERS)} checkpoints)")
-    done, failed = summarize_run(run_lineage(instance, LINEAGE_JOB, list(LINEAGE_MEMBERS)))
-    for line in failed:
-        print(f"   FAILED {line}")
-    failures += len(failed)
-    print(f"   report: {lineage_folder / 'lineage.md'}")
+    failures += _failed_steps(run_lineage(instance, LINEAGE_JOB, list(LINEAGE_MEMBERS)), lineage_folder / "lineage.md")
     failures += _check_lineage(world.ground_truth_path, lineage_folder / "lineage.json")
     for model_id in INTEGRITY_MODELS:  # verl and TRL runs: training logs only (docs/integrity.md)
         print(f"\n== reward integrity of {model_id}")
-        done, failed = summarize_run(run_integrity(instance, model_id))
-        for line in failed:
-            print(f"   FAILED {line}")
-        failures += len(failed)
-        print(f"   report: {report_dir(model_id) / INDEX_FILE}")
+        failures += _failed_steps(run_integrity(instance, model_id), report_dir(model_id) / INDEX_FILE)
     failures += _check_integrity(instance, world.ground_truth_path)
     print(f"\nreports: {reports_root()}")
     print("open the Dagster UI on the same instance with `make ui`")

@@ -5,7 +5,7 @@ import json
 
 from rl_assets.analysis.integrity import onsets, reward_integrity
 from rl_assets.demo import integrity_runs, trl_run, verl_run
-from rl_assets.demo.integrity_check import mismatches
+from rl_assets.demo.integrity_runs import mismatches
 
 SEED = 7
 

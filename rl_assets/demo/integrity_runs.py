@@ -1,7 +1,9 @@
 """The demo's reward-integrity runs: a verl run with a planted hack (demo/verl_run.py) and a healthy TRL
 checkpoint (demo/trl_run.py), each a small model repo of its own with only weights, a card and
 training_logs/. They have no evals, so `rldelta demo` runs only the Q2 training and integrity assets
-on them (INTEGRITY_ASSETS) and checks the verdicts and onsets against ground_truth.json."""
+on them (INTEGRITY_ASSETS), then `mismatches` compares each model's stored `reward_integrity` value
+with ground_truth.json -> reward_integrity: the verdict, every planted onset at its exact step, and
+no onset that was not planted; `rldelta demo --run` fails on any mismatch."""
 
 from __future__ import annotations
 
@@ -42,3 +44,21 @@ def truth() -> dict:
                          "steps": verl_run.STEPS},
             TRL_MODEL: {"trainer": "trl", "verdict": trl_run.VERDICT, "onsets": trl_run.ONSETS,
                         "steps": trl_run.MAX_STEPS // trl_run.LOGGING_STEPS}}
+
+
+def mismatches(values: dict[str, dict | None], truth: dict) -> list[str]:
+    out = []
+    for model in truth["models"]:
+        want, got = truth[model], values.get(model)
+        if not got or not got.get("applicable"):
+            out.append(f"{model}: no reward_integrity verdict ({(got or {}).get('reason', 'not materialized')})")
+            continue
+        if got["verdict"] != want["verdict"]:
+            out.append(f"{model}: verdict {got['verdict']!r}, planted {want['verdict']!r} ({got.get('verdict_reason')})")
+        found = got.get("onsets") or {}
+        for signal, step in want["onsets"].items():
+            if found.get(signal) != step:
+                out.append(f"{model}: {signal} onset at step {found.get(signal)}, planted at step {step}")
+        for signal in sorted(set(found) - set(want["onsets"])):
+            out.append(f"{model}: {signal} holds from step {found[signal]}, but nothing was planted there")
+    return out

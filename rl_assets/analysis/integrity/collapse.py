@@ -9,7 +9,6 @@ import pandas as pd
 
 from rl_assets.analysis.integrity import rules
 from rl_assets.analysis.integrity.curve import column_curve
-from rl_assets.analysis.integrity.signal_result import no_data, signal
 from rl_assets.analysis.stats.onset import first_sustained
 
 
@@ -18,16 +17,16 @@ def floor_collapse(table: pd.DataFrame, column: str, floor: float, name: str) ->
     curve = column_curve(table, column)
     n = len(curve) if curve is not None else 0
     if n < rules.MIN_STEPS:
-        return no_data(name, f"{column} logged at {n} steps (< {rules.MIN_STEPS})")
+        return rules.no_data(name, f"{column} logged at {n} steps (< {rules.MIN_STEPS})")
     if not curve.start > 0:
-        return no_data(name, f"{column} starts at {curve.start:.3g}; a share of it is not a floor")
+        return rules.no_data(name, f"{column} starts at {curve.start:.3g}; a share of it is not a floor")
     limit = floor * curve.start
     i = first_sustained(curve.smooth <= limit, rules.SUSTAIN)
     end = curve.at(-1) | {"share_of_start": float(curve.smooth[-1] / curve.start)}
     if i is None:
-        return signal(name, rules.DOES_NOT_HOLD, f"{column} stays above {floor:.0%} of its start "
+        return rules.signal(name, rules.DOES_NOT_HOLD, f"{column} stays above {floor:.0%} of its start "
                       f"{curve.start:.4g} (end {curve.smooth[-1]:.4g})", at_end=end, start=curve.start)
-    return signal(name, rules.HOLDS, f"{column} fell from {curve.start:.4g} to {curve.smooth[-1]:.4g} "
+    return rules.signal(name, rules.HOLDS, f"{column} fell from {curve.start:.4g} to {curve.smooth[-1]:.4g} "
                   f"(floor {limit:.4g} = {floor:.0%} of start)", onset_step=int(curve.steps[i]),
                   at_onset=curve.at(i) | {"share_of_start": float(curve.smooth[i] / curve.start)},
                   at_end=end, start=curve.start)
@@ -51,18 +50,18 @@ def generation_rounds(frame: pd.DataFrame) -> tuple[list[dict], int]:
 def generations(frame: pd.DataFrame | None) -> dict:
     name = "validation_generations"
     if frame is None or frame.empty:
-        return no_data(name, "no validation-generation table logged")
+        return rules.no_data(name, "no validation-generation table logged")
     rounds, skipped = generation_rounds(frame)
     if len(rounds) < rules.GEN_SUSTAIN:
-        return no_data(name, f"{len(rounds)} validation rounds with >= {rules.GEN_MIN_SAMPLES} samples "
+        return rules.no_data(name, f"{len(rounds)} validation rounds with >= {rules.GEN_MIN_SAMPLES} samples "
                        f"(< {rules.GEN_SUSTAIN}; {skipped} smaller rounds skipped)")
     mask = [r["empty_share"] >= rules.GEN_SHARE or r["constant_share"] >= rules.GEN_SHARE for r in rounds]
     k = first_sustained(mask, rules.GEN_SUSTAIN)
     extra = {"rounds": len(rounds), "rounds_skipped": skipped}
     if k is None:
-        return signal(name, rules.DOES_NOT_HOLD, f"outputs stay varied in {len(rounds)} rounds",
+        return rules.signal(name, rules.DOES_NOT_HOLD, f"outputs stay varied in {len(rounds)} rounds",
                       at_end=rounds[-1], **extra)
     end = rounds[-1]
-    return signal(name, rules.HOLDS, f"by step {end['step']}: {end['empty_share']:.0%} empty, "
+    return rules.signal(name, rules.HOLDS, f"by step {end['step']}: {end['empty_share']:.0%} empty, "
                   f"{end['constant_share']:.0%} one identical output", onset_step=rounds[k]["step"],
                   at_onset=rounds[k], at_end=end, **extra)

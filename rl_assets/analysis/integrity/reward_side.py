@@ -12,7 +12,6 @@ import pandas as pd
 
 from rl_assets.analysis.integrity import rules
 from rl_assets.analysis.integrity.curve import Curve, joint
-from rl_assets.analysis.integrity.signal_result import no_data, signal
 from rl_assets.analysis.stats.onset import first_sustained, kendall_trend
 
 TERM_PREFIX = "reward_term/"  # reward_term/<kind>/<name>: the per-step table contract (issue 22)
@@ -31,28 +30,28 @@ def reward_trend(table: pd.DataFrame) -> dict:
 
 
 def _too_few(name: str, what: str, n: int) -> dict | None:
-    return no_data(name, f"{what} at {n} steps (< {rules.MIN_STEPS})") if n < rules.MIN_STEPS else None
+    return rules.no_data(name, f"{what} at {n} steps (< {rules.MIN_STEPS})") if n < rules.MIN_STEPS else None
 
 
 def divergence(table: pd.DataFrame, trend: dict) -> dict:
     name = "reward_task_divergence"
     if not trend["evaluable"]:
-        return no_data(name, trend["reason"])
+        return rules.no_data(name, trend["reason"])
     if "task_score" not in table.columns or not table["task_score"].notna().any():
-        return no_data(name, "task_score not logged")
+        return rules.no_data(name, "task_score not logged")
     both = joint(table, "reward", "task_score")
     if short := _too_few(name, "reward and task_score both logged", len(both)):
         return short
     reward, task = Curve.of(both["step"], both["reward"]), Curve.of(both["step"], both["task_score"])
     if not trend["rises"]:
-        return signal(name, rules.DOES_NOT_HOLD, trend["reason"], at_end=_pair(reward, task, -1))
+        return rules.signal(name, rules.DOES_NOT_HOLD, trend["reason"], at_end=_pair(reward, task, -1))
     # the gap term keeps two curves that rise together from "diverging" while one is just past its threshold
     gap = reward.delta - task.delta > reward.threshold
     i = first_sustained(reward.up() & ~task.up() & gap, rules.SUSTAIN)
     if i is None:
-        return signal(name, rules.DOES_NOT_HOLD, f"task_score rose with the reward (or the reward was not up for "
+        return rules.signal(name, rules.DOES_NOT_HOLD, f"task_score rose with the reward (or the reward was not up for "
                       f"{rules.SUSTAIN} steps in a row)", at_end=_pair(reward, task, -1))
-    return signal(name, rules.HOLDS, f"reward up {reward.delta[-1]:+.3g} while task_score {task.delta[-1]:+.3g} "
+    return rules.signal(name, rules.HOLDS, f"reward up {reward.delta[-1]:+.3g} while task_score {task.delta[-1]:+.3g} "
                   "(start to end, smoothed)", onset_step=int(reward.steps[i]),
                   at_onset=_pair(reward, task, i), at_end=_pair(reward, task, -1))
 
@@ -81,10 +80,10 @@ def term_columns(table: pd.DataFrame) -> dict[str, pd.Series]:
 def term_share(table: pd.DataFrame, trend: dict) -> dict:
     name = "non_task_term_share"
     if not trend["evaluable"]:
-        return no_data(name, trend["reason"])
+        return rules.no_data(name, trend["reason"])
     terms = term_columns(table)
     if not terms:
-        return no_data(name, "no non-task reward term logged and no task_score to form reward − task_score")
+        return rules.no_data(name, "no non-task reward term logged and no task_score to form reward − task_score")
     shares, best = [], None
     for term, values in terms.items():
         ok = table["reward"].notna() & values.notna()
@@ -101,15 +100,15 @@ def term_share(table: pd.DataFrame, trend: dict) -> dict:
         if i is not None and (best is None or reward.steps[i] < best["reward"].steps[best["onset"]]):
             best = row
     if not shares:
-        return no_data(name, f"no non-task term logged together with the reward at >= {rules.MIN_STEPS} steps")
+        return rules.no_data(name, f"no non-task term logged together with the reward at >= {rules.MIN_STEPS} steps")
     arithmetic = [s["arithmetic"] for s in shares]
     if not trend["rises"]:
-        return signal(name, rules.DOES_NOT_HOLD, trend["reason"], arithmetic=arithmetic)
+        return rules.signal(name, rules.DOES_NOT_HOLD, trend["reason"], arithmetic=arithmetic)
     if best is None:
-        return signal(name, rules.DOES_NOT_HOLD, f"no non-task term carries >= {rules.SHARE:.0%} of the reward's "
+        return rules.signal(name, rules.DOES_NOT_HOLD, f"no non-task term carries >= {rules.SHARE:.0%} of the reward's "
                       f"change for {rules.SUSTAIN} steps in a row", arithmetic=arithmetic)
     i, reward, part = best["onset"], best["reward"], best["part"]
-    return signal(name, rules.HOLDS, f"{best['term']} carries {best['share_end']:.0%} of the reward's change",
+    return rules.signal(name, rules.HOLDS, f"{best['term']} carries {best['share_end']:.0%} of the reward's change",
                   onset_step=int(reward.steps[i]), at_onset=_pair(reward, part, i, best["term"]),
                   at_end=_pair(reward, part, -1, best["term"]), term=best["term"], arithmetic=arithmetic)
 
@@ -117,14 +116,14 @@ def term_share(table: pd.DataFrame, trend: dict) -> dict:
 def train_val(table: pd.DataFrame, trend: dict) -> dict:
     name = "train_val_divergence"
     if not trend["evaluable"]:
-        return no_data(name, trend["reason"])
+        return rules.no_data(name, trend["reason"])
     n_val = int(table["val_score"].notna().sum()) if "val_score" in table.columns else 0
     if n_val < rules.VAL_MIN_ROUNDS:
-        return no_data(name, f"val_score logged at {n_val} validation rounds (< {rules.VAL_MIN_ROUNDS})")
+        return rules.no_data(name, f"val_score logged at {n_val} validation rounds (< {rules.VAL_MIN_ROUNDS})")
     val = table.loc[table["val_score"].notna(), ["step", "val_score"]]
     reward = Curve.of(table["step"], table["reward"])
     if not trend["rises"]:
-        return signal(name, rules.DOES_NOT_HOLD, trend["reason"])
+        return rules.signal(name, rules.DOES_NOT_HOLD, trend["reason"])
     v_steps, v = val["step"].to_numpy(), val["val_score"].to_numpy(float)
     rows = [(int(s), reward.last_at_or_before(s), float(x)) for s, x in zip(v_steps[1:], v[1:])]
     mask = [j is not None and reward.up()[j] and x - v[0] < rules.VAL_RISE for _, j, x in rows]
@@ -136,7 +135,7 @@ def train_val(table: pd.DataFrame, trend: dict) -> dict:
 
     k = first_sustained(mask, rules.VAL_SUSTAIN)
     if k is None:
-        return signal(name, rules.DOES_NOT_HOLD, f"val_score rose with the reward ({v[0]:.3g} → {v[-1]:.3g})",
+        return rules.signal(name, rules.DOES_NOT_HOLD, f"val_score rose with the reward ({v[0]:.3g} → {v[-1]:.3g})",
                       at_end=at(len(rows) - 1))
-    return signal(name, rules.HOLDS, f"reward up while val_score went {v[0]:.3g} → {v[-1]:.3g}",
+    return rules.signal(name, rules.HOLDS, f"reward up while val_score went {v[0]:.3g} → {v[-1]:.3g}",
                   onset_step=rows[k][0], at_onset=at(k), at_end=at(len(rows) - 1))

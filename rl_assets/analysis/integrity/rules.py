@@ -62,6 +62,20 @@ RULES = (
 )
 
 
+# -- the record every signal returns, so the verdict, the report and the plot read one shape --
+
+
+def signal(name: str, status: str, reason: str, *, onset_step: int | None = None,
+           at_onset: dict | None = None, at_end: dict | None = None, **extra) -> dict:
+    """status is HOLDS / DOES_NOT_HOLD / NO_DATA; reason says why in numbers."""
+    return {"name": name, "status": status, "reason": reason, "onset_step": onset_step,
+            "at_onset": at_onset, "at_end": at_end, "rule": SIGNAL_RULES[name], **extra}
+
+
+def no_data(name: str, reason: str) -> dict:
+    return signal(name, NO_DATA, reason)
+
+
 def verdict(signals: dict[str, dict]) -> tuple[str, str]:
     """(verdict, one-line reason) from the signals, by RULES 1-4 in order."""
     def named(names, status):
