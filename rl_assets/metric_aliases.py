@@ -1,8 +1,13 @@
-"""Platform concept -> metric key (docs/formats.md, metric keys and aliases). Per row, the first
-key present wins, so a run whose logger switched key names mid-way still gets one continuous
-canonical column."""
+"""Platform concept -> metric key, one vocabulary for every trainer (docs/q2.md, "Metric vocabulary").
+Per row, the first key present wins, so a run whose logger switched key names mid-way still gets one
+continuous canonical column. Keys: SkyRL first, then verl (``critic/score/mean``), TRL / HF Trainer
+(``reward``, ``completions/mean_length``) and TensorBoard tags (``train/reward``, OpenRLHF). Concepts
+a trainer spells with a pattern (validation scores per dataset, one reward term per reward
+function) are derived by ``derive_concepts``."""
 
 from __future__ import annotations
+
+import re
 
 import pandas as pd
 
@@ -14,17 +19,29 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "avg_final_rewards",  # "avg_final_rewards: ..." advantage line (2026)
         "avg_raw_rewards",  # "avg_raw_rewards: ..." advantage line (2025)
         "generation/avg_reward",  # CTU fork "Generation rewards - Avg:"
+        "critic/rewards/mean",  # verl: score minus the in-reward KL penalty, what the policy optimised
+        "reward",  # TRL GRPO/RLOO: sum of the weighted reward functions
+        "train/reward",  # TensorBoard (OpenRLHF, HF Trainer's TensorBoard callback)
     ),
-    "kl": ("policy/policy_kl", "policy_kl", "loss/avg_kl"),
-    "grad_norm": ("policy/raw_grad_norm", "policy/grad_norm", "raw_grad_norm", "grad_norm"),
-    "entropy": ("policy/policy_entropy", "policy_entropy"),
-    "policy_loss": ("policy/policy_loss", "policy_loss"),
+    "task_score": ("critic/score/mean", "train/score"),  # verl: the reward function's own score
+    "kl": ("policy/policy_kl", "policy_kl", "loss/avg_kl", "actor/kl_loss", "kl", "train/kl"),
+    "grad_norm": ("policy/raw_grad_norm", "policy/grad_norm", "raw_grad_norm", "grad_norm", "actor/grad_norm",
+                  "train/grad_norm"),
+    "entropy": ("policy/policy_entropy", "policy_entropy", "actor/entropy", "entropy", "train/entropy"),
+    "policy_loss": ("policy/policy_loss", "policy_loss", "actor/pg_loss", "train/policy_loss", "loss",
+                    "train/loss"),
     "response_length": (
         "generate/avg_num_tokens",
         "policy/response_length",
         "response_length",
         "avg_response_length",
+        "response_length/mean",  # verl
+        "completions/mean_length",  # TRL >= 0.15
+        "completion_length",  # TRL < 0.15
+        "train/response_length",
     ),
+    "tool_calls": ("tool_calls", "env/tool_calls", "num_tool_calls/mean", "tool_calls/mean"),
+    "val_score": ("eval_reward", "eval_accuracy", "eval/reward", "eval/accuracy"),  # + verl patterns below
     "log_ratio_abs_max": ("policy/log_ratio_abs_max", "log_ratio_abs_max"),
     "log_ratio_abs_mean": ("policy/log_ratio_abs_mean", "log_ratio_abs_mean", "policy/tis/log_ratio_abs_mean"),
 }
@@ -51,3 +68,67 @@ def apply_aliases(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, dict[str
         new_cols[concept] = value
         sources[concept] = used
     return frame.assign(**new_cols), sources
+
+
+# -- concepts spelled with a pattern ------------------------------------------------------------
+REWARD_TERM_PREFIX = "reward_term/"
+REWARD_TERM_KINDS = ("kl_penalty", "format", "length", "tool", "task", "other")
+# A reward function's name says what it pays for; the first rule that matches wins, so
+# "format_accuracy" is a format term and "soft_overlong_punishment" a length term. Unknown names
+# are "other".
+_KIND_WORDS = (
+    ("kl_penalty", ("kl",)),
+    ("length", ("length", "len_", "overlong", "cosine", "repetition")),
+    ("format", ("format", "fmt", "xml", "tag")),
+    ("tool", ("tool", "call", "search", "exec")),
+    ("task", ("acc", "correct", "answer", "score", "task", "exact", "pass", "solve", "math", "code", "verif",
+              "equal", "match")),
+)
+_TRL_TERM = re.compile(r"^rewards/(?P<name>.+?)(?:/mean)?$")  # TRL >= 0.15 adds /mean (and /std)
+_VERL_VAL = (re.compile(r"^val-core/.+/(?:acc|score|reward)/mean@\d+$"), re.compile(r"^val/test_score/.+$"))
+VERL_KL_PENALTY, VERL_KL_COEFF = "actor/reward_kl_penalty", "actor/reward_kl_penalty_coeff"
+
+
+def reward_term_kind(name: str) -> str:
+    low = name.lower()
+    for kind, words in _KIND_WORDS:
+        if any(w in low for w in words):
+            return kind
+    return "other"
+
+
+def _reward_terms(frame: pd.DataFrame) -> dict[str, tuple[str, str]]:
+    """{canonical term column: (raw key, kind)} for the reward terms the trainer logged."""
+    out = {}
+    for col in frame.columns:
+        m = _TRL_TERM.match(col)
+        if m and not col.endswith("/std"):
+            name = m.group("name")
+            out[f"{REWARD_TERM_PREFIX}{reward_term_kind(name)}/{name}"] = (col, reward_term_kind(name))
+    if VERL_KL_PENALTY in frame.columns:
+        out[f"{REWARD_TERM_PREFIX}kl_penalty/in_reward_kl"] = (VERL_KL_PENALTY, "kl_penalty")
+    return out
+
+
+def derive_concepts(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, dict[str, int]], dict[str, str]]:
+    """After ``apply_aliases``: reward_term/<kind>/<name> columns, task_score from the single task
+    term when the trainer logs no score of its own, val_score from verl's per-dataset validation keys.
+    Returns (frame, {concept: {source key: rows}}, {term column: kind})."""
+    new, sources, kinds = {}, {}, {}
+    for col, (raw, kind) in sorted(_reward_terms(frame).items()):
+        value = frame[raw].astype("float64")
+        if raw == VERL_KL_PENALTY and VERL_KL_COEFF in frame.columns:  # the term is coeff x KL
+            value = value * frame[VERL_KL_COEFF].fillna(1.0)
+        new[col], kinds[col] = value, kind
+        sources[col] = {raw: int(value.notna().sum())}
+    task_terms = sorted(c for c, k in kinds.items() if k == "task")
+    if "task_score" in frame.columns and frame["task_score"].isna().all() and task_terms:
+        # several task terms: the first by name, said in the sources (docs/q2.md)
+        new["task_score"] = new[task_terms[0]]
+        sources["task_score"] = {_reward_terms(frame)[task_terms[0]][0]: int(new[task_terms[0]].notna().sum())}
+    if "val_score" in frame.columns and frame["val_score"].isna().all():
+        val_keys = sorted(c for c in frame.columns if any(p.match(c) for p in _VERL_VAL))
+        if val_keys:  # the first dataset's score, by name: the primary one
+            new["val_score"] = frame[val_keys[0]].astype("float64")
+            sources["val_score"] = {val_keys[0]: int(frame[val_keys[0]].notna().sum())}
+    return frame.assign(**new), sources, kinds

@@ -9,9 +9,9 @@ import pyarrow as pa
 from resources.hub import HubError, HubResource
 from rl_assets.analysis.figures import markdown_image, markdown_images
 from rl_assets.analysis.lineage.curves import curves_of
-from rl_assets.analysis.q2.report import training_report
+from rl_assets.analysis.q2.report import training_report, unrecognised_files
 from rl_assets.analysis.q2.training_metrics import build_report
-from rl_assets.ingest.skyrl_log import logs_folder, parse_training_logs
+from rl_assets.ingest.training_logs import UnrecognisedLogsError, logs_folder, read_training_logs
 from rl_assets.not_applicable import not_applicable, write_not_applicable
 from rl_assets.partitions import models_partitions
 from rl_assets import store
@@ -139,7 +139,8 @@ def fetch_logs(hub: HubResource, training_logs: dict) -> Path:
     pool="hub",
 )
 def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, training_logs: dict):
-    """Per-step training metrics parsed from every SkyRL log shape, with report, best checkpoint and flags."""
+    """Per-step training metrics from any supported trainer's logs (SkyRL, verl, TRL/HF, TensorBoard;
+    rl_assets/ingest/training_logs/), with report, best checkpoint and flags."""
     model = context.partition_key
     if not training_logs.get("applicable"):
         write_not_applicable(model, Q2_TRAINING_METRICS, training_logs)
@@ -147,16 +148,14 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
         yield accounting_check(None)
         yield wandb_check(None)
         return
-    parsed = parse_training_logs(fetch_logs(hub, training_logs))
-    if parsed.steps.empty:
-        info = not_applicable(training_logs["repo_id"], f"no training steps found in {len(parsed.files)} log file(s) "
-                              f"under training_logs/ ({parsed.malformed['count']} malformed lines)",
-                              malformed=parsed.malformed, files=parsed.files)
-        write_not_applicable(model, Q2_TRAINING_METRICS, info)
-        yield dg.Output(info, metadata={"applicable": False, "reason": info["reason"]})
-        yield accounting_check(parsed.accounting)
-        yield wandb_check(parsed.cross_checks)
-        return
+    try:
+        parsed = read_training_logs(fetch_logs(hub, training_logs))
+    except UnrecognisedLogsError as exc:
+        # logs are there but no reader can read them: an error, never "not applicable" (issue 25 #16)
+        write_report(model, Q2_TRAINING_METRICS, unrecognised_files(str(exc)))
+        yield dg.AssetCheckResult(check_name=ACCOUNTED, passed=False, severity=dg.AssetCheckSeverity.ERROR,
+                                  description=str(exc)[:2000], metadata={"recognised": False})
+        raise dg.Failure(description=str(exc), allow_retries=False) from exc
     rep = build_report(parsed, training_logs.get("save_every"))
     rep["training_logs_revision"] = training_logs["training_logs_revision"]
     rep["accounting"], rep["cross_checks"] = parsed.accounting, parsed.cross_checks
@@ -168,7 +167,8 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
     report = training_report(rep, steps, parsed.vllm)
     written = write_report(model, Q2_TRAINING_METRICS, {"metrics.parquet": parquet, **report.files})
     plots = report.plots
-    value = {"applicable": True, "steps_table": steps_table,
+    value = {"applicable": True, "steps_table": steps_table, "trainer": parsed.trainer,
+             "reward_terms": parsed.reward_terms,
              "n_steps": rep["n_steps"], "training_logs_revision": rep["training_logs_revision"],
              "best_step": rep["best_checkpoint"].get("best_step"),
              "curves": curves_of(steps)}  # reward/entropy/KL/length per step, for the run lineage
@@ -179,6 +179,7 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
         "files_found": parsed.accounting["files"]["found"],
         "files_not_read": parsed.accounting["files"]["not_read"],
         "n_steps": rep["n_steps"],
+        "trainer": parsed.trainer,
         "malformed_lines": rep["malformed"]["count"],
         "duplicate_steps": rep["duplicates"]["count"],
         "best_step": rep["best_checkpoint"].get("best_step") or -1,

@@ -23,6 +23,15 @@ def not_applicable_files(info: dict) -> dict[str, str]:
     return {"report.json": json_text(jsonable(info)), "report.md": f"# Q2 training metrics\n\n{info['reason']}.\n"}
 
 
+def unrecognised_files(message: str) -> dict[str, str]:
+    """report.{json,md} when training_logs/ holds files no reader can read: an error, said as one."""
+    from rl_assets.analysis.escape import md_text
+
+    body = "\n\n".join(md_text(line) for line in message.splitlines())
+    return {"report.json": json_text({"error": "unrecognised training logs", "detail": message}),
+            "report.md": f"# Q2 training metrics\n\n**Error: no reader could read the training logs.**\n\n{body}\n"}
+
+
 def training_report(rep: dict, steps: pd.DataFrame, vllm: pd.DataFrame) -> Report:
     """Q2_training_metrics/: per-step CSVs, one PNG per plot, report.md (plots linked) and report.json.
     The summary is the report up to its per-category table."""
@@ -99,7 +108,9 @@ def render_markdown(rep: dict) -> str:
              f"{rep['n_steps']} training steps from {len(rep['files'])} file(s) "
              f"({', '.join(rep['serializations']) or 'no metric lines'}); "
              f"{rep['malformed']['count']} malformed/truncated line(s) counted; "
-             f"{rep['duplicates']['count']} step(s) seen in more than one log (later log wins).", ""]
+             f"{rep['duplicates']['count']} step(s) seen in more than one log (later log wins).", "",
+             f"Trainer: **{md_text(rep.get('trainer', 'skyrl'))}** (its reader chosen by the files' content; "
+             "docs/q2.md, \"Readers\").", ""]
     if rep.get("cross_checks"):
         from rl_assets.analysis.q2.log_crosscheck import crosscheck_markdown
 

@@ -177,6 +177,8 @@ def build_report(parsed, save_every: int | None = None) -> dict:
     steps = parsed.steps
     has_steps = not steps.empty
     return {
+        "trainer": parsed.trainer,
+        "reward_terms": parsed.reward_terms,
         "files": parsed.files,
         "serializations": parsed.serializations,
         "n_steps": int(len(steps)),

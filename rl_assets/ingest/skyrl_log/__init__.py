@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from rl_assets.metric_aliases import ALIASES, CANONICAL, apply_aliases
+from rl_assets.metric_aliases import ALIASES, CANONICAL, apply_aliases, derive_concepts
 
 from .crosscheck import compare_final_step, no_record, summary_step
 from .files import LOG_SUFFIXES, Discovered, discover, open_text
@@ -54,6 +54,8 @@ class ParsedLogs:
     counts: dict[str, int] = field(default_factory=dict)
     accounting: dict = field(default_factory=dict)  # {"lines": ledger, "files": ledger}
     cross_checks: list[dict] = field(default_factory=list)  # one per independent record
+    trainer: str = "skyrl"  # which reader produced this (rl_assets/ingest/training_logs/)
+    reward_terms: dict[str, str] = field(default_factory=dict)  # reward_term/<kind>/<name> column -> kind
 
 
 def _read_logs(found: Discovered, base: Path) -> list[LogFileResult]:
@@ -121,6 +123,8 @@ def parse_training_logs(path: Path | str) -> ParsedLogs:
     results = text_results + jsonl_results
     steps, duplicates = merge_chain(results, "steps")
     steps, alias_sources = apply_aliases(steps)
+    steps, derived, reward_terms = derive_concepts(steps)
+    alias_sources.update(derived)
     evals, _ = merge_chain(results, "evals")
     vllm = VllmAccumulator()
     startup: dict[str, float] = {}
@@ -167,4 +171,5 @@ def parse_training_logs(path: Path | str) -> ParsedLogs:
         counts=counts,
         accounting=accounting,
         cross_checks=_cross_checks(text_results, jsonl_results, wandb_summary, tolerance),
+        reward_terms=reward_terms,
     )

@@ -1,0 +1,103 @@
+"""Training logs of any trainer -> one per-step table (source layer; docs/q2.md, "Readers").
+
+``read_training_logs(folder)`` looks at what each file holds (detect.py) and hands the folder to one
+reader: verl console lines (also a W&B run's ``files/output.log``), HF Trainer / TRL
+``trainer_state.json`` (repo root and ``checkpoint-*/``), TensorBoard event files, else the SkyRL
+reader (rl_assets/ingest/skyrl_log/, unchanged). When a folder holds several trainers' files the
+first of READ_ORDER is read and the others are listed as not read, with that reason. Every reader
+returns the same ``ParsedLogs`` with its ``trainer`` named; a folder none of them can read raises
+UnrecognisedLogsError naming the files and showing their first lines -- never "not applicable".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rl_assets.ingest.skyrl_log import ParsedLogs, logs_folder, parse_training_logs
+from rl_assets.ingest.skyrl_log.files import Discovered, open_text
+
+from . import detect
+from .assemble import assemble
+from .tensorboard_events import read_event_file
+from .trainer_state import looks_like_trl, read_trainer_states
+from .verl_console import parse_verl_lines
+
+__all__ = ["ParsedLogs", "UnrecognisedLogsError", "logs_folder", "read_training_logs"]
+
+READ_ORDER = (detect.VERL, detect.TRAINER_STATE, detect.TENSORBOARD)
+READERS = "SkyRL logs, verl console lines, HF/TRL trainer_state.json, TensorBoard event files"
+MAX_NAMED = 10
+
+
+class UnrecognisedLogsError(ValueError):
+    """training_logs/ holds files, but no reader finds a training step in them."""
+
+
+def _not_read_reason(kind: str, trainer_kind: str, path: Path) -> str:
+    if kind == detect.WANDB_TABLE:
+        return detect.TABLE_REASON
+    if kind in READ_ORDER:
+        return f"{kind} file; this folder was read as {trainer_kind} (one reader per folder)"
+    if kind == detect.TEXT:
+        return f"text with no {trainer_kind} content"
+    return f"not a training log ({path.suffix or 'no suffix'})"
+
+
+def describe_unrecognised(files: list[Path], base: Path, why: str) -> str:
+    lines = [f"training_logs/: {why} (readers tried: {READERS}; docs/q2.md, \"Readers\"). "
+             f"{len(files)} file(s), first lines:"]
+    for p in files[:MAX_NAMED]:
+        lines.append(f"- {p.relative_to(base)}: " + " | ".join(repr(t) for t in detect.first_lines(p)))
+    if len(files) > MAX_NAMED:
+        lines.append(f"- … and {len(files) - MAX_NAMED} more")
+    return "\n".join(lines)
+
+
+def _read(trainer_kind: str, found: Discovered, base: Path) -> tuple[str, list, dict | None]:
+    if trainer_kind == detect.TRAINER_STATE:
+        merged, info = read_trainer_states(found.logs, base)
+        return ("trl" if looks_like_trl(merged) else "hf_trainer"), [merged], info["per_file"]
+    results = []
+    for p in list(found.logs):
+        rel = str(p.relative_to(base))
+        try:
+            if trainer_kind == detect.VERL:
+                with open_text(p) as fh:
+                    results.append(parse_verl_lines(rel, fh))
+            else:
+                results.append(read_event_file(p, rel))
+        except (OSError, EOFError, ValueError) as exc:  # a corrupt .gz / event file: unreadable whole
+            found.logs.remove(p)
+            found.not_read[rel] = f"unreadable: {type(exc).__name__}: {str(exc)[:120]}"
+    return ("verl" if trainer_kind == detect.VERL else "tensorboard"), results, None
+
+
+def read_training_logs(path: Path | str) -> ParsedLogs:
+    """Parse a training_logs/ folder (or one file) of any supported trainer. Raises FileNotFoundError
+    when the path is missing, UnrecognisedLogsError when no reader finds a step in it."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"training logs path does not exist: {path}")
+    base = path if path.is_dir() else path.parent
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    kinds = {p: detect.classify(p) for p in files}
+    trainer_kind = next((k for k in READ_ORDER if k in kinds.values()), None)
+    if trainer_kind is None:
+        parsed = parse_training_logs(path)
+        if parsed.steps.empty:
+            raise UnrecognisedLogsError(describe_unrecognised(files, base, "no reader recognises these files"))
+        return parsed
+    found = Discovered(found=len(files))
+    for p, kind in kinds.items():
+        if kind == trainer_kind:
+            found.logs.append(p)
+        elif kind == detect.WANDB_SUMMARY:
+            found.summaries.append(p)
+        else:
+            found.not_read[str(p.relative_to(base))] = _not_read_reason(kind, trainer_kind, p)
+    trainer, results, per_file = _read(trainer_kind, found, base)
+    parsed = assemble(trainer, results, found, per_file)
+    if parsed.steps.empty:
+        raise UnrecognisedLogsError(describe_unrecognised(
+            found.logs or files, base, f"read as {trainer}, but no training step was found"))
+    return parsed

@@ -1,0 +1,95 @@
+"""One trainer reader's per-file results -> the ParsedLogs every trainer returns (docs/q2.md).
+
+The same table, ledger and cross-check as the SkyRL reader: files merged in chain order (a later
+file wins a repeated step whole, reported in ``duplicates``), canonical columns from
+rl_assets/metric_aliases.py, the line ledger summed over files, and the final step compared with
+the folder's ``wandb-summary.json`` when there is one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from rl_assets.ingest.skyrl_log import ParsedLogs
+from rl_assets.ingest.skyrl_log.crosscheck import compare_final_step, no_record
+from rl_assets.ingest.skyrl_log.files import Discovered
+from rl_assets.ingest.skyrl_log.merge import chain_order, merge_chain
+from rl_assets.ingest.skyrl_log.result import LogFileResult, check_lines, line_ledger
+from rl_assets.ingest.skyrl_log.sidecars import read_wandb_summary
+from rl_assets.ingest.skyrl_log.vllm import VllmAccumulator, vllm_summary
+from rl_assets.metric_aliases import apply_aliases, derive_concepts
+
+# W&B's own step counter is the trainer's step for verl (it logs with step=global_steps); the HF
+# Trainer's W&B callback lets W&B count its own calls and logs the step as train/global_step.
+SUMMARY_STEP_KEYS = {"verl": ("_step",), "trl": ("train/global_step", "_step"),
+                     "hf_trainer": ("train/global_step", "_step"), "tensorboard": ("_step",)}
+
+
+def best_summary(paths: list[Path]) -> dict:
+    """Several runs' summaries: the one that reached the furthest step (as the SkyRL reader)."""
+    best: dict = {}
+    for p in paths:
+        cand = read_wandb_summary(p)
+        if cand.get("_step", -1) >= best.get("_step", -1):
+            best = cand
+    return best
+
+
+def cross_check(trainer: str, steps: pd.DataFrame, summary: dict, tolerance: dict[str, float]) -> list[dict]:
+    if not summary:
+        return [no_record("no wandb-summary.json beside the logs")]
+    if "error" in summary:
+        return [no_record(summary["error"])]
+    step = next((int(summary[k]) for k in SUMMARY_STEP_KEYS.get(trainer, ("_step",)) if k in summary), None)
+    if step is None:
+        return [no_record("wandb-summary.json names no step (_step / train/global_step)")]
+    return [compare_final_step(steps, summary, step, "wandb-summary.json", tolerance)]
+
+
+def assemble(trainer: str, results: list[LogFileResult], found: Discovered, per_file: dict | None = None) -> ParsedLogs:
+    steps, duplicates = merge_chain(results, "steps")
+    steps, alias_sources = apply_aliases(steps)
+    steps, derived, reward_terms = derive_concepts(steps)
+    alias_sources.update(derived)
+    counts: dict[str, int] = {}
+    tolerance: dict[str, float] = {}
+    examples: list[str] = []
+    serializations: set[str] = set()
+    for res in chain_order(results):
+        examples.extend(res.examples)
+        serializations |= res.serializations
+        for k, v in res.counts.items():
+            counts[k] = counts.get(k, 0) + v
+        for k, v in res.printed_tolerance.items():
+            tolerance[k] = max(tolerance.get(k, 0.0), v)
+    per_file = per_file or {r.name: line_ledger(r.counts) for r in chain_order(results)}
+    malformed = {
+        "count": counts.get("malformed", 0),
+        "by_reason": {k.split("/", 1)[1]: v for k, v in counts.items() if k.startswith("malformed/")},
+        "examples": examples[:10],
+        # pairs dropped from lines that were otherwise parsed (a cut line keeps its step)
+        "pairs_dropped": {k.split("/", 1)[1]: v for k, v in counts.items() if k.startswith("pairs_dropped/")},
+    }
+    summary = best_summary(found.summaries)
+    vllm = VllmAccumulator().to_frame()
+    return ParsedLogs(
+        steps=steps,
+        evals=pd.DataFrame({"step": pd.Series(dtype="int64")}),
+        startup={},
+        vllm=vllm,
+        vllm_summary=vllm_summary(vllm, 0),
+        duplicates=duplicates,
+        malformed=malformed,
+        files=list(per_file),
+        serializations=sorted(serializations),
+        alias_sources=alias_sources,
+        wandb_summary=summary,
+        counts=counts,
+        accounting={"lines": {**check_lines(f"{trainer} logs", counts), "per_file": per_file},
+                    "files": found.check()},
+        cross_checks=cross_check(trainer, steps, summary, tolerance),
+        trainer=trainer,
+        reward_terms=reward_terms,
+    )

@@ -1,0 +1,77 @@
+"""Which reader a file under training_logs/ belongs to, told by its content (docs/q2.md, "Readers").
+
+A file name only narrows the search (``*.table.json`` is a W&B media table, ``wandb-summary.json`` a
+summary); the reader is chosen by what the file holds: a verl console line (``step:N - key:value``),
+a JSON object with ``log_history`` (HF Trainer / TRL ``trainer_state.json``), a TFRecord whose first
+event names the TensorBoard event-file version. Every other text file is left to the SkyRL reader,
+which accounts for each of its lines.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from rl_assets.ingest.skyrl_log.files import open_text
+
+VERL, TRAINER_STATE, TENSORBOARD = "verl", "trainer_state", "tensorboard"
+WANDB_SUMMARY, WANDB_TABLE, TEXT, OTHER = "wandb_summary", "wandb_table", "text", "other"
+HEAD_BYTES = 64 * 1024
+MAX_STATE_BYTES = 64 * 1024 * 1024  # a trainer_state.json larger than this is not read whole
+# "step:12 - key:value" anywhere in a line (after a Ray "(TaskRunner pid=1)" prefix or ANSI colour),
+# or "step:12" alone opening a block of " - key:value" lines
+VERL_STEP = re.compile(r"(?:^|[\s)m])step:\d+(?: - [^\s:]+:|\s*$)")
+TABLE_REASON = "W&B validation-generation table (read by ingest/wandb_tables.py, not a training log)"
+
+
+def head_text(path: Path, limit: int = HEAD_BYTES) -> str:
+    """The first ``limit`` characters of a plain, .gz or .zst text file ('' when unreadable)."""
+    try:
+        with open_text(path) as fh:
+            return fh.read(limit)
+    except (OSError, EOFError, ValueError):
+        return ""
+
+
+def _is_event_file(path: Path) -> bool:
+    """TensorBoard writes a file_version event ("brain.Event:2") as an event file's first record."""
+    try:
+        with open(path, "rb") as fh:
+            return b"brain.Event" in fh.read(128)
+    except OSError:
+        return False
+
+
+def _has_log_history(path: Path) -> bool:
+    if path.stat().st_size > MAX_STATE_BYTES:
+        return False
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (json.JSONDecodeError, OSError):
+        return False
+    return isinstance(obj, dict) and isinstance(obj.get("log_history"), list)
+
+
+def classify(path: Path) -> str:
+    name, posix = path.name, path.as_posix()
+    if name.endswith(".table.json") or "/media/table/" in f"/{posix}":
+        return WANDB_TABLE
+    if "tfevents" in name:
+        return TENSORBOARD if _is_event_file(path) else OTHER
+    if name == "wandb-summary.json":
+        return WANDB_SUMMARY
+    if name.endswith(".json"):
+        return TRAINER_STATE if _has_log_history(path) else OTHER
+    head = head_text(path)
+    if "\0" in head:
+        return OTHER
+    return VERL if VERL_STEP.search(head) else TEXT
+
+
+def first_lines(path: Path, n: int = 3, width: int = 120) -> list[str]:
+    """The first ``n`` non-blank lines, cut to ``width``: the shape a person needs to name the format."""
+    if "tfevents" in path.name or "\0" in head_text(path, 4096):
+        return ["<binary>"]
+    lines = [ln.strip()[:width] for ln in head_text(path, 16 * 1024).splitlines() if ln.strip()]
+    return lines[:n] or ["<empty>"]
