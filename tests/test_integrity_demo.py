@@ -55,3 +55,27 @@ def test_the_world_writes_both_runs_where_the_readers_look(demo_world_seed7):
     assert {"rewards/accuracy_reward/mean", "rewards/format_reward/mean", "completions/mean_length", "kl",
             "entropy", "grad_norm", "loss"} <= set(train[0])
     assert sum("eval_reward" in e for e in state["log_history"]) == 6
+
+
+def test_make_demo_recovers_the_planted_truth_through_the_readers_and_assets(demo_world_seed7, monkeypatch):
+    """The demo's verl console log and TRL trainer_state.json, read by the trainers' readers
+    (training_metrics) and judged by reward_integrity, give the planted verdicts and onsets."""
+    from dagster_run import materialize_partition
+
+    from resources.hub import HubResource
+    from resources.settings_resource import AnalysisSettings
+    from rl_assets.assets.checkpoint import checkpoint
+    from rl_assets.assets.q2_training import training_logs, training_metrics
+    from rl_assets.assets.reward_integrity import reward_integrity as asset
+    from rl_assets.io_manager import RlDeltaIOManager
+
+    _, truth, home = demo_world_seed7
+    monkeypatch.setenv("RLDELTA_HOME", str(home))
+    values, trainers = {}, {}
+    for model in integrity_runs.MODELS:
+        result = materialize_partition([checkpoint, training_logs, training_metrics, asset], model, resources={
+            "hub": HubResource(), "settings": AnalysisSettings(), "io_manager": RlDeltaIOManager()})
+        values[model] = result.output_for_node("reward_integrity")
+        trainers[model] = result.output_for_node("training_metrics")["trainer"]
+    assert mismatches(values, truth["reward_integrity"]) == []
+    assert trainers == {m: truth["reward_integrity"][m]["trainer"] for m in integrity_runs.MODELS}

@@ -10,10 +10,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from rl_assets.analysis.figures import figure_png  # noqa: E402
+from rl_assets.metric_aliases import REWARD_TERM_PREFIX as TERM_PREFIX  # noqa: E402
 
 REWARD_SIDE = ("reward", "task_score", "val_score")
 PANELS = (("response_length", "response length"), ("entropy", "entropy"))
-TERM_PREFIX = "reward_term/"
 
 
 def _merged(marks: list[tuple[int, str]]) -> list[tuple[int, str]]:

@@ -13,8 +13,8 @@ import pandas as pd
 from rl_assets.analysis.integrity import rules
 from rl_assets.analysis.integrity.curve import Curve, joint
 from rl_assets.analysis.stats.onset import first_sustained, kendall_trend
+from rl_assets.metric_aliases import REWARD_TERM_PREFIX
 
-TERM_PREFIX = "reward_term/"  # reward_term/<kind>/<name>: the per-step table contract (issue 22)
 REMAINDER = "non-task remainder (reward − task_score)"
 
 
@@ -69,7 +69,7 @@ def term_columns(table: pd.DataFrame) -> dict[str, pd.Series]:
     the reward pays for.
     """
     terms = {c: -table[c] if c.split("/")[1] == "kl_penalty" else table[c] for c in table.columns
-             if c.startswith(TERM_PREFIX) and len(c.split("/")) > 2 and c.split("/")[1] != "task"
+             if c.startswith(REWARD_TERM_PREFIX) and len(c.split("/")) > 2 and c.split("/")[1] != "task"
              and table[c].notna().any()}
     only_kl = all(c.split("/")[1] == "kl_penalty" for c in terms)
     if only_kl and "task_score" in table.columns and "reward" in table.columns:
