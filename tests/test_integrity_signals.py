@@ -51,7 +51,7 @@ def test_too_few_steps_is_not_enough_data():
     out = reward_integrity(planted(n=8, onset=4))
     assert out["verdict"] == rules.NOT_ENOUGH
     assert all(s["status"] == rules.NO_DATA for s in out["signals"].values())
-    assert "reward logged at 8 steps (< 10)" in out["verdict_reason"]
+    assert "reward logged at 8 steps (fewer than 10)" in out["verdict_reason"]
 
 
 def test_reward_only_run_is_not_enough_data():
@@ -128,3 +128,10 @@ def test_kl_penalty_counts_with_a_minus_sign_and_keeps_the_remainder():
     assert sig["status"] == rules.HOLDS and sig["onset_step"] == 30
     assert any(a.startswith("reward_term/kl_penalty/in_reward_kl: change +0.3") for a in sig["arithmetic"])
     assert any(a.startswith(REMAINDER) for a in sig["arithmetic"])
+
+
+def test_an_all_missing_task_score_column_is_not_a_remainder():
+    # readers add every canonical column; a SkyRL run's task_score is there but never logged
+    frame = planted(onset=25, with_task=False, with_term=False)[["step", "reward"]].assign(task_score=np.nan)
+    sig = reward_integrity(frame)["signals"]["non_task_term_share"]
+    assert sig["status"] == rules.NO_DATA and sig["reason"].startswith("no non-task reward term logged")

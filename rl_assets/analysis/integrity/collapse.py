@@ -17,7 +17,7 @@ def floor_collapse(table: pd.DataFrame, column: str, floor: float, name: str) ->
     curve = column_curve(table, column)
     n = len(curve) if curve is not None else 0
     if n < rules.MIN_STEPS:
-        return rules.no_data(name, f"{column} logged at {n} steps (< {rules.MIN_STEPS})")
+        return rules.no_data(name, f"{column} logged at {n} steps (fewer than {rules.MIN_STEPS})")
     if not curve.start > 0:
         return rules.no_data(name, f"{column} starts at {curve.start:.3g}; a share of it is not a floor")
     limit = floor * curve.start
@@ -53,8 +53,8 @@ def generations(frame: pd.DataFrame | None) -> dict:
         return rules.no_data(name, "no validation-generation table logged")
     rounds, skipped = generation_rounds(frame)
     if len(rounds) < rules.GEN_SUSTAIN:
-        return rules.no_data(name, f"{len(rounds)} validation rounds with >= {rules.GEN_MIN_SAMPLES} samples "
-                       f"(< {rules.GEN_SUSTAIN}; {skipped} smaller rounds skipped)")
+        return rules.no_data(name, f"{len(rounds)} validation rounds with ≥ {rules.GEN_MIN_SAMPLES} samples "
+                       f"(fewer than {rules.GEN_SUSTAIN}; {skipped} smaller rounds skipped)")
     mask = [r["empty_share"] >= rules.GEN_SHARE or r["constant_share"] >= rules.GEN_SHARE for r in rounds]
     k = first_sustained(mask, rules.GEN_SUSTAIN)
     extra = {"rounds": len(rounds), "rounds_skipped": skipped}

@@ -22,7 +22,7 @@ def reward_trend(table: pd.DataFrame) -> dict:
     """Kendall tau of reward against step over the run: the gate of the reward-side signals."""
     if "reward" not in table.columns or table["reward"].notna().sum() < rules.MIN_STEPS:
         n = int(table["reward"].notna().sum()) if "reward" in table.columns else 0
-        return {"evaluable": False, "rises": False, "reason": f"reward logged at {n} steps (< {rules.MIN_STEPS})"}
+        return {"evaluable": False, "rises": False, "reason": f"reward logged at {n} steps (fewer than {rules.MIN_STEPS})"}
     tau, p = kendall_trend(table["step"], table["reward"])
     rises = bool(np.isfinite(tau) and tau > 0 and p < rules.TREND_P)
     return {"evaluable": True, "rises": rises, "tau": tau, "p": p,
@@ -30,7 +30,7 @@ def reward_trend(table: pd.DataFrame) -> dict:
 
 
 def _too_few(name: str, what: str, n: int) -> dict | None:
-    return rules.no_data(name, f"{what} at {n} steps (< {rules.MIN_STEPS})") if n < rules.MIN_STEPS else None
+    return rules.no_data(name, f"{what} at {n} steps (fewer than {rules.MIN_STEPS})") if n < rules.MIN_STEPS else None
 
 
 def divergence(table: pd.DataFrame, trend: dict) -> dict:
@@ -72,7 +72,8 @@ def term_columns(table: pd.DataFrame) -> dict[str, pd.Series]:
              if c.startswith(REWARD_TERM_PREFIX) and len(c.split("/")) > 2 and c.split("/")[1] != "task"
              and table[c].notna().any()}
     only_kl = all(c.split("/")[1] == "kl_penalty" for c in terms)
-    if only_kl and "task_score" in table.columns and "reward" in table.columns:
+    logged = all(c in table.columns and table[c].notna().any() for c in ("task_score", "reward"))
+    if only_kl and logged:
         terms[REMAINDER] = table["reward"] - table["task_score"]
     return terms
 
@@ -100,12 +101,12 @@ def term_share(table: pd.DataFrame, trend: dict) -> dict:
         if i is not None and (best is None or reward.steps[i] < best["reward"].steps[best["onset"]]):
             best = row
     if not shares:
-        return rules.no_data(name, f"no non-task term logged together with the reward at >= {rules.MIN_STEPS} steps")
+        return rules.no_data(name, f"no non-task term logged together with the reward at ≥ {rules.MIN_STEPS} steps")
     arithmetic = [s["arithmetic"] for s in shares]
     if not trend["rises"]:
         return rules.signal(name, rules.DOES_NOT_HOLD, trend["reason"], arithmetic=arithmetic)
     if best is None:
-        return rules.signal(name, rules.DOES_NOT_HOLD, f"no non-task term carries >= {rules.SHARE:.0%} of the reward's "
+        return rules.signal(name, rules.DOES_NOT_HOLD, f"no non-task term carries ≥ {rules.SHARE:.0%} of the reward's "
                       f"change for {rules.SUSTAIN} steps in a row", arithmetic=arithmetic)
     i, reward, part = best["onset"], best["reward"], best["part"]
     return rules.signal(name, rules.HOLDS, f"{best['term']} carries {best['share_end']:.0%} of the reward's change",
@@ -119,7 +120,7 @@ def train_val(table: pd.DataFrame, trend: dict) -> dict:
         return rules.no_data(name, trend["reason"])
     n_val = int(table["val_score"].notna().sum()) if "val_score" in table.columns else 0
     if n_val < rules.VAL_MIN_ROUNDS:
-        return rules.no_data(name, f"val_score logged at {n_val} validation rounds (< {rules.VAL_MIN_ROUNDS})")
+        return rules.no_data(name, f"val_score logged at {n_val} validation rounds (fewer than {rules.VAL_MIN_ROUNDS})")
     val = table.loc[table["val_score"].notna(), ["step", "val_score"]]
     reward = Curve.of(table["step"], table["reward"])
     if not trend["rises"]:
