@@ -59,10 +59,12 @@ def reward_integrity(context: dg.AssetExecutionContext, training_metrics: dict):
     written = write_report(model, Q2_REWARD_INTEGRITY, report.files)
     yield dg.Output(
         # verdict and onsets: what INDEX.md and the run lineage read (never the report files)
-        {"applicable": True, "verdict": result["verdict"], "verdict_reason": result["verdict_reason"],
+        {"applicable": True, "trainer": training_metrics.get("trainer"), "verdict": result["verdict"],
+         "verdict_reason": result["verdict_reason"],
          "onsets": onsets(result), "statuses": {n: s["status"] for n, s in result["signals"].items()}},
         metadata={
             "verdict": result["verdict"],
+            "trainer": str(training_metrics.get("trainer") or "unknown"),
             "signals": dg.MetadataValue.md(report.summary),
             "onsets": dg.MetadataValue.json(onsets(result)),
             "report": dg.MetadataValue.path(str(written["reward_integrity.md"])),

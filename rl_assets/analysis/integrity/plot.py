@@ -17,11 +17,11 @@ PANELS = (("response_length", "response length"), ("entropy", "entropy"))
 
 
 def _merged(marks: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    """One label per step ("a + b"), so onsets at the same step do not print over each other."""
+    """One label per step (one line per mark), so onsets at the same step do not print over each other."""
     by_step: dict[int, list[str]] = {}
     for step, text in marks:
         by_step.setdefault(step, []).append(text)
-    return [(step, " + ".join(texts)) for step, texts in sorted(by_step.items())]
+    return [(step, "\n".join(texts)) for step, texts in sorted(by_step.items())]
 
 
 def curves_plot(steps: pd.DataFrame, marks: list[tuple[int, str]], title: str,
@@ -50,9 +50,9 @@ def curves_plot(steps: pd.DataFrame, marks: list[tuple[int, str]], title: str,
         if len(cols) > 1:
             ax.legend(loc="best", fontsize=7)
     top = axes[0, 0]
-    for step, text in _merged(marks + (dashed or [])):
-        top.annotate(text, (step, 1.0), xycoords=("data", "axes fraction"), rotation=90, fontsize=7,
-                     va="top", ha="right")
+    for i, (step, text) in enumerate(_merged(marks + (dashed or []))):  # staggered: close steps stay legible
+        top.annotate(text, (step, 1.0 - 0.45 * (i % 2)), xycoords=("data", "axes fraction"), xytext=(3, -3), textcoords="offset points",
+                     fontsize=6, va="top", ha="left", bbox={"fc": "white", "alpha": 0.7, "lw": 0})
     axes[-1, 0].set_xlabel("training step")
     top.set_title(title)
     return figure_png(fig)
