@@ -1,6 +1,8 @@
 """reward_integrity in Dagster: the check is red (ERROR) only for a bad verdict, per partition;
 "not enough data" and "no training logs" pass with their reason; INDEX.md's first lines say it."""
 
+import json
+
 import dagster as dg
 import pyarrow as pa
 import pytest
@@ -12,7 +14,7 @@ from rl_assets.assets.reward_integrity import reward_integrity
 from rl_assets.definitions import analysis_index
 from rl_assets.io_manager import RlDeltaIOManager
 from tests.dagster_run import stub_asset
-from tests.integrity_synth import planted, rising_with_task
+from tests.integrity_synth import generations, planted, rising_with_task
 
 HACKED, HEALTHY, SHORT, NO_LOGS = "org/hacked-8B", "org/healthy-8B", "org/short-8B", "org/nologs-8B"
 
@@ -65,3 +67,21 @@ def test_index_first_lines_say_the_verdict(runs):
         dg.materialize([analysis_index], instance=instance, partition_key=model)
         lines = (home / "reports" / model.replace("/", "--") / "INDEX.md").read_text().splitlines()
         assert lines[0].startswith("# RL behavioural analysis") and lines[2].startswith(expected), lines[:4]
+
+
+def test_stored_validation_generations_are_read_and_judged(rldelta_home, partition_instance):
+    model = "org/constant-8B"
+    value = _metrics(model, rising_with_task())
+    gen_path = str(store.step_table(model, "generations"))
+    store.write_table(pa.Table.from_pandas(generations([10, 20, 30, 40], onset=30), preserve_index=False), gen_path)
+    instance = partition_instance(model)
+    for stored, verdict in (({**value, "validation_generations": gen_path}, rules.COLLAPSED), (value, rules.HEALTHY)):
+        result = dg.materialize([stub_asset("training_metrics", stored), reward_integrity], instance=instance,
+                                partition_key=model, resources={"io_manager": RlDeltaIOManager()})
+        out = result.output_for_node("reward_integrity")
+        assert out["verdict"] == verdict
+    assert out["statuses"]["validation_generations"] == rules.NO_DATA  # the second run: none stored, said so
+    report = json.loads((rldelta_home / "reports" / "org--constant-8B" / "Q2_reward_integrity" /
+                         "reward_integrity.json").read_text())
+    assert report["signals"]["validation_generations"]["reason"] == \
+        "not read: training_metrics stored no validation-generation table"

@@ -51,10 +51,11 @@ def reward_integrity(context: dg.AssetExecutionContext, training_metrics: dict):
         yield integrity_check(None, reason)
         return
     steps = store.read_table(training_metrics["steps_table"]).to_pandas()
-    # Validation generations reach this asset only once training_metrics stores them as a table.
+    # Validation generations reach this asset only once training_metrics stores them as a table
+    # (`validation_generations`, the path of a store table with step, sample, input, output, score).
     gen_path = training_metrics.get("validation_generations")
     generations = store.read_table(gen_path).to_pandas() if gen_path else None
-    result = analyse(steps, generations)
+    result = analyse(steps, generations, "not read: training_metrics stored no validation-generation table")
     report = integrity_report(result, steps, model)
     written = write_report(model, Q2_REWARD_INTEGRITY, report.files)
     yield dg.Output(

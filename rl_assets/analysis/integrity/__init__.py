@@ -12,8 +12,10 @@ import pandas as pd
 from rl_assets.analysis.integrity import collapse, reward_side, rules
 
 
-def reward_integrity(steps: pd.DataFrame, generations: pd.DataFrame | None = None) -> dict:
-    """Every signal (status, onset step, evidence at onset and at the end) and the run's verdict."""
+def reward_integrity(steps: pd.DataFrame, generations: pd.DataFrame | None = None,
+                     generations_note: str = "no validation-generation table logged") -> dict:
+    """Every signal (status, onset step, evidence at onset and at the end) and the run's verdict;
+    `generations_note` is the reason given when `generations` is None."""
     if "step" not in steps.columns:
         raise ValueError(f"reward_integrity: the per-step table has no 'step' column (columns: {list(steps.columns)[:12]})")
     table = steps.sort_values("step").reset_index(drop=True)
@@ -22,7 +24,7 @@ def reward_integrity(steps: pd.DataFrame, generations: pd.DataFrame | None = Non
              reward_side.train_val(table, trend),
              collapse.floor_collapse(table, "response_length", rules.LENGTH_FLOOR, "length_collapse"),
              collapse.floor_collapse(table, "entropy", rules.ENTROPY_FLOOR, "entropy_collapse"),
-             collapse.generations(generations)]
+             collapse.generations(generations, generations_note)]
     signals = {s["name"]: s for s in found}
     verdict, why = rules.verdict(signals)
     return {"verdict": verdict, "verdict_reason": why, "n_steps": int(len(table)),

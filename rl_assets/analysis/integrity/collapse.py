@@ -47,10 +47,12 @@ def generation_rounds(frame: pd.DataFrame) -> tuple[list[dict], int]:
     return rounds, skipped
 
 
-def generations(frame: pd.DataFrame | None) -> dict:
+def generations(frame: pd.DataFrame | None, missing: str) -> dict:
     name = "validation_generations"
-    if frame is None or frame.empty:
-        return rules.no_data(name, "no validation-generation table logged")
+    if frame is None:
+        return rules.no_data(name, missing)
+    if frame.empty:
+        return rules.no_data(name, "the validation-generation tables hold no rows")
     rounds, skipped = generation_rounds(frame)
     if len(rounds) < rules.GEN_SUSTAIN:
         return rules.no_data(name, f"{len(rounds)} validation rounds with ≥ {rules.GEN_MIN_SAMPLES} samples "
