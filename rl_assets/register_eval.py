@@ -37,10 +37,16 @@ def _utc(value: str | None, name: str) -> datetime:
 def traces_link(traces: str) -> str:
     """A Hub dataset id / URL as given; a local file or folder as an absolute path (it must exist)."""
     from rl_assets.ingest.spec import hub_dataset
+    from rl_assets.ingest.wandb_validation import PREFIX, parse_spec
 
     traces = traces.strip()
     if traces.startswith("http") or hub_dataset(traces):
         return traces
+    if traces.startswith(PREFIX):  # validation rounds of a W&B run folder, e.g. wandb-val:./run@last
+        folder, rounds = parse_spec(traces)
+        if not folder.exists():
+            raise RegisterError(f"--traces {traces!r}: the run folder {folder} does not exist")
+        return f"{PREFIX}{folder.resolve()}@{rounds}"
     path = Path(traces).expanduser()
     if not path.exists():
         raise RegisterError(f"--traces {traces!r} is neither a Hub dataset id (org/name) nor an existing path")

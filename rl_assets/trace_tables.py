@@ -35,10 +35,14 @@ def stamp_path(table):
 def source_key(client, spec: str, *, max_rows, tokenizer, benchmark) -> dict:
     """Everything that decides a table's rows: the Hub revision, or a local source's content fingerprint."""
     from rl_assets.ingest.spec import hub_dataset
+    from rl_assets.ingest.wandb_validation import PREFIX, parse_spec
     from rl_assets.source_fingerprint import local_fingerprint
 
     knobs = {"max_rows": max_rows, "tokenizer": tokenizer, "benchmark": benchmark, "stamp_version": STAMP_VERSION}
     named = hub_dataset(spec)
+    if spec.strip().startswith(PREFIX):  # the round selector decides the rows, the folder the content
+        folder, rounds = parse_spec(spec.strip())
+        return {"source": f"{PREFIX}{folder.resolve()}@{rounds}", "fingerprint": local_fingerprint(str(folder)), **knobs}
     if named is None:
         path = Path(spec).expanduser()
         return {"source": str(path.resolve()), "fingerprint": local_fingerprint(spec), **knobs}

@@ -50,6 +50,8 @@ def test_writes_json_and_md_with_labels(run):
     assert "## Rules" in md and "**gamed**" in md
     meta = result.asset_materializations_for_node("learning_audit")[0].metadata
     assert "| letter_counting |" in meta["audit"].value
+    assert "## Newly passing tasks: earned or exploited?" in md and "| letter_counting |" in meta["flagged_new_passes"].value
+    assert all("newly_passing" in r["contrastive"] for r in out["rows"])
 
 
 def test_predictions_checked_against_training_start(run):

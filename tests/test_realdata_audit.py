@@ -160,3 +160,17 @@ def test_asset_reports_both_rulers_and_warns(tables, tmp_path, monkeypatch):
     meta = result.asset_materializations_for_node("learning_audit")[0].metadata
     assert "| advanced_geometry | re-scored | 0.013 → 0.027 [" in meta["rulers"].value
     assert meta["ruler_dependent"].value == "advanced_geometry"
+
+
+def test_no_newly_passing_geometry_task_looks_exploited(audited):
+    """Newly passing = fewer than 2 of 3 pre-RL completions scored 1.0, at least 2 of 3 post-RL did,
+    counted by hand over the raw JSON (``2*sum(c['score']>=1.0 for c in r['completions'])>3`` per
+    side): algorithmic 17 (advanced) and 28 (simple), games 1 and 7. None of them is flagged: the files
+    hold no tool calls and no empty answers, and no passing answer is one the model repeats on >= 10%
+    of the tasks. Wilson 95% of 0 in 28: upper bound 1.96^2 / (28 + 1.96^2) = 0.1206."""
+    got = {(post, fam): (row["contrastive"]["newly_passing"], row["contrastive"]["flagged"])
+           for post, rows in audited.items() for fam, row in rows.items()}
+    assert got == {("algorithmic", "advanced_geometry"): (17, 0), ("algorithmic", "simple_geometry"): (28, 0),
+                   ("games", "advanced_geometry"): (1, 0), ("games", "simple_geometry"): (7, 0)}
+    assert audited["games"]["advanced_geometry"]["contrastive"]["share"] is None  # 1 < 5: not enough data
+    assert audited["algorithmic"]["simple_geometry"]["contrastive"]["share_ci"] == [0.0, 0.1206]

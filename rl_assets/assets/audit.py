@@ -13,6 +13,7 @@ from resources.llm import LLMResource
 from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.audit import AUDIT_COLUMNS, audit_rows, labels, prereg, report
+from rl_assets.analysis.audit.contrastive_report import contrastive_summary
 from rl_assets.ingest.predictions import PredictionsError, file_evidence, load_predictions
 from rl_assets.partitions import models_partitions
 from rl_assets.report_files import AUDIT, write_report
@@ -36,13 +37,17 @@ def _training_start(registry: RegistryResource, model_id: str) -> tuple[datetime
 
 
 def _llm_verdicts(context, llm: LLMResource, config: AuditConfig, rows, families, seed: int) -> str | None:
-    """Attach verdicts; returns why they were not produced (None when they were)."""
+    """Attach verdicts and the contrastive second opinions (one session: one budget); returns why
+    they were not produced (None when they were)."""
     if not config.llm_audit:
         return "disabled in run config"
+    from rl_assets.analysis.audit.contrastive_judge import attach_second_opinions
     from rl_assets.analysis.audit.llm_verdict import attach_verdicts
 
     try:
-        attach_verdicts(rows, families, llm.session("judge", context.partition_key, log=context.log.info), seed)
+        session = llm.session("judge", context.partition_key, log=context.log.info)
+        attach_verdicts(rows, families, session, seed)
+        attach_second_opinions(rows, families, session)
     except Exception as exc:  # optional step: a failure is reported per row, never fatal
         context.log.warning(f"llm audit failed: {exc}")
         return f"{type(exc).__name__}: {exc}"
@@ -101,6 +106,7 @@ def learning_audit(context: dg.AssetExecutionContext, config: AuditConfig, setti
             "held": f'{out["held"]}/{out["judged"]}' if predictions else "no predictions",
             "rulers": dg.MetadataValue.md(report.rulers_table(out["rows"])),
             "ruler_dependent": ", ".join(out["ruler_dependent"]) or "none",
+            "flagged_new_passes": dg.MetadataValue.md(contrastive_summary(out["rows"])),
             "report": dg.MetadataValue.path(str(written["audit.md"])),
         },
     )

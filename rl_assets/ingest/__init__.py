@@ -34,7 +34,8 @@ __all__ = ["AccountingError", "IngestError", "IngestReport", "ingest_source", "r
 ADDED_COLUMNS = TRACE_SCHEMA.names[TRACE_SCHEMA.names.index("conversation") + 1:]
 
 
-UNITS = {"exported_rows": "rows", "harbor": "trials", "reasoning_gym": "completions", "atif": "trajectories"}
+UNITS = {"exported_rows": "rows", "harbor": "trials", "reasoning_gym": "completions", "atif": "trajectories",
+         "wandb_validation": "validation samples"}
 
 
 def ingest_source(spec: str, out_path: Path, *, hub, max_rows: int | None = None, benchmark: str | None = None,

@@ -2,7 +2,8 @@
 
 Accepted: ``hf:org/name``, ``hf:org/name@revision``, ``org/name`` (Hub datasets of exported
 rows), local files (.parquet/.jsonl/.json: exported rows, an ATIF trajectory, a Harbor trial
-result.json, reasoning-gym eval files) and local folders (a Harbor job/trial folder, a
+result.json, reasoning-gym eval files), ``wandb-val:<run folder>[@first|@last|@all|@<step>]``
+(a W&B run's validation-generation tables, wandb_validation.py) and local folders (a Harbor job/trial folder, a
 folder of reasoning-gym eval files, or a folder of data files). A spec is local when it
 starts with / ./ ../ ~, exists, or ends with a data suffix; a local spec that does not exist
 is a FileNotFoundError -- never silently a Hub id (docs/original_pipeline.md W11). Otherwise an ``org/name``
@@ -15,7 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import _json, atif, harbor, reasoning_gym
+from . import _json, atif, harbor, reasoning_gym, wandb_validation
 from .exported import ExportedRows, looks_like_rows
 from .harbor_walk import Discovery, is_trial_result
 from .report import IngestError, SkipLog
@@ -63,6 +64,10 @@ def resolve(spec: str, hub, skips: SkipLog | None = None) -> Source:
         raise IngestError("empty trace source spec")
     if spec.startswith("hf:"):
         return _hub_source(spec[3:], hub, skips)
+    if spec.startswith(wandb_validation.PREFIX):  # a run's validation generations (rounds as traces)
+        folder, rounds = wandb_validation.parse_spec(spec)
+        return Source("wandb_validation", f"{folder.resolve()}@{rounds}", None,
+                      wandb_validation.WandbValidation(folder.resolve(), rounds))
     if _looks_local(spec):
         path = Path(spec).expanduser()
         if not path.exists():

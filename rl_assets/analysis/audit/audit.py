@@ -89,8 +89,10 @@ def _baselines(fam: Family, ruler: Ruler, keys: list[TaskKey]) -> list[dict]:
     return out
 
 
-def measure(fam: Family, ruler: Ruler, *, n_boot: int = 2000, seed: int = 0) -> tuple[dict, labels.Evidence]:
-    """Every number of one family under one ruler, its label, and the evidence behind the label."""
+def measure(fam: Family, ruler: Ruler, *, n_boot: int = 2000, seed: int = 0,
+            flagged_passes: tuple[int, int] | None = None) -> tuple[dict, labels.Evidence]:
+    """Every number of one family under one ruler, its label, and the evidence behind the label
+    (``flagged_passes``: the contrastive check's (flagged, newly passing) tasks, the same under any ruler)."""
     keys = fam.common
     sb, lb = _side_scores(ruler, fam.before, keys)
     sa, la = _side_scores(ruler, fam.after, keys)
@@ -135,6 +137,7 @@ def measure(fam: Family, ruler: Ruler, *, n_boot: int = 2000, seed: int = 0) -> 
         strategies=tuple(labels.StrategyEvidence(
             b["strategy"], b["score"], b["imitation"], b["imitation_before"], b["constant_answer"])
             for b in baselines),
+        flagged_passes=flagged_passes,
     )
     best = evidence.best_baseline
     row["baseline"] = {"strategy": best.name, "score": best.score} if best else None
@@ -144,13 +147,20 @@ def measure(fam: Family, ruler: Ruler, *, n_boot: int = 2000, seed: int = 0) -> 
 
 def audit_family(fam: Family, *, n_boot: int = 2000, seed: int = 0) -> dict:
     """The family under its label ruler (the re-score when there is one), the other ruler beside it."""
+    # imported here: the contrastive rules read given_answer from this module
+    from rl_assets.analysis.audit.contrastive import contrastive_family
+
+    check = contrastive_family(fam)
+    flagged = (check["flagged"], check["newly_passing"])
     rescored, recorded = rulers.rescore_ruler(fam), rulers.recorded_ruler(fam)
-    main = (rescored or recorded,) + measure(fam, rescored or recorded, n_boot=n_boot, seed=seed)
+    main = (rescored or recorded,) + measure(fam, rescored or recorded, n_boot=n_boot, seed=seed, flagged_passes=flagged)
     other = None
     if rescored is not None:  # a ruler identical to the re-score measures the same numbers again
         same = recorded.rule == rulers.SAME_AS_RESCORE
-        other = (recorded,) + (main[1:] if same else measure(fam, recorded, n_boot=n_boot, seed=seed))
+        other = (recorded,) + (main[1:] if same else measure(fam, recorded, n_boot=n_boot, seed=seed,
+                                                             flagged_passes=flagged))
     row = main[1]
+    row["contrastive"] = check
     mismatches = rulers.disagreements(fam, fam.common) if rescored else None
     row["recorded_reward_mismatches"] = (
         {"before": mismatches["before"], "after": mismatches["after"]} if mismatches else {"before": 0, "after": 0}

@@ -7,7 +7,8 @@ read this one.
 
 from __future__ import annotations
 
-from rl_assets.analysis.audit import labels, rulers
+from rl_assets.analysis.audit import exploit_rules, labels, rulers
+from rl_assets.analysis.audit.contrastive_report import contrastive_section
 from rl_assets.analysis.audit.prereg import prediction_held
 from rl_assets.analysis.report_md import (Report, bullet_list, fmt_num, fmt_p, fmt_pct, fmt_signed, json_text, jsonable,
                                           md_table)
@@ -41,10 +42,12 @@ def build_report(
         "families": len(rows),
         "ruler_dependent": ruler_dependent(rows),
         "rules": list(labels.RULES),
+        "contrastive_rules": dict(exploit_rules.RULES),
         "thresholds": {
             "min_tasks": labels.MIN_TASKS, "margin": labels.MARGIN,
             "high_imitation": labels.HIGH_IMITATION, "imitation_rise": labels.IMITATION_RISE,
             "mostly_format": labels.MOSTLY_FORMAT, "some_format": labels.SOME_FORMAT,
+            "exploited_share": labels.EXPLOITED_SHARE, "min_new_passes": labels.MIN_NEW_PASSES,
         },
         "rows": rows,
     })
@@ -147,7 +150,7 @@ def render_markdown(report: dict, title: str) -> str:
     rows = report["rows"]
     reg = report.get("pre_registration")
     parts = [f"# Learning audit: {md_text(title)}", "", summary_table(rows), "", *_rulers_section(rows),
-             "## Pre-registration", ""]
+             *contrastive_section(rows), "## Pre-registration", ""]
     if reg:
         parts += [bullet_list([
             f'file `{reg["path"]}`, sha256 `{reg["sha256"]}`', reg["verdict"],

@@ -24,6 +24,7 @@ class Attempt:
     answer: str | None  # what the source recorded as the final answer (strict reading)
     response: str | None  # the full last assistant message (for the lenient reading)
     recorded: float | None  # the reward the source recorded
+    conversation: str | None = None  # the trace's messages as JSON (the contrastive rules read its tool calls)
 
 
 @dataclass
@@ -124,7 +125,7 @@ def build_families(
             fam = families.setdefault(name, Family(name))
             key = task_key(row)
             getattr(fam, side).setdefault(key, []).append(
-                Attempt(row.get("answer"), _response(row), row.get("reward"))
+                Attempt(row.get("answer"), _response(row), row.get("reward"), row.get("conversation"))
             )
             questions.setdefault((name, key), row.get("question"))
             if key not in fam.entries:  # pseudo entry until (unless) the real one is regenerated
