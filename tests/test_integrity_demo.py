@@ -10,16 +10,16 @@ from rl_assets.demo.integrity_runs import mismatches
 SEED = 7
 
 
-def _value(frame) -> dict:
+def _value(frame, generations=None) -> dict:
     """What the reward_integrity asset stores for a run (rl_assets/assets/reward_integrity.py)."""
-    result = reward_integrity(frame)
+    result = reward_integrity(frame, generations)
     return {"applicable": True, "verdict": result["verdict"], "verdict_reason": result["verdict_reason"],
             "onsets": onsets(result)}
 
 
 def test_the_analysis_recovers_the_planted_truth_from_the_generated_tables():
     truth = integrity_runs.truth()
-    values = {integrity_runs.VERL_MODEL: _value(verl_run.canonical(verl_run.metrics(SEED))),
+    values = {integrity_runs.VERL_MODEL: _value(verl_run.canonical(verl_run.metrics(SEED)), verl_run.generations(SEED)),
               integrity_runs.TRL_MODEL: _value(trl_run.canonical(trl_run.log_history(SEED)))}
     assert mismatches(values, truth) == []
     assert truth[integrity_runs.VERL_MODEL]["onsets"]["reward_task_divergence"] == verl_run.HACK_FROM == 30
@@ -76,6 +76,9 @@ def test_make_demo_recovers_the_planted_truth_through_the_readers_and_assets(dem
         result = materialize_partition([checkpoint, training_logs, training_metrics, asset], model, resources={
             "hub": HubResource(), "settings": AnalysisSettings(), "io_manager": RlDeltaIOManager()})
         values[model] = result.output_for_node("reward_integrity")
-        trainers[model] = result.output_for_node("training_metrics")["trainer"]
+        metrics = result.output_for_node("training_metrics")
+        trainers[model] = metrics["trainer"]
+        # the verl run's W&B validation tables are stored for reward_integrity; the TRL run has none
+        assert bool(metrics["validation_generations"]) == (model == integrity_runs.VERL_MODEL)
     assert mismatches(values, truth["reward_integrity"]) == []
     assert trainers == {m: truth["reward_integrity"][m]["trainer"] for m in integrity_runs.MODELS}

@@ -12,6 +12,7 @@ from rl_assets.analysis.lineage.curves import curves_of
 from rl_assets.analysis.q2.report import training_report, unrecognised_files
 from rl_assets.analysis.q2.training_metrics import build_report
 from rl_assets.ingest.training_logs import UnrecognisedLogsError, logs_folder, read_training_logs
+from rl_assets.ingest.wandb_tables import read_validation_tables
 from rl_assets.not_applicable import not_applicable, write_not_applicable
 from rl_assets.partitions import models_partitions
 from rl_assets import store
@@ -129,6 +130,18 @@ def fetch_logs(hub: HubResource, training_logs: dict) -> Path:
     return logs_folder(folder)
 
 
+def store_generations(folder: Path, model: str, run_id: str) -> str | None:
+    """The W&B validation-generation tables under training_logs/ as one store table (reward_integrity
+    judges them); None when the logs hold none."""
+    frame = read_validation_tables(folder)
+    if frame.empty:
+        return None
+    frame.attrs = {}  # the reader's ledger is not table data
+    path = str(store.validation_generations_table(model, run_id))
+    store.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
+    return path
+
+
 @dg.asset(
     partitions_def=models_partitions,
     group_name="q2",
@@ -148,8 +161,9 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
         yield accounting_check(None)
         yield wandb_check(None)
         return
+    folder = fetch_logs(hub, training_logs)
     try:
-        parsed = read_training_logs(fetch_logs(hub, training_logs))
+        parsed = read_training_logs(folder)
     except UnrecognisedLogsError as exc:
         # logs are there but no reader can read them: an error, never "not applicable" (issue 25 #16)
         write_report(model, Q2_TRAINING_METRICS, unrecognised_files(str(exc)))
@@ -171,7 +185,8 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
              "reward_terms": parsed.reward_terms,
              "n_steps": rep["n_steps"], "training_logs_revision": rep["training_logs_revision"],
              "best_step": rep["best_checkpoint"].get("best_step"),
-             "curves": curves_of(steps)}  # reward/entropy/KL/length per step, for the run lineage
+             "curves": curves_of(steps),  # reward/entropy/KL/length per step, for the run lineage
+             "validation_generations": store_generations(folder, model, context.run_id)}
     yield dg.Output(value, metadata={
         "summary": dg.MetadataValue.md(report.summary),
         "lines_read": parsed.accounting["lines"]["read"],

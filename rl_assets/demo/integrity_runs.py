@@ -32,6 +32,8 @@ def write(hub: HubWriter, seed: int, mtime: datetime) -> dict:
     """Write both repos; return their ground truth (ground_truth.json -> reward_integrity)."""
     _repo(hub, VERL_MODEL, "verl (GRPO)", mtime)
     hub.write(VERL_MODEL, "model", f"training_logs/{VERL_LOG}", verl_run.console(verl_run.metrics(seed)), mtime)
+    for rel, table in verl_run.tables(seed).items():
+        hub.write(VERL_MODEL, "model", f"training_logs/{rel}", json.dumps(table) + "\n", mtime)
     _repo(hub, TRL_MODEL, "TRL (GRPOTrainer)", mtime)
     for rel, state in trl_run.files(seed).items():
         hub.write(TRL_MODEL, "model", f"training_logs/{rel}", json.dumps(state, indent=2) + "\n", mtime)
