@@ -23,8 +23,9 @@ from pathlib import Path
 
 from rl_assets import store
 
-# bumped when what a stamp vouches for changes (2: the conservation ledger is part of it)
-STAMP_VERSION = 2
+# bumped when what a stamp vouches for changes (2: the conservation ledger is part of it;
+# 3: the task_key/task_key_source/gen_settings columns)
+STAMP_VERSION = 3
 
 
 def stamp_path(table):

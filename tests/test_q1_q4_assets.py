@@ -69,7 +69,9 @@ def test_reports_written_and_checks_pass(tmp_path, monkeypatch):
     assert value["features"] and value == data
     checks = _checks(result)
     assert checks == {("behavioral_delta", "has_common_tasks"): True, ("behavioral_delta", "enough_data"): True,
+                      ("behavioral_delta", "task_ids_pair"): True, ("behavioral_delta", "same_generation_settings"): True,
                       ("solve_rate_by_context", "enough_data"): True}
+    assert "## Task pairing" in md and "| bench-a | 60 | 0 | 0 | 60 by task_id | paired |" in md
     md_meta = result.asset_materializations_for_node("behavioral_delta")[0].metadata
     assert md_meta["n_significant_features"].value == 1 and md_meta["common_tasks"].value == 60
 

@@ -13,6 +13,7 @@ from rl_assets.analysis.audit.prereg import prediction_held
 from rl_assets.analysis.report_md import (Report, bullet_list, fmt_num, fmt_p, fmt_pct, fmt_signed, json_text, jsonable,
                                           md_table)
 from rl_assets.analysis.escape import md_text
+from rl_assets.analysis.pairing_report import pairing_section
 
 NOT_RUN = "llm audit not run: {reason}"
 
@@ -24,6 +25,7 @@ def build_report(
     registration: dict | None = None,
     sources: dict | None = None,
     llm_note: str | None = None,
+    pairing: dict | None = None,
 ) -> dict:
     for row in rows:
         pred = (predictions or {}).get(row["family"])
@@ -40,6 +42,7 @@ def build_report(
         "held": sum(r["held"] is True for r in rows),
         "judged": sum(r["held"] is not None for r in rows),
         "families": len(rows),
+        "pairing": pairing,
         "ruler_dependent": ruler_dependent(rows),
         "rules": list(labels.RULES),
         "contrastive_rules": dict(exploit_rules.RULES),
@@ -149,7 +152,8 @@ def audit_report(report: dict, title: str) -> Report:
 def render_markdown(report: dict, title: str) -> str:
     rows = report["rows"]
     reg = report.get("pre_registration")
-    parts = [f"# Learning audit: {md_text(title)}", "", summary_table(rows), "", *_rulers_section(rows),
+    parts = [f"# Learning audit: {md_text(title)}", "", summary_table(rows), "",
+             *(pairing_section(report["pairing"]) if report.get("pairing") else []), *_rulers_section(rows),
              *contrastive_section(rows), "## Pre-registration", ""]
     if reg:
         parts += [bullet_list([
