@@ -22,14 +22,16 @@ def floor_collapse(table: pd.DataFrame, column: str, floor: float, name: str) ->
         return rules.no_data(name, f"{column} starts at {curve.start:.3g}; a share of it is not a floor")
     limit = floor * curve.start
     i = first_sustained(curve.smooth <= limit, rules.SUSTAIN)
-    end = curve.at(-1) | {"share_of_start": float(curve.smooth[-1] / curve.start)}
+    def at(i: int) -> dict:  # the column's numbers under its own name, so the report says which curve
+        return {"step": int(curve.steps[i]), column: curve.at(i), "share_of_start": float(curve.smooth[i] / curve.start)}
+
+    end = at(-1)
     if i is None:
         return rules.signal(name, rules.DOES_NOT_HOLD, f"{column} stays above {floor:.0%} of its start "
                       f"{curve.start:.4g} (end {curve.smooth[-1]:.4g})", at_end=end, start=curve.start)
     return rules.signal(name, rules.HOLDS, f"{column} fell from {curve.start:.4g} to {curve.smooth[-1]:.4g} "
                   f"(floor {limit:.4g} = {floor:.0%} of start)", onset_step=int(curve.steps[i]),
-                  at_onset=curve.at(i) | {"share_of_start": float(curve.smooth[i] / curve.start)},
-                  at_end=end, start=curve.start)
+                  at_onset=at(i), at_end=end, start=curve.start)
 
 
 def generation_rounds(frame: pd.DataFrame) -> tuple[list[dict], int]:

@@ -23,7 +23,7 @@ def _evidence(at: dict | None) -> str:
             parts.append(f"{key} {fmt_num(value['smoothed'])} ({value['change']:+.3g})")
         elif isinstance(value, dict) and "value" in value:
             parts.append(f"{key} {fmt_num(value['value'])} (first {fmt_num(value['first'])})")
-        elif key in ("smoothed", "share_of_start", "empty_share", "constant_share", "samples"):
+        elif key in ("share_of_start", "empty_share", "constant_share", "samples"):
             parts.append(f"{key} {fmt_num(value)}")
     return f"step {at.get('step', '—')}: " + ", ".join(parts)
 
