@@ -1,5 +1,6 @@
 """Ingest (the source layer's readers): every trace source -> one normalized parquet table
-(rl_assets.schema.TRACE_SCHEMA); SkyRL logs in ``skyrl_log/``, the predictions file in ``predictions``.
+(rl_assets.schema.TRACE_SCHEMA); training logs of any trainer in ``training_logs/`` (SkyRL's
+reader in ``skyrl_log/``), the predictions file in ``predictions``.
 
     report = ingest_source("hf:org/traces", out_path, hub=hub_backend)
     table = read_traces(out_path, columns=LIGHT_COLUMNS)

@@ -111,6 +111,13 @@ def render_markdown(rep: dict) -> str:
              f"{rep['duplicates']['count']} step(s) seen in more than one log (later log wins).", "",
              f"Trainer: **{md_text(rep.get('trainer', 'skyrl'))}** (its reader chosen by the files' content; "
              "docs/q2.md, \"Readers\").", ""]
+    dropped = rep["malformed"].get("pairs_dropped") or {}
+    if dropped:  # verl: a cut or unreadable key:value pair, its line's other pairs kept
+        lines += [f"{sum(dropped.values())} key:value pair(s) dropped from otherwise parsed lines ("
+                  + ", ".join(f"{md_text(k)}: {v}" for k, v in sorted(dropped.items())) + ").", ""]
+    best = [c["best_model_checkpoint"] for c in rep.get("trainer_info", {}).get("checkpoints", []) if c.get("best_model_checkpoint")]
+    if best:  # the HF Trainer's own pick (by its metric_for_best_model), beside ours below
+        lines += [f"The trainer's own best checkpoint (`best_model_checkpoint` of its newest state): {md_text(best[0])}.", ""]
     if rep.get("cross_checks"):
         from rl_assets.analysis.q2.log_crosscheck import crosscheck_markdown
 
