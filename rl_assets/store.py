@@ -84,6 +84,12 @@ def step_table(model_id: str, run_id: str) -> UPath:
     return root() / TABLES / "training_steps" / slug(model_id) / f"{run_id}.parquet"
 
 
+def validation_generations_table(model_id: str, run_id: str) -> UPath:
+    """The W&B validation generations (step, sample, input, output, score, label) one run of
+    `training_metrics` found under training_logs/; `reward_integrity` reads it."""
+    return root() / TABLES / "validation_generations" / slug(model_id) / f"{run_id}.parquet"
+
+
 def llm_root() -> Path:
     """Paid LLM answers and their usage ledger: under the storage root so every worker reuses them.
 

@@ -13,6 +13,7 @@ from rl_assets.analysis.q2.report import training_report, unrecognised_files
 from rl_assets.analysis.q2.training_metrics import build_report
 from rl_assets.ingest.training_logs import (STATE_PATTERNS, UnrecognisedLogsError, is_repo_trainer_state, logs_folder,
                                            logs_revision, read_training_logs, repo_trainer_states)
+from rl_assets.ingest.wandb_tables import read_validation_tables
 from rl_assets.not_applicable import not_applicable, write_not_applicable
 from rl_assets.partitions import models_partitions
 from rl_assets import store
@@ -134,6 +135,20 @@ def fetch_logs(hub: HubResource, training_logs: dict) -> Path:
     return folder
 
 
+def store_generations(folder: Path, model: str, run_id: str) -> str | None:
+    """The W&B validation-generation tables under training_logs/ as one store table (reward_integrity
+    judges them); None when the logs hold none (or the repo has only a trainer_state.json, no training_logs/)."""
+    if not folder.is_dir():
+        return None
+    frame = read_validation_tables(folder)
+    if frame.empty:
+        return None
+    frame.attrs = {}  # the reader's ledger is not table data
+    path = str(store.validation_generations_table(model, run_id))
+    store.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
+    return path
+
+
 @dg.asset(
     partitions_def=models_partitions,
     group_name="q2",
@@ -153,8 +168,8 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
         yield accounting_check(None)
         yield wandb_check(None)
         return
+    snapshot = fetch_logs(hub, training_logs)
     try:
-        snapshot = fetch_logs(hub, training_logs)
         parsed = read_training_logs(logs_folder(snapshot), repo_trainer_states(snapshot))
     except UnrecognisedLogsError as exc:
         # logs are there but no reader can read them: an error, never "not applicable" (issue 25 #16)
@@ -177,7 +192,8 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
              "reward_terms": parsed.reward_terms,
              "n_steps": rep["n_steps"], "training_logs_revision": rep["training_logs_revision"],
              "best_step": rep["best_checkpoint"].get("best_step"),
-             "curves": curves_of(steps)}  # reward/entropy/KL/length per step, for the run lineage
+             "curves": curves_of(steps),  # reward/entropy/KL/length per step, for the run lineage
+             "validation_generations": store_generations(logs_folder(snapshot), model, context.run_id)}
     yield dg.Output(value, metadata={
         "summary": dg.MetadataValue.md(report.summary),
         "lines_read": parsed.accounting["lines"]["read"],

@@ -99,5 +99,19 @@ def curves_png(r: dict) -> bytes:
     for m in r["members"]:
         axes[0].annotate(f"step {m['step']}", (m["step"], 1.0), xycoords=("data", "axes fraction"), fontsize=7,
                          ha="center", va="bottom")
+    _mark_onsets(axes, r.get("integrity") or {})
     axes[-1].set_xlabel("training step")
     return _png(fig)
+
+
+def _mark_onsets(axes, integrity: dict) -> None:
+    """Reward-integrity onsets as red lines (signal named), behaviour/label emergence as purple dots."""
+    for o in integrity.get("onsets") or []:
+        for ax in axes:
+            ax.axvline(o["step"], color="tab:red", lw=1.2)
+        axes[0].annotate(o["signal"], (o["step"], 0.95), xycoords=("data", "axes fraction"), fontsize=6,
+                         rotation=90, va="top", ha="right", color="tab:red")
+    for e in integrity.get("events") or []:
+        if e["kind"] != "integrity onset":
+            axes[-1].annotate(e["what"], (e["step"], 0.05), xycoords=("data", "axes fraction"), fontsize=6,
+                              rotation=90, va="bottom", ha="left", color="tab:purple")

@@ -67,11 +67,37 @@ def summary_lines(r: dict) -> list[str]:
     quiet = [fam["family"] for fam in r["families"] if not fam["label_path"]["label"]]
     if quiet:
         lines.append("No change label at any checkpoint: " + ", ".join(md_text(f) for f in quiet) + ".")
+    integ = r.get("integrity") or {}
+    if integ.get("verdict"):
+        lines.append(f"Reward integrity ({_short(integ['source'])}): **{integ['verdict']}**"
+                     + "".join(f"; {o['signal']} from step {o['step']} ({_between(o)})" for o in integ["onsets"]) + ".")
     for s in (r["rollouts"].get("series") or []) if r["rollouts"].get("applicable") else []:
         if s["moved"] and s.get("window"):
             lines.append(f"Rollouts: {md_text(s['series'])} {s['direction']}d over training, mostly between steps "
                          f"{s['window'][0]} and {s['window'][1]} (Spearman rho {fmt_num(s['rho'], 2)}).")
     return lines
+
+
+def _between(o: dict) -> str:
+    """'after step 10, by step 20': the checkpoints saved around an onset."""
+    before = f"after step {o['before_step']}" if o["before"] else "before the first checkpoint"
+    return before + (f", by step {o['after_step']}" if o["after"] else ", after the last checkpoint")
+
+
+def _integrity_section(r: dict) -> list[str]:
+    integ = r.get("integrity") or {}
+    out = ["## Reward integrity onsets beside the emergence points", ""]
+    if not integ.get("verdict"):
+        out += [f"No reward-integrity verdict: {md_text(integ.get('reason') or 'not computed')}.", ""]
+    else:
+        out += [f"Verdict from the training logs of {md_code(integ['source'])}: **{integ['verdict']}** "
+                f"({md_text(integ.get('reason') or '')}). Red lines in the curves plot mark the onsets.", ""]
+    if integ.get("events"):
+        out += [md_table(["step", "kind", "what", "checkpoints around it"],
+                         [[e["step"], e["kind"], md_text(e["what"]),
+                           _between(next(o for o in integ["onsets"] if o["signal"] == e["what"]))
+                           if e["kind"] == "integrity onset" else "—"] for e in integ["events"]], align="rlll"), ""]
+    return out
 
 
 def _reward_emergence(e: dict) -> str:
@@ -157,7 +183,7 @@ def render_markdown(r: dict, images: dict[str, str]) -> str:
                       "most imitated trivial strategy", "label"], _family_detail(r), align="lrlrrrll"), ""]
         for miss in r["audit_missing"]:
             out.append(f"- no audit for step {miss['step']} ({md_code(miss['repo_id'])}): {md_text(miss['reason'])}")
-    out += _curves_section(r, images) + _rollout_section(r)
+    out += _curves_section(r, images) + _integrity_section(r) + _rollout_section(r)
     if r["excluded"]:
         out += ["## Excluded checkpoints", "", md_table(["checkpoint", "step", "why"],
                                                       [[md_code(e["repo_id"]), e["step"] if e["step"] is not None else "—",
