@@ -275,3 +275,13 @@ def test_spearman_permutation_p_against_enumerated_pairings():
     x, y = [1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 6, 5]
     rho, p = spearman_permutation_p(x, y)
     assert rho == pytest.approx(stats.spearman(x, y)) and p == pytest.approx(enumerated(x, y), abs=0.03)
+
+
+def test_bootstrap_spearman_drops_constant_resamples_quietly():
+    import warnings
+
+    x, y = np.array([0, 0, 0, 0, 0, 0, 1.0]), np.array([1, 2, 3, 4, 5, 6, 7.0])  # many resamples: x constant
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lo, hi = stats.bootstrap_spearman(x, y, n_boot=400)
+    assert 0 < lo <= hi <= 1

@@ -7,6 +7,7 @@ coefficient is undefined (fewer than 3 pairs, a constant side) instead of warnin
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -80,11 +81,15 @@ def bootstrap_spearman(x, y, n_boot: int = 2000, seed: int = 0, alpha: float = 0
     x, y = _finite_pairs(x, y)
     if len(x) < 3:
         return (math.nan, math.nan)
-    from scipy.stats import bootstrap
+    from scipy.stats import DegenerateDataWarning, bootstrap
 
-    rhos = bootstrap((x, y), lambda x, y, axis: spearman_rows(x, y), paired=True, vectorized=True,
-                     n_resamples=n_boot, batch=250, method="percentile", rng=np.random.default_rng(seed),
-                     ).bootstrap_distribution
+    with warnings.catch_warnings():
+        # scipy's own interval is NaN (and it warns) when a resample has a constant side; those
+        # resamples are dropped below and the interval taken over the rest.
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        rhos = bootstrap((x, y), lambda x, y, axis: spearman_rows(x, y), paired=True, vectorized=True,
+                         n_resamples=n_boot, batch=250, method="percentile", rng=np.random.default_rng(seed),
+                         ).bootstrap_distribution
     rhos = rhos[np.isfinite(rhos)]
     if len(rhos) < n_boot / 2:
         return (math.nan, math.nan)
