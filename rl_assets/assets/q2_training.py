@@ -183,7 +183,7 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
     steps = parsed.steps
     # The step table rl_temporal reads is the store's; the report keeps a copy for people.
     table = pa.Table.from_pandas(steps, preserve_index=False)
-    steps_table = str(store.step_table(model, context.run_id))
+    steps_table = str(store.step_table(model, context.run.run_id))
     parquet = store.write_table(table, steps_table)
     report = training_report(rep, steps, parsed.vllm)
     written = write_report(model, Q2_TRAINING_METRICS, {"metrics.parquet": parquet, **report.files})
