@@ -3,14 +3,10 @@ onset (and, from the run lineage, checkpoints and emergence points) marked as ve
 
 from __future__ import annotations
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from rl_assets.analysis.figures import figure_png  # noqa: E402
-from rl_assets.metric_aliases import REWARD_TERM_PREFIX as TERM_PREFIX  # noqa: E402
+from rl_assets.analysis.figures import figure_png, pyplot
+from rl_assets.metric_aliases import REWARD_TERM_PREFIX as TERM_PREFIX
 
 REWARD_SIDE = ("reward", "task_score", "val_score")
 PANELS = (("response_length", "response length"), ("entropy", "entropy"))
@@ -35,7 +31,7 @@ def curves_plot(steps: pd.DataFrame, marks: list[tuple[int, str]], title: str,
     panels += [([c], label) for c, label in PANELS if c in steps.columns and steps[c].notna().any()]
     if not panels:
         return None
-    fig, axes = plt.subplots(len(panels), 1, figsize=(8, 2.6 * len(panels)), sharex=True, squeeze=False)
+    fig, axes = pyplot().subplots(len(panels), 1, figsize=(8, 2.6 * len(panels)), sharex=True, squeeze=False)
     for ax, (cols, label) in zip(axes[:, 0], panels):
         for c in cols:
             s = steps[["step", c]].dropna()

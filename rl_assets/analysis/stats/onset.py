@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 MAD_TO_SD = 1.4826  # the MAD of normal noise times this is its standard deviation
 
@@ -66,5 +65,7 @@ def kendall_trend(steps, values) -> tuple[float, float]:
     ok = np.isfinite(x) & np.isfinite(y)
     if ok.sum() < 3 or np.ptp(y[ok]) == 0:
         return float("nan"), 1.0
+    from scipy import stats as sps  # imported on use: loading the definitions should not pay for scipy
+
     res = sps.kendalltau(x[ok], y[ok])
     return float(res.statistic), float(res.pvalue)
