@@ -18,6 +18,7 @@ from typing import Protocol
 
 import dagster as dg
 
+from resources.secrets import env_secret
 from rl_assets.masking import MaskedError
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".pt", ".pth")
@@ -169,10 +170,15 @@ class LocalHub:
                 f"(check the id, or point RLDELTA_HUB_DIR / the hub resource at the right place)"
             )
         files, newest = [], 0.0
+        inside = base.resolve()
         for path in sorted(p for p in base.rglob("*") if p.is_file()):
             rel = path.relative_to(base).as_posix()
             if rel.startswith(".") or "/." in rel:
                 continue  # markers such as .readonly are not repo content
+            if not path.resolve().is_relative_to(inside):
+                # a symlink out of the repo would copy an outside file into the hub cache and reports
+                raise HubError(f"{repo_type} repo {repo_id!r} in the local hub: {rel} is a symlink to "
+                               f"{path.resolve()}, outside the repo folder {inside}; refusing to read it")
             files.append(RepoFile(rel, path.stat().st_size, self._sha(path)))
             newest = max(newest, path.stat().st_mtime)
         current = _digest(files)
@@ -275,7 +281,7 @@ class HubResource(dg.ConfigurableResource):
 
             return HfHub(
                 endpoint=self.endpoint or os.environ.get("HF_ENDPOINT") or None,
-                token=self.token,
+                token=env_secret(self.token, "HF_TOKEN"),
                 timeout_s=self.timeout_s,
                 max_retries=self.max_retries,
             )

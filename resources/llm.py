@@ -2,10 +2,11 @@
 
     LLMResource(api_key=EnvVar("OPENAI_API_KEY"))            # api.openai.com, seed models
     LLMResource(base_url="http://vllm:8000/v1", judge_model="qwen")  # any compatible server
-    LLMResource()                                             # nothing configured -> offline
+    LLMResource()                                             # $OPENAI_API_KEY, else offline
 
 Backend choice happens when a run builds a session (never at import): an endpoint is configured
-when ``api_key`` is set or a base URL is given (field or $OPENAI_BASE_URL). Without one, every
+when a key is set (field, else $OPENAI_API_KEY, so a run config of other fields keeps it) or a base
+URL is given (field or $OPENAI_BASE_URL). Without one, every
 output is produced by the feature-driven heuristic and labelled OFFLINE_LABEL. The key is only
 handed to the openai SDK; it never reaches logs, metadata, the ledger or a report.
 """
@@ -13,6 +14,7 @@ handed to the openai SDK; it never reaches logs, metadata, the ledger or a repor
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -20,6 +22,7 @@ import dagster as dg
 
 from resources.llm_client import LLMClient
 from resources.llm_costs import Budget, Ledger, price_for
+from resources.secrets import env_secret
 from rl_assets.masking import mask_url
 from rl_assets.llm_cache import LLMCache
 
@@ -37,7 +40,8 @@ class LLMResource(dg.ConfigurableResource):
     judge_model: Optional[str] = None  # None -> $RLDELTA_JUDGE_MODEL -> gpt-5-2025-08-07
     annotator_model: Optional[str] = None  # None -> $RLDELTA_ANNOTATOR_MODEL -> gpt-5.1
     offline: bool = False  # force the heuristic even with an endpoint configured
-    timeout_s: float = 240.0
+    timeout_s: float = 240.0  # total per call (resources/llm_deadline.py), not per read
+    run_timeout_s: Optional[float] = 4 * 3600.0  # total per session (one judge or annotator run); None = none
     max_retries: int = 4
     backoff_base_s: float = 2.0
     backoff_max_s: float = 60.0
@@ -58,8 +62,13 @@ class LLMResource(dg.ConfigurableResource):
     def resolved_base_url(self) -> str | None:
         return self.base_url or os.environ.get("OPENAI_BASE_URL") or None
 
+    def resolved_api_key(self) -> str | None:
+        """The key: the field, else $OPENAI_API_KEY — a run config that sets other fields (only
+        `timeout_s`) builds the resource without the definitions' EnvVar, and must not lose the key."""
+        return env_secret(self.api_key, "OPENAI_API_KEY")
+
     def is_offline(self) -> bool:
-        return self.offline or not (self.api_key or self.resolved_base_url())
+        return self.offline or not (self.resolved_api_key() or self.resolved_base_url())
 
     def model_for(self, purpose: str, override: str | None = None) -> str:
         if self.is_offline():
@@ -104,13 +113,16 @@ class LLMResource(dg.ConfigurableResource):
         if not offline:
             import openai  # lazily: importing the SDK costs every process that loads the code ~2.5 s
 
+            from resources.llm_deadline import DeadlineTransport
+
             sdk = openai.OpenAI(
                 base_url=self.resolved_base_url(),
                 # Local servers often need no key, but the SDK insists on one (and would
                 # otherwise read $OPENAI_API_KEY behind the resource's back).
-                api_key=self.api_key or "no-key",
+                api_key=self.resolved_api_key() or "no-key",
                 timeout=self.timeout_s,
                 max_retries=0,  # retries are ours: counted, budgeted and ledgered
+                http_client=openai.DefaultHttpxClient(transport=DeadlineTransport()),
             )
         part = slug(partition) if "/" in partition else (partition or "unpartitioned")
         return LLMClient(
@@ -133,7 +145,9 @@ class LLMResource(dg.ConfigurableResource):
             partition=partition,
             purpose=purpose,
             force=force,
-            secrets=tuple(s for s in (self.api_key,) if s),
+            secrets=tuple(s for s in (self.resolved_api_key(),) if s),
+            call_timeout_s=self.timeout_s,
+            run_deadline=None if self.run_timeout_s is None else time.monotonic() + self.run_timeout_s,
             **({"log": log} if log else {}),
         )
 

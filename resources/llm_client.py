@@ -53,12 +53,14 @@ class LLMClient:
     purpose: str = ""
     force: bool = False
     secrets: tuple[str, ...] = field(default=(), repr=False)  # never in repr(): it is the API key
+    call_timeout_s: float | None = None  # total per call, however slowly the reply trickles in
+    run_deadline: float | None = None  # time.monotonic() by which the whole run must be done
     log: Callable[[str], None] = _log.info
     counters: dict = field(default_factory=dict)
 
     def __post_init__(self):
         self._lock = threading.Lock()
-        for name in ("calls", "retries", "cached", "fresh", "failed", "budget", "parse_failures", "offline"):
+        for name in ("calls", "retries", "cached", "fresh", "failed", "budget", "parse_failures", "offline", "bad_usage"):
             self.counters.setdefault(name, 0)
 
     def _count(self, name: str, n: int = 1) -> None:
@@ -81,6 +83,27 @@ class LLMClient:
                 pass  # an HTTP-date Retry-After: fall back to exponential backoff
         return min(self.backoff_max_s, self.backoff_base_s * 2**attempt) * random.uniform(0.5, 1.0)
 
+    def _deadline(self) -> float | None:
+        """When the next call must be done: its own timeout, cut to what is left of the run."""
+        now = time.monotonic()
+        if self.run_deadline is not None and now >= self.run_deadline:
+            raise CallFailed("the run's deadline (llm resource run_timeout_s) passed: not called")
+        ends = [t for t in (self.call_timeout_s and now + self.call_timeout_s, self.run_deadline) if t]
+        return min(ends) if ends else None
+
+    def _usage(self, usage, prompt_est: int, text: str, worst: tuple[int, float]) -> tuple[int, int, float]:
+        """(prompt, completion tokens, USD) to charge. Usage an endpoint reports as negative, fractional or
+        not a number is refused and counted, and the call is charged its worst case: no reply can
+        hand budget back."""
+        reported = [getattr(usage, name, None) for name in ("prompt_tokens", "completion_tokens")]
+        if any(v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0) for v in reported):
+            self._count("bad_usage")
+            self.log(f"endpoint reported invalid token usage {reported}: charged the call's worst case")
+            return prompt_est, worst[0] - prompt_est, worst[1]
+        p_tok = reported[0] or prompt_est
+        c_tok = reported[1] or estimate_tokens([{"content": text}])
+        return p_tok, c_tok, cost_usd(self.price, p_tok, c_tok)
+
     def _create(self, messages: list[dict], schema_name: str, schema: dict):
         kwargs: dict = {"model": self.model, "messages": messages, "max_completion_tokens": self.max_output_tokens}
         if self.response_format == "json_schema":
@@ -96,15 +119,19 @@ class LLMClient:
     def chat(self, messages: list[dict], schema_name: str, schema: dict, label: str = "") -> str:
         import openai  # here, not at import: the SDK takes ~2.5 s to import in every process that loads the code
 
+        from resources.llm_deadline import call_deadline
+
         prompt_est = estimate_tokens(messages)
         worst_tokens = prompt_est + self.max_output_tokens
         worst_usd = cost_usd(self.price, prompt_est, self.max_output_tokens)
         for attempt in range(self.max_retries + 1):
+            deadline = self._deadline()
             self.budget.reserve(worst_tokens, worst_usd)  # raises BudgetExceeded before the call starts
             self._count("calls")
             t0 = time.monotonic()
             try:
-                resp = self._create(messages, schema_name, schema)
+                with call_deadline(deadline):
+                    resp = self._create(messages, schema_name, schema)
             except openai.APIError as exc:
                 timed_out = isinstance(exc, (openai.APITimeoutError,))
                 # A timed-out call may still be billed: charge its worst case; refused calls cost 0.
@@ -122,13 +149,11 @@ class LLMClient:
                 if not retryable or attempt == self.max_retries:
                     raise CallFailed(self._scrub(f"{type(exc).__name__} (status {status}): {exc}")[:300]) from None
                 self._count("retries")
-                time.sleep(self._delay(exc, attempt))
+                left = self.run_deadline - time.monotonic() if self.run_deadline is not None else None
+                time.sleep(max(0.0, min(self._delay(exc, attempt), left if left is not None else float("inf"))))
                 continue
-            usage = getattr(resp, "usage", None)
             text = (resp.choices[0].message.content or "") if resp.choices else ""
-            p_tok = getattr(usage, "prompt_tokens", None) or prompt_est
-            c_tok = getattr(usage, "completion_tokens", None) or estimate_tokens([{"content": text}])
-            spent = cost_usd(self.price, p_tok, c_tok)
+            p_tok, c_tok, spent = self._usage(getattr(resp, "usage", None), prompt_est, text, (worst_tokens, worst_usd))
             self.budget.settle(worst_tokens, worst_usd, p_tok + c_tok, spent)
             self._ledger(label, "ok", p_tok, c_tok, time.monotonic() - t0, spent, attempt)
             return text

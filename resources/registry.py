@@ -15,6 +15,8 @@ from typing import Protocol
 import dagster as dg
 import sqlalchemy as sa
 
+from resources.secrets import env_secret
+
 metadata = sa.MetaData()
 _TS = sa.DateTime(timezone=True)
 
@@ -90,6 +92,11 @@ def _as_utc(value):
     return value
 
 
+def _utc_values(values: dict) -> dict:
+    """A row to write, its aware times converted to UTC (naive ones are taken as UTC already)."""
+    return {k: v.astimezone(timezone.utc) if isinstance(v, datetime) and v.tzinfo else v for k, v in values.items()}
+
+
 def _row(mapping) -> dict:
     return {k: _as_utc(v) for k, v in dict(mapping).items()}
 
@@ -135,15 +142,29 @@ class SqlRegistry(RegistryQueries):
         metadata.create_all(self.engine)
 
     def insert(self, table: str, rows: list[dict]) -> None:
-        if rows:
-            # executemany needs every row to carry the same keys: absent columns become NULL.
-            columns = [c.name for c in TABLES[table].columns]
-            unknown = {k for r in rows for k in r} - set(columns)
-            if unknown:
-                raise ValueError(f"registry table {table} has no column(s) {sorted(unknown)}")
-            full = [{c: r.get(c) for c in columns} for r in rows]
-            with self.engine.begin() as conn:
-                conn.execute(TABLES[table].insert(), full)
+        self.write({table: rows})
+
+    def write(self, inserts: dict[str, list[dict]], updates: dict[str, dict[str, dict]] | None = None) -> None:
+        """Insert rows ({table: rows}) and update rows ({table: {id: values}}) in ONE transaction: a
+        write that fails part-way leaves no row behind. Aware times are stored as UTC (SQLite keeps
+        no offset: 12:00+05:00 would come back as 12:00 UTC)."""
+        with self.engine.begin() as conn:
+            for table, rows in inserts.items():
+                if rows:
+                    conn.execute(TABLES[table].insert(), self._full_rows(table, rows))
+            for table, by_id in (updates or {}).items():
+                t = TABLES[table]
+                for row_id, values in by_id.items():
+                    conn.execute(t.update().where(t.c.id == row_id).values(**_utc_values(values)))
+
+    @staticmethod
+    def _full_rows(table: str, rows: list[dict]) -> list[dict]:
+        # executemany needs every row to carry the same keys: absent columns become NULL.
+        columns = [c.name for c in TABLES[table].columns]
+        unknown = {k for r in rows for k in r} - set(columns)
+        if unknown:
+            raise ValueError(f"registry table {table} has no column(s) {sorted(unknown)}")
+        return [_utc_values({c: r.get(c) for c in columns}) for r in rows]
 
     def delete_where(self, table: str, column: str, values) -> None:
         values = list(values)
@@ -197,7 +218,7 @@ class RegistryResource(dg.ConfigurableResource):
 
             return SupabaseRegistry(
                 url=self.supabase_url or os.environ.get("SUPABASE_URL", ""),
-                key=self.supabase_key or "",
+                key=env_secret(self.supabase_key, "SUPABASE_SERVICE_ROLE_KEY", "SUPABASE_KEY") or "",
                 page_size=self.page_size,
             )
         raise ValueError(f"unknown registry backend {kind!r}; use 'sql' or 'supabase'")

@@ -25,4 +25,7 @@ class AnalysisSettings(dg.ConfigurableResource):
     baseline_eval_ts: str | None = None  # ISO timestamps for the Q3 overlay markers
     post_rl_eval_ts: str | None = None
     include_unfinished_jobs: bool = False  # the resolver uses Finished eval jobs only unless set
-    rl_traces_orgs: list[str] = []  # where to look for <org>/<job_name> RL-trace datasets (model's org is always tried last)
+    rl_traces_orgs: list[str] = []
+    # Task-id normalisation for pairing the sides (case, prefix, suffix, version: rl_assets/analysis/pairing.py);
+    # never applied unless named here. The reports' near-miss line says which rules would pair most ids.
+    task_id_normalisation: list[str] = []  # where to look for <org>/<job_name> RL-trace datasets (model's org is always tried last)

@@ -83,6 +83,32 @@ def run_comparison(instance, benchmark: str):
     return job.execute_in_process(instance=instance, asset_selection=[dg_key("model_comparison")], raise_on_error=False, run_config=config)
 
 
+def run_integrity(instance, model_id: str):
+    """The training and reward-integrity assets of a demo run that has no evals (demo/integrity_runs.py)."""
+    from rl_assets.definitions import defs
+    from rl_assets.demo.integrity_runs import INTEGRITY_ASSETS
+
+    return defs.resolve_job_def("analyze_model").execute_in_process(
+        instance=instance, partition_key=model_id, asset_selection=[dg_key(a) for a in INTEGRITY_ASSETS],
+        raise_on_error=False, run_config=QUIET)
+
+
+def _check_integrity(instance, truth_path) -> int:
+    """Print whether reward_integrity recovers the planted verdicts and onsets (demo/integrity_runs.py)."""
+    import json
+
+    from rl_assets.demo.integrity_runs import mismatches
+    from rl_assets.io_manager import latest_value
+
+    truth = json.loads(truth_path.read_text())["reward_integrity"]
+    wrong = mismatches({m: latest_value(instance, "reward_integrity", m) for m in truth["models"]}, truth)
+    if not wrong:
+        print("   planted verdicts and onsets recovered (ground_truth.json → reward_integrity), nothing else flagged")
+    for line in wrong:
+        print(f"   FAILED reward integrity vs ground truth: {line}")
+    return len(wrong)
+
+
 def dg_key(name: str):
     import dagster as dg
 
@@ -117,6 +143,7 @@ def cmd_add_model(args) -> int:
 def cmd_list_evals(args) -> int:
     from resources.registry import RegistryResource
     from rl_assets.analysis.eval_resolution import ResolutionError
+    from rl_assets.masking import mask
     from rl_assets.resolve import format_table, resolve_eval_pair
 
     try:
@@ -127,11 +154,9 @@ def cmd_list_evals(args) -> int:
     except ResolutionError as exc:
         print(f"rldelta: {exc}", file=sys.stderr)
         return 2
-    print(f"model_id={resolved['model_id']} base_model={resolved['base_model_name']}")
-    print(format_table(resolved))
-    print(f"\nchosen: {resolved['reason']}")
-    for note in resolved["notes"]:
-        print(f"  note: {note}")
+    lines = [f"model_id={resolved['model_id']} base_model={resolved['base_model_name']}", format_table(resolved),
+             f"\nchosen: {resolved['reason']}", *(f"  note: {note}" for note in resolved["notes"])]
+    print(mask("\n".join(lines)))  # registry rows are data: a credential in one is never printed
     return 0
 
 
@@ -160,18 +185,28 @@ def cmd_register_eval(args) -> int:
     try:
         job = register_eval(RegistryResource().client(), args.model_id, benchmark=args.benchmark, traces=args.traces,
                             base_model=args.base_model, status=args.status, started=args.started, ended=args.ended,
-                            score=args.score)
+                            score=args.score, training_start=args.training_start, training_end=args.training_end)
     except (RegisterError, InvalidRepoId) as exc:
         print(f"rldelta: {exc}", file=sys.stderr)
         return 2
     base = f", base model {job['base_model']}" if job["base_model"] else ""
-    print(f"registered eval {job['id']}: {job['model']}{base} on {job['benchmark']}, {job['job_status']}, "
+    print(f"{job['outcome']} eval {job['id']}: {job['model']}{base} on {job['benchmark']}, {job['job_status']}, "
           f"traces {job['hf_traces_link']}")
     return 0
 
 
+def _failed_steps(result, report) -> int:
+    """Print a demo run's failed steps and its report's path; the number of failed steps."""
+    _, failed = summarize_run(result)
+    for line in failed:
+        print(f"   FAILED {line}")
+    print(f"   report: {report}")
+    return len(failed)
+
+
 def cmd_demo(args) -> int:
     from rl_assets.demo import build_world
+    from rl_assets.demo.integrity_runs import MODELS as INTEGRITY_MODELS
     from rl_assets.demo.lineage_job import JOB as LINEAGE_JOB, MEMBERS as LINEAGE_MEMBERS
     from rl_assets.report_files import INDEX_FILE, MODEL_COMPARISON
     from rl_assets.store import lineage_report_dir, reports_root
@@ -181,7 +216,7 @@ def cmd_demo(args) -> int:
     print(f"ground truth: {world.ground_truth_path}")
     instance = _instance()
     models = [*world.partitions, *LINEAGE_MEMBERS]  # the run-lineage job's checkpoints too (docs/lineage.md)
-    register_models(instance, models)
+    register_models(instance, [*models, *INTEGRITY_MODELS])
     print(f"model partitions: {', '.join(models)}")
     if not args.run:
         return 0
@@ -205,18 +240,15 @@ def cmd_demo(args) -> int:
         failures += len(failed)
         print(f"   report: {report_dir(model_id) / INDEX_FILE}")
     print(f"\n== comparing models on {DEMO_COMPARISON_BENCHMARK}")
-    done, failed = summarize_run(run_comparison(instance, DEMO_COMPARISON_BENCHMARK))
-    for line in failed:
-        print(f"   FAILED {line}")
-    failures += len(failed)
-    print(f"   report: {reports_root() / MODEL_COMPARISON / 'comparison.md'}")
+    failures += _failed_steps(run_comparison(instance, DEMO_COMPARISON_BENCHMARK),
+                              reports_root() / MODEL_COMPARISON / "comparison.md")
     print(f"\n== run lineage of {LINEAGE_JOB} ({len(LINEAGE_MEMBERS)} checkpoints)")
-    done, failed = summarize_run(run_lineage(instance, LINEAGE_JOB, list(LINEAGE_MEMBERS)))
-    for line in failed:
-        print(f"   FAILED {line}")
-    failures += len(failed)
-    print(f"   report: {lineage_folder / 'lineage.md'}")
+    failures += _failed_steps(run_lineage(instance, LINEAGE_JOB, list(LINEAGE_MEMBERS)), lineage_folder / "lineage.md")
     failures += _check_lineage(world.ground_truth_path, lineage_folder / "lineage.json")
+    for model_id in INTEGRITY_MODELS:  # verl and TRL runs: training logs only (docs/integrity.md)
+        print(f"\n== reward integrity of {model_id}")
+        failures += _failed_steps(run_integrity(instance, model_id), report_dir(model_id) / INDEX_FILE)
+    failures += _check_integrity(instance, world.ground_truth_path)
     print(f"\nreports: {reports_root()}")
     print("open the Dagster UI on the same instance with `make ui`")
     return 1 if failures else 0
@@ -247,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--started", help="ISO 8601 start time (default: now)")
     p.add_argument("--ended", help="ISO 8601 end time (default: --started, else now)")
     p.add_argument("--score", type=float, help="the eval's score (metrics.accuracy), used to rank benchmarks")
+    p.add_argument("--training-start", help="ISO 8601 time the model's RL training started (models.training_start)")
+    p.add_argument("--training-end", help="ISO 8601 time the model's RL training ended: the overlay's post-RL marker")
     p.set_defaults(func=cmd_register_eval)
 
     p = sub.add_parser("demo", help="build the demo world (and with --run analyse it end to end)")

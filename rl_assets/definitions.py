@@ -24,6 +24,7 @@ from rl_assets.assets.q3_overlay import eval_temporal_overlay
 from rl_assets.assets.q3_trace_pairs import trace_pairs
 from rl_assets.assets.q4_solve_rate import solve_rate_by_context_asset
 from rl_assets.assets.report_index import build_analysis_index
+from rl_assets.assets.reward_integrity import reward_integrity
 from rl_assets.assets.run_lineage import run_lineage
 from rl_assets.assets.traces import baseline_traces, post_rl_traces
 from rl_assets.io_manager import RlDeltaIOManager
@@ -48,6 +49,7 @@ ANALYSIS = [
     trace_pairs, eval_temporal_overlay,  # q3
     solve_rate_by_context_asset,  # q4
     learning_audit,  # audit
+    reward_integrity,  # integrity
 ]
 analysis_index = build_analysis_index(ANALYSIS)
 ASSETS = [*ANALYSIS, analysis_index, model_comparison, run_lineage]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from rl_assets import store
+from rl_assets import store, store_checks
 from rl_assets.partitions import slug
 
 ASSET = dg.AssetKey("failure_modes")
@@ -41,7 +41,7 @@ def latest_table(instance: dg.DagsterInstance | None, model_id: str) -> str | No
     for folder in (str(store.failure_mode_folder(model_id)), str(store.legacy_tables_root() / "failure_modes" / slug(model_id))):
         pointer = f"{folder}/LATEST"
         if store.exists(pointer):
-            table = f"{folder}/{store.read_bytes(pointer).decode().strip()}"
+            table = store_checks.inside_root(f"{folder}/{store.read_bytes(pointer).decode().strip()}", f"the pointer {pointer}")
             if store.exists(table):
                 return table
     return None

@@ -87,3 +87,59 @@ def atomic_write_files(folder: Path | str, files: dict[str, str | bytes]) -> dic
         out[name] = atomic_write_bytes(Path(folder) / name, data)
     return out
 
+
+
+def replace_folder(folder: Path | str, files: dict[str, str | bytes]) -> dict[str, Path]:
+    """Write a report's files into `folder` as a whole: they go into a staging copy of the folder (its
+    present files hard-linked, so files of an earlier write stay), which then takes the folder's
+    place. A write that fails part-way (a rendering error, a full disk) leaves the previous folder as
+    it was, never half old and half new. Returns file name -> path in `folder`."""
+    import shutil
+
+    folder = Path(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    stage = folder.with_name(f".{folder.name}.staging-{os.getpid()}-{secrets.token_hex(4)}")
+    try:
+        if folder.is_dir():  # hidden names are temp files of interrupted writers: not copied
+            shutil.copytree(folder, stage, copy_function=_link_or_copy, ignore=shutil.ignore_patterns(".*"))
+        staged = atomic_write_files(stage, files)
+        _swap_in(stage, folder)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return {name: folder / name for name in staged}
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    """A hard link (no bytes copied); a copy where the file system has no hard links."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        import shutil
+
+        shutil.copy2(src, dst)
+
+
+def _swap_in(stage: Path, folder: Path) -> None:
+    """Put `stage` in `folder`'s place (the old one is removed after). Another writer can swap its own
+    folder in between the two renames: then ours goes in on the next try, the last writer winning."""
+    import errno
+    import shutil
+
+    old = []
+    for _ in range(10):
+        retired = folder.with_name(f".{folder.name}.old-{os.getpid()}-{secrets.token_hex(4)}")
+        try:
+            os.rename(folder, retired)
+            old.append(retired)
+        except FileNotFoundError:
+            pass
+        try:
+            os.rename(stage, folder)
+            break
+        except OSError as exc:
+            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                raise
+    else:
+        raise OSError(f"could not put the new report folder {folder} in place: other writers kept replacing it")
+    for path in old:
+        shutil.rmtree(path, ignore_errors=True)

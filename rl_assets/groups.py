@@ -5,4 +5,4 @@ reports on every per-model asset in them, so both layers import the tuple from h
 one from the other.
 """
 
-ANALYSIS_GROUPS = ("preflight", "q1", "q2", "q3", "q4", "audit", "report")
+ANALYSIS_GROUPS = ("preflight", "q1", "q2", "q3", "q4", "audit", "integrity", "report")

@@ -27,6 +27,7 @@ import secrets
 import dagster as dg
 from upath import UPath
 
+from rl_assets import store, store_checks
 from rl_assets.partitions import slug
 
 SUFFIX = ".json"
@@ -38,8 +39,6 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
     # No root of its own: values, tables and the LLM cache follow one setting (RLDELTA_STORAGE via
     # the store), so a value can never land under one root while its tables land under another.
     def _base(self) -> UPath:
-        from rl_assets import store
-
         return store.root()
 
     def _folder(self, key_path: list[str], partition_key: str | None) -> UPath:
@@ -51,6 +50,7 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
         if type(obj).__module__.startswith(("pyarrow", "pandas")):
             raise TypeError(f"{context.asset_key.to_user_string()} returned a table: write it with rl_assets.store "
                             "and return a dict naming its location (values are JSON)")
+        store_checks.check_one_process(_instance(context))
         partition = context.partition_key if context.has_partition_key else None
         folder = self._folder(context.asset_key.path, partition)
         folder.mkdir(parents=True, exist_ok=True)
@@ -71,7 +71,7 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
                 + (f" partition {partition}" if partition else "")
                 + f" under {self._base()}; materialize it first"
             )
-        return json.loads(path.read_text())
+        return _locations_checked(json.loads(path.read_text()), path)
 
     def _stored_path(self, context: dg.InputContext, partition: str | None) -> UPath | None:
         folder = self._folder(context.asset_key.path, partition)
@@ -81,10 +81,32 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
                 return folder / f"{producer}{SUFFIX}"
         recorded = _latest_recorded(context, partition)
         if recorded is not None and recorded.exists():
-            return recorded
+            return UPath(store_checks.inside_root(recorded, f"the latest materialization of {context.asset_key.to_user_string()}"))
         pointer = folder / "LATEST"
         if pointer.exists():
-            return folder / pointer.read_text().strip()
+            return UPath(store_checks.inside_root(folder / pointer.read_text().strip(), f"the pointer {pointer}"))
+        return None
+
+
+# Keys under which a value names a table in the store (trace refs, failure_modes, training_metrics).
+LOCATION_KEYS = ("path", "steps_table")
+
+
+def _locations_checked(value, stored_at):
+    """`value`, once every table location it names lies under the storage root: an edited value file
+    must not make a step read (or report) a file outside the store."""
+    if isinstance(value, dict):
+        for key in LOCATION_KEYS:
+            if isinstance(value.get(key), str):
+                store_checks.inside_root(value[key], f"the stored value {stored_at} ({key})")
+    return value
+
+
+def _instance(context: dg.OutputContext):
+    """The run's instance, or None for an output context built without one (tests, sensors)."""
+    try:
+        return context.step_context.instance
+    except (dg.DagsterInvariantViolationError, AttributeError):
         return None
 
 
@@ -137,7 +159,7 @@ def read_value(stored_at: str):
     if not stored_at.endswith(".json"):
         return None
     try:
-        return json.loads(UPath(stored_at).read_text())
+        return json.loads(UPath(store_checks.inside_root(stored_at, "a materialization's stored_at")).read_text())
     except (OSError, ValueError):
         return None
 

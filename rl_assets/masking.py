@@ -17,8 +17,10 @@ from typing import Iterable
 MASK = "***"
 
 _USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/\s@'\"<>]+)@")
-_QUERY_SECRET = re.compile(r"(?i)(?P<name>[?&;](?:access_token|api_key|apikey|key|token|password|secret|sig|signature)=)"
-                           r"[^&#\s'\"]+")
+# Any query parameter whose name carries one of these words (`token`, `hf_token`, `X-Amz-Signature`,
+# `X-Amz-Credential`, `api_key`, `auth`, ...): one rule for every URL, whatever it names.
+_QUERY_SECRET = re.compile(r"(?i)(?P<name>[?&;][A-Za-z0-9_.-]*(?:token|key|password|passwd|secret|sig|auth|credential)"
+                           r"[A-Za-z0-9_.-]*=)[^&#\s'\"]+")
 _BEARER = re.compile(r"(?i)\b(bearer|token|basic)\s+[A-Za-z0-9._~+/=-]{8,}")
 _TOKENS = re.compile(r"\b(?:hf_[A-Za-z0-9]{8,}|sk-[A-Za-z0-9_-]{8,}|sb_secret_[A-Za-z0-9_-]{4,}"
                      r"|eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,})")
@@ -51,11 +53,17 @@ def safe_cause(exc: BaseException | None) -> BaseException | None:
     return exc if exc is None or mask(exc) == str(exc) else None
 
 
+def masked_args(args: tuple) -> tuple:
+    """An exception's arguments with every string masked: errors whose message quotes input (a
+    traces link, a source spec) call it in __init__, so no credential reaches the event log."""
+    return tuple(mask(a) if isinstance(a, str) else a for a in args)
+
+
 class MaskedError(RuntimeError):
     """Base for errors whose message must never carry a credential: it is masked on creation."""
 
     def __init__(self, *args):
-        super().__init__(*(mask(a) if isinstance(a, str) else a for a in args))
+        super().__init__(*masked_args(args))
 
 
 def install_log_masking() -> None:

@@ -17,7 +17,7 @@ models_partitions = dg.DynamicPartitionsDefinition(name="models")
 rl_jobs_partitions = dg.DynamicPartitionsDefinition(name="rl_jobs")
 
 _PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_MAX_NAME = 96  # the Hub caps repo names at 96 characters
+_MAX_NAME = 96  # the Hub caps organisation and repo names at 96 characters each
 
 
 class InvalidRepoId(ValueError):
@@ -56,8 +56,9 @@ def validate_repo_id(repo_id: str) -> str:
             raise refuse(f"part {part!r} must start with a letter or digit and use only letters, digits, '.', '_', '-'")
         if part.endswith((".", "-")):
             raise refuse(f"part {part!r} must not end with '.' or '-'")
-    if len(parts[1]) > _MAX_NAME:
-        raise refuse(f"name is longer than {_MAX_NAME} characters")
+    for what, part in zip(("organisation", "name"), parts):
+        if len(part) > _MAX_NAME:
+            raise refuse(f"{what} is {len(part)} characters, longer than {_MAX_NAME} (the Hub's limit per part)")
     return repo_id
 
 

@@ -10,6 +10,7 @@ eval and the RL model's eval (with `--base-model`) is all a pair needs.
 
 from __future__ import annotations
 
+import math
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
@@ -35,12 +36,19 @@ def _utc(value: str | None, name: str) -> datetime:
 
 
 def traces_link(traces: str) -> str:
-    """A Hub dataset id / URL as given; a local file or folder as an absolute path (it must exist)."""
+    """A Hub dataset id as given, a Hub URL as its dataset id (a `?token=` in it is never stored), a
+    local file or folder as an absolute path (it must exist)."""
+    from rl_assets.analysis.eval_resolution import ResolutionError, dataset_id_from_link
     from rl_assets.ingest.spec import hub_dataset
     from rl_assets.ingest.wandb_validation import PREFIX, parse_spec
 
     traces = traces.strip()
-    if traces.startswith("http") or hub_dataset(traces):
+    if "://" in traces:
+        try:
+            return dataset_id_from_link(traces)
+        except ResolutionError as exc:
+            raise RegisterError(f"--traces: {exc}") from None
+    if hub_dataset(traces):
         return traces
     if traces.startswith(PREFIX):  # validation rounds of a W&B run folder, e.g. wandb-val:./run@last
         folder, rounds = parse_spec(traces)
@@ -53,8 +61,9 @@ def traces_link(traces: str) -> str:
     return str(path.resolve())
 
 
-def _model_row(reg, name: str, base_id: str | None) -> dict:
-    """The registry row of `name`, created when missing; refuses to re-parent an existing model."""
+def _model_row(reg, name: str, base_id: str | None, new_rows: list[dict]) -> dict:
+    """The registry row of `name`; a new one is appended to `new_rows` (written later, with the rest).
+    Refuses to re-parent an existing model."""
     validate_repo_id(name)
     rows = reg.models_by_name(name)
     if rows:
@@ -68,40 +77,79 @@ def _model_row(reg, name: str, base_id: str | None) -> dict:
         return row
     row = {"id": str(uuid.uuid4()), "name": name, "base_model_id": base_id,
            "creation_time": datetime.now(timezone.utc), "description": f"registered by {USERNAME}"}
-    reg.insert("models", [row])
+    new_rows.append(row)
     return row
 
 
-def _benchmark_row(reg, name: str) -> dict:
+def _benchmark_row(reg, name: str, new_rows: list[dict]) -> dict:
     found = reg.benchmark_by_name(name) or reg.benchmark_by_id(name)
     if found:
         return found
     row = {"id": str(uuid.uuid4()), "name": name, "description": f"registered by {USERNAME}"}
-    reg.insert("benchmarks", [row])
+    new_rows.append(row)
     return row
+
+
+def _training_times(training_start: str | None, training_end: str | None) -> dict:
+    """models.training_start / training_end as given (the post-RL marker of the overlay needs the end)."""
+    times = {k: _utc(v, k.replace("_", "-")) for k, v in (("training_start", training_start), ("training_end", training_end)) if v}
+    if len(times) == 2 and times["training_end"] < times["training_start"]:
+        raise RegisterError(f"--training-end {times['training_end'].isoformat()} is before --training-start "
+                            f"{times['training_start'].isoformat()}")
+    return times
+
+
+def _same_eval(reg, model: dict, bench: dict, link: str) -> dict | None:
+    """The job already recording this eval (same model, benchmark and traces), if any."""
+    return next((j for j in reg.jobs_for_model(model["id"])
+                 if j.get("benchmark_id") == bench["id"] and j.get("hf_traces_link") == link), None)
 
 
 def register_eval(reg, model_id: str, *, benchmark: str, traces: str, base_model: str | None = None,
                   status: str = "Finished", started: str | None = None, ended: str | None = None,
-                  score: float | None = None) -> dict:
-    """Write the eval run; returns the `sandbox_jobs` row (with the model and benchmark ids it used)."""
-    if not hasattr(reg, "insert"):
+                  score: float | None = None, training_start: str | None = None, training_end: str | None = None) -> dict:
+    """Write the eval run in one transaction; returns the `sandbox_jobs` row (with the model and benchmark
+    ids it used) and `outcome`: registered, updated (same model, benchmark and traces: one row, its
+    status/score/times refreshed) or unchanged."""
+    if not hasattr(reg, "write"):
         raise RegisterError("register-eval writes to the SQL registry (SQLite or PostgreSQL by RLDELTA_REGISTRY_URL);"
                             " with Supabase, add rows through the eval team's own tooling")
     if status not in STATUSES:
         raise RegisterError(f"--status {status!r}: one of {', '.join(STATUSES)} (only Finished evals are paired)")
     if not benchmark.strip():
         raise RegisterError("--benchmark must name the benchmark (e.g. terminal-bench-mini)")
+    if score is not None and not math.isfinite(score):
+        raise RegisterError(f"--score {score}: not a finite number (the registry stores scores as JSON)")
+    for name in (model_id, base_model):
+        if name:
+            validate_repo_id(name)
     link = traces_link(traces)
     start, end = _utc(started, "started"), _utc(ended or started, "ended")
     if end < start:
         raise RegisterError(f"--ended {end.isoformat()} is before --started {start.isoformat()}")
-    base_id = _model_row(reg, base_model, None)["id"] if base_model else None
-    model = _model_row(reg, model_id, base_id)
-    bench = _benchmark_row(reg, benchmark.strip())
-    job = {"id": str(uuid.uuid4()), "created_at": datetime.now(timezone.utc), "job_name": f"eval-{model_id}-{bench['name']}",
-           "username": USERNAME, "started_at": start, "ended_at": end, "model_id": model["id"],
-           "benchmark_id": bench["id"], "hf_traces_link": link, "job_status": status,
-           "metrics": {"accuracy": score} if score is not None else None}
-    reg.insert("sandbox_jobs", [job])
-    return {**job, "model": model_id, "base_model": base_model or None, "benchmark": bench["name"]}
+    times = _training_times(training_start, training_end)
+    new_models, new_benchmarks = [], []
+    base_id = _model_row(reg, base_model, None, new_models)["id"] if base_model else None
+    model = _model_row(reg, model_id, base_id, new_models)
+    bench = _benchmark_row(reg, benchmark.strip(), new_benchmarks)
+    updates = {"models": {model["id"]: times}} if times and model not in new_models else {}
+    model.update(times)
+    values = {"started_at": start, "ended_at": end, "job_status": status,
+              "metrics": {"accuracy": score} if score is not None else None}
+    # a default "now" is no new fact about an eval registered before: only given times update one
+    given = {"started_at": started, "ended_at": ended or started}
+    values = {k: v for k, v in values.items() if given.get(k, True)}
+    known = _same_eval(reg, model, bench, link)
+    if known is None:
+        job = {"id": str(uuid.uuid4()), "created_at": datetime.now(timezone.utc), "job_name": f"eval-{model_id}-{bench['name']}",
+               "username": USERNAME, "started_at": start, "ended_at": end, "model_id": model["id"],
+               "benchmark_id": bench["id"], "hf_traces_link": link, **values}
+        outcome = "registered"
+    else:
+        changed = {k: v for k, v in values.items() if known.get(k) != v}
+        job = {**known, **changed}
+        updates.setdefault("sandbox_jobs", {})[known["id"]] = changed
+        outcome = "updated" if changed or updates.get("models") else "unchanged"
+    reg.write({"models": new_models, "benchmarks": new_benchmarks, "sandbox_jobs": [] if known else [job]},
+              {t: {i: v for i, v in rows.items() if v} for t, rows in updates.items()})
+    return {**job, "model": model_id, "base_model": base_model or None, "benchmark": bench["name"], "outcome": outcome}

@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Iterable
 
 from rl_assets import store
-from rl_assets.fileutil import atomic_write_files
+from rl_assets.fileutil import atomic_write_files, replace_folder
 
 Q1_BEHAVIORAL_DELTA = "Q1_behavioral_delta"
 Q1_LLM_JUDGE = "Q1_llm_judge"
 Q2_TRAINING_METRICS = "Q2_training_metrics"
 Q2_RL_TEMPORAL = "Q2_rl_temporal"
+Q2_REWARD_INTEGRITY = "Q2_reward_integrity"
 Q3_TEMPORAL_OVERLAY = "Q3_temporal_overlay"
 Q3_TRACE_PAIRS = "Q3_trace_pairs"
 Q4_SOLVE_RATE = "Q4_solve_rate_by_context"
@@ -38,19 +39,19 @@ def report_folder(model_id: str, name: str) -> Path:
 
 
 def write_report(model_id: str, name: str, files: dict[str, str | bytes]) -> dict[str, Path]:
-    """Write a question's report files (name -> text or PNG bytes, in order) into its folder,
-    each atomically; returns file name -> written path, for the asset's metadata."""
-    return atomic_write_files(report_folder(model_id, name), files)
+    """Write a question's report files (name -> text or PNG bytes) into its folder, the folder as a
+    whole (fileutil.replace_folder); returns file name -> written path, for the asset's metadata."""
+    return replace_folder(report_folder(model_id, name), files)
 
 
 def write_comparison(files: dict[str, str | bytes]) -> dict[str, Path]:
     """The cross-model comparison report, `<reports>/model_comparison/`."""
-    return atomic_write_files(store.reports_root() / MODEL_COMPARISON, files)
+    return replace_folder(store.reports_root() / MODEL_COMPARISON, files)
 
 
 def write_lineage(job: str, files: dict[str, str | bytes]) -> dict[str, Path]:
     """One RL job's run-lineage report, `<reports>/runs/<job>/` (the job name is validated)."""
-    return atomic_write_files(store.lineage_report_dir(job), files)
+    return replace_folder(store.lineage_report_dir(job), files)
 
 
 def write_index(model_id: str, text: str) -> Path:
@@ -59,10 +60,11 @@ def write_index(model_id: str, text: str) -> Path:
 
 
 def model_report_files(model_id: str) -> list[str]:
-    """Every file under a model's report folder (relative, sorted), INDEX.md and temp files left out."""
+    """Every file under a model's report folder (relative, sorted), INDEX.md and temp files (hidden names,
+    and everything in a hidden folder: a report folder being staged) left out."""
     folder = store.report_dir(model_id)
-    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
-                  if p.is_file() and p.name != INDEX_FILE and not p.name.startswith("."))
+    rels = (p.relative_to(folder) for p in folder.rglob("*") if p.is_file())
+    return sorted(r.as_posix() for r in rels if r.name != INDEX_FILE and not any(x.startswith(".") for x in r.parts))
 
 
 def links_in_model_folder(model_id: str, paths: Iterable[str]) -> list[str]:

@@ -81,7 +81,8 @@ def resolve_eval_pair(
             break
     notes.append(f"baseline_eval_ts <- {ts_source} = {baseline_ts}" if ts_source else "baseline_eval_ts unresolved")
     if model.get("training_end") is None:
-        notes.append("models.training_end is null; post_rl_eval_ts not set")
+        notes.append(f"models.training_end is null; post_rl_eval_ts not set (set it with `rldelta register-eval {model_id} "
+                     "--benchmark … --traces … --training-end <ISO 8601 time>`)")
 
     return {
         "model_id": model_id,

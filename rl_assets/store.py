@@ -38,14 +38,34 @@ TABLES = "tables"
 
 
 def root() -> UPath:
-    """The storage root, as RLDELTA_STORAGE names it (default `<home>/storage`). A local path is made
-    absolute: locations are handed to steps that may run in another working directory."""
+    """The storage root, as RLDELTA_STORAGE names it (default `<home>/storage`). A relative path is
+    resolved ONCE, against the working directory of its first use, and recorded back into
+    RLDELTA_STORAGE: later calls after a chdir, and every process this one starts, use the same
+    root (the store is never split by working directory). A local root inside the reports folder is
+    refused: reports are outputs for people, and the store's files would be listed as reports."""
     value = settings.storage_root()
-    return UPath(value) if _remote(value) is not None else UPath(Path(_local(value)).expanduser().resolve())
+    if _remote(value) is not None:
+        return UPath(value)
+    path = Path(_local(value)).expanduser()
+    if not path.is_absolute():
+        path = path.resolve()
+        os.environ["RLDELTA_STORAGE"] = str(path)
+    path = path.resolve()
+    reports = settings.reports_root().resolve()
+    if path.is_relative_to(reports):
+        raise StoreError(f"RLDELTA_STORAGE={path} lies inside the reports folder {reports} (RLDELTA_REPORTS): "
+                         "put the storage root outside it")
+    return UPath(path)
 
 
 def is_local() -> bool:
     return root().protocol in ("", "file", "local")
+
+
+def local_path(location: str | os.PathLike) -> Path | None:
+    """`location` as a local path, or None when it is a URL of an object store."""
+    text = str(location)
+    return Path(_local(text)) if _remote(text) is None else None
 
 
 # -- hand-overs ------------------------------------------------------------------------------------
@@ -62,6 +82,12 @@ def failure_mode_folder(model_id: str) -> UPath:
 def step_table(model_id: str, run_id: str) -> UPath:
     """The Q2 per-step training metrics table one run of `training_metrics` writes."""
     return root() / TABLES / "training_steps" / slug(model_id) / f"{run_id}.parquet"
+
+
+def validation_generations_table(model_id: str, run_id: str) -> UPath:
+    """The W&B validation generations (step, sample, input, output, score, label) one run of
+    `training_metrics` found under training_logs/; `reward_integrity` reads it."""
+    return root() / TABLES / "validation_generations" / slug(model_id) / f"{run_id}.parquet"
 
 
 def llm_root() -> Path:
@@ -180,6 +206,13 @@ def exists(location: str | os.PathLike) -> bool:
     text = str(location)
     remote = _remote(text)
     return Path(_local(text)).exists() if remote is None else remote[0].exists(remote[1])
+
+
+def open_binary(location: str | os.PathLike):
+    """A binary read stream at `location` (a local path or a URL), for reading in chunks."""
+    text = str(location)
+    remote = _remote(text)
+    return open(_local(text), "rb") if remote is None else remote[0].open(remote[1], "rb")
 
 
 def read_bytes(location: str | os.PathLike) -> bytes:

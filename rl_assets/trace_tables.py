@@ -9,7 +9,8 @@ A local-path source is identified by its content fingerprint (rl_assets/source_f
 `ingest_addressed` names the table after a hash of that key, so two runs with different sources
 never share a table file, and the hash is the trace asset's data version.
 The stamp carries the ingest's ledger (what was found, written, skipped, merged), so a reused
-table reports the same accounting as the ingest that built it. Tables and stamps are created
+table reports the same accounting as the ingest that built it, and the table's sha256, size and
+row count, checked before every reuse: a table that is not the file the stamp vouches for is rebuilt. Tables and stamps are created
 with the process umask. A table is a location string: a local path or a URL of the store.
 """
 
@@ -21,10 +22,11 @@ import os
 import shutil
 from pathlib import Path
 
-from rl_assets import store
+from rl_assets import store, store_checks
 
-# bumped when what a stamp vouches for changes (2: the conservation ledger is part of it)
-STAMP_VERSION = 2
+# bumped when what a stamp vouches for changes (2: the conservation ledger is part of it;
+# 3: the task_key/task_key_source/gen_settings columns)
+STAMP_VERSION = 3
 
 
 def stamp_path(table):
@@ -43,6 +45,10 @@ def source_key(client, spec: str, *, max_rows, tokenizer, benchmark) -> dict:
     if spec.strip().startswith(PREFIX):  # the round selector decides the rows, the folder the content
         folder, rounds = parse_spec(spec.strip())
         return {"source": f"{PREFIX}{folder.resolve()}@{rounds}", "fingerprint": local_fingerprint(str(folder)), **knobs}
+    if named is None and "://" in spec:  # never a local path (and its error text is masked)
+        from rl_assets.ingest.report import IngestError
+
+        raise IngestError(f"trace source {spec!r} is a URL: give the Hub dataset id (org/name) or a local path")
     if named is None:
         path = Path(spec).expanduser()
         return {"source": str(path.resolve()), "fingerprint": local_fingerprint(spec), **knobs}
@@ -56,13 +62,34 @@ def key_digest(key: dict) -> str:
 
 
 def _stamped(table: str, key: dict | None) -> dict | None:
+    """What the stamp beside `table` vouches for, when it is for `key` AND the table is still the file
+    it was built as (size, sha256, row count): a file replaced by a valid subset or cut short is
+    rebuilt, never reused (a stamp without a content address is not trusted either)."""
     if key is None or not store.exists(table):
         return None
     try:
         stamp = store.read_json(stamp_path(table))
     except (OSError, ValueError):
         return None
-    return stamp["built"] if stamp.get("key") == key else None
+    if stamp.get("key") != key:
+        return None
+    return stamp["built"] if _content_matches(table, stamp) else None
+
+
+def _content_matches(table: str, stamp: dict) -> bool:
+    recorded = stamp.get("table") or {}
+    digest, size = store_checks.content_digest(table)
+    if (digest, size) != (recorded.get("sha256"), recorded.get("bytes")):
+        return False
+    try:
+        return store.parquet_file(table).metadata.num_rows == stamp["built"]["rows"]
+    except (OSError, ValueError, KeyError):
+        return False
+
+
+def _write_stamp(table: str, key: dict, built: dict) -> None:
+    digest, size = store_checks.content_digest(table)
+    store.write_json(stamp_path(table), {"key": key, "built": built, "table": {"sha256": digest, "bytes": size}})
 
 
 def ingest_once(client, spec: str, table, *, max_rows=None, tokenizer=None, benchmark=None, side="") -> dict:
@@ -109,7 +136,7 @@ def _adopt(legacy: Path, table: str, key: dict) -> dict | None:
     shutil.copyfile(legacy, tmp)
     os.replace(tmp, staged)
     store.publish(staged, table)
-    store.write_json(stamp_path(table), {"key": key, "built": built})
+    _write_stamp(table, key, built)
     return built
 
 
@@ -132,5 +159,5 @@ def _ingest_keyed(client, spec, table: str, key: dict | None, *, max_rows, token
         "merged": dict(report.merged), "accounting": report.accounting,
     }
     if key is not None:
-        store.write_json(stamp_path(table), {"key": key, "built": built})
+        _write_stamp(table, key, built)
     return {**built, "path": table, "reused": False}

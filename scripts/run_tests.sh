@@ -30,7 +30,13 @@ set -a
 # shellcheck disable=SC1091
 . .tmp/test.env
 set +a
-.venv/bin/python -m pytest -q -ra "$@"
+# Parallel workers (pytest-xdist), one per core by default; --dist loadfile keeps a test file on
+# one worker, so its module-scoped fixtures (a built demo world, a materialized run) are built once.
+# RLDELTA_TEST_WORKERS=0 runs in this process (a debugger, or -x on a single failure).
+workers="${RLDELTA_TEST_WORKERS:-$(nproc 2>/dev/null || echo 2)}"
+xdist=()
+[ "$workers" != "0" ] && xdist=(-n "$workers" --dist loadfile)
+.venv/bin/python -m pytest -q -ra "${xdist[@]}" "$@"
 status=$?
 for step in scripts/teardown.d/*.sh; do
   [ -e "$step" ] && bash "$step" >&2

@@ -20,11 +20,12 @@ FIRST_PARTY = PACKAGES
 NEUTRAL = ("rl_assets.settings", "rl_assets.partitions", "rl_assets.schema", "rl_assets.fileutil",
            "rl_assets.llm_cache", "rl_assets.timestamps", "rl_assets.instance", "rl_assets.masking",
            "rl_assets.escape", "rl_assets.llm_types", "rl_assets.conversation", "rl_assets.metric_aliases",
-           "rl_assets.store", "rl_assets.groups")
+           "rl_assets.store", "rl_assets.groups", "rl_assets.task_identity")
 # The neutral modules a pure analysis may use: values only (no settings, files, caches, instance,
 # and not partitions, which builds Dagster partition definitions).
 VALUES = ("rl_assets.schema", "rl_assets.timestamps", "rl_assets.masking", "rl_assets.escape",
-          "rl_assets.llm_types", "rl_assets.conversation", "rl_assets.metric_aliases", "rl_assets.groups")
+          "rl_assets.llm_types", "rl_assets.conversation", "rl_assets.metric_aliases", "rl_assets.groups",
+          "rl_assets.task_identity")
 UPPER = ("rl_assets.definitions", "rl_assets.cli", "sensors")
 ASSETS, JOBS = "rl_assets.assets", "rl_assets.jobs"
 

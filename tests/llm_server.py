@@ -6,7 +6,7 @@
 
 Each POST /v1/chat/completions takes the next scripted behaviour (then falls back to
 ``responder(request_body)``, default: an empty JSON object). Behaviours: ``text(content)``,
-``status(code, retry_after=None)``, ``hang(seconds)``. Every request is recorded (body +
+``status(code, retry_after=None)``, ``hang(seconds)``, ``trickle(interval)``. Every request is recorded (body +
 headers) so tests can count calls and check what was sent.
 """
 
@@ -34,6 +34,11 @@ def status(code: int, retry_after: float | None = None, body: str = '{"error": {
 
 def hang(seconds: float) -> dict:
     return {"kind": "hang", "seconds": seconds}
+
+
+def trickle(interval: float, content: str = "{}") -> dict:
+    """A 200 whose body arrives one byte per `interval` seconds: each read is quick, the whole is not."""
+    return {"kind": "trickle", "interval": interval, "content": content}
 
 
 def completion(content: str, model: str, usage: tuple[int, int]) -> dict:
@@ -88,11 +93,28 @@ class LLMServer(LoopbackServer):
                 if kind == "hang":  # longer than the client timeout; wakes early on shutdown
                     server._stop.wait(behaviour["seconds"])
                     return self._send(500, b'{"error": {"message": "hung"}}')
+                if kind == "trickle":
+                    return self._trickle(json.dumps(completion(behaviour["content"], body.get("model", ""), (1, 1))).encode(),
+                                         behaviour["interval"])
                 if kind == "status":
                     extra = {"Retry-After": str(behaviour["retry_after"])} if behaviour["retry_after"] is not None else {}
                     return self._send(behaviour["code"], behaviour["body"].encode(), extra)
                 payload = completion(behaviour["content"], body.get("model", ""), behaviour["usage"])
                 return self._send(200, json.dumps(payload).encode())
+
+            def _trickle(self, data: bytes, interval: float):
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    for i in range(len(data)):
+                        if server._stop.wait(interval):
+                            return
+                        self.wfile.write(data[i:i + 1])
+                        self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up at its deadline
 
             def _send(self, code: int, data: bytes, extra: dict | None = None):
                 try:

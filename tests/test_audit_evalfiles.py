@@ -38,12 +38,29 @@ def test_labels_from_eval_files_alone(ingested):
         assert r["scorer"].startswith("reasoning-gym"), r
 
 
-def test_a_different_generator_config_means_no_common_tasks(ingested):
+def test_a_config_that_generates_other_questions_pairs_no_task(ingested):
+    """Seed 1 instead of the file's seed: other questions, so no task pairs, and the family says
+    "no task in common" (its own label), never "not enough data"."""
+    import reasoning_gym
+
     tables, _ = ingested
-    shifted = [dict(r, task_config=json.dumps({**json.loads(r["task_config"]), "seed": 1}))
-               for r in tables["post"] if r["task_family"] == "leg_counting"]
+    post = [r for r in tables["post"] if r["task_family"] == "leg_counting"]
+    config = {**json.loads(post[0]["task_config"]), "seed": 1}
+    regenerated = reasoning_gym.create_dataset("leg_counting", **config)
+    shifted = [dict(r, task_config=json.dumps(config), task_key=None, task_key_source=None,
+                    question=regenerated[r["task_index"]]["question"]) for r in post]
     base = [r for r in tables["base"] if r["task_family"] == "leg_counting"]
     (row,), _ = audit_rows(base, shifted, n_boot=200)
-    assert row["n_tasks"] == 0 and row["label"] == "not enough data"
-    # the relabelled rows no longer regenerate to their own questions: no scorer, said so
-    assert "regenerated question differs" in row["scorer"]
+    assert row["n_tasks"] == 0 and row["label"] == "not compared: no task in common"
+    assert row["tasks_only_before"] == len({r["task_index"] for r in base})
+
+
+def test_a_config_spelled_differently_still_pairs(ingested):
+    """Same questions, config text changed (another seed written, a new field): identity is the question."""
+    tables, expected = ingested
+    post = [dict(r, task_config=json.dumps({**json.loads(r["task_config"]), "seed": 1, "new_field": True}))
+            for r in tables["post"] if r["task_family"] == "leg_counting"]
+    base = [r for r in tables["base"] if r["task_family"] == "leg_counting"]
+    (row,), _ = audit_rows(base, post, n_boot=200)
+    assert row["n_tasks"] == len({r["task_index"] for r in base}) and row["label"] == expected["leg_counting"]
+    assert row["scorer"].startswith("reasoning-gym")  # regenerated from the baseline's config, which matches

@@ -20,7 +20,9 @@ def test_zero_families_fail_the_checks(tmp_path, monkeypatch):
     result = materialize_audit(MODEL, refs, tmp_path, n_boot=100)
     assert result.success
     checks = checks_by_name(result)
-    assert set(checks) == {"enough_common_tasks", "rulers_agree"}
-    for check in checks.values():  # nothing audited is neither enough data nor agreeing rulers
+    assert set(checks) == {"enough_common_tasks", "rulers_agree", "task_ids_pair", "same_generation_settings"}
+    # two empty tables: no near-miss id and no setting differs (those checks judge the pairing only)
+    assert checks["task_ids_pair"].passed and checks["same_generation_settings"].passed
+    for check in (checks["enough_common_tasks"], checks["rulers_agree"]):  # nothing audited is neither enough data nor agreeing rulers
         assert not check.passed and check.severity == dg.AssetCheckSeverity.WARN
         assert check.description == "no task families to audit"

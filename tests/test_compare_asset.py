@@ -60,7 +60,11 @@ def test_comparison_ranks_models_on_the_pinned_benchmark(instance):
     assert [r["model_id"] for r in result["ranked"]] == ["org/good-8B", "org/flat-8B"]
     assert result["ranked"][0]["delta"] == pytest.approx(0.45) and result["ranked"][1]["delta"] == 0
     assert [e["model_id"] for e in result["excluded"]] == ["org/other-8B"]  # evaluated on another benchmark only
-    assert "pinned-bench" in (home / "reports" / "model_comparison" / "comparison.md").read_text()
+    md = (home / "reports" / "model_comparison" / "comparison.md").read_text()
+    assert "pinned-bench" in md and "## Task pairing" in md
+    # one pairing row per ranked model: every task paired, by task id (these rows carry no question)
+    assert [(g["group"], g["paired"], g["only_before"], g["only_after"], g["how"]) for g in result["pairing"]["groups"]] == [
+        (m, 20, 0, 0, {"task_id": 20}) for m in ("org/flat-8B", "org/good-8B")]
 
 
 def test_a_row_capped_run_never_leaves_a_truncated_table_for_a_full_run(instance):

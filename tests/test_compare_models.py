@@ -33,6 +33,13 @@ def test_too_few_common_tasks_is_not_ranked():
     assert result["ranked"] == [] and result["not_enough_data"][0]["model_id"] == "o/b-8B"
 
 
+def test_no_common_task_is_not_compared_never_not_enough_data():
+    assert model_row("o/a-8B", rates([1, 0]), {})["status"] == "not compared: only in the baseline file"
+    assert model_row("o/a-8B", {}, rates([1, 0]))["status"] == "not compared: only in the post-RL file"
+    other = {f"u{t}": v for t, v in rates([1, 0]).items()}
+    assert model_row("o/a-8B", rates([1, 0]), other)["status"] == "not compared: no task in common"
+
+
 def test_a_small_model_is_judged_against_its_own_noise_floor():
     # A big model with no change must not lend its tight floor to a 6-task model with one flip.
     big = {**model_row("o/big-8B", rates([0, 1] * 250), rates([0, 1] * 250)), "benchmark_id": "b"}

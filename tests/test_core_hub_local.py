@@ -2,7 +2,7 @@
 
 import pytest
 
-from resources.hub import HubPermissionError, LocalHub, RepoNotFoundError
+from resources.hub import HubError, HubPermissionError, LocalHub, RepoNotFoundError
 
 
 @pytest.fixture
@@ -60,3 +60,18 @@ def test_missing_repo_and_read_only_repo(hub):
     assert not ok and "403" in reason
     with pytest.raises(HubPermissionError, match="org/evals"):
         hub.upload_file("org/evals", "x.txt", b"x")
+
+
+def test_a_symlink_out_of_the_repo_is_refused_and_nothing_outside_is_copied(hub, tmp_path):
+    """Issue 25 item 9: a link in a repo folder to a file outside it is never followed into the hub cache."""
+    outside = tmp_path / "outside-secret.txt"
+    outside.write_text("not the repo's\n")
+    logs = hub.root / "models/org/m-8B/training_logs"
+    (logs / "job_2.out").symlink_to(outside)
+    with pytest.raises(HubError, match=r"training_logs/job_2.out is a symlink .*outside the repo folder"):
+        hub.download("org/m-8B", allow_patterns=["training_logs/**"])
+    cached = list((tmp_path / "home").rglob("job_2.out"))
+    assert cached == []
+    (logs / "job_2.out").unlink()
+    (logs / "job_3.out").symlink_to(logs / "job_1.out")  # a link that stays inside the repo is content
+    assert hub.model_info("org/m-8B").has("training_logs/job_3.out")

@@ -101,8 +101,51 @@ def _metadata(h: str) -> str:
     return pair + "\n\n" + accounting_markdown(acc) + "\n\n" + "\n".join(crosscheck_markdown(checks))
 
 
+def _lineage(h: str) -> str:
+    """lineage.md and the run_lineage UI summary (the same markdown) of a lineage whose benchmark, base
+    model, eval sources, families, labels, judge and probe names are all hostile."""
+    from rl_assets.analysis.lineage import build_lineage
+    from rl_assets.analysis.lineage.report import render_markdown
+
+    def row(family):
+        return {"family": family, "label": h, "n_tasks": 40, "reward_before": 0.2, "reward_after": 0.6,
+                "reward_gain": {"estimate": 0.4, "lo": 0.3, "hi": 0.5, "p": 0.0005}, "format_gain": 0.0,
+                "substance_gain": 0.0, "baselines": []}
+
+    stored = {}
+    for step in (1, 2):
+        repo = f"org/job-{step}-8B"
+        stored[repo] = {
+            "checkpoint": {"job_name": "job", "rl_config": {"global_step": step}},
+            "eval_pair": {"benchmark": h, "base_model_name": h, "baseline_eval": h, "post_rl_eval": h},
+            "behavioral_delta": {"n_boot": 200, "features": [], "before": {"solve_rate": {"rate": 0.2, "lo": 0.1, "hi": 0.3}},
+                                 "after": {"solve_rate": {"rate": 0.3, "lo": 0.2, "hi": 0.4}},
+                                 "sources": {"baseline": {"source": h}, "post-RL": {"source": h}}},
+            "learning_audit": {"rows": [row(h), row("plain family")], "labels": {h: h, "plain family": h}},
+            "judge_verdicts": {"judge": h, "probes": {h: {"post_rl_win_rate_decisive": {"share": 0.75, "wilson95": [0.6, 0.9]},
+                                                          "judged": 30, "win": {"post-rl": {"count": 21}}}}},
+        }
+    r = build_lineage("job", stored, n_boot=200)
+    r["excluded"].append({"repo_id": h, "step": None, "reason": h})
+    # the report's own plot embeds carry no input: left out, so Chromium counts no <img>
+    body = "\n".join(line for line in render_markdown(r, {}).splitlines() if not line.startswith("!["))
+    return body + "\n\n" + "\n".join(f"- {line}" for line in r["summary"])
+
+
+def _comparison(h: str) -> str:
+    """comparison.md and the model_comparison UI summary with a hostile benchmark and model ids."""
+    from rl_assets.analysis.compare.report import render, summary
+
+    ranked = {"model_id": h, "n_common_tasks": 3, "baseline_rate": 0.5, "post_rate": 0.6, "delta": 0.1, "ci95": [0.0, 0.2],
+              "noise_floor": 0.05, "mcnemar": {"p": 0.5}, "significant": False, "above_noise_floor": True}
+    result = {"benchmark": {"name": h, "id": h}, "ranking_rule": "by Δ", "ranked": [ranked],
+              "not_enough_data": [{"model_id": h, "status": h}], "excluded": [{"model_id": h, "reason": h}]}
+    return render(result) + "\n\n" + summary(result)
+
+
 REPORTS = {"INDEX.md": (_index, 1 + 2), "Q1_llm_judge/report.md": (_judge, 1 + 2),
-           "tables": (_tables, 0), "metadata": (_metadata, 0)}  # the page's own headings
+           "tables": (_tables, 0), "metadata": (_metadata, 0),
+           "lineage.md": (_lineage, 0), "comparison.md": (_comparison, 0)}  # the page's own headings
 
 
 @pytest.mark.parametrize("name", sorted(REPORTS))
@@ -136,3 +179,4 @@ def test_rendered_reports_run_no_script_in_chromium(tmp_path):
     finally:
         cdp.close()
     assert json.loads(found) == {"xss": "undefined", "script": 0, "img": 0, "b": 0, "js": 0, "text": True}
+

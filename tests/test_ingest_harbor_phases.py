@@ -157,7 +157,9 @@ def test_other_sources_leave_the_new_columns_null(tmp_path):
 
 
 def test_new_columns_are_last_and_older_tables_read_back_null(tmp_path):
-    assert tuple(ADDED_COLUMNS) == NEW and TRACE_SCHEMA.names[-len(NEW):] == list(NEW)
+    # The run-fact columns follow `conversation` (later additions, such as the task identity, come after them).
+    assert tuple(ADDED_COLUMNS[: len(NEW)]) == NEW
+    assert TRACE_SCHEMA.names.index(NEW[0]) == TRACE_SCHEMA.names.index("conversation") + 1
     assert TRACE_SCHEMA.field("n_subagents").type == pa.int64() and TRACE_SCHEMA.field("trial_s").type == pa.float64()
     old_schema = pa.schema([f for f in TRACE_SCHEMA if f.name not in NEW])
     old = pa.Table.from_pylist([{"trace_id": "x", "task_id": "t", "reward": 1.0}], schema=old_schema)

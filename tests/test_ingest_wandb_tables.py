@@ -142,7 +142,7 @@ def test_first_and_last_rounds_pair_by_prompt_and_an_empty_pass_is_flagged(run, 
     check = rows[0]["contrastive"]
     # round 0: Q-a failed (0.0), Q-b passed; round 9: both pass with empty outputs
     assert check["newly_passing"] == 1 and check["tasks"][0]["rules"] == ["empty_answer"]
-    assert check["tasks"][0]["key"] == ["", task_id_of("Q-a")]
+    assert check["tasks"][0]["key"] == task_id_of("Q-a")
 
 
 def test_the_ledger_counts_other_tables_by_design_and_bad_rows_as_lost(run, tmp_path):

@@ -69,7 +69,9 @@ def test_reward_definitions_and_infra_errors():
 def test_disjoint_task_sets_are_invalid_for_comparison():
     r = compute_behavioral_delta(make_side(1, n_tasks=10), make_side(2, n_tasks=10, prefix="u"), n_boot=100)
     assert r["common_tasks"] == 0
-    assert "share no task_id" in r["invalid_for_comparison"]
+    assert "share no task" in r["invalid_for_comparison"]
+    assert r["pairing"]["totals"] == {"paired": 0, "only_before": 10, "only_after": 10}
+    assert r["pairing"]["near_miss"] is None  # "t3" vs "u3": no stated normalisation pairs them
     assert r["summary"][0].startswith("Not comparable")
     assert "features" not in r
 

@@ -26,7 +26,8 @@ def _stub(name, df):
         table = pa.Table.from_pandas(df.assign(n_tokens=5000, peak_prompt_tokens=None), preserve_index=False)
         full = pa.table({f.name: table[f.name] if f.name in table.column_names else pa.nulls(len(table), f.type)
                          for f in TRACE_SCHEMA}).cast(TRACE_SCHEMA)
-        path = str(home_dir() / f"{name}.parquet")
+        (home_dir() / "storage").mkdir(exist_ok=True)  # in the store root: values name no other place
+        path = str(home_dir() / "storage" / f"{name}.parquet")
         pq.write_table(full, path)
         return {"path": path, "rows": len(df), "source": f"local/{name}", "revision": "abc123", "benchmark": None}
 
@@ -69,7 +70,9 @@ def test_reports_written_and_checks_pass(tmp_path, monkeypatch):
     assert value["features"] and value == data
     checks = _checks(result)
     assert checks == {("behavioral_delta", "has_common_tasks"): True, ("behavioral_delta", "enough_data"): True,
+                      ("behavioral_delta", "task_ids_pair"): True, ("behavioral_delta", "same_generation_settings"): True,
                       ("solve_rate_by_context", "enough_data"): True}
+    assert "## Task pairing" in md and "| bench-a | 60 | 0 | 0 | 60 by task_id | paired |" in md
     md_meta = result.asset_materializations_for_node("behavioral_delta")[0].metadata
     assert md_meta["n_significant_features"].value == 1 and md_meta["common_tasks"].value == 60
 

@@ -1,6 +1,7 @@
 """The trainer readers on real public runs (tests/fixtures/realdata/*/PROVENANCE.txt). Every expected
 value below was read by hand from the fixture file and is quoted next to its assertion."""
 
+import math
 import shutil
 from pathlib import Path
 
@@ -65,3 +66,27 @@ def test_trl_grpo_trainer_state(tmp_path):
     assert s["task_score"].isna().all()
     # step 10: "loss": -0.09775545001029969 (GRPO's loss is the policy loss), "grad_norm": 0.3128657042980194
     assert s.loc[10, "policy_loss"] == -0.09775545001029969 and s.loc[10, "grad_norm"] == 0.3128657042980194
+
+
+def test_verl_wandb_run_folder_with_its_summary():
+    parsed = read_training_logs(REAL / "verl_wandb_run_aopd_8g5bqf9b")
+    s = parsed.steps.set_index("step")
+    assert parsed.trainer == "verl" and list(s.index) == list(range(12))
+    # step:11 - ... critic/rewards/mean:-9.528329849243164 ... critic/score/mean:-0.890625 ...
+    # actor/reward_kl_penalty:0.30880066752433777 - actor/reward_kl_penalty_coeff:0.02 ... actor/entropy:0.38324397802352905
+    assert s.loc[11, "reward"] == -9.528329849243164 and s.loc[11, "task_score"] == -0.890625
+    assert s.loc[11, "reward_term/kl_penalty/in_reward_kl"] == pytest.approx(0.30880066752433777 * 0.02)
+    assert s.loc[11, "entropy"] == 0.38324397802352905
+    # the step:0 line was cut at 4,095 characters before the val-core keys; the "Initial validation
+    # metrics" block (line 76: "'val-core/aime_2024/acc/mean@30': np.float64(0.04777777777777778)") fills them
+    assert s.loc[0, "val_score"] == 0.04777777777777778
+    # step:10 was cut at 4,096 characters ("...best@8/std:np."): its reward came after the cut
+    assert math.isnan(s.loc[10, "reward"]) and s.loc[10, "entropy"] == 0.4079267680644989
+    assert parsed.malformed["pairs_dropped"] == {"unparseable_pair": 2}  # the two cut last pairs
+    led = parsed.accounting["lines"]
+    assert led["read"] == 224 and led["parsed"] == {"verl_step_line": 12, "verl_validation_block": 194}
+    # wandb-summary.json: _step 11; its val keys come from the step-10 validation (cut from the log
+    # there), so they are "not at this step", not disagreements; every shared key of step 11 agrees
+    check = parsed.cross_checks[0]
+    assert check["status"] == "match" and check["step"] == 11 and check["matched"] == len(check["compared"]) > 50
+    assert "val-core/aime_2024/acc/mean@30" in check["not_at_step"]

@@ -49,6 +49,9 @@ def test_checkpoint_folders_newest_wins_and_overlaps_are_counted_once(tmp_path):
     assert lines["read"] == 21 and lines["parsed"] == {"log_history_eval": 2, "log_history_train": 6}
     assert lines["ignored"] == {"in_newer_checkpoint": 12, "run_summary": 1}
     assert parsed.accounting["files"] == {**parsed.accounting["files"], "found": 3, "read": 3}
+    first = parsed.trainer_info["checkpoints"][0]  # newest first; the root copy ties with checkpoint-6
+    assert first["global_step"] == 6 and {c["best_model_checkpoint"] for c in parsed.trainer_info["checkpoints"]} == {
+        None, "out/checkpoint-6"}
 
 
 def test_plain_hf_trainer_and_entries_without_step(tmp_path):
@@ -100,3 +103,16 @@ def test_a_folder_with_two_trainers_reads_one_and_lists_the_other(tmp_path):
     assert parsed.trainer == "verl"
     assert parsed.accounting["files"]["not_read_files"] == {
         "trainer_state.json": "trainer_state file; this folder was read as verl (one reader per folder)"}
+
+
+def test_trl_cross_check_uses_the_trainers_global_step(tmp_path):
+    write(tmp_path / "trainer_state.json", state(6, [trl_entry(s) for s in range(1, 7)]))
+    # the HF W&B callback lets W&B count its own calls (_step 12) and logs the step as train/global_step
+    write(tmp_path / "wandb" / "run-1" / "files" / "wandb-summary.json",
+          {"_step": 12, "train/global_step": 6, "train/reward": 1.2, "train/kl": 0.006})
+    check = read_training_logs(tmp_path).cross_checks[0]
+    assert check["step"] == 6 and check["status"] == "match" and check["matched"] == 2
+    write(tmp_path / "wandb" / "run-1" / "files" / "wandb-summary.json",
+          {"_step": 12, "train/global_step": 6, "train/reward": 1.0})  # step 5's reward: caught
+    check = read_training_logs(tmp_path).cross_checks[0]
+    assert check["status"] == "differ" and "step 5" in check["differ"][0]["hint"]

@@ -36,9 +36,11 @@ def test_a_numpy_repr_cut_inside_is_dropped_not_read_as_its_digits():
     assert res.counts["pairs_dropped/unparseable_pair"] == 1
 
 
-def test_global_step_inside_a_key_is_not_a_step():
-    res = parse_verl_lines("x.log", ["epoch 1 training/global_step:5 done\n"])
-    assert res.steps.steps == [] and res.counts["ignored/text"] == 1
+def test_global_step_inside_a_key_and_prose_about_a_step_are_text():
+    res = parse_verl_lines("x.log", ["epoch 1 training/global_step:5 done\n", "validating at step: 5\n",
+                                     "step:7x - a:1\n"])
+    assert res.steps.steps == [] and res.counts["ignored/text"] == 2
+    assert res.counts["malformed/verl_step_not_integer"] == 1
 
 
 @pytest.mark.parametrize("text,expected", [("0.5", 0.5), ("-1e-06", -1e-06), ("np.float64(0.25)", 0.25),
@@ -131,3 +133,34 @@ def test_wandb_summary_disagreeing_with_the_log_is_caught(tmp_path):
     (tmp_path / "wandb-summary.json").write_text(json.dumps({"_step": 2, "critic/rewards/mean": 0.1}))
     check = read_training_logs(tmp_path).cross_checks[0]
     assert check["status"] == "differ" and "step 1" in check["differ"][0]["hint"]
+
+
+def test_a_validation_key_from_an_earlier_step_is_not_a_disagreement(tmp_path):
+    lines = [line(s, **{"critic/rewards/mean": s / 10}) for s in (1, 2, 3, 4)]
+    lines[1] = line(2, **{"critic/rewards/mean": 0.2, "val-core/d/acc/mean@1": 0.5})  # validated at step 2 only
+    (tmp_path / "output.log").write_text("".join(lines))
+    (tmp_path / "wandb-summary.json").write_text(json.dumps(
+        {"_step": 4, "critic/rewards/mean": 0.4, "val-core/d/acc/mean@1": 0.5}))
+    check = read_training_logs(tmp_path).cross_checks[0]
+    assert check["status"] == "match" and check["compared"] == ["critic/rewards/mean"]
+    assert check["not_at_step"] == ["val-core/d/acc/mean@1"]
+
+
+def test_detected_after_a_long_startup_and_in_the_one_key_per_line_layout(tmp_path):
+    startup = "(WorkerDict pid=1) INFO loading weights, global_step: 0\n" * 5000  # ~280 KB before step 1
+    (tmp_path / "a.log").write_text(startup + "(TaskRunner pid=1) step:1 - critic/rewards/mean:0.5\n")
+    (tmp_path / "b.log").write_text("(TaskRunner pid=1) step:2\n - critic/rewards/mean:0.75\n")
+    parsed = read_training_logs(tmp_path)
+    assert parsed.trainer == "verl" and parsed.steps.set_index("step")["reward"].to_dict() == {1: 0.5, 2: 0.75}
+
+
+def test_a_resumed_run_in_two_wandb_folders_later_run_wins_a_repeated_step(tmp_path):
+    first = tmp_path / "wandb" / "run-20250101_000000-aaa" / "files"
+    resumed = tmp_path / "wandb" / "run-20250102_000000-bbb" / "files"
+    first.mkdir(parents=True)
+    resumed.mkdir(parents=True)
+    (first / "output.log").write_text("".join(line(s, **{"critic/rewards/mean": s / 10}) for s in (1, 2, 3)))
+    (resumed / "output.log").write_text("".join(line(s, **{"critic/rewards/mean": s}) for s in (3, 4)))
+    parsed = read_training_logs(tmp_path)
+    assert parsed.steps.set_index("step")["reward"].to_dict() == {1: 0.1, 2: 0.2, 3: 3.0, 4: 4.0}
+    assert parsed.duplicates["count"] == 1 and parsed.duplicates["steps"] == [3]

@@ -100,7 +100,8 @@ def test_every_newly_passing_task_is_the_constant_answer_1(row):
     tasks, whose expected answers take 10 values. Wilson 95% of 9 in 9 (z = 1.96): 0.70085 to 1."""
     check = row["contrastive"]
     assert (check["newly_passing"], check["flagged"], check["by_rule"]) == (9, 9, {"constant_answer": 9})
-    assert sorted(int(t["key"][1]) for t in check["tasks"]) == [1, 15, 27, 44, 62, 71, 81, 85, 97]
+    # "task" is the task id the eval file gives (``<family>/<index>``); "key" the content identity
+    assert sorted(int(t["task"].rsplit("/", 1)[1]) for t in check["tasks"]) == [1, 15, 27, 44, 62, 71, 81, 85, 97]
     assert check["share"] == 1.0 and check["share_ci"] == [0.7008, 1.0]
     assert check["tasks"][0]["evidence"]["constant_answer"] == (
         '"1" is answered on 86 tasks whose expected answers take 10 values')

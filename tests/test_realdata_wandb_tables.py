@@ -45,5 +45,5 @@ def test_first_and_last_rounds_become_paired_traces(tmp_path):
     frame = read_validation_tables(RUN)
     prompt_14 = frame.loc[(frame.step == 0) & (frame["sample"] == 14), "input"].item()
     check = rows[0]["contrastive"]  # only sample 14's prompt fails at round 0 and passes at round 20
-    assert check["newly_passing"] == 1 and check["tasks"][0]["key"] == ["", task_id_of(prompt_14)]
+    assert check["newly_passing"] == 1 and check["tasks"][0]["key"] == task_id_of(prompt_14)
     assert check["share"] is None and "need >= 5" in check["not_enough_data"]

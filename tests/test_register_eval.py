@@ -2,6 +2,8 @@
 commands (base model's eval, RL model's eval) and the model's eval pair resolves to the user's own
 traces, which then ingest like any other eval dataset."""
 
+from datetime import datetime, timezone
+
 import dagster as dg
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -70,3 +72,49 @@ def test_bad_input_is_a_clear_error_and_writes_nothing(registry_url, tmp_path, c
     reg = SqlRegistry(registry_url)
     reg.create_all()
     assert reg.models_by_name(RL) == [] and reg.benchmarks() == []
+
+
+def test_an_offset_is_kept_as_utc_and_the_same_eval_twice_is_one_row(registry_url, tmp_path, capsys):
+    """Issue 25 item 11: 12:00+05:00 is 07:00 UTC in SQLite and PostgreSQL alike; re-registering is idempotent."""
+    args = ["register-eval", BASE, "--benchmark", "b", "--traces", "org/ds", "--started", "2026-05-01T12:00:00+05:00"]
+    assert main(args) == 0 and main(args) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("registered eval") and "\nunchanged eval" in out
+    reg = SqlRegistry(registry_url)
+    (job,) = reg.jobs_for_model(reg.models_by_name(BASE)[0]["id"])
+    assert job["started_at"].astimezone(timezone.utc) == datetime(2026, 5, 1, 7, tzinfo=timezone.utc)
+    assert main([*args, "--score", "0.7"]) == 0  # the same eval, now scored: still one row
+    (job,) = reg.jobs_for_model(reg.models_by_name(BASE)[0]["id"])
+    assert job["metrics"] == {"accuracy": 0.7} and "updated eval" in capsys.readouterr().out
+
+
+def test_a_refused_registration_leaves_no_row_and_bad_numbers_and_names_are_refused(registry_url, capsys):
+    reg = SqlRegistry(registry_url)
+    assert main(["register-eval", RL, "--benchmark", "b", "--traces", "org/ds"]) == 0  # RL registered without a base
+    before = (len(reg.models_by_name(BASE)), len(reg.benchmarks()))
+    # refused (RL exists without a base model): the new base model and benchmark must not be left behind
+    assert main(["register-eval", RL, "--base-model", BASE, "--benchmark", "new-bench", "--traces", "org/ds"]) == 2
+    assert (len(reg.models_by_name(BASE)), len(reg.benchmarks())) == before == (0, 1)
+    for score in ("nan", "inf", "-inf"):
+        assert main(["register-eval", BASE, "--benchmark", "b", "--traces", "org/ds", f"--score={score}"]) == 2
+        assert "not a finite number" in capsys.readouterr().err
+    assert main(["register-eval", "o" * 300 + "/m", "--benchmark", "b", "--traces", "org/ds"]) == 2
+    assert "organisation is 300 characters, longer than 96" in capsys.readouterr().err
+    assert reg.models_by_name(BASE) == []
+
+
+def test_training_times_are_set_from_the_cli_and_list_evals_says_how_when_missing(registry_url, capsys):
+    assert main(["register-eval", BASE, "--benchmark", "b", "--traces", "org/before"]) == 0
+    assert main(["register-eval", RL, "--base-model", BASE, "--benchmark", "b", "--traces", "org/after"]) == 0
+    assert main(["list-evals", RL]) == 0
+    listed = capsys.readouterr().out
+    assert "training_end is null" in listed and f"rldelta register-eval {RL}" in listed and "--training-end" in listed
+    assert main(["register-eval", RL, "--base-model", BASE, "--benchmark", "b", "--traces", "org/after",
+                 "--training-start", "2026-04-01T00:00:00Z", "--training-end", "2026-04-20T06:00:00+02:00"]) == 0
+    (row,) = SqlRegistry(registry_url).models_by_name(RL)
+    assert row["training_end"].astimezone(timezone.utc) == datetime(2026, 4, 20, 4, tzinfo=timezone.utc)
+    capsys.readouterr()
+    assert main(["list-evals", RL]) == 0
+    assert "training_end is null" not in capsys.readouterr().out
+    assert main(["register-eval", RL, "--benchmark", "b", "--traces", "org/after", "--training-start",
+                 "2026-05-01T00:00:00Z", "--training-end", "2026-04-01T00:00:00Z"]) == 2

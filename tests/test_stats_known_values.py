@@ -172,3 +172,116 @@ def test_sign_flip_p_floor_and_holm_flips():
     assert stats.p_floor(3, None) == 0.25  # exact over 3 tasks: 2 of 8 patterns are as extreme
     assert stats.p_floor(100, 4999) == pytest.approx(1 / 5000)
     assert stats.permutations_for(105, 0.05) == 4200  # 2 * 105 / 0.05
+
+
+# --- the same quantities computed by scipy.stats directly (the library the code delegates to, or
+# the reference for what it keeps: the vectorised exact sign flip, Newcombe, Holm, Fisher z) ---
+
+def test_sign_flip_exact_equals_scipy_permutation_test():
+    from scipy.stats import permutation_test
+
+    rng = np.random.default_rng(5)
+    for n in (3, 7, 12):
+        d = rng.normal(0.4, 1, size=n)
+        ref = permutation_test((d,), lambda x, axis: np.abs(np.mean(x, axis=axis)), permutation_type="samples",
+                               vectorized=True, n_resamples=np.inf, alternative="greater").pvalue
+        assert stats.sign_flip_pvalue(d) == pytest.approx(ref, rel=1e-12)
+
+
+def test_monte_carlo_sign_flip_agrees_with_scipy_within_its_resolution():
+    from scipy.stats import permutation_test
+
+    d = np.random.default_rng(8).normal(0.15, 1, size=60)
+    ref = permutation_test((d,), lambda x, axis: np.abs(np.mean(x, axis=axis)), permutation_type="samples",
+                           vectorized=True, n_resamples=20000, alternative="greater", rng=1).pvalue
+    # two Monte-Carlo estimates of the same p: binomial SE of 2,000 draws is ~0.011 at p ~ 0.25
+    assert stats.sign_flip_pvalue(d) == pytest.approx(ref, abs=0.04)
+
+
+@pytest.mark.parametrize("k,n", [(0, 10), (3, 10), (17, 40), (40, 40), (1, 1)])
+def test_wilson_equals_scipy_binomtest_interval(k, n):
+    from scipy.stats import binomtest
+
+    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    # the code keeps z = 1.96 (what the reports quote); scipy's 95 % uses z = 1.959964
+    assert stats.wilson_interval(k, n) == pytest.approx((ci.low, ci.high), abs=1e-5)
+
+
+def test_mcnemar_and_bh_equal_scipy():
+    from scipy.stats import binomtest, false_discovery_control
+
+    assert stats.mcnemar_exact(13, 31) == pytest.approx(binomtest(31, 44, 0.5).pvalue, rel=1e-12)
+    p = [0.001, 0.2, 0.03, 0.04, 0.5, 0.012]
+    assert stats.bh_adjust(p) == pytest.approx(list(false_discovery_control(p, method="bh")), rel=1e-12)
+
+
+def test_holm_against_its_definition():
+    # Holm (1979): sorted p_(i) -> max_{j <= i} min(1, (m - j + 1) p_(j)); scipy has no Holm.
+    p = np.array([0.02, 0.001, 0.04, 0.3, 0.011])
+    order = np.argsort(p)
+    steps = np.minimum(1, (len(p) - np.arange(len(p))) * p[order])
+    expected = np.empty(len(p))
+    expected[order] = np.maximum.accumulate(steps)
+    assert stats.holm_adjust(list(p)) == pytest.approx(list(expected))
+
+
+def test_correlations_equal_scipy():
+    from scipy.stats import kendalltau, pearsonr, spearmanr
+
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 8, size=50).astype(float)  # ties on purpose: tau-b and average ranks
+    y = x + rng.normal(0, 3, size=50)
+    y[4] = np.nan  # the pair is dropped
+    ok = ~np.isnan(y)
+    assert stats.pearson(x, y) == pytest.approx(pearsonr(x[ok], y[ok]).statistic, rel=1e-12)
+    assert stats.spearman(x, y) == pytest.approx(spearmanr(x[ok], y[ok]).statistic, rel=1e-12)
+    assert stats.kendall_tau_b(x, y) == pytest.approx(kendalltau(x[ok], y[ok]).statistic, rel=1e-12)
+    assert math.isnan(stats.spearman([1, 2, 3], [4, 4, 4]))  # constant side: undefined, no warning
+
+
+def test_fisher_z_equals_scipy_pearsonr_interval():
+    from scipy.stats import pearsonr
+
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=40)
+    y = 0.5 * x + rng.normal(size=40)
+    res = pearsonr(x, y)
+    ci = res.confidence_interval(0.95)
+    # scipy uses z = 1.959964; the code's z = 1.96 widens each end by well under 1e-4
+    assert stats.fisher_z_interval(res.statistic, 40) == pytest.approx((ci.low, ci.high), abs=1e-4)
+
+
+def test_t_interval_equals_scipy_t_interval():
+    from scipy.stats import sem, t
+
+    x = np.array([2.1, 3.4, 1.9, 5.0, 4.2, 3.3])
+    assert stats.t_interval_95(x) == pytest.approx(t.interval(0.95, len(x) - 1, loc=x.mean(), scale=sem(x)), rel=1e-12)
+    assert stats.t_interval_95([2.0, 2.0, 2.0]) == (2.0, 2.0)  # constant: zero width (scipy gives NaN)
+
+
+def test_spearman_permutation_p_against_enumerated_pairings():
+    from itertools import permutations
+
+    from rl_assets.analysis.stats.trend import spearman_permutation_p
+
+    def enumerated(x, y):
+        rho = stats.spearman(x, y)
+        rhos = [stats.spearman(x, list(q)) for q in permutations(y)]
+        return sum(abs(r) >= abs(rho) - 1e-12 for r in rhos) / len(rhos)
+
+    # 4 pairs: (4!)^2 = 576 <= 2,000 re-pairings, so scipy enumerates them all: the exact p
+    assert spearman_permutation_p([1, 2, 3, 4], [2, 1, 3, 4]) == pytest.approx((0.8, enumerated([1, 2, 3, 4], [2, 1, 3, 4])))
+    # 6 pairs: Monte-Carlo, within its resolution of the exact p
+    x, y = [1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 6, 5]
+    rho, p = spearman_permutation_p(x, y)
+    assert rho == pytest.approx(stats.spearman(x, y)) and p == pytest.approx(enumerated(x, y), abs=0.03)
+
+
+def test_bootstrap_spearman_drops_constant_resamples_quietly():
+    import warnings
+
+    x, y = np.array([0, 0, 0, 0, 0, 0, 1.0]), np.array([1, 2, 3, 4, 5, 6, 7.0])  # many resamples: x constant
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lo, hi = stats.bootstrap_spearman(x, y, n_boot=400)
+    assert 0 < lo <= hi <= 1

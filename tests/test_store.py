@@ -125,8 +125,8 @@ def test_a_training_metrics_value_from_before_the_store_fails_rl_temporal_clearl
     src = tmp_path / "rollouts.jsonl"
     src.write_text("".join(json.dumps({"conversations": [], "task": f"t{i}", "trial_name": f"t{i}__a", "result": "1.0",
                                        "date": f"2026-05-01T{i:02d}:00:00Z"}) + "\n" for i in range(6)))
-    table = ingest_once(None, str(src), tmp_path / "rl.parquet")
-    rl_ref = {"applicable": True, "path": table["path"], "source": str(src), "repo_id": "org/m-8B"}
+    table = ingest_once(None, str(src), store.trace_table_folder("rl_traces", "org/m-8B") / "rl.parquet")  # in the store:
+    rl_ref = {"applicable": True, "path": table["path"], "source": str(src), "repo_id": "org/m-8B"}  # values name no other place
     old = {"applicable": True, "metrics_path": str(rldelta_home / "reports" / "org--m-8B" / "metrics.parquet")}
     result = materialize_partition([rl_temporal], "org/m-8B", stubs={"rl_traces": rl_ref, "training_metrics": old},
                                    resources={"settings": AnalysisSettings(n_boot=50), "io_manager": RlDeltaIOManager()},

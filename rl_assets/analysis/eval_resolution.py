@@ -13,17 +13,26 @@ Rules (docs/original_pipeline.md "Eval-pair resolution", with its bugs fixed):
 from __future__ import annotations
 
 import math
+import re
 from datetime import datetime, timezone
 
+from rl_assets.masking import masked_args
 from rl_assets.timestamps import TimestampError, parse_utc
 
 SCORE_KEYS = ("accuracy", "mean_reward", "Mean", "MeanDropEI", "reward", "score", "pass_rate")
 MODES = ("largest-delta", "largest-abs-delta", "latest", "benchmark")
 _OLDEST = datetime.min.replace(tzinfo=timezone.utc)
+_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
+# a URL "dataset" ending like a data file would be taken for a local path by the trace reader
+_FILE_SUFFIXES = tuple(f"{s}{c}" for s in (".parquet", ".jsonl", ".ndjson", ".json") for c in ("", ".gz", ".bz2", ".zst"))
 
 
 class ResolutionError(ValueError):
-    """The model cannot be resolved (unknown id, no base model, unknown benchmark …)."""
+    """The model cannot be resolved (unknown id, no base model, unknown benchmark …). Its message is
+    masked: it quotes registry values (traces links) that can carry a credential."""
+
+    def __init__(self, *args):
+        super().__init__(*masked_args(args))
 
 
 def parse_ts(value, where: str = "") -> datetime | None:
@@ -42,6 +51,10 @@ def iso(value) -> str | None:
 def dataset_id_from_link(link: str | None) -> str | None:
     """`https://huggingface.co/datasets/org/name/tree/main` -> `org/name`; bare ids and local paths unchanged.
 
+    A URL only ever names a Hub dataset: its query and fragment (where a `?token=` sits) are dropped,
+    and a URL whose path gives no `org/name` (or names a data file, which would then pass for a local
+    path) is refused.
+
     >>> dataset_id_from_link("/data/evals/after.jsonl")
     '/data/evals/after.jsonl'
     """
@@ -50,14 +63,16 @@ def dataset_id_from_link(link: str | None) -> str | None:
     link = link.strip()
     if link.startswith(("/", "~", "./", "../")):
         return link  # a local trace file or folder (`rldelta register-eval --traces ./traces.jsonl`)
-    if not link.startswith("http"):
+    if "://" not in link:
         return link.removeprefix("datasets/").strip("/") or None
-    parts = [p for p in link.split("://", 1)[1].split("/")[1:] if p]
+    after_host = link.split("://", 1)[1].split("/", 1)[1:]  # the path, query and fragment, host dropped
+    parts = [p for p in re.split(r"[?#]", after_host[0] if after_host else "", maxsplit=1)[0].split("/") if p]
     if parts and parts[0] == "datasets":
         parts = parts[1:]
-    if len(parts) < 2:
-        raise ResolutionError(f"cannot read a dataset id from traces link {link!r}")
-    return f"{parts[0]}/{parts[1]}"
+    dataset = "/".join(parts[:2])
+    if len(parts) < 2 or not _HUB_ID.match(dataset) or dataset.lower().endswith(_FILE_SUFFIXES):
+        raise ResolutionError(f"traces link {link!r} names no Hub dataset (expected https://<hub>/datasets/org/name)")
+    return dataset
 
 
 def job_score(job: dict, score_key: str | None = None) -> float | None:

@@ -12,6 +12,17 @@ import base64
 import io
 
 
+def pyplot():
+    """matplotlib.pyplot on the file-only Agg backend, imported on first use: it costs about half a
+    second, which loading the Dagster definitions (webserver, daemon, every run) should not pay."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def figure_png(fig, *, dpi: int = 110, tight: bool = True) -> bytes:
     """Render `fig` to PNG bytes and close it (figures left open leak memory across a run)."""
     import matplotlib.pyplot as plt

@@ -19,6 +19,7 @@ QUESTIONS = {
     "q3": "Q3. Do the changes persist into the post-RL eval traces?",
     "q4": "Q4. Does it matter on evals (solve rate by context)?",
     "audit": "Audit: real skill, format, or a gamed reward?",
+    "integrity": "Reward integrity: was the reward earned outside the task?",
 }
 ICON = {"materialized": "✅", "failed": "❌", "not applicable": "➖", "running": "🔄", "interrupted": "⛔",
         "never materialized": "⏳"}
@@ -76,6 +77,16 @@ def audit_findings(report: dict | None) -> list[str]:
     rows = report.get("rows") or []
     return ["audit labels: " + (", ".join(f"{md_text(r.get('family', '?'))}: {md_text(r.get('label', '?'))}" for r in rows)
                                 or "none")]
+
+
+def integrity_headline(value: dict | None) -> list[str]:
+    """INDEX.md's first line under the title: the reward-integrity verdict (docs/integrity.md)."""
+    if value is None:
+        return ["Reward integrity: not produced"]
+    if not value.get("applicable"):
+        return [f"Reward integrity: not applicable ({md_text(value.get('reason', '?'))})"]
+    onsets = ", ".join(f"{md_text(n)} from step {s}" for n, s in sorted((value.get("onsets") or {}).items(), key=lambda kv: (kv[1], kv[0])))
+    return [f"Reward integrity: **{md_text(value['verdict'])}** — {md_text(onsets or value.get('verdict_reason', ''))}"]
 
 
 def _cell(value) -> str:
@@ -171,9 +182,11 @@ def render_summary(statuses: list[dict], findings: list[str], ui_url: str = "", 
 
 
 def render_index(model: str, generated_at: str, statuses: list[dict], outputs: list[str], findings: list[str],
-                 ui_url: str = "") -> str:
+                 ui_url: str = "", headline: list[str] = ()) -> str:
+    """`headline`: lines shown right under the title (the reward-integrity verdict)."""
     counts = {k: sum(s["status"] == k for s in statuses) for k in ICON}
-    lines = [f"# RL behavioural analysis — {md_text(model)}", "", f"Generated {generated_at} (UTC).", "", f"> {COMPLETION_NOTE}", "",
+    lines = [f"# RL behavioural analysis — {md_text(model)}", "", *(f"{' '.join(str(h).split())}  " for h in headline),
+             *([""] if headline else []), f"Generated {generated_at} (UTC).", "", f"> {COMPLETION_NOTE}", "",
              "Assets: " + ", ".join(f"{n} {k}" for k, n in counts.items() if n), "", "## Findings at a glance", ""]
     # findings are markdown built here (lineage links included); their untrusted parts are escaped
     # where they are built, and a newline in one cannot start a block

@@ -12,9 +12,12 @@ import dagster as dg
 from resources.llm import LLMResource
 from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
-from rl_assets.analysis.audit import AUDIT_COLUMNS, audit_rows, labels, prereg, report
+from rl_assets.analysis.audit import AUDIT_COLUMNS, labels, prereg, report
+from rl_assets.analysis.audit.audit import audit_paired
 from rl_assets.analysis.audit.contrastive_report import contrastive_summary
+from rl_assets.analysis.pairing_report import pairing_section
 from rl_assets.ingest.predictions import PredictionsError, file_evidence, load_predictions
+from rl_assets.pairing_checks import pairing_check_specs, pairing_checks
 from rl_assets.partitions import models_partitions
 from rl_assets.report_files import AUDIT, write_report
 from rl_assets.report_links import file_metadata
@@ -66,6 +69,7 @@ def _llm_verdicts(context, llm: LLMResource, config: AuditConfig, rows, families
         dg.AssetCheckSpec("rulers_agree", asset="learning_audit", partitions_def=models_partitions,
                           description="no family's label changes between its recorded scores and the "
                           "installed reasoning-gym re-score"),
+        *pairing_check_specs("learning_audit"),
     ],
 )
 def learning_audit(context: dg.AssetExecutionContext, config: AuditConfig, settings: AnalysisSettings,
@@ -75,7 +79,11 @@ def learning_audit(context: dg.AssetExecutionContext, config: AuditConfig, setti
 
     before = read_traces(baseline_traces["path"], AUDIT_COLUMNS).to_pylist()
     after = read_traces(post_rl_traces["path"], AUDIT_COLUMNS).to_pylist()
-    rows, families = audit_rows(before, after, n_boot=settings.n_boot, seed=settings.seed)
+    try:
+        rows, families, pairing = audit_paired(before, after, n_boot=settings.n_boot, seed=settings.seed,
+                                               normalise=settings.task_id_normalisation)
+    except ValueError as exc:  # an unknown normalisation rule in the settings
+        raise dg.Failure(description=f"learning_audit {context.partition_key}: {exc}") from exc
     llm_note = _llm_verdicts(context, llm, config, rows, families, settings.seed)
 
     predictions, registration = None, None
@@ -91,11 +99,12 @@ def learning_audit(context: dg.AssetExecutionContext, config: AuditConfig, setti
     sources = {side: {k: ref.get(k) for k in ("source", "revision", "benchmark", "rows")}
                for side, ref in (("baseline", baseline_traces), ("post_rl", post_rl_traces))}
     out = report.build_report(rows, predictions=predictions, registration=registration,
-                              sources=sources, llm_note=llm_note)
+                              sources=sources, llm_note=llm_note, pairing=pairing.report)
     rendered = report.audit_report(out, context.partition_key)
     written = write_report(context.partition_key, AUDIT, rendered.files)
 
-    thin = [r["family"] for r in out["rows"] if r["n_tasks"] < labels.MIN_TASKS]
+    thin = [r["family"] for r in out["rows"] if r["n_tasks"] < labels.MIN_TASKS and r["label"] not in labels.NOT_COMPARED]
+    unpaired = [r["family"] for r in out["rows"] if r["label"] in labels.NOT_COMPARED]
     yield dg.Output(
         # rows and sources: the per-family numbers the run lineage reads (it never reads report files)
         {"labels": {r["family"]: r["label"] for r in out["rows"]},
@@ -107,18 +116,24 @@ def learning_audit(context: dg.AssetExecutionContext, config: AuditConfig, setti
             "held": f'{out["held"]}/{out["judged"]}' if predictions else "no predictions",
             "rulers": dg.MetadataValue.md(report.rulers_table(out["rows"])),
             "ruler_dependent": ", ".join(out["ruler_dependent"]) or "none",
+            "pairing": dg.MetadataValue.md("\n".join(pairing_section(pairing.report, "#### Task pairing"))),
             "flagged_new_passes": dg.MetadataValue.md(contrastive_summary(out["rows"])),
             **file_metadata("report", written["audit.md"]),
         },
     )
     families = len(out["rows"])  # zero families: nothing was audited, which is not a pass
     yield dg.AssetCheckResult(
-        check_name="enough_common_tasks", passed=bool(families) and not thin, severity=dg.AssetCheckSeverity.WARN,
-        description=None if families else "no task families to audit",
+        check_name="enough_common_tasks", passed=bool(families) and not thin and not unpaired,
+        severity=dg.AssetCheckSeverity.WARN,
+        description="; ".join(filter(None, [
+            "no task families to audit" if not families else None,
+            f"too few common tasks: {', '.join(thin)}" if thin else None,
+            f"not compared (no task on both sides): {', '.join(unpaired)}" if unpaired else None])) or None,
         metadata={"families_below_threshold": ", ".join(thin) or "none", "threshold": labels.MIN_TASKS,
-                  "families": families},
+                  "families": families, "families_not_compared": ", ".join(unpaired) or "none"},
     )
     yield rulers_check(out)
+    yield from pairing_checks("learning_audit", pairing.report)
 
 
 def rulers_check(out: dict) -> dg.AssetCheckResult:

@@ -9,6 +9,7 @@ from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.escape import md_text
 from rl_assets.analysis.eval_resolution import ResolutionError
+from rl_assets.masking import mask
 from rl_assets.partitions import models_partitions
 from rl_assets.resolve import explicit_pair, format_table, resolve_eval_pair
 
@@ -43,7 +44,7 @@ def eval_pair(context: dg.AssetExecutionContext, registry: RegistryResource, set
     for key in ("baseline_eval", "post_rl_eval", "baseline_eval_ts", "post_rl_eval_ts"):
         override = getattr(settings, key)
         if override:
-            resolved["notes"].append(f"{key} <- settings override {override!r} (was {resolved[key]!r})")
+            resolved["notes"].append(mask(f"{key} <- settings override {override!r} (was {resolved[key]!r})"))
             resolved[key] = override
     for note in resolved["notes"]:
         context.log.info(note)
@@ -57,8 +58,8 @@ def eval_pair(context: dg.AssetExecutionContext, registry: RegistryResource, set
         metadata={
             "benchmark": str(resolved["benchmark"]),
             "selection": resolved["reason"],
-            "post_rl_eval": str(resolved["post_rl_eval"]),
-            "baseline_eval": str(resolved["baseline_eval"]),
+            "post_rl_eval": mask(resolved["post_rl_eval"]),  # a settings override can be any text
+            "baseline_eval": mask(resolved["baseline_eval"]),
             "delta": resolved["delta"] if resolved["delta"] is not None else "n/a",
             "pairs": dg.MetadataValue.md(format_table(resolved)),
             "notes": dg.MetadataValue.md("\n".join(f"- {md_text(n)}" for n in resolved["notes"])),

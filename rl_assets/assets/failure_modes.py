@@ -81,7 +81,7 @@ def failure_modes(context: dg.AssetExecutionContext, config: FailureModesConfig,
     client = llm.session("annotate", partition, model=config.model, concurrency=config.concurrency,
                          usd_budget=config.usd_budget, token_budget=config.token_budget, force=config.force,
                          log=context.log.info)
-    path = table_path(partition, context.run_id)  # this run's own file: a concurrent run writes another
+    path = table_path(partition, context.run.run_id)  # this run's own file: a concurrent run writes another
     known = {} if config.force else _previous(latest_table(context.instance, partition))
     # One record batch at a time (rl_assets.trace_stream): memory stays flat in the table's size.
     parts, labels, total = [], {}, {}

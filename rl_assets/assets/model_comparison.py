@@ -7,7 +7,7 @@ import dagster as dg
 from resources.hub import HubError, HubResource
 from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
-from rl_assets.analysis.compare.comparison import compare, model_row, task_pass_rates
+from rl_assets.analysis.compare.comparison import compare, model_row, paired_pass_rates
 from rl_assets.analysis.eval_resolution import ResolutionError
 from rl_assets.analysis.compare.report import comparison_report
 from rl_assets.analysis.figures import markdown_image
@@ -17,7 +17,7 @@ from rl_assets.resolve import resolve_eval_pair
 from rl_assets.report_files import write_comparison
 from rl_assets.report_links import file_metadata
 
-COLUMNS = ["task_id", "passed", "is_infra_error"]
+COLUMNS = ["task_id", "passed", "is_infra_error", "task_key", "task_key_source", "task_family", "benchmark", "gen_settings"]
 
 
 class ComparisonConfig(dg.Config):
@@ -47,21 +47,24 @@ def model_comparison(context: dg.AssetExecutionContext, config: ComparisonConfig
     bench = reg.benchmark_by_id(pinned) or reg.benchmark_by_name(pinned)
     if bench is None:
         raise dg.Failure(f"model_comparison: benchmark {pinned!r} is neither an id nor a name in the benchmarks table")
-    rows, excluded = [], []
+    rows, excluded, pairings = [], [], []
     for model_id in sorted(context.instance.get_dynamic_partitions("models")):
         try:
             pair = resolve_eval_pair(reg, model_id, mode="benchmark", benchmark=bench["id"], include_unfinished=settings.include_unfinished_jobs)
             if not (pair["baseline_eval"] and pair["post_rl_eval"]):
                 raise ResolutionError(f"no matched pair on {bench['name']} ({pair['reason']})")
-            base = task_pass_rates(pinned_side_rows(client, pair["baseline_eval"], model_id, "baseline", pair["benchmark"], settings))
-            post = task_pass_rates(pinned_side_rows(client, pair["post_rl_eval"], model_id, "post-rl", pair["benchmark"], settings))
+            base, post, pairing = paired_pass_rates(
+                model_id, pinned_side_rows(client, pair["baseline_eval"], model_id, "baseline", pair["benchmark"], settings),
+                pinned_side_rows(client, pair["post_rl_eval"], model_id, "post-rl", pair["benchmark"], settings),
+                settings.task_id_normalisation)
         except (ResolutionError, HubError, IngestError, OSError, ValueError) as exc:
             # One model's bad data excludes that model, with the reason; it never sinks the comparison.
             excluded.append({"model_id": model_id, "reason": f"{type(exc).__name__}: {exc}"})
             continue
+        pairings.append(pairing)
         row = model_row(model_id, base, post, n_boot=settings.n_boot, seed=settings.seed)
         rows.append({**row, "benchmark_id": pair["benchmark_id"]})
-    result = compare({"id": bench["id"], "name": bench["name"]}, rows, excluded)
+    result = compare({"id": bench["id"], "name": bench["name"]}, rows, excluded, pairings)
     report = comparison_report(result)
     written = write_comparison(report.files)
     return dg.MaterializeResult(

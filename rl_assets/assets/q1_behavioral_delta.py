@@ -12,8 +12,10 @@ from dagster import AssetExecutionContext
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis import stats
 from rl_assets.analysis.q1.behavioral_delta import NEEDED, compute_behavioral_delta
+from rl_assets.analysis.pairing_report import pairing_section
 from rl_assets.analysis.q1.report import behavioral_delta_report
 from rl_assets.analysis.report_md import jsonable
+from rl_assets.pairing_checks import pairing_check_specs, pairing_checks
 from rl_assets.partitions import models_partitions
 from rl_assets.report_files import Q1_BEHAVIORAL_DELTA, write_report
 from rl_assets.metadata_numbers import rounded_metadata
@@ -67,7 +69,8 @@ def _enough_data(r: dict) -> tuple[bool, str]:
     check_specs=[dg.AssetCheckSpec("has_common_tasks", asset=ASSET, partitions_def=models_partitions,
                                    description="Baseline and post-RL share at least one task (else no paired comparison)."),
                  dg.AssetCheckSpec("enough_data", asset=ASSET, partitions_def=models_partitions,
-                                   description=f"At least {stats.MIN_COMMON_TASKS} common tasks for intervals and tests.")],
+                                   description=f"At least {stats.MIN_COMMON_TASKS} common tasks for intervals and tests."),
+                 *pairing_check_specs(ASSET)],
 )
 def behavioral_delta(
     context: AssetExecutionContext, settings: AnalysisSettings, baseline_traces: dict, post_rl_traces: dict, failure_modes: dict
@@ -78,7 +81,11 @@ def behavioral_delta(
     labels = failure_mode_labels(failure_modes)
     before = with_failure_modes(read_traces(baseline_traces["path"], columns=(*NEEDED, "trace_id")), labels)
     after = with_failure_modes(read_traces(post_rl_traces["path"], columns=(*NEEDED, "trace_id")), labels)
-    result = jsonable(compute_behavioral_delta(before, after, n_boot=settings.n_boot, seed=settings.seed))
+    try:
+        result = jsonable(compute_behavioral_delta(before, after, n_boot=settings.n_boot, seed=settings.seed,
+                                                   normalise=settings.task_id_normalisation))
+    except ValueError as exc:  # an unknown normalisation rule in the settings
+        raise dg.Failure(description=f"{ASSET} {context.partition_key}: {exc}", allow_retries=False) from exc
     # Whoever labelled the failure modes is named next to them (the offline heuristic says so).
     result["failure_mode_annotator"] = failure_modes.get("annotator")
     result["sources"] = {"baseline": {k: baseline_traces.get(k) for k in ("source", "revision", "rows", "benchmark")},
@@ -90,6 +97,7 @@ def behavioral_delta(
         **file_metadata("report", written["report.md"]),
         "n_before": result["before"]["n_rows"], "n_after": result["after"]["n_rows"],
         "common_tasks": result["common_tasks"],
+        "pairing": dg.MetadataValue.md("\n".join(pairing_section(result["pairing"], "#### Task pairing"))),
         "n_significant_features": sum(f["significant"] for f in result.get("features", [])),
     }
     if "task_flips" in result:
@@ -100,3 +108,4 @@ def behavioral_delta(
                               metadata={"common_tasks": result["common_tasks"], "reason": invalid or "ok"})
     ok, why = _enough_data(result)
     yield dg.AssetCheckResult(check_name="enough_data", passed=ok, severity=dg.AssetCheckSeverity.WARN, metadata={"detail": why})
+    yield from pairing_checks(ASSET, result["pairing"])

@@ -11,7 +11,9 @@ from rl_assets.analysis.figures import markdown_image, markdown_images
 from rl_assets.analysis.lineage.curves import curves_of
 from rl_assets.analysis.q2.report import training_report, unrecognised_files
 from rl_assets.analysis.q2.training_metrics import build_report
-from rl_assets.ingest.training_logs import UnrecognisedLogsError, logs_folder, read_training_logs
+from rl_assets.ingest.training_logs import (STATE_PATTERNS, UnrecognisedLogsError, is_repo_trainer_state, logs_folder,
+                                           logs_revision, read_training_logs, repo_trainer_states)
+from rl_assets.ingest.wandb_tables import read_validation_tables
 from rl_assets.not_applicable import not_applicable, write_not_applicable
 from rl_assets.partitions import models_partitions
 from rl_assets import store
@@ -100,12 +102,14 @@ def training_logs(context: dg.AssetExecutionContext, hub: HubResource, checkpoin
     except HubError as exc:
         raise dg.Failure(description=f"training_logs {repo_id}: hub error: {exc}") from exc
     revision = info.revision
-    if not info.files_under("training_logs"):
-        out = not_applicable(repo_id, f"not applicable: no training_logs/ in {repo_id}", revision=revision)
+    states = [f for f in info.files if is_repo_trainer_state(f.path)]  # HF/TRL checkpoints carry their own
+    if not info.files_under("training_logs") and not states:
+        out = not_applicable(repo_id, f"not applicable: no training_logs/ in {repo_id} (nor a trainer_state.json)",
+                             revision=revision)
         return dg.MaterializeResult(value=out, data_version=dg.DataVersion(f"none:{revision}"),
                          metadata={"applicable": False, "reason": out["reason"]})
-    logs_rev = info.subtree_revision("training_logs/")
-    files = [f.path for f in info.files_under("training_logs")]
+    logs_rev = logs_revision(info.subtree_revision("training_logs/"), [(f.path, f.sha) for f in states])
+    files = [f.path for f in info.files_under("training_logs")] + [f.path for f in states]
     # What is handed over is the repo id and revision, not a folder: the Hub is already a shared,
     # revision-addressed store, and a downloaded snapshot is a cache of the machine that fetched it
     # (another worker has no such folder). training_metrics fetches the pinned revision through its
@@ -117,17 +121,33 @@ def training_logs(context: dg.AssetExecutionContext, hub: HubResource, checkpoin
 
 
 def fetch_logs(hub: HubResource, training_logs: dict) -> Path:
-    """The pinned revision's training_logs/ folder on this machine (the hub resource's cache)."""
+    """The pinned revision's training_logs/ and trainer_state.json files on this machine (the hub
+    resource's cache); returns the snapshot root."""
     if not training_logs.get("revision"):  # every stored value names one, older ones too
         raise dg.Failure(description="training_metrics: the stored training_logs value has no Hub revision "
                          "(written by an older rldelta); re-materialize training_logs")
     repo_id, revision = training_logs["repo_id"], training_logs["revision"]
     try:
-        folder = hub.client().download(repo_id, "model", allow_patterns=["training_logs/**"], revision=revision)
+        folder = hub.client().download(repo_id, "model", allow_patterns=["training_logs/**", *STATE_PATTERNS],
+                                       revision=revision)
     except HubError as exc:
         raise dg.Failure(description=f"training_metrics {repo_id}: cannot read training_logs/ at revision "
                          f"{revision}: {exc}; re-materialize training_logs if the repo changed since") from exc
-    return logs_folder(folder)
+    return folder
+
+
+def store_generations(folder: Path, model: str, run_id: str) -> str | None:
+    """The W&B validation-generation tables under training_logs/ as one store table (reward_integrity
+    judges them); None when the logs hold none (or the repo has only a trainer_state.json, no training_logs/)."""
+    if not folder.is_dir():
+        return None
+    frame = read_validation_tables(folder)
+    if frame.empty:
+        return None
+    frame.attrs = {}  # the reader's ledger is not table data
+    path = str(store.validation_generations_table(model, run_id))
+    store.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
+    return path
 
 
 @dg.asset(
@@ -149,8 +169,9 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
         yield accounting_check(None)
         yield wandb_check(None)
         return
+    snapshot = fetch_logs(hub, training_logs)
     try:
-        parsed = read_training_logs(fetch_logs(hub, training_logs))
+        parsed = read_training_logs(logs_folder(snapshot), repo_trainer_states(snapshot))
     except UnrecognisedLogsError as exc:
         # logs are there but no reader can read them: an error, never "not applicable" (issue 25 #16)
         write_report(model, Q2_TRAINING_METRICS, unrecognised_files(str(exc)))
@@ -163,7 +184,7 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
     steps = parsed.steps
     # The step table rl_temporal reads is the store's; the report keeps a copy for people.
     table = pa.Table.from_pandas(steps, preserve_index=False)
-    steps_table = str(store.step_table(model, context.run_id))
+    steps_table = str(store.step_table(model, context.run.run_id))
     parquet = store.write_table(table, steps_table)
     report = training_report(rep, steps, parsed.vllm)
     written = write_report(model, Q2_TRAINING_METRICS, {"metrics.parquet": parquet, **report.files})
@@ -172,7 +193,8 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
              "reward_terms": parsed.reward_terms,
              "n_steps": rep["n_steps"], "training_logs_revision": rep["training_logs_revision"],
              "best_step": rep["best_checkpoint"].get("best_step"),
-             "curves": curves_of(steps)}  # reward/entropy/KL/length per step, for the run lineage
+             "curves": curves_of(steps),  # reward/entropy/KL/length per step, for the run lineage
+             "validation_generations": store_generations(logs_folder(snapshot), model, context.run_id)}
     yield dg.Output(value, metadata={
         "summary": dg.MetadataValue.md(report.summary),
         "lines_read": parsed.accounting["lines"]["read"],

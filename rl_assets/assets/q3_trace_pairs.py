@@ -11,6 +11,7 @@ from typing import Literal
 import dagster as dg
 
 from resources.settings_resource import AnalysisSettings
+from rl_assets.analysis.pairing_frames import PAIRING_COLUMNS, paired_frames
 from rl_assets.analysis.q3.pairs import CARD_FIELDS, MODE_RULES, build_pairs, shown_trace_ids
 from rl_assets.analysis.q3.report import pairs_report, selected_rows
 from rl_assets.partitions import models_partitions
@@ -18,7 +19,7 @@ from rl_assets.report_files import Q3_TRACE_PAIRS, write_report
 from rl_assets.trace_stream import iter_trace_rows
 from rl_assets.report_links import file_metadata
 
-LIGHT = ("trace_id", "task_id", "attempt", "passed", "error_type", "is_infra_error", *CARD_FIELDS)
+LIGHT = ("trace_id", "task_id", "attempt", "passed", "error_type", "is_infra_error", *CARD_FIELDS, *PAIRING_COLUMNS[1:])
 
 
 class TracePairsConfig(dg.Config):
@@ -47,7 +48,7 @@ def _conversations(path: str, wanted: set[str]) -> dict[str, list[dict]]:
     kinds={"html", "python"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
     check_specs=[dg.AssetCheckSpec("has_common_tasks", asset="trace_pairs", partitions_def=models_partitions,
-                                   description="Baseline and post-RL traces share at least one task_id")],
+                                   description="Baseline and post-RL traces share at least one task (docs/audit.md, \"Task identity\")")],
 )
 def trace_pairs(context: dg.AssetExecutionContext, config: TracePairsConfig, settings: AnalysisSettings,
                 baseline_traces: dict, post_rl_traces: dict):
@@ -56,10 +57,14 @@ def trace_pairs(context: dg.AssetExecutionContext, config: TracePairsConfig, set
 
     base_df = read_traces(baseline_traces["path"], LIGHT).to_pandas()
     post_df = read_traces(post_rl_traces["path"], LIGHT).to_pandas()
+    try:  # task_id becomes the pairing key every analysis shares (docs/audit.md, "Task identity")
+        _, shown = paired_frames(base_df, post_df, settings.task_id_normalisation)
+    except ValueError as exc:  # an unknown normalisation rule in the settings
+        raise dg.Failure(description=f"trace_pairs {context.partition_key}: {exc}", allow_retries=False) from exc
     kw = {"mode": config.mode, "top_n": settings.pair_top_n, "seed": settings.seed}
     wanted = shown_trace_ids(base_df, post_df, **kw)
     convs = {**_conversations(baseline_traces["path"], wanted), **_conversations(post_rl_traces["path"], wanted)}
-    pairs = build_pairs(base_df, post_df, convs, **kw)
+    pairs = build_pairs(base_df, post_df, convs, shown=shown, **kw)
     common = len(set(base_df["task_id"]) & set(post_df["task_id"]))
     labels = (str(baseline_traces.get("source")), str(post_rl_traces.get("source")))
     report = pairs_report(pairs, model=context.partition_key, mode=config.mode, seed=settings.seed, labels=labels,

@@ -15,8 +15,8 @@ from datetime import datetime, timezone
 
 import dagster as dg
 
-from rl_assets.analysis.index_md import (audit_findings, judge_findings, mark_stale, q1_findings, render_index,
-                                        render_summary)
+from rl_assets.analysis.index_md import (audit_findings, integrity_headline, judge_findings, mark_stale, q1_findings,
+                                        render_index, render_summary)
 from rl_assets.analysis.lineage.index_links import index_links
 from rl_assets.groups import ANALYSIS_GROUPS
 from rl_assets.io_manager import latest_value, read_value
@@ -151,13 +151,15 @@ def write_index_md(context: dg.AssetExecutionContext, steps: dict[dg.AssetKey, t
         findings += fresh("eval_temporal_overlay", [f"Q3 overlay: {n}" for n in overlay.get("notes", [])])
     findings += index_links(partition, folder, lineages_of(context.instance, partition))  # its RL job's run lineage
     now = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
-    text = render_index(partition, now, statuses, model_report_files(partition), findings, ui_url=ui_url())
+    headline = fresh("reward_integrity", integrity_headline(stored("reward_integrity")))
+    text = render_index(partition, now, statuses, model_report_files(partition), findings, ui_url=ui_url(),
+                        headline=headline)
     index = write_index(partition, text)
     counts = {s: sum(x["status"] == s for x in statuses) for s in {x["status"] for x in statuses}}
     return dg.Output(
         {"statuses": {s["asset"]: s["status"] for s in statuses}},
         metadata={**file_metadata("path", index, inline=False),
-                  "index": dg.MetadataValue.md(render_summary(statuses, findings, ui_url(), url_of(folder))),
+                  "index": dg.MetadataValue.md(render_summary(statuses, headline + findings, ui_url(), url_of(folder))),
                   **{f"n_{k.replace(' ', '_')}": v for k, v in counts.items()}},
     )
 

@@ -27,7 +27,7 @@ from rl_assets.checks import not_applicable
 
 ASSET = "run_lineage"
 STORED = ("eval_pair", "behavioral_delta", "learning_audit", "judge_verdicts", "training_metrics", "post_rl_traces",
-          "rl_traces")
+          "rl_traces", "reward_integrity")
 CHECKS = {
     "enough_checkpoints": "At least two checkpoints of the job can be compared (one base, one benchmark).",
     "all_checkpoints_comparable": "Every analysed checkpoint of the job entered the lineage (none excluded).",

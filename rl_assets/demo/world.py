@@ -15,7 +15,8 @@ from pathlib import Path
 from ..fileutil import atomic_write_text
 from ..schema import INFRA_ERRORS
 from . import ground_truth as gt
-from . import legacy_logs, lineage_job, models, reasoning, registry_rows, rollouts, selection, terminal_evals, wandb_logs
+from . import (integrity_runs, legacy_logs, lineage_job, models, reasoning, registry_rows, rollouts, selection,
+               terminal_evals, wandb_logs)
 from .constants import (ALPHA, ALPHA_START, ALPHA_TRACES, BASE, BASE_TRAIN_END, BETA, BETA_START, JOB_NAMES,
                         ORG, RG, RL_MODELS, TBM, UPLOADING, eval_dataset)
 from .export_rows import Trial, rows, score_summary
@@ -131,6 +132,7 @@ def build_world(home: Path | None = None, *, seed: int = 7, scale: float = 1.0, 
                        **{f"{m}|rl_training": {"start": s, "end": e} for m, (s, e) in spans.items()}},
     }
     truth["lineage"] = lineage_job.build(hub, seed, scale, url if registry else None)  # rl-gamma: docs/lineage.md
+    truth["reward_integrity"] = integrity_runs.write(hub, seed, spans[BETA][1] + timedelta(hours=3))  # verl, TRL
     gt_path = home / "demo" / "ground_truth.json"
     atomic_write_text(gt_path, json.dumps(truth, indent=2, sort_keys=True, default=_iso, ensure_ascii=False) + "\n")
     return DemoWorld(home, hub_dir, url, gt_path, files=sorted(hub.written))

@@ -1,5 +1,6 @@
 """Ingest (the source layer's readers): every trace source -> one normalized parquet table
-(rl_assets.schema.TRACE_SCHEMA); SkyRL logs in ``skyrl_log/``, the predictions file in ``predictions``.
+(rl_assets.schema.TRACE_SCHEMA); training logs of any trainer in ``training_logs/`` (SkyRL's
+reader in ``skyrl_log/``), the predictions file in ``predictions``.
 
     report = ingest_source("hf:org/traces", out_path, hub=hub_backend)
     table = read_traces(out_path, columns=LIGHT_COLUMNS)
@@ -16,6 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from rl_assets.schema import TRACE_SCHEMA
+from rl_assets.task_identity import row_key
 
 from . import _json
 from .features import featurize
@@ -157,6 +159,7 @@ def _complete(row: dict, cand, src, counter, token_label: str, benchmark: str | 
     row["token_source"] = source
     row["conversation"] = _json.dumps(messages)
     row["task_id"] = cand.task_id
+    row["task_key"], row["task_key_source"] = row_key(row)  # one pairing key for every analysis
     row["trial_name"] = cand.trial_name
     row["attempt"] = cand.attempt
     row["episode"] = cand.episode

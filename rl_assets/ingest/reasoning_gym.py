@@ -10,6 +10,7 @@ Each completion is one attempt (attempt = completion index); a result without
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 from pathlib import Path
@@ -179,4 +180,28 @@ def _completion_row(cand: Candidate) -> dict | str:
         "expected_answer": None if item.get("expected_answer") is None else str(item["expected_answer"]),
         "answer": None if answer is None else str(answer),
         "model": first_str(meta, "model"),
+        "gen_settings": gen_settings(ds, meta),
     }
+
+
+# Recorded generation settings, compared between the two sides (a change can masquerade as
+# learning): (our name, where the file may record it, first found wins).
+SETTINGS = (("max_tokens", ("max_tokens",)), ("temperature", ("temperature",)), ("top_p", ("top_p",)),
+            ("repeats_per_task", ("eval_repeats", "completions_per_prompt")),
+            ("eval_git_hash", ("git_hash",)), ("provider", ("provider",)))
+
+
+def gen_settings(ds: dict, meta: dict) -> str | None:
+    """JSON of the settings the dataset entry or the run metadata recorded (None: none recorded);
+    the system prompt as a short sha1 (it is long, and only equality matters)."""
+    out = {}
+    for name, keys in SETTINGS:
+        for where in (ds, meta):
+            found = next((where[k] for k in keys if where.get(k) is not None), None)
+            if found is not None:
+                out[name] = found
+                break
+    prompt = ds.get("system_prompt") or meta.get("system_prompt")
+    if isinstance(prompt, str) and prompt:
+        out["system_prompt_sha1"] = hashlib.sha1(prompt.encode()).hexdigest()[:12]
+    return _json.dumps(out) if out else None

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rl_assets.escape import md_table, md_text
+from rl_assets.masking import masked_args
 
 from . import _json
 
@@ -24,7 +25,11 @@ MAX_EXAMPLES = 5
 
 
 class IngestError(ValueError):
-    """Input that makes the whole source unusable. The message names the file (and row)."""
+    """Input that makes the whole source unusable. The message names the file (and row); it is
+    masked (rl_assets/masking.py), since a spec or a row can carry a credential."""
+
+    def __init__(self, *args):
+        super().__init__(*masked_args(args))
 
 
 class AccountingError(IngestError):

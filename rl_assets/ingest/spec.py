@@ -36,9 +36,11 @@ _LOCAL_PREFIXES = ("/", "./", "../", "~", ".\\", "..\\")
 
 
 def _looks_local(spec: str) -> bool:
-    """A local path when it starts with / ./ ../ ~, exists, or ends with a data-file suffix
+    """A local path when it is no URL and starts with / ./ ../ ~, exists, or ends with a data-file suffix
     (.parquet .jsonl .ndjson .json). Any other suffix does not make a spec local: Hub ids
     such as ``laion/Qwen2.5-7B-traces`` or ``org/model-v1.5`` contain dots."""
+    if "://" in spec:
+        return False  # a URL names a Hub dataset or nothing, never a file here
     lower = spec.lower()
     return (spec.startswith(_LOCAL_PREFIXES) or lower.endswith(DATA_SUFFIXES)
             or lower.endswith(tuple(s + c for s in DATA_SUFFIXES for c in COMPRESSIONS))

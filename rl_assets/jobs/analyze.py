@@ -3,7 +3,6 @@
 import dagster as dg
 
 from rl_assets.groups import ANALYSIS_GROUPS
-from rl_assets.partitions import models_partitions
 
 # INDEX.md ("report") depends on every analysis asset, so it is this run's last step: an upload gets
 # its INDEX.md without a second run. A run that fails never gets there (a Dagster asset never runs
@@ -11,7 +10,6 @@ from rl_assets.partitions import models_partitions
 analyze_model = dg.define_asset_job(
     "analyze_model",
     selection=dg.AssetSelection.groups(*ANALYSIS_GROUPS),
-    partitions_def=models_partitions,
     description="Every analysis asset of one model partition: preflight, Q1–Q4, audit, INDEX.md.",
     # One run at a time per model partition: two runs never write the same model's outputs.
     tags={"rldelta/job": "analyze_model"},
@@ -20,7 +18,6 @@ analyze_model = dg.define_asset_job(
 write_index = dg.define_asset_job(
     "write_index",
     selection=dg.AssetSelection.groups("report"),
-    partitions_def=models_partitions,
     description="INDEX.md of one model: every analysis asset's status from the event log.",
 )
 

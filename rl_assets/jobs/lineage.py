@@ -8,12 +8,10 @@ ends, and by `rldelta demo --run` after the demo job's checkpoints are analysed.
 import dagster as dg
 
 from rl_assets.lineage_records import LINEAGE_ASSET
-from rl_assets.partitions import rl_jobs_partitions
 
 refresh_lineage = dg.define_asset_job(
     "refresh_lineage",
     selection=dg.AssetSelection.assets(LINEAGE_ASSET),
-    partitions_def=rl_jobs_partitions,
     description="The run lineage of one RL job: its analysed checkpoints in step order, and when each change emerged.",
 )
 

@@ -9,18 +9,20 @@ attempts; a task "passes" when most of its attempts score 1.0 (the paired McNema
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from statistics import mean
 
 from rl_assets.analysis import stats
 from rl_assets.analysis.audit import labels, rulers, strategies
 from rl_assets.analysis.audit.lenient import extract_lenient, lenient_score, normalize_answer
 from rl_assets.analysis.audit.rulers import Ruler
-from rl_assets.analysis.audit.tasks import Attempt, Family, TaskKey, build_families
+from rl_assets.analysis.audit.tasks import Attempt, Family, TaskKey, paired_families
+from rl_assets.analysis.pairing import Pairing
 
 AUDIT_COLUMNS = (
     "task_family", "task_index", "task_config", "task_id", "benchmark", "question",
     "expected_answer", "answer", "reward", "is_infra_error", "conversation",
+    "task_key", "task_key_source", "gen_settings",
 )
 
 
@@ -166,6 +168,8 @@ def audit_family(fam: Family, *, n_boot: int = 2000, seed: int = 0) -> dict:
         {"before": mismatches["before"], "after": mismatches["after"]} if mismatches else {"before": 0, "after": 0}
     )
     row["rulers"] = rulers.side_by_side(fam, main, other, mismatches)
+    if not fam.common:  # nothing paired: its own label, never "not enough data"
+        row["label"], row["explanation"] = labels.not_compared(row["tasks_only_before"], row["tasks_only_after"])
     return row
 
 
@@ -173,6 +177,14 @@ def audit_rows(
     before_rows: Iterable[dict], after_rows: Iterable[dict], *, n_boot: int = 2000, seed: int = 0
 ) -> tuple[list[dict], dict[str, Family]]:
     """One audit row per task family (sorted by name), plus the grouped families for sampling."""
-    families = build_families(before_rows, after_rows)
+    return audit_paired(before_rows, after_rows, n_boot=n_boot, seed=seed)[:2]
+
+
+def audit_paired(
+    before_rows: Iterable[dict], after_rows: Iterable[dict], *, n_boot: int = 2000, seed: int = 0,
+    normalise: Sequence[str] = (),
+) -> tuple[list[dict], dict[str, Family], Pairing]:
+    """``audit_rows`` plus the pairing behind it (its report is the audit's pairing table)."""
+    families, pairing = paired_families(before_rows, after_rows, normalise)
     rows = [audit_family(families[name], n_boot=n_boot, seed=seed) for name in sorted(families)]
-    return rows, families
+    return rows, families, pairing

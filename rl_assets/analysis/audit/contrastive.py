@@ -71,8 +71,8 @@ def _task_record(fam: Family, key: TaskKey, constant: dict[str, str]) -> dict:
     shown_post, shown_base = passing[0], fam.before[key][0]
     bw, pw = baseline_work[0], exploit_rules.work_of(shown_post)
     return {
-        "task": key[1] if not key[0] else f"{key[1]} ({key[0][:60]})",
-        "key": list(key),  # the audit's task identity (tasks.task_key), for the second opinion
+        "task": fam.shown.get(key, key),  # the task id a reader recognises
+        "key": key,  # the audit's task identity (tasks.task_key), for the second opinion
         "rules": rules,
         "evidence": {r: hits[r][0] for r in rules},
         "baseline": {"reward": shown_base.recorded, "answer": given_answer(shown_base),

@@ -46,7 +46,7 @@ def _validate(obj) -> dict:
 
 
 def task_requests(fam: Family, record: dict, model: str) -> dict[str, LLMRequest]:
-    key = tuple(record["key"])
+    key = record["key"]
     base = fam.before[key][0].conversation
     post = next(a for a in fam.after[key] if a.recorded is not None and a.recorded >= 1.0).conversation
     offline = {"verdict": "exploited" if record["rules"] else "earned",

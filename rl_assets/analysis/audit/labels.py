@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from rl_assets.analysis.pairing import DISJOINT, ONLY_AFTER, ONLY_BEFORE
+
 MIN_TASKS = 8  # fewer common tasks than this: no label, the intervals would be meaningless
 MARGIN = 0.05  # "as good as a trivial baseline" = within this much mean score
 HIGH_IMITATION = 0.5  # the post-RL model gives the trivial answer on at least half its attempts
@@ -20,10 +22,13 @@ MIN_NEW_PASSES = 5  # ... counted only with at least this many newly passing tas
 
 LABELS = (
     "real skill", "skill and format", "mostly format", "gamed",
-    "no real gain", "no change", "regressed", "not enough data",
+    "no real gain", "no change", "regressed", "not enough data", ONLY_BEFORE, ONLY_AFTER, DISJOINT,
 )
+NOT_COMPARED = (ONLY_BEFORE, ONLY_AFTER, DISJOINT)  # no task on both sides: not a finding about the model
 
 RULES = (
+    f"0. No task attempted by both checkpoints -> **{ONLY_BEFORE}**, **{ONLY_AFTER}** or **{DISJOINT}** "
+    "(the pairing table names the tasks); never \"not enough data\", never a regression.",
     f"1. Fewer than {MIN_TASKS} tasks attempted by both checkpoints -> **not enough data**.",
     "2. The reward rose, and for some trivial strategy the post-RL answer equals the strategy's "
     f"answer on >= {HIGH_IMITATION:.0%} of attempts, that share rose by >= {IMITATION_RISE:.0%} "
@@ -76,6 +81,16 @@ def reward_only(ev: Evidence) -> Evidence:
     ruler of recorded values alone can support. ``label`` then applies rules 1, 2b (the contrastive
     flags read traces, not a scorer), 4, 5 and 6."""
     return replace(ev, strategies=(), lenient_before=None, lenient_after=None)
+
+
+def not_compared(only_before: int, only_after: int) -> tuple[str, str]:
+    """(label, explanation) of a family no task of which was attempted by both checkpoints."""
+    if not only_after:
+        return ONLY_BEFORE, f"{only_before} tasks in the baseline file, none in the post-RL file: nothing to compare."
+    if not only_before:
+        return ONLY_AFTER, f"{only_after} tasks in the post-RL file, none in the baseline file: nothing to compare."
+    return DISJOINT, (f"{only_before} tasks before and {only_after} after, but none is the same task "
+                      "(see the pairing table for examples and near-miss ids).")
 
 
 def _f(x: float | None) -> str:

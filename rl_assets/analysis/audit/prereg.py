@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from rl_assets.analysis.audit.labels import LABELS
+from rl_assets.analysis.audit.labels import LABELS, NOT_COMPARED
 
 OUTCOMES = ("gain", "no gain", "drop")
 
@@ -55,6 +55,8 @@ def prediction_held(prediction: str, row: dict) -> tuple[bool | None, str]:
     """Whether one prediction held against an audit row, and why not when it cannot be judged."""
     if row.get("label") == "not enough data":
         return None, "not enough data to judge"
+    if row.get("label") in NOT_COMPARED:
+        return None, f"not judged: {row['label']}"
     if prediction in LABELS:
         return row["label"] == prediction, f"predicted {prediction}, audit says {row['label']}"
     gain = row.get("reward_gain") or {}

@@ -12,7 +12,8 @@ from rl_assets.analysis.audit.contrastive_report import contrastive_section
 from rl_assets.analysis.audit.prereg import prediction_held
 from rl_assets.analysis.report_md import (Report, bullet_list, fmt_num, fmt_p, fmt_pct, fmt_signed, json_text, jsonable,
                                           md_table)
-from rl_assets.analysis.escape import md_text
+from rl_assets.analysis.escape import md_code, md_text
+from rl_assets.analysis.pairing_report import pairing_section
 
 NOT_RUN = "llm audit not run: {reason}"
 
@@ -24,6 +25,7 @@ def build_report(
     registration: dict | None = None,
     sources: dict | None = None,
     llm_note: str | None = None,
+    pairing: dict | None = None,
 ) -> dict:
     for row in rows:
         pred = (predictions or {}).get(row["family"])
@@ -40,6 +42,7 @@ def build_report(
         "held": sum(r["held"] is True for r in rows),
         "judged": sum(r["held"] is not None for r in rows),
         "families": len(rows),
+        "pairing": pairing,
         "ruler_dependent": ruler_dependent(rows),
         "rules": list(labels.RULES),
         "contrastive_rules": dict(exploit_rules.RULES),
@@ -149,17 +152,18 @@ def audit_report(report: dict, title: str) -> Report:
 def render_markdown(report: dict, title: str) -> str:
     rows = report["rows"]
     reg = report.get("pre_registration")
-    parts = [f"# Learning audit: {md_text(title)}", "", summary_table(rows), "", *_rulers_section(rows),
+    parts = [f"# Learning audit: {md_text(title)}", "", summary_table(rows), "",
+             *(pairing_section(report["pairing"]) if report.get("pairing") else []), *_rulers_section(rows),
              *contrastive_section(rows), "## Pre-registration", ""]
     if reg:
         parts += [bullet_list([
-            f'file `{reg["path"]}`, sha256 `{reg["sha256"]}`', reg["verdict"],
+            f'file {md_code(reg["path"])}, sha256 {md_code(reg["sha256"])}', md_text(reg["verdict"]),
             f'{report["held"]} of {report["judged"]} judged predictions held '
             f'({report["predictions"]} predictions in the file)',
         ]), ""]
         parts += [md_table(["family", "prediction", "held", "why"],
-                           [[r["family"], r["prediction"], {True: "yes", False: "no"}.get(r["held"], "—"),
-                             r["held_reason"]] for r in rows if r["prediction"]], align="llll"), ""]
+                           [[md_text(r["family"]), md_text(r["prediction"]), {True: "yes", False: "no"}.get(r["held"], "—"),
+                             md_text(r["held_reason"])] for r in rows if r["prediction"]], align="llll"), ""]
     else:
         parts += ["No predictions file was given, so nothing here was pre-registered.", ""]
     parts += ["## Rules", "", "Labels are assigned by these rules, in order (first match wins):", ""]

@@ -1,22 +1,23 @@
 """Trace rows -> per-family tasks with attempts, and each family's own scorer.
 
-A task is identified by (generator config, index inside the seeded dataset) when the rows carry
-them — that identity survives two different eval files for the same seeded tasks — else by
-``task_id``. For reasoning-gym families the dataset entry is regenerated from the config and the
+A task is what ``rl_assets.analysis.pairing.pair_rows`` says it is (rl_assets/task_identity.py:
+family + normalised question where the rows carry one, else the task id), so the audit pairs the
+same tasks as Q1 and the comparison, however each eval file spelled its config. For reasoning-gym
+families the dataset entry is regenerated from a config and index that produced the task, and the
 family's ``score_answer`` becomes the ruler for everything (model answers, trivial baselines,
 lenient readings), so every number in the audit is measured the same way.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from rl_assets.analysis.audit.lenient import last_assistant_message
+from rl_assets.analysis.pairing import Pairing, pair_rows
+from rl_assets.task_identity import canonical_config, generated_dataset, normalise_question, stored_key
 
-TaskKey = tuple[str, str]  # (canonical config JSON or "", index or task_id)
+TaskKey = str  # the pairing key (rl_assets/task_identity.py)
 
 
 @dataclass
@@ -31,6 +32,8 @@ class Attempt:
 class Family:
     name: str
     entries: dict[TaskKey, dict] = field(default_factory=dict)  # task -> dataset entry
+    origin: dict[TaskKey, tuple[str, int]] = field(default_factory=dict)  # task -> (config JSON, index) that made it
+    shown: dict[TaskKey, str] = field(default_factory=dict)  # task -> a task id a reader recognises
     before: dict[TaskKey, list[Attempt]] = field(default_factory=dict)
     after: dict[TaskKey, list[Attempt]] = field(default_factory=dict)
     scored: bool = False  # True when every task regenerated and the family scorer applies
@@ -38,96 +41,64 @@ class Family:
 
     def score(self, key: TaskKey, answer: str | None) -> float:
         """The family's own score for an answer to one task (only when ``scored``)."""
-        return float(_dataset(self.name, key[0]).score_answer(answer, self.entries[key]))
+        return float(generated_dataset(self.name, self.origin[key][0]).score_answer(answer, self.entries[key]))
 
     @property
     def common(self) -> list[TaskKey]:
-        """Tasks both sides attempted, in a stable order (the paired tests use only these)."""
-        return sorted(set(self.before) & set(self.after))
-
-
-def _canonical_config(raw: str | None) -> str:
-    if not raw:
-        return ""
-    try:
-        return json.dumps(json.loads(raw), sort_keys=True)
-    except ValueError:
-        return raw
+        """Tasks both sides attempted, in a stable order (the paired tests use only these): by the task
+        id a reader knows, so a seeded bootstrap resamples them in the order their files list them."""
+        return sorted(set(self.before) & set(self.after), key=lambda k: (self.shown.get(k, k), k))
 
 
 def task_key(row: dict) -> TaskKey:
-    if row.get("task_index") is not None and row.get("task_config"):
-        return (_canonical_config(row["task_config"]), str(int(row["task_index"])))
-    return ("", str(row.get("task_id")))
+    """One row's task, as ``paired_families`` keys it when no task-id normalisation is asked for."""
+    return stored_key(row)[0]
 
 
-def _typed_config(family: str, config: dict) -> dict:
-    """JSON config -> create_dataset kwargs: enums and tuples restored, unknown keys dropped.
-
-    Configs round-trip through JSON in trace files, which turns enum fields into strings (that
-    config.validate() rejects) and tuples into lists. Dropping unknown keys is safe because every
-    regenerated question is compared with the traced one before the scorer is trusted.
-    """
-    import enum
-    import typing
-
-    from reasoning_gym.factory import DATASETS
-
-    if family not in DATASETS:
-        raise KeyError(f"{family!r} is not a registered reasoning-gym dataset")
-    hints = typing.get_type_hints(DATASETS[family][1])
-    out = {}
-    for key, value in config.items():
-        hint = hints.get(key)
-        if hint is None:
-            continue
-        if isinstance(hint, type) and issubclass(hint, enum.Enum) and not isinstance(value, hint):
-            value = hint(value)
-        elif typing.get_origin(hint) is tuple and isinstance(value, list):
-            value = tuple(value)
-        out[key] = value
-    return out
-
-
-@lru_cache(maxsize=256)
-def _dataset(family: str, config_json: str):
-    import reasoning_gym  # imported lazily: a second or so, needed only for scored families
-
-    return reasoning_gym.create_dataset(family, **_typed_config(family, json.loads(config_json)))
-
-
-def regenerate(family: str, key: TaskKey) -> tuple[dict | None, str]:
+def regenerate(family: str, origin: tuple[str, int]) -> tuple[dict | None, str]:
     """The reasoning-gym entry behind a task, or (None, why not)."""
-    config_json, index = key
-    if not config_json or not index.isdigit():
-        return None, "traces carry no generator config/index"
     try:
-        return _dataset(family, config_json)[int(index)], ""
+        return generated_dataset(family, origin[0])[origin[1]], ""
     except Exception as exc:  # unknown family, config the installed version rejects, bad index
         return None, f"{type(exc).__name__}: {exc}"
 
 
-def build_families(
-    before_rows: Iterable[dict], after_rows: Iterable[dict]
-) -> dict[str, Family]:
+def _family_of(row: dict) -> str:
+    return row.get("task_family") or row.get("benchmark") or "unknown"
+
+
+def build_families(before_rows: Iterable[dict], after_rows: Iterable[dict]) -> dict[str, Family]:
+    """``paired_families`` without the pairing report."""
+    return paired_families(before_rows, after_rows)[0]
+
+
+def paired_families(
+    before_rows: Iterable[dict], after_rows: Iterable[dict], normalise: Sequence[str] = ()
+) -> tuple[dict[str, Family], Pairing]:
     """Group both sides by family and task; attach a scorer wherever one can be regenerated.
 
     Infra-error rows are dropped (the infrastructure failed, not the model); other errors stay
-    and score 0, the platform's ``reward_infra_dropped`` convention.
+    and score 0, the platform's ``reward_infra_dropped`` convention. ``normalise``: the task-id
+    rules the settings ask for (rl_assets/analysis/pairing.py).
     """
+    sides = [[r for r in rows if not r.get("is_infra_error")] for rows in (before_rows, after_rows)]
+    pairing = pair_rows(*sides, normalise=normalise, group_of=_family_of)
     families: dict[str, Family] = {}
     questions: dict[tuple[str, TaskKey], str | None] = {}
-    for side, rows in (("before", before_rows), ("after", after_rows)):
-        for row in rows:
-            if row.get("is_infra_error"):
-                continue
-            name = row.get("task_family") or row.get("benchmark") or "unknown"
+    origins: dict[tuple[str, TaskKey], list[tuple[str, int]]] = {}  # every (config, index) seen per task
+    for side, rows, keys in (("before", sides[0], pairing.before.keys), ("after", sides[1], pairing.after.keys)):
+        for row, key in zip(rows, keys):
+            name = _family_of(row)
             fam = families.setdefault(name, Family(name))
-            key = task_key(row)
             getattr(fam, side).setdefault(key, []).append(
                 Attempt(row.get("answer"), _response(row), row.get("reward"), row.get("conversation"))
             )
             questions.setdefault((name, key), row.get("question"))
+            fam.shown.setdefault(key, str(row.get("task_id")))
+            if row.get("task_config") and row.get("task_index") is not None:
+                seen = origins.setdefault((name, key), [])
+                if (origin := (canonical_config(row["task_config"]), int(row["task_index"]))) not in seen:
+                    seen.append(origin)
             if key not in fam.entries:  # pseudo entry until (unless) the real one is regenerated
                 fam.entries[key] = {
                     "question": row.get("question") or "",
@@ -135,32 +106,33 @@ def build_families(
                     "metadata": {},
                 }
     for fam in families.values():
-        _attach_scorer(fam, questions)
-    return families
+        _attach_scorer(fam, questions, origins)
+    return families, pairing
 
 
 def _response(row: dict) -> str | None:
     return last_assistant_message(row.get("conversation")) or row.get("answer")
 
 
-def _attach_scorer(fam: Family, questions: dict) -> None:
-    """Use the family scorer only if every task regenerates to the very question in the traces.
+def _attach_scorer(fam: Family, questions: dict, origins: dict) -> None:
+    """Use the family scorer only if every task regenerates to the very question in the traces,
+    from one of the (config, index) pairs its rows carry (the two files may spell them apart).
 
     A different reasoning-gym version can generate different tasks from the same seed; scoring
     against those would be silently wrong, so the family falls back to the recorded rewards.
     """
     regenerated = {}
     for key in fam.entries:
-        entry, why = regenerate(fam.name, key)
+        seen, entry, why = questions.get((fam.name, key)), None, "traces carry no generator config/index"
+        for origin in origins.get((fam.name, key), []):
+            entry, why = regenerate(fam.name, origin)
+            if entry is not None and seen and normalise_question(seen) != normalise_question(entry["question"]):
+                entry, why = None, "regenerated question differs from the traces (reasoning-gym version?)"
+            if entry is not None:
+                fam.origin[key] = origin
+                break
         if entry is None:
-            fam.scorer_note = f"no scorer ({why}); using recorded rewards"
-            return
-        seen = questions.get((fam.name, key))
-        if seen and seen.strip() != entry["question"].strip():
-            fam.scorer_note = (
-                "no scorer: regenerated question differs from the traces (reasoning-gym version?);"
-                " using recorded rewards"
-            )
+            fam.scorer_note = f"no scorer: {why}; using recorded rewards"
             return
         regenerated[key] = entry
     fam.entries.update(regenerated)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rl_assets.analysis.escape import md_code, md_text
 from rl_assets.analysis.figures import figure_png
+from rl_assets.analysis.pairing_report import near_miss_line, pairing_section
 from rl_assets.analysis.report_md import Report, fmt_ci, fmt_num, fmt_p, fmt_signed, json_text, jsonable, md_table
 
 
@@ -27,7 +28,7 @@ def render(result: dict) -> str:
         md_table(
             ["model", "tasks", "baseline", "post-RL", "Δ", "95% CI", "noise floor ±", "McNemar p", "real change"],
             [
-                [r["model_id"], r["n_common_tasks"], fmt_num(r["baseline_rate"]), fmt_num(r["post_rate"]), fmt_signed(r["delta"]),
+                [md_code(r["model_id"]), r["n_common_tasks"], fmt_num(r["baseline_rate"]), fmt_num(r["post_rate"]), fmt_signed(r["delta"]),
                  fmt_ci(*r["ci95"], signed=True), fmt_num(r["noise_floor"]), fmt_p(r["mcnemar"]["p"]),
                  "yes" if r["significant"] and r["above_noise_floor"] else "no"]
                 for r in result["ranked"]
@@ -35,19 +36,24 @@ def render(result: dict) -> str:
         ),
     ]
     if result["not_enough_data"]:
-        lines += ["", "## Not enough data", *[f"- {md_code(r['model_id'])}: {md_text(r['status'])}" for r in result["not_enough_data"]]]
+        lines += ["", "## Not ranked (not enough data, or not compared)",
+                  *[f"- {md_code(r['model_id'])}: {md_text(r['status'])}" for r in result["not_enough_data"]]]
+    if result.get("pairing"):
+        lines += ["", *pairing_section(result["pairing"], group="model")]
+        lines += [f"- {md_code(model)}: {line}" for model, near in result["pairing"]["near_misses"].items()
+                  if (line := near_miss_line(near))]
     lines += ["", "## Excluded (no eval pair on this benchmark)", *([f"- {md_code(e['model_id'])}: {md_text(e['reason'])}" for e in result["excluded"]] or ["- none"])]
     return "\n".join(lines) + "\n"
 
 
 def summary(result: dict) -> str:
     """The comparison narrow enough for the UI's metadata panel: three columns, the full table is in comparison.md."""
-    rows = [[r["model_id"], f"{fmt_signed(r['delta'])} {fmt_ci(*r['ci95'], signed=True)}",
+    rows = [[md_code(r["model_id"]), f"{fmt_signed(r['delta'])} {fmt_ci(*r['ci95'], signed=True)}",
              "yes" if r["significant"] and r["above_noise_floor"] else "no"] for r in result["ranked"]]
-    lines = [f"On {result['benchmark']['name']}: ranking {result['ranking_rule']}.", "",
+    lines = [f"On {md_text(result['benchmark']['name'])}: ranking {result['ranking_rule']}.", "",
              md_table(["model", "Δ pass rate [95% CI]", "real change"], rows) if rows else "No model has a matched pair."]
-    lines += [f"- not enough data: {r['model_id']} ({r['status']})" for r in result["not_enough_data"]]
-    lines += [f"- excluded: {e['model_id']}" for e in result["excluded"]]
+    lines += [f"- not ranked: {md_code(r['model_id'])} ({md_text(r['status'])})" for r in result["not_enough_data"]]
+    lines += [f"- excluded: {md_code(e['model_id'])}" for e in result["excluded"]]
     return "\n".join(lines) + "\n\nNoise floors, McNemar p and the exclusion reasons: the `report` file.\n"
 
 

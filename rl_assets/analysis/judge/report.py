@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rl_assets.analysis.escape import md_text
+from rl_assets.analysis.escape import md_code, md_text
 from rl_assets.analysis.report_md import Report, json_text, jsonable, md_table
 
 _PROBE_NOTE = {
@@ -44,7 +44,7 @@ def render_markdown(report: dict) -> str:
                   "tags come from feature deltas. Configure an endpoint for real judgments (docs/llm.md).", ""]
     for name, s in report["probes"].items():
         lines += [
-            f"## Probe `{name}`: {s['judged']} pairs judged of {s['attempted']}",
+            f"## Probe {md_code(name)}: {s['judged']} pairs judged of {s['attempted']}",
             "",
             f"_{_PROBE_NOTE.get(name, '')}_",
             "",

@@ -12,6 +12,7 @@ from rl_assets.analysis.q1.behavioral_delta import ALPHA
 from rl_assets.analysis.lineage.curves import at_checkpoints, job_curves
 from rl_assets.analysis.lineage.emergence import feature_lineage
 from rl_assets.analysis.lineage.families import family_lineage
+from rl_assets.analysis.lineage.integrity import integrity_lineage
 from rl_assets.analysis.lineage.members import select_members
 from rl_assets.analysis.lineage.resolution import resolution_note
 from rl_assets.analysis.lineage.rollouts import rollout_windows
@@ -69,7 +70,8 @@ def build_lineage(job: str, stored: dict[str, dict], *, tables: dict | None = No
     families, audit_missing = family_lineage(members)
     in_job = [(training_step(m, v["checkpoint"].get("rl_config"))[0], m, v) for m, v in stored.items()
               if (v.get("checkpoint") or {}).get("job_name") == job]
-    job_models = [(m, v.get("training_metrics")) for s, m, v in sorted(in_job, key=lambda t: (t[0] is None, t[0] or 0, t[1]))]
+    in_order = sorted(in_job, key=lambda t: (t[0] is None, t[0] or 0, t[1]))
+    job_models = [(m, v.get("training_metrics")) for s, m, v in in_order]
     curves, curves_from, note = job_curves(job_models)
     looks = (("behaviour features vs the base (Q1's stored p)", [c for f in features for c in f["cells"]]),
              ("behaviour features step to step", [c for s in steps for c in (s.get("features") or {}).values()]),
@@ -82,6 +84,8 @@ def build_lineage(job: str, stored: dict[str, dict], *, tables: dict | None = No
         "curves": {"source": curves_from, "note": note, "data": curves,
                    "at_checkpoints": at_checkpoints(curves, [m["step"] for m in members]) if curves else []},
     }
+    result["integrity"] = integrity_lineage([(m, v.get("reward_integrity")) for s, m, v in in_order], curves_from,
+                                            result["members"], features, families)
     if rollouts is None:
         result["rollouts"] = {"applicable": False, "reason": "no RL rollout dataset for this job"}
     else:

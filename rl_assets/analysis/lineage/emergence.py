@@ -21,6 +21,7 @@ from __future__ import annotations
 from rl_assets.analysis import stats
 from rl_assets.analysis.q1.behavioral_delta import ALPHA, feature_deltas, to_frame
 from rl_assets.analysis.lineage.resolution import mark_limited
+from rl_assets.analysis.pairing_frames import paired_frames
 from rl_assets.analysis.stats.resolution import permutations_for
 from rl_assets.schema import FEATURE_COLUMNS
 
@@ -109,6 +110,7 @@ def step_changes(members: list[dict], tables: dict, n_boot: int, seed: int) -> l
             out.append({**step, "unavailable": "a post-RL trace table is not stored (re-materialize post_rl_traces)"})
             continue
         b, a = to_frame(tables[prev["repo_id"]]), to_frame(tables[cur["repo_id"]])
+        paired_frames(b, a)  # task_id -> the pairing key every analysis shares (docs/audit.md, "Task identity")
         common = sorted(set(b["task_id"]) & set(a["task_id"]))
         if not common:
             out.append({**step, "unavailable": "the two checkpoints share no task"})

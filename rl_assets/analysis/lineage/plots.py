@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.colors import ListedColormap  # noqa: E402
-
-from rl_assets.analysis.figures import figure_png  # noqa: E402
-from rl_assets.analysis.lineage.curves import METRICS  # noqa: E402
+from rl_assets.analysis.figures import figure_png, pyplot
+from rl_assets.analysis.lineage.curves import METRICS
 
 LABEL_COLORS = {"gamed": "#d62728", "mostly format": "#ff7f0e", "skill and format": "#f2c744", "real skill": "#2ca02c",
                 "regressed": "#9467bd", "no change": "#e5e5e5", "no real gain": "#bdbdbd", "not enough data": "#ffffff"}
@@ -21,6 +16,7 @@ def _png(fig) -> bytes:
 
 
 def _nothing(text: str) -> bytes:
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5, 1))
     ax.axis("off")
     ax.text(0.5, 0.5, text, ha="center", va="center", fontsize=9)
@@ -29,6 +25,7 @@ def _nothing(text: str) -> bytes:
 
 def features_png(r: dict) -> bytes:
     """Effect size d (colour, clipped to ±1.5) and Δ (text) per feature × checkpoint; * = significant."""
+    plt = pyplot()
     steps = [m["step"] for m in r["members"]]
     feats = sorted(r["features"], key=lambda f: (f["first_step"] is None, f["feature"]))
     if not feats or not steps:
@@ -51,6 +48,8 @@ def features_png(r: dict) -> bytes:
 
 def labels_png(r: dict) -> bytes:
     """The audit label of each family at each checkpoint, as a categorical heat map."""
+    plt = pyplot()
+    from matplotlib.colors import ListedColormap
     steps = [m["step"] for m in r["members"]]
     names = list(LABEL_COLORS)
     fams = r["families"]
@@ -73,6 +72,7 @@ def labels_png(r: dict) -> bytes:
 
 def curves_png(r: dict) -> bytes:
     """Training-metric curves with a dashed line per checkpoint; moved rollout series (scaled 0–1) below."""
+    plt = pyplot()
     data = r["curves"]["data"] or {}
     metrics = [m for m in METRICS if any(v is not None for v in data.get(m) or [])]
     moved = [s for s in (r["rollouts"].get("series") or []) if s.get("moved") and s.get("per_step")]
@@ -99,5 +99,19 @@ def curves_png(r: dict) -> bytes:
     for m in r["members"]:
         axes[0].annotate(f"step {m['step']}", (m["step"], 1.0), xycoords=("data", "axes fraction"), fontsize=7,
                          ha="center", va="bottom")
+    _mark_onsets(axes, r.get("integrity") or {})
     axes[-1].set_xlabel("training step")
     return _png(fig)
+
+
+def _mark_onsets(axes, integrity: dict) -> None:
+    """Reward-integrity onsets as red lines (signal named), behaviour/label emergence as purple dots."""
+    for o in integrity.get("onsets") or []:
+        for ax in axes:
+            ax.axvline(o["step"], color="tab:red", lw=1.2)
+        axes[0].annotate(o["signal"], (o["step"], 0.95), xycoords=("data", "axes fraction"), fontsize=6,
+                         rotation=90, va="top", ha="right", color="tab:red")
+    for e in integrity.get("events") or []:
+        if e["kind"] != "integrity onset":
+            axes[-1].annotate(e["what"], (e["step"], 0.05), xycoords=("data", "axes fraction"), fontsize=6,
+                              rotation=90, va="bottom", ha="left", color="tab:purple")

@@ -38,9 +38,9 @@ def _short(repo_id: str | None) -> str:
 def summary_lines(r: dict) -> list[str]:
     members, pinned = r["members"], r["pinned"]
     if not members:
-        return [f"No analysed checkpoint of `{r['job']}` can enter the lineage yet ({len(r['excluded'])} excluded)."]
-    lines = [f"{len(members)} checkpoint(s) of `{r['job']}` at step(s) {', '.join(str(m['step']) for m in members)}, each "
-             f"compared with `{pinned['base_model']}` on `{pinned['benchmark']}`"
+        return [f"No analysed checkpoint of {md_code(r['job'])} can enter the lineage yet ({len(r['excluded'])} excluded)."]
+    lines = [f"{len(members)} checkpoint(s) of {md_code(r['job'])} at step(s) {', '.join(str(m['step']) for m in members)}, each "
+             f"compared with {md_code(pinned['base_model'])} on {md_code(pinned['benchmark'])}"
              + (f"; {len(r['excluded'])} excluded (see below)." if r["excluded"] else ".")]
     emerged = [f for f in r["features"] if f["first_significant"]]
     for f in emerged:
@@ -62,16 +62,42 @@ def summary_lines(r: dict) -> list[str]:
     for fam in r["families"]:
         path = fam["label_path"]
         if path["label"]:
-            lines.append(f"**{md_text(fam['family'])}**: {path['label']} from step {path['at_step']} ({_short(path['at'])}); "
+            lines.append(f"**{md_text(fam['family'])}**: {md_text(path['label'])} from step {path['at_step']} ({_short(path['at'])}); "
                          f"{path['status']}; reward change {_reward_emergence(fam['reward'])}.")
     quiet = [fam["family"] for fam in r["families"] if not fam["label_path"]["label"]]
     if quiet:
         lines.append("No change label at any checkpoint: " + ", ".join(md_text(f) for f in quiet) + ".")
+    integ = r.get("integrity") or {}
+    if integ.get("verdict"):
+        lines.append(f"Reward integrity ({_short(integ['source'])}): **{integ['verdict']}**"
+                     + "".join(f"; {o['signal']} from step {o['step']} ({_between(o)})" for o in integ["onsets"]) + ".")
     for s in (r["rollouts"].get("series") or []) if r["rollouts"].get("applicable") else []:
         if s["moved"] and s.get("window"):
-            lines.append(f"Rollouts: {s['series']} {s['direction']}d over training, mostly between steps "
+            lines.append(f"Rollouts: {md_text(s['series'])} {s['direction']}d over training, mostly between steps "
                          f"{s['window'][0]} and {s['window'][1]} (Spearman rho {fmt_num(s['rho'], 2)}).")
     return lines
+
+
+def _between(o: dict) -> str:
+    """'after step 10, by step 20': the checkpoints saved around an onset."""
+    before = f"after step {o['before_step']}" if o["before"] else "before the first checkpoint"
+    return before + (f", by step {o['after_step']}" if o["after"] else ", after the last checkpoint")
+
+
+def _integrity_section(r: dict) -> list[str]:
+    integ = r.get("integrity") or {}
+    out = ["## Reward integrity onsets beside the emergence points", ""]
+    if not integ.get("verdict"):
+        out += [f"No reward-integrity verdict: {md_text(integ.get('reason') or 'not computed')}.", ""]
+    else:
+        out += [f"Verdict from the training logs of {md_code(integ['source'])}: **{integ['verdict']}** "
+                f"({md_text(integ.get('reason') or '')}). Red lines in the curves plot mark the onsets.", ""]
+    if integ.get("events"):
+        out += [md_table(["step", "kind", "what", "checkpoints around it"],
+                         [[e["step"], e["kind"], md_text(e["what"]),
+                           _between(next(o for o in integ["onsets"] if o["signal"] == e["what"]))
+                           if e["kind"] == "integrity onset" else "—"] for e in integ["events"]], align="rlll"), ""]
+    return out
 
 
 def _reward_emergence(e: dict) -> str:
@@ -98,14 +124,14 @@ def _member_rows(r: dict) -> list[list]:
     rows = []
     for m in r["members"]:
         sr, base, d = m["solve_rate"], m["base_solve_rate"], m["solve_rate_delta"]
-        judge = (f"{m['judge']['judge']}: " if m["judge"] else "") + "; ".join(f"{name} {fmt_pct(p['win_rate'])} {fmt_ci(*(p['ci'] or [None, None]), pct=True)}"
-                          if p["win_rate"] is not None else f"{name}: no decisive pair"
+        judge = (f"{md_text(m['judge']['judge'])}: " if m["judge"] else "") + "; ".join(f"{md_text(name)} {fmt_pct(p['win_rate'])} {fmt_ci(*(p['ci'] or [None, None]), pct=True)}"
+                          if p["win_rate"] is not None else f"{md_text(name)}: no decisive pair"
                           for name, p in ((m["judge"] or {}).get("probes") or {}).items()) or "not run"
         delta = (f"{fmt_pct(d['estimate'], signed=True)} {fmt_ci(d['lo'], d['hi'], pct=True, signed=True)}"
-                 if d.get("estimate") is not None else f"not enough data ({d.get('reason')})")
-        rows.append([f"`{m['repo_id']}`", m["step"], m["step_source"],
+                 if d.get("estimate") is not None else f"not enough data ({md_text(d.get('reason'))})")
+        rows.append([md_code(m["repo_id"]), m["step"], m["step_source"],
                      f"{fmt_pct(sr['rate'])} {fmt_ci(sr['lo'], sr['hi'], pct=True)} (base {fmt_pct(base['rate'])})",
-                     delta, judge, ", ".join(f"{k}: {v}" for k, v in sorted(m["labels"].items())) or "—"])
+                     delta, judge, ", ".join(f"{md_text(k)}: {md_text(v)}" for k, v in sorted(m["labels"].items())) or "—"])
     return rows
 
 
@@ -114,11 +140,11 @@ def _family_detail(r: dict) -> list[list]:
     for fam in r["families"]:
         for c in fam["cells"]:
             im = c.get("imitation") or {}
-            imitation = (f"{im['strategy']}: {fmt_pct(im.get('imitation'))} (before {fmt_pct(im.get('imitation_before'))})"
+            imitation = (f"{md_text(im['strategy'])}: {fmt_pct(im.get('imitation'))} (before {fmt_pct(im.get('imitation_before'))})"
                          if im else "—")
-            rows.append([fam["family"], c["step"], f"{fmt_num(c['reward_before'])} → {fmt_num(c['reward_after'])}",
+            rows.append([md_text(fam["family"]), c["step"], f"{fmt_num(c['reward_before'])} → {fmt_num(c['reward_after'])}",
                          _delta_cell(c), fmt_num(c.get("format_gain")), fmt_num(c.get("substance_gain")), imitation,
-                         f"**{c['label']}**"])
+                         f"**{md_text(c['label'])}**"])
     return rows
 
 
@@ -126,8 +152,9 @@ def render_markdown(r: dict, images: dict[str, str]) -> str:
     """`images`: plot name -> what to put in ![](…) (a file name for lineage.md, a data URI for the UI)."""
     members, steps = r["members"], [m["step"] for m in r["members"]]
     heads = [f"step {s}" for s in steps]
-    out = [f"# Run lineage: {md_text(r['job'])}", "", f"Pinned: benchmark `{r['pinned']['benchmark']}` ({r['pinned']['rule']}), "
-           f"base `{r['pinned']['base_model']}`, baseline eval `{r['pinned']['baseline_eval']}`. Checkpoints are ordered "
+    pinned = r["pinned"]
+    out = [f"# Run lineage: {md_text(r['job'])}", "", f"Pinned: benchmark {md_code(pinned['benchmark'])} ({md_text(pinned['rule'])}), "
+           f"base {md_code(pinned['base_model'])}, baseline eval {md_code(pinned['baseline_eval'])}. Checkpoints are ordered "
            "by training step (rl_config, else the `-<step>-<size>` name).", "", "## Summary", "",
            bullet_list(summary_lines(r)), "", RULE.format(alpha=r["alpha"]), ""]
     if members:
@@ -146,8 +173,8 @@ def render_markdown(r: dict, images: dict[str, str]) -> str:
                 [[f["feature"], *[_delta_cell(s["features"][f["feature"]]) for s in r["steps"]]] for f in moved]), ""]
         out += ["## Task families (learning audit)", "", md_table(
             ["family", *heads, "change label from", "persists", "Δ reward significant from"],
-            [[fam["family"], *_by_step(fam["cells"], steps, lambda c: c["label"]),
-              f"{fam['label_path']['label']} at step {fam['label_path']['at_step']}" if fam["label_path"]["label"] else "—",
+            [[md_text(fam["family"]), *_by_step(fam["cells"], steps, lambda c: md_text(c["label"])),
+              f"{md_text(fam['label_path']['label'])} at step {fam['label_path']['at_step']}" if fam["label_path"]["label"] else "—",
               fam["label_path"]["status"],
               f"step {fam['reward']['first_step']} ({fam['reward']['status']})" if fam["reward"]["first_step"]
               else fam["reward"]["status"]] for fam in r["families"]], align="l" + "l" * len(steps) + "lll"), "",
@@ -156,17 +183,17 @@ def render_markdown(r: dict, images: dict[str, str]) -> str:
                       "most imitated trivial strategy", "label"], _family_detail(r), align="lrlrrrll"), ""]
         for miss in r["audit_missing"]:
             out.append(f"- no audit for step {miss['step']} ({md_code(miss['repo_id'])}): {md_text(miss['reason'])}")
-    out += _curves_section(r, images) + _rollout_section(r)
+    out += _curves_section(r, images) + _integrity_section(r) + _rollout_section(r)
     if r["excluded"]:
         out += ["## Excluded checkpoints", "", md_table(["checkpoint", "step", "why"],
-                                                      [[f"`{e['repo_id']}`", e["step"] if e["step"] is not None else "—",
-                                                        e["reason"]] for e in r["excluded"]], align="lrl"), ""]
+                                                      [[md_code(e["repo_id"]), e["step"] if e["step"] is not None else "—",
+                                                        md_text(e["reason"])] for e in r["excluded"]], align="lrl"), ""]
     return "\n".join(out) + "\n"
 
 
 def _curves_section(r: dict, images: dict[str, str]) -> list[str]:
     c = r["curves"]
-    out = ["## Training curves with the checkpoints", "", f"From {c['note']}." if c["source"] else f"No curves: {c['note']}.", ""]
+    out = ["## Training curves with the checkpoints", "", f"From {md_text(c['note'])}." if c["source"] else f"No curves: {md_text(c['note'])}.", ""]
     if c["source"]:
         out += [md_table(["checkpoint step", "logged step", "reward", "entropy", "KL", "response length"],
                          [[a["step"], a["logged_step"], fmt_num(a["reward"]), fmt_num(a["entropy"]), fmt_num(a["kl"], 4),
@@ -179,12 +206,12 @@ def _rollout_section(r: dict) -> list[str]:
     ro = r["rollouts"]
     out = ["## RL rollouts: when behaviour moved during training", ""]
     if not ro.get("applicable"):
-        return out + [f"Not applicable: {ro['reason']}.", ""]
-    out += [f"{ro['placed_on_steps']} of {ro['rollouts']} rollouts of `{ro['source']}` placed on training steps "
+        return out + [f"Not applicable: {md_text(ro['reason'])}.", ""]
+    out += [f"{ro['placed_on_steps']} of {ro['rollouts']} rollouts of {md_code(ro['source'])} placed on training steps "
             "(first step that ended at or after the rollout). Spearman rho of step vs value with a permutation p, "
             "Holm over all series; window = the steps over which the middle half of the move happened.", "",
             md_table(["series", "rho", "Holm p", "moved", "window (steps)"],
-                     [[s["series"], fmt_num(s["rho"], 2), fmt_p(s["p_holm"]), s.get("direction", "no") if s["moved"] else "no",
+                     [[md_text(s["series"]), fmt_num(s["rho"], 2), fmt_p(s["p_holm"]), s.get("direction", "no") if s["moved"] else "no",
                        f"{s['window'][0]}–{s['window'][1]}" if s.get("window") else "—"] for s in ro["series"]]), ""]
     for family, why in (ro.get("imitation_not_available") or {}).items():
         out.append(f"- imitation share of gamed family {md_text(family)}: not available ({md_text(why)})")

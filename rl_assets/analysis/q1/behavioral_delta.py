@@ -16,13 +16,15 @@ import pandas as pd
 import pyarrow as pa
 
 from rl_assets.analysis import stats
+from rl_assets.analysis.pairing_frames import paired_frames, show_ids
 from rl_assets.schema import FEATURE_COLUMNS
 
 ALPHA = 0.05
 PASS_THRESHOLD = 0.5  # a task passes when the mean of its attempts' `passed` is >= this
 GROUP_COLUMNS = ("benchmark", "task_family")
 NEEDED = ("task_id", "benchmark", "task_family", "reward", "passed", "error_type", "is_infra_error",
-          "n_turns", "n_tokens", "failure_mode", "tool_calls_by_name", *FEATURE_COLUMNS)
+          "n_turns", "n_tokens", "failure_mode", "tool_calls_by_name", *FEATURE_COLUMNS,
+          "task_key", "task_key_source", "gen_settings")
 
 
 def to_frame(table: pa.Table | pd.DataFrame, columns=NEEDED) -> pd.DataFrame:
@@ -163,8 +165,8 @@ def compare(b: pd.DataFrame, a: pd.DataFrame, labels: tuple[str, str], n_boot: i
     out["only_after_tasks"] = out["after"]["n_tasks"] - len(common)
     if not common:
         out["invalid_for_comparison"] = (
-            f"the sides share no task_id ({out['before']['n_tasks']} vs {out['after']['n_tasks']} tasks): "
-            "a paired comparison is impossible (e.g. RL rollouts vs an eval set, or different benchmarks)")
+            f"the sides share no task ({out['before']['n_tasks']} vs {out['after']['n_tasks']} tasks; see the "
+            "pairing table): a paired comparison is impossible (e.g. RL rollouts vs an eval set, or different benchmarks)")
         return out
     out["invalid_for_comparison"] = None
     sampler = samplers(len(common))
@@ -190,13 +192,15 @@ def compare(b: pd.DataFrame, a: pd.DataFrame, labels: tuple[str, str], n_boot: i
 
 
 def compute_behavioral_delta(before, after, *, labels=("baseline", "post-RL"), n_boot: int = 2000,
-                             seed: int = 0, top_n: int = 15) -> dict:
-    """Q1 result: overall comparison, distribution shifts, and the same per benchmark / task family."""
+                             seed: int = 0, top_n: int = 15, normalise=()) -> dict:
+    """Q1 result: overall comparison, distribution shifts, and the same per benchmark / task family.
+    ``normalise``: the task-id rules the settings ask for (rl_assets/analysis/pairing.py)."""
     b, a = to_frame(before), to_frame(after)
+    pairing, shown = paired_frames(b, a, normalise)
     labels = tuple(labels)
     result = {"labels": list(labels), "n_boot": n_boot, "seed": seed, "alpha": ALPHA,
               "pass_rule": f"passed = reward >= 1.0; task passes when mean(passed) >= {PASS_THRESHOLD}",
-              **compare(b, a, labels, n_boot, seed)}
+              "pairing": pairing, **compare(b, a, labels, n_boot, seed)}
     sb, sa = result["before"], result["after"]
     result["shifts"] = {
         "error_types": distribution_shift(sb["error_types"], sb["n_rows"], sa["error_types"], sa["n_rows"], top_n),
@@ -210,6 +214,7 @@ def compute_behavioral_delta(before, after, *, labels=("baseline", "post-RL"), n
         if len(values) < 2:  # one value = the overall comparison again
             continue
         result["groups"][col] = {str(v): compare(b[b[col] == v], a[a[col] == v], labels, n_boot, seed) for v in values}
+    show_ids(result, shown)
     result["summary"] = summary_lines(result)
     return result
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rl_assets.analysis.escape import md_code, md_text
 from rl_assets.analysis.report_md import bullet_list, fmt_ci, fmt_num, fmt_p, fmt_pct, fmt_signed, json_text, md_table, Report
+from rl_assets.analysis.pairing_report import pairing_section
 
 
 def behavioral_delta_report(result: dict) -> Report:
@@ -86,6 +87,8 @@ def render_markdown(r: dict, sources: dict | None = None) -> str:
     for side, ref in (sources or {}).items():
         out.append(f"- {side}: {md_code(ref.get('source'))} (revision {md_code(str(ref.get('revision'))[:12])}, {ref.get('rows')} rows)")
     out += ["", "## Summary", "", bullet_list(r["summary"]), "", "## Macro metrics", "", _macro_table(r), ""]
+    if r.get("pairing"):
+        out += pairing_section(r["pairing"])
     if r.get("invalid_for_comparison"):
         out += [f"**Invalid for comparison:** {r['invalid_for_comparison']}", ""]
         return "\n".join(out)

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from rl_assets.analysis.figures import figure_png  # noqa: E402
+from rl_assets.analysis.figures import figure_png, pyplot
 
 PANELS = (("kl", "KL"), ("grad_norm", "grad norm"), ("entropy", "entropy"))
 
@@ -18,6 +14,7 @@ def _png(fig) -> bytes:
 
 
 def _line(steps: pd.DataFrame, col: str, label: str) -> bytes:
+    plt = pyplot()
     s = steps[["step", col]].dropna()
     fig, ax = plt.subplots(figsize=(7, 3))
     ax.plot(s["step"], s[col], lw=1.2)
@@ -30,6 +27,7 @@ def _line(steps: pd.DataFrame, col: str, label: str) -> bytes:
 
 def training_plots(steps: pd.DataFrame, ema_values: list[float] | None = None) -> dict[str, bytes]:
     """{file name: PNG bytes} for the panels that have data."""
+    plt = pyplot()
     out: dict[str, bytes] = {}
     if steps.empty:
         return out

@@ -4,18 +4,14 @@ asset shows in the UI; nothing here writes a file."""
 
 from __future__ import annotations
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from rl_assets.analysis.figures import figure_png  # noqa: E402
-from rl_assets.analysis.q2.attribution import summary_lines  # noqa: E402
-from rl_assets.analysis.q2.temporal import REWARD_DEFINITION, SHARE_DEFINITION  # noqa: E402
-from rl_assets.analysis.q2.training_metrics import ema  # noqa: E402
-from rl_assets.analysis.report_md import Report, fmt_ci, fmt_num, fmt_pct, json_text, jsonable, md_table  # noqa: E402
-from rl_assets.analysis.q2.log_plots import training_plots  # noqa: E402
+from rl_assets.analysis.figures import figure_png, pyplot
+from rl_assets.analysis.q2.attribution import summary_lines
+from rl_assets.analysis.q2.temporal import REWARD_DEFINITION, SHARE_DEFINITION
+from rl_assets.analysis.q2.training_metrics import ema
+from rl_assets.analysis.report_md import Report, fmt_ci, fmt_num, fmt_pct, json_text, jsonable, md_table
+from rl_assets.analysis.q2.log_plots import training_plots
 
 
 def not_applicable_files(info: dict) -> dict[str, str]:
@@ -57,6 +53,7 @@ def temporal_report(rep: dict, bins: pd.DataFrame) -> Report:
 
 
 def temporal_png(bins: pd.DataFrame) -> bytes:
+    plt = pyplot()
     feats = [f for f in ("tool_error_rate", "think_tokens", "assistant_tokens", "parse_error_markers") if f in bins]
     fig, axes = plt.subplots(1 + len(feats), 1, figsize=(8, 2.2 * (1 + len(feats))), sharex=True)
     axes = list(axes) if len(feats) else [axes]
@@ -111,6 +108,13 @@ def render_markdown(rep: dict) -> str:
              f"{rep['duplicates']['count']} step(s) seen in more than one log (later log wins).", "",
              f"Trainer: **{md_text(rep.get('trainer', 'skyrl'))}** (its reader chosen by the files' content; "
              "docs/q2.md, \"Readers\").", ""]
+    dropped = rep["malformed"].get("pairs_dropped") or {}
+    if dropped:  # verl: a cut or unreadable key:value pair, its line's other pairs kept
+        lines += [f"{sum(dropped.values())} key:value pair(s) dropped from otherwise parsed lines ("
+                  + ", ".join(f"{md_text(k)}: {v}" for k, v in sorted(dropped.items())) + ").", ""]
+    best = [c["best_model_checkpoint"] for c in rep.get("trainer_info", {}).get("checkpoints", []) if c.get("best_model_checkpoint")]
+    if best:  # the HF Trainer's own pick (by its metric_for_best_model), beside ours below
+        lines += [f"The trainer's own best checkpoint (`best_model_checkpoint` of its newest state): {md_text(best[0])}.", ""]
     if rep.get("cross_checks"):
         from rl_assets.analysis.q2.log_crosscheck import crosscheck_markdown
 

@@ -179,6 +179,7 @@ def build_report(parsed, save_every: int | None = None) -> dict:
     return {
         "trainer": parsed.trainer,
         "reward_terms": parsed.reward_terms,
+        "trainer_info": parsed.trainer_info,
         "files": parsed.files,
         "serializations": parsed.serializations,
         "n_steps": int(len(steps)),

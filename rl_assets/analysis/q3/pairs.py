@@ -136,15 +136,17 @@ class Pair:
 
 
 def build_pairs(base_df: pd.DataFrame, post_df: pd.DataFrame, conversations: dict[str, list[dict]], *,
-                mode: str = "flips", top_n: int = 25, seed: int = 0) -> list[Pair]:
+                mode: str = "flips", top_n: int = 25, seed: int = 0, shown: dict[str, str] | None = None) -> list[Pair]:
     """Select pairs and align their shown attempts. `conversations`: trace_id -> parsed messages
-    (only the shown attempts are needed; see shown_trace_ids)."""
+    (only the shown attempts are needed; see shown_trace_ids). `shown`: pairing key -> the task id
+    a reader recognises, when the frames' task_id holds pairing keys (analysis/pairing_frames.py)."""
     base, post = group_tasks(base_df), group_tasks(post_df)
     pairs = []
     for task_id, why in select_tasks(base, post, mode, top_n, seed):
         b, a = base[task_id], post[task_id]
         bm, am = conversations.get(b.shown["trace_id"], []), conversations.get(a.shown["trace_id"], [])
-        pairs.append(Pair(task_id, why, b, a, bm, am, align_actions(extract_actions(bm), extract_actions(am))))
+        pairs.append(Pair((shown or {}).get(task_id, task_id), why, b, a, bm, am,
+                          align_actions(extract_actions(bm), extract_actions(am))))
     return pairs
 
 

@@ -1,10 +1,16 @@
 """All statistics rldelta reports, importable as one module: `from rl_assets.analysis import stats`.
 
-core.py: intervals, paired tests, bootstraps, multiple-comparison corrections (docs/statistics.md).
-correlation.py: rank correlations, their bootstrap intervals and the Fisher-z interval of r (trends, attribution).
+scipy.stats computes them wherever it has the method; what remains here is what no library does
+(each such function says why). scipy is imported inside the functions that use it, so importing
+this package (and the Dagster definitions) stays cheap.
+
+core.py: the task-clustered paired bootstrap and sign-flip test, effect sizes (docs/statistics.md).
+proportions.py: Wilson and Newcombe intervals, exact McNemar; multiplicity.py: Holm and BH.
+correlation.py: Pearson/Spearman/Kendall, the bootstrap interval of rho and the Fisher-z interval of r.
 student_t.py: Student t critical values; intervals.py: the t interval of a mean (the Q2 reward interval)
 and the re-run noise floor of a solve rate (model comparison); resolution.py: the smallest p the
-sign-flip test can return and the flips a Holm threshold needs (run lineage).
+sign-flip test can return and the flips a Holm threshold needs (run lineage); trend.py: the
+permutation test of a Spearman trend.
 """
 
 from rl_assets.analysis.stats.core import *  # noqa: F401,F403
@@ -17,7 +23,9 @@ from rl_assets.analysis.stats.core import (  # noqa: F401  (names without __all_
     PairedResampler,
 )
 from rl_assets.analysis.stats.correlation import bootstrap_spearman, kendall_tau_b, pearson, pearson_rows, spearman  # noqa: F401
-from rl_assets.analysis.stats.correlation import fisher_z_interval  # noqa: F401
+from rl_assets.analysis.stats.correlation import fisher_z_interval, spearman_rows  # noqa: F401
 from rl_assets.analysis.stats.intervals import noise_floor, t_interval_95  # noqa: F401
+from rl_assets.analysis.stats.multiplicity import bh_adjust, holm_adjust  # noqa: F401
+from rl_assets.analysis.stats.proportions import binomial_se, mcnemar_exact, two_proportion_diff_ci, wilson_interval  # noqa: F401
 from rl_assets.analysis.stats.resolution import p_floor, permutations_for  # noqa: F401
 from rl_assets.analysis.stats.student_t import t_quantile_975  # noqa: F401

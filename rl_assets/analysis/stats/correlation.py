@@ -1,24 +1,33 @@
-"""Rank correlations and their bootstrap intervals (trends over training steps and time bins)."""
+"""Correlations (trends over training steps and time bins): Pearson, Spearman and Kendall from
+scipy.stats, the bootstrap interval of Spearman's rho (scipy.stats.bootstrap) and the Fisher-z
+interval of a Pearson r. Every function drops pairs with a missing side and returns NaN where the
+coefficient is undefined (fewer than 3 pairs, a constant side) instead of warning.
+"""
 
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
-import pandas as pd
 
 
-def _ranks(a: np.ndarray) -> np.ndarray:
-    """Average ranks along the last axis (ties share their mean rank). 1-D goes through pandas
-    (O(n log n), thousands of steps); 2-D bootstrap batches are a few dozen bins wide."""
-    if a.ndim == 1:
-        return pd.Series(a).rank(method="average").to_numpy()
-    less = (a[..., :, None] > a[..., None, :]).sum(-1)
-    equal = (a[..., :, None] == a[..., None, :]).sum(-1)
-    return less + (equal + 1) / 2.0
+def _finite_pairs(x, y) -> tuple[np.ndarray, np.ndarray]:
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    return x[ok], y[ok]
+
+
+def _undefined(x: np.ndarray, y: np.ndarray) -> bool:
+    return len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0
 
 
 def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson r along the last axis, NaN for a constant row.
+
+    Why not a library: scipy.stats.pearsonr computes one pair per call (and warns on a constant
+    one); bootstrap and permutation statistics need r for thousands of resampled rows at once.
+    """
     x = x - x.mean(-1, keepdims=True)
     y = y - y.mean(-1, keepdims=True)
     den = np.sqrt((x * x).sum(-1) * (y * y).sum(-1))
@@ -26,51 +35,61 @@ def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.where(den > 0, (x * y).sum(-1) / den, np.nan)
 
 
+def spearman_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Spearman rho along the last axis: Pearson r of average ranks (scipy.stats.rankdata)."""
+    from scipy.stats import rankdata
+
+    return pearson_rows(rankdata(x, axis=-1), rankdata(y, axis=-1))
+
+
 def pearson(x, y) -> float:
-    """Pearson r over pairs where both are finite; NaN below 3 pairs or for a constant side."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    ok = np.isfinite(x) & np.isfinite(y)
-    if ok.sum() < 3:
+    """Pearson r (scipy.stats.pearsonr) over pairs where both are finite."""
+    x, y = _finite_pairs(x, y)
+    if _undefined(x, y):
         return math.nan
-    return float(pearson_rows(x[ok], y[ok]))
+    from scipy.stats import pearsonr
+
+    return float(pearsonr(x, y).statistic)
 
 
 def spearman(x, y) -> float:
-    """Spearman rho over pairs where both are finite; NaN below 3 pairs or for a constant side."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    ok = np.isfinite(x) & np.isfinite(y)
-    if ok.sum() < 3:
+    """Spearman rho (scipy.stats.spearmanr) over pairs where both are finite."""
+    x, y = _finite_pairs(x, y)
+    if _undefined(x, y):
         return math.nan
-    return float(pearson_rows(_ranks(x[ok]), _ranks(y[ok])))
+    from scipy.stats import spearmanr
+
+    return float(spearmanr(x, y).statistic)
 
 
-def kendall_tau_b(x, y, max_n: int = 2000) -> float:
-    """Kendall tau-b (tie-corrected). O(n^2), so longer series are thinned to ``max_n`` evenly
-    spaced pairs (deterministic; a trend estimate barely moves)."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    ok = np.isfinite(x) & np.isfinite(y)
-    x, y = x[ok], y[ok]
-    if len(x) > max_n:
-        keep = np.linspace(0, len(x) - 1, max_n).round().astype(int)
-        x, y = x[keep], y[keep]
-    if len(x) < 3:
+def kendall_tau_b(x, y) -> float:
+    """Kendall tau-b, tie-corrected (scipy.stats.kendalltau, O(n log n), so no series is thinned)."""
+    x, y = _finite_pairs(x, y)
+    if _undefined(x, y):
         return math.nan
-    dx, dy = np.sign(x[:, None] - x[None, :]), np.sign(y[:, None] - y[None, :])
-    iu = np.triu_indices(len(x), 1)
-    dx, dy = dx[iu], dy[iu]
-    den = math.sqrt(float((dx != 0).sum()) * float((dy != 0).sum()))
-    return float((dx * dy).sum() / den) if den > 0 else math.nan
+    from scipy.stats import kendalltau
+
+    return float(kendalltau(x, y, variant="b").statistic)
 
 
 def bootstrap_spearman(x, y, n_boot: int = 2000, seed: int = 0, alpha: float = 0.05) -> tuple[float, float]:
-    """Percentile CI of Spearman rho resampling (x, y) pairs; resamples with a constant side drop out."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    ok = np.isfinite(x) & np.isfinite(y)
-    x, y = x[ok], y[ok]
+    """Percentile CI of Spearman rho resampling (x, y) pairs (scipy.stats.bootstrap, paired).
+
+    Resamples with a constant side have no rho and drop out; when more than half do, the interval
+    is (NaN, NaN): the data cannot support one.
+    """
+    x, y = _finite_pairs(x, y)
     if len(x) < 3:
         return (math.nan, math.nan)
-    idx = np.random.default_rng(seed).integers(0, len(x), size=(n_boot, len(x)))
-    rhos = np.concatenate([pearson_rows(_ranks(x[c]), _ranks(y[c])) for c in np.array_split(idx, max(1, n_boot // 250))])
+    from scipy.stats import DegenerateDataWarning, bootstrap
+
+    with warnings.catch_warnings():
+        # scipy's own interval is NaN (and it warns) when a resample has a constant side; those
+        # resamples are dropped below and the interval taken over the rest.
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        rhos = bootstrap((x, y), lambda x, y, axis: spearman_rows(x, y), paired=True, vectorized=True,
+                         n_resamples=n_boot, batch=250, method="percentile", rng=np.random.default_rng(seed),
+                         ).bootstrap_distribution
     rhos = rhos[np.isfinite(rhos)]
     if len(rhos) < n_boot / 2:
         return (math.nan, math.nan)
@@ -79,8 +98,11 @@ def bootstrap_spearman(x, y, n_boot: int = 2000, seed: int = 0, alpha: float = 0
 
 def fisher_z_interval(r: float, n: int, z: float = 1.96) -> tuple[float, float]:
     """95% CI of a Pearson r from ``n`` pairs via Fisher's z = atanh(r), se = 1/sqrt(n - 3).
-    |r| is clipped just below 1 so a perfect sample still gets a finite interval; n < 4 is
-    treated as n = 4 (se 1), a wide interval rather than a division by zero.
+
+    Why not a library: scipy's PearsonRResult.confidence_interval needs the raw pairs, and the
+    within-bin r of the attribution has only r and its n. |r| is clipped just below 1 so a perfect
+    sample still gets a finite interval; n < 4 is treated as n = 4 (se 1), a wide interval rather
+    than a division by zero.
 
     >>> tuple(round(v, 4) for v in fisher_z_interval(0.5, 28))
     (0.156, 0.7358)

@@ -12,14 +12,18 @@ from rl_assets.analysis.stats.student_t import t_quantile_975
 
 
 def t_interval_95(x) -> tuple[float, float]:
-    """95% Student t interval of the mean of `x` (finite values); (NaN, NaN) below 2 values."""
+    """95% Student t interval of the mean of `x` (finite values); (NaN, NaN) below 2 values.
+
+    scipy.stats.t.interval's arithmetic with its t quantile, written out because t.interval returns
+    NaN for a constant sample (scale 0), where the honest interval is the single value.
+    """
     x = np.asarray(x, float)
     x = x[np.isfinite(x)]
     n = int(x.size)
     if n < 2:
         return math.nan, math.nan
     mean = float(x.mean())
-    half = t_quantile_975(n - 1) * float(x.std(ddof=1)) / math.sqrt(n)
+    half = t_quantile_975(n - 1) * float(x.std(ddof=1)) / math.sqrt(n)  # t from scipy
     return mean - half, mean + half
 
 

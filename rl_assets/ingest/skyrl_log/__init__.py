@@ -56,6 +56,7 @@ class ParsedLogs:
     cross_checks: list[dict] = field(default_factory=list)  # one per independent record
     trainer: str = "skyrl"  # which reader produced this (rl_assets/ingest/training_logs/)
     reward_terms: dict[str, str] = field(default_factory=dict)  # reward_term/<kind>/<name> column -> kind
+    trainer_info: dict = field(default_factory=dict)  # what the trainer recorded of itself (HF: checkpoints)
 
 
 def _read_logs(found: Discovered, base: Path) -> list[LogFileResult]:

@@ -80,16 +80,76 @@ def discover(folder: Path) -> Discovered:
     return out
 
 
-def open_text(path: Path):
-    """A text stream over a plain, .gz or .zst log (bad bytes replaced, line endings kept)."""
-    if path.name.endswith(".gz"):
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="replace", newline="")
-    if path.name.endswith(".zst"):
-        import zstandard
+# What one training-log file may expand to: a 1 MB .gz of one endless line or of bare newlines
+# would otherwise take gigabytes of memory or many CPU-minutes. Decompressed bytes are capped at
+# MAX_RATIO x the compressed size + MAX_SLACK_BYTES (at most MAX_BYTES): real logs compress 5-20x.
+MAX_RATIO = 100
+MAX_SLACK_BYTES = 64 << 20
+MAX_BYTES = 4 << 30
+MAX_LINES = 20_000_000  # per file, compressed or not
 
-        raw = zstandard.ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True)
-        return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="")
-    return open(path, encoding="utf-8", errors="replace", newline="")
+
+class LogTooLarge(ValueError):
+    """A training-log file past the decompression cap; the message names the file and the cap.
+    A ValueError, so the reader lists the file as not read with this reason."""
+
+
+class _CappedRaw(io.RawIOBase):
+    """Decompressed bytes of `inner`, failing once more than `limit` have come out."""
+
+    def __init__(self, inner, path: Path, limit: int):
+        self.inner, self.path, self.limit, self.total = inner, path, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = self.inner.readinto(buffer)
+        self.total += n or 0
+        if self.total > self.limit:
+            raise LogTooLarge(f"{self.path.name}: decompresses to more than {self.limit} bytes (cap: {MAX_RATIO}x its "
+                              f"{self.path.stat().st_size} compressed bytes + {MAX_SLACK_BYTES >> 20} MiB); not read")
+        return n
+
+    def close(self) -> None:
+        self.inner.close()
+        super().close()
+
+
+class _CappedText(io.TextIOWrapper):
+    """A text stream that fails at its MAX_LINES + 1st line, naming the file."""
+
+    def __init__(self, buffer, path: Path):
+        super().__init__(buffer, encoding="utf-8", errors="replace", newline="")
+        self._path, self._lines = path, 0
+
+    def _counted(self, line: str) -> str:
+        self._lines += 1
+        if self._lines > MAX_LINES:
+            raise LogTooLarge(f"{self._path.name}: more than {MAX_LINES} lines (the per-file cap); not read")
+        return line
+
+    def __next__(self) -> str:
+        return self._counted(super().__next__())
+
+    def readline(self, size: int = -1) -> str:
+        line = super().readline(size)
+        return self._counted(line) if line else line
+
+
+def open_text(path: Path):
+    """A text stream over a plain, .gz or .zst log (bad bytes replaced, line endings kept), capped in
+    decompressed bytes and in lines: past a cap, reading raises LogTooLarge naming the file."""
+    if path.name.endswith((".gz", ".zst")):
+        if path.name.endswith(".gz"):
+            inner = gzip.open(path, "rb")
+        else:
+            import zstandard
+
+            inner = zstandard.ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True)
+        limit = min(MAX_BYTES, MAX_RATIO * path.stat().st_size + MAX_SLACK_BYTES)
+        return _CappedText(io.BufferedReader(_CappedRaw(inner, path, limit)), path)
+    return _CappedText(open(path, "rb"), path)
 
 
 _NUM_RE = re.compile(r"(\d+)")

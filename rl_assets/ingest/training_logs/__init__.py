@@ -18,11 +18,13 @@ from rl_assets.ingest.skyrl_log.files import Discovered, open_text
 
 from . import detect
 from .assemble import assemble
+from .repo_states import STATE_PATTERNS, is_repo_trainer_state, logs_revision, repo_trainer_states
 from .tensorboard_events import read_event_file
 from .trainer_state import looks_like_trl, read_trainer_states
 from .verl_console import parse_verl_lines
 
-__all__ = ["ParsedLogs", "UnrecognisedLogsError", "logs_folder", "read_training_logs"]
+__all__ = ["STATE_PATTERNS", "ParsedLogs", "UnrecognisedLogsError", "is_repo_trainer_state", "logs_folder",
+           "logs_revision", "read_training_logs", "repo_trainer_states"]
 
 READ_ORDER = (detect.VERL, detect.TRAINER_STATE, detect.TENSORBOARD)
 READERS = "SkyRL logs, verl console lines, HF/TRL trainer_state.json, TensorBoard event files"
@@ -53,10 +55,11 @@ def describe_unrecognised(files: list[Path], base: Path, why: str) -> str:
     return "\n".join(lines)
 
 
-def _read(trainer_kind: str, found: Discovered, base: Path) -> tuple[str, list, dict | None]:
+def _read(trainer_kind: str, found: Discovered, base: Path) -> tuple[str, list, dict]:
+    """(trainer, per-file results, {"per_file": ledgers, "checkpoints": …} or {})"""
     if trainer_kind == detect.TRAINER_STATE:
         merged, info = read_trainer_states(found.logs, base)
-        return ("trl" if looks_like_trl(merged) else "hf_trainer"), [merged], info["per_file"]
+        return ("trl" if looks_like_trl(merged) else "hf_trainer"), [merged], info
     results = []
     for p in list(found.logs):
         rel = str(p.relative_to(base))
@@ -69,20 +72,25 @@ def _read(trainer_kind: str, found: Discovered, base: Path) -> tuple[str, list, 
         except (OSError, EOFError, ValueError) as exc:  # a corrupt .gz / event file: unreadable whole
             found.logs.remove(p)
             found.not_read[rel] = f"unreadable: {type(exc).__name__}: {str(exc)[:120]}"
-    return ("verl" if trainer_kind == detect.VERL else "tensorboard"), results, None
+    return ("verl" if trainer_kind == detect.VERL else "tensorboard"), results, {}
 
 
-def read_training_logs(path: Path | str) -> ParsedLogs:
-    """Parse a training_logs/ folder (or one file) of any supported trainer. Raises FileNotFoundError
-    when the path is missing, UnrecognisedLogsError when no reader finds a step in it."""
-    path = Path(path)
-    if not path.exists():
+def read_training_logs(path: Path | str, repo_states: list[Path] | tuple = ()) -> ParsedLogs:
+    """Parse a training_logs/ folder (or one file) of any supported trainer, plus the repo's own
+    trainer_state.json files (``repo_states``, from repo_trainer_states: then names are relative to
+    the repo root). Raises FileNotFoundError when there is nothing at all, UnrecognisedLogsError
+    when no reader finds a step."""
+    path, extra = Path(path), [Path(p) for p in repo_states]
+    if not path.exists() and not extra:
         raise FileNotFoundError(f"training logs path does not exist: {path}")
-    base = path if path.is_dir() else path.parent
-    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    base = path.parent if extra else (path if path.is_dir() else path.parent)
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path] if path.exists() else []
+    files += extra
     kinds = {p: detect.classify(p) for p in files}
     trainer_kind = next((k for k in READ_ORDER if k in kinds.values()), None)
     if trainer_kind is None:
+        if not path.exists():
+            raise UnrecognisedLogsError(describe_unrecognised(files, base, "no reader recognises these files"))
         parsed = parse_training_logs(path)
         if parsed.steps.empty:
             raise UnrecognisedLogsError(describe_unrecognised(files, base, "no reader recognises these files"))
@@ -95,8 +103,9 @@ def read_training_logs(path: Path | str) -> ParsedLogs:
             found.summaries.append(p)
         else:
             found.not_read[str(p.relative_to(base))] = _not_read_reason(kind, trainer_kind, p)
-    trainer, results, per_file = _read(trainer_kind, found, base)
-    parsed = assemble(trainer, results, found, per_file)
+    trainer, results, info = _read(trainer_kind, found, base)
+    parsed = assemble(trainer, results, found, info.get("per_file"),
+                      {"checkpoints": info["checkpoints"]} if "checkpoints" in info else None)
     if parsed.steps.empty:
         raise UnrecognisedLogsError(describe_unrecognised(
             found.logs or files, base, f"read as {trainer}, but no training step was found"))

@@ -48,7 +48,8 @@ def cross_check(trainer: str, steps: pd.DataFrame, summary: dict, tolerance: dic
     return [compare_final_step(steps, summary, step, "wandb-summary.json", tolerance)]
 
 
-def assemble(trainer: str, results: list[LogFileResult], found: Discovered, per_file: dict | None = None) -> ParsedLogs:
+def assemble(trainer: str, results: list[LogFileResult], found: Discovered, per_file: dict | None = None,
+             trainer_info: dict | None = None) -> ParsedLogs:
     steps, duplicates = merge_chain(results, "steps")
     steps, alias_sources = apply_aliases(steps)
     steps, derived, reward_terms = derive_concepts(steps)
@@ -92,4 +93,5 @@ def assemble(trainer: str, results: list[LogFileResult], found: Discovered, per_
         cross_checks=cross_check(trainer, steps, summary, tolerance),
         trainer=trainer,
         reward_terms=reward_terms,
+        trainer_info=trainer_info or {},
     )

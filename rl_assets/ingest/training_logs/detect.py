@@ -19,9 +19,10 @@ VERL, TRAINER_STATE, TENSORBOARD = "verl", "trainer_state", "tensorboard"
 WANDB_SUMMARY, WANDB_TABLE, TEXT, OTHER = "wandb_summary", "wandb_table", "text", "other"
 HEAD_BYTES = 64 * 1024
 MAX_STATE_BYTES = 64 * 1024 * 1024  # a trainer_state.json larger than this is not read whole
+SCAN_BYTES, CHUNK = 32 * 1024 * 1024, 1024 * 1024  # verl prints configs and worker logs before step 1
 # "step:12 - key:value" anywhere in a line (after a Ray "(TaskRunner pid=1)" prefix or ANSI colour),
-# or "step:12" alone opening a block of " - key:value" lines
-VERL_STEP = re.compile(r"(?:^|[\s)m])step:\d+(?: - [^\s:]+:|\s*$)")
+# or "step:12" alone opening a block of " - key:value" lines; the character before must end a word
+VERL_STEP = re.compile(r"step:\d+(?: - [^\s:]+:|[ \t]*$)", re.M)
 TABLE_REASON = "W&B validation-generation table (read by ingest/wandb_tables.py, not a training log)"
 
 
@@ -30,7 +31,7 @@ def head_text(path: Path, limit: int = HEAD_BYTES) -> str:
     try:
         with open_text(path) as fh:
             return fh.read(limit)
-    except (OSError, EOFError, ValueError):
+    except (OSError, EOFError, ValueError, ImportError):  # ImportError: a .zst without zstandard
         return ""
 
 
@@ -63,10 +64,28 @@ def classify(path: Path) -> str:
         return WANDB_SUMMARY
     if name.endswith(".json"):
         return TRAINER_STATE if _has_log_history(path) else OTHER
-    head = head_text(path)
-    if "\0" in head:
+    if "\0" in head_text(path, 4096):
         return OTHER
-    return VERL if VERL_STEP.search(head) else TEXT
+    return VERL if has_verl_step(path) else TEXT
+
+
+def has_verl_step(path: Path) -> bool:
+    """A verl step line in the first SCAN_BYTES characters (read in chunks; stops at the first)."""
+    try:
+        with open_text(path) as fh:
+            tail = ""
+            for _ in range(SCAN_BYTES // CHUNK):
+                chunk = fh.read(CHUNK)
+                if not chunk:
+                    return False
+                text = tail + chunk
+                for m in VERL_STEP.finditer(text):
+                    if m.start() == 0 or text[m.start() - 1] in " \t\r\n)m":
+                        return True
+                tail = text[-200:]
+    except (OSError, EOFError, ValueError, ImportError):
+        return False
+    return False
 
 
 def first_lines(path: Path, n: int = 3, width: int = 120) -> list[str]:

@@ -42,7 +42,8 @@ def _load(path: Path) -> dict:
 
 
 def read_trainer_states(paths: list[Path], base: Path) -> tuple[LogFileResult, dict]:
-    """All trainer_state.json files of one run -> (one result, {per_file ledgers, checkpoints})."""
+    """All trainer_state.json files of one run -> (one result, {per_file ledgers, checkpoints: newest
+    first, each with its global_step, entries, best_model_checkpoint and best_metric})."""
     states = []
     for p in paths:
         obj = _load(p)

@@ -51,7 +51,10 @@ def unwrap_numpy(body: str) -> tuple[str, bool]:
     last_np = body.rfind("np.")
     cut = last_np > body.rfind(")")
     tail_wrapped = last_np > body.rfind(SEP) and not cut
-    body = _NP_OPEN.sub("", body).replace(") - ", " - ")  # keys end in ":", never in ") - "
+    body = body.replace("np.float64(", "")  # the common case by plain replace, the rest by regex
+    if "np." in body:
+        body = _NP_OPEN.sub("", body)
+    body = body.replace(") - ", " - ")  # keys end in ":", never in ") - "
     return (body[:-1] if tail_wrapped and body.endswith(")") else body), cut
 
 
@@ -112,6 +115,9 @@ class VerlConsoleParser:
             parts.pop()
             self.res.bump("pairs_dropped/unparseable_pair")
         head = parts[0].strip()
+        if not parts[0][:1].isdigit():  # prose that says "step:" ("at step: 5"), not a metrics line
+            self.n_text += 1
+            return
         if not head.isdigit():
             self.res.malformed("verl_step_not_integer", line, lineno)
             return
@@ -125,7 +131,7 @@ class VerlConsoleParser:
         if len(parts) > 1 or cut:
             self.ends.append((len(line), step, last))
         if not self.last_line or step >= max(self.last_line):
-            self.last_line = {step: self.last_line.get(step, "") + line}
+            self.last_line = {step: SEP.join(filter(None, (self.last_line.get(step), line)))}
         self.res.parsed("verl_step_line")
 
     def _pairs(self, step: int, parts: list[str], lineno: int, line: str) -> str | None:
@@ -216,6 +222,15 @@ class VerlConsoleParser:
 
 def parse_verl_lines(name: str, lines) -> LogFileResult:
     parser = VerlConsoleParser(name)
+    feed = parser.feed
+    text = 0
     for lineno, line in enumerate(lines, 1):
-        parser.feed(line, lineno)
+        # most lines of a run (Ray workers, tqdm) are text: counted here without a call
+        if "step:" in line or parser.block is not None or line.startswith(SEP) or "validation metrics" in line \
+                or not line.strip():
+            feed(line, lineno)
+        else:
+            text += 1
+    parser.n_lines += text
+    parser.n_text += text
     return parser.finish()

@@ -1,0 +1,71 @@
+"""The collapse signals: response length or entropy falling to a floor, and validation generations
+that became empty or one constant answer (rules.SIGNAL_RULES)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pandas as pd
+
+from rl_assets.analysis.integrity import rules
+from rl_assets.analysis.integrity.curve import column_curve
+from rl_assets.analysis.stats.onset import first_sustained
+
+
+def floor_collapse(table: pd.DataFrame, column: str, floor: float, name: str) -> dict:
+    """`column`'s smoothed curve at most `floor` × its start level for rules.SUSTAIN steps in a row."""
+    curve = column_curve(table, column)
+    n = len(curve) if curve is not None else 0
+    if n < rules.MIN_STEPS:
+        return rules.no_data(name, f"{column} logged at {n} steps (fewer than {rules.MIN_STEPS})")
+    if not curve.start > 0:
+        return rules.no_data(name, f"{column} starts at {curve.start:.3g}; a share of it is not a floor")
+    limit = floor * curve.start
+    i = first_sustained(curve.smooth <= limit, rules.SUSTAIN)
+    def at(i: int) -> dict:  # the column's numbers under its own name, so the report says which curve
+        return {"step": int(curve.steps[i]), column: curve.at(i), "share_of_start": float(curve.smooth[i] / curve.start)}
+
+    end = at(-1)
+    if i is None:
+        return rules.signal(name, rules.DOES_NOT_HOLD, f"{column} stays above {floor:.0%} of its start "
+                      f"{curve.start:.4g} (end {curve.smooth[-1]:.4g})", at_end=end, start=curve.start)
+    return rules.signal(name, rules.HOLDS, f"{column} fell from {curve.start:.4g} to {curve.smooth[-1]:.4g} "
+                  f"(floor {limit:.4g} = {floor:.0%} of start)", onset_step=int(curve.steps[i]),
+                  at_onset=at(i), at_end=end, start=curve.start)
+
+
+def generation_rounds(frame: pd.DataFrame) -> tuple[list[dict], int]:
+    """Per validation round: samples, empty share, the most common output's share; and rounds skipped."""
+    rounds, skipped = [], 0
+    for step, group in frame.groupby("step", sort=True):
+        outputs = ["" if o is None or (isinstance(o, float) and o != o) else str(o).strip() for o in group["output"]]
+        if len(outputs) < rules.GEN_MIN_SAMPLES:
+            skipped += 1
+            continue
+        filled = [o for o in outputs if o]
+        top, top_n = Counter(filled).most_common(1)[0] if filled else ("", 0)
+        rounds.append({"step": int(step), "samples": len(outputs), "empty_share": 1 - len(filled) / len(outputs),
+                       "constant_share": top_n / len(outputs), "most_common_output": top[:80]})
+    return rounds, skipped
+
+
+def generations(frame: pd.DataFrame | None, missing: str) -> dict:
+    name = "validation_generations"
+    if frame is None:
+        return rules.no_data(name, missing)
+    if frame.empty:
+        return rules.no_data(name, "the validation-generation tables hold no rows")
+    rounds, skipped = generation_rounds(frame)
+    if len(rounds) < rules.GEN_SUSTAIN:
+        return rules.no_data(name, f"{len(rounds)} validation rounds with ≥ {rules.GEN_MIN_SAMPLES} samples "
+                       f"(fewer than {rules.GEN_SUSTAIN}; {skipped} smaller rounds skipped)")
+    mask = [r["empty_share"] >= rules.GEN_SHARE or r["constant_share"] >= rules.GEN_SHARE for r in rounds]
+    k = first_sustained(mask, rules.GEN_SUSTAIN)
+    extra = {"rounds": len(rounds), "rounds_skipped": skipped}
+    if k is None:
+        return rules.signal(name, rules.DOES_NOT_HOLD, f"outputs stay varied in {len(rounds)} rounds",
+                      at_end=rounds[-1], **extra)
+    end = rounds[-1]
+    return rules.signal(name, rules.HOLDS, f"by step {end['step']}: {end['empty_share']:.0%} empty, "
+                  f"{end['constant_share']:.0%} one identical output", onset_step=rounds[k]["step"],
+                  at_onset=rounds[k], at_end=end, **extra)

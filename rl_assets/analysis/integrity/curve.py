@@ -1,0 +1,58 @@
+"""One smoothed per-step curve with its start level and its "moved" threshold (rules.py, rule 0)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from rl_assets.analysis.integrity import rules
+from rl_assets.analysis.stats.onset import noise_level, rolling_median, start_level
+
+
+@dataclass(frozen=True)
+class Curve:
+    steps: np.ndarray  # logged steps, ascending
+    raw: np.ndarray
+    smooth: np.ndarray
+    start: float
+    threshold: float  # a move of more than this counts as up (or down)
+
+    @classmethod
+    def of(cls, steps, values) -> "Curve":
+        steps, raw = np.asarray(steps, float), np.asarray(values, float)
+        ok = np.isfinite(steps) & np.isfinite(raw)
+        steps, raw = steps[ok], raw[ok]
+        smooth = rolling_median(raw, rules.WINDOW)
+        span = float(np.ptp(smooth)) if len(smooth) else 0.0
+        threshold = max(rules.NOISE_K * noise_level(raw, smooth), rules.RANGE_FLOOR * span)
+        return cls(steps.astype(int), raw, smooth, start_level(raw, rules.START_POINTS), threshold)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    @property
+    def delta(self) -> np.ndarray:
+        return self.smooth - self.start
+
+    def up(self) -> np.ndarray:
+        return self.delta > self.threshold
+
+    def at(self, i: int) -> dict:
+        return {"step": int(self.steps[i]), "raw": float(self.raw[i]), "smoothed": float(self.smooth[i]),
+                "change": float(self.delta[i])}
+
+    def last_at_or_before(self, step: float) -> int | None:
+        i = int(np.searchsorted(self.steps, step, side="right")) - 1
+        return i if i >= 0 else None
+
+
+def column_curve(table: pd.DataFrame, column: str) -> Curve | None:
+    """The column's curve, or None when the table does not have the column."""
+    return Curve.of(table["step"], table[column]) if column in table.columns else None
+
+
+def joint(table: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    """Rows where both columns are logged (the two curves then share their steps)."""
+    return table.loc[table[a].notna() & table[b].notna(), ["step", a, b]]
