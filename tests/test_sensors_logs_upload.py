@@ -51,7 +51,7 @@ def test_logs_only_upload_is_one_run_with_one_index_rewrite(world):
     home, model, instance = world
     graph = defs.resolve_asset_graph()
     rerun = LOGS_RERUN.resolve(graph)
-    assert {k.to_user_string() for k in rerun} == {"training_logs", "training_metrics", "rl_temporal", "analysis_index"}
+    assert {k.to_user_string() for k in rerun} == {"training_logs", "training_metrics", "rl_temporal", "reward_integrity", "analysis_index"}
     # the model as analysed before the upload: the logs' inputs and the logs' whole chain
     _run(instance, [dg.AssetKey("checkpoint"), dg.AssetKey("rl_traces"), *rerun], model)
     settled = _tick(instance)
