@@ -85,7 +85,7 @@ def inspect_page(cdp, check: str = "") -> dict:
             found["dialogs"][label] = {"error": "the dialog did not open"}
             continue
         found["dialogs"][label] = cdp.send("Runtime.evaluate", {"expression": _INSPECT, "awaitPromise": True,
-                                                                "returnByValue": True})["result"].get("value")
+                                                                "returnByValue": True}, timeout=75)["result"].get("value")
         if check and found["dialogs"][label] is not None:
             found["dialogs"][label]["check"] = cdp.eval(check)
         for kind in ("keyDown", "keyUp"):
