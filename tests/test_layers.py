@@ -51,12 +51,12 @@ def test_each_import_rule_can_fail(tmp_path):
         "resources/llm.py": "from rl_assets import support_mod\n",  # a source reaching a support module
         "rl_assets/__init__.py": "",
         "rl_assets/settings.py": "from rl_assets.ingest import read\n",  # neutral importing a layer
-        "rl_assets/timestamps.py": "import dagster._core.instance\n",
+        "rl_assets/values/timestamps.py": "import dagster._core.instance\n",
         "rl_assets/support_mod.py": "from rl_assets.assets import traces\n",  # support reaching up
         "rl_assets/ingest/__init__.py": "from rl_assets.schema import TRACE_SCHEMA\n",  # allowed
         "rl_assets/ingest/reader.py": "import dagster as dg\nfrom rl_assets.analysis import figures\n",
         "rl_assets/analysis/__init__.py": "",
-        "rl_assets/analysis/figures.py": "from rl_assets.escape import md_text\n",  # a value module: allowed
+        "rl_assets/analysis/figures.py": "from rl_assets.values.escape import md_text\n",  # a value module: allowed
         "rl_assets/analysis/q.py": "from ..assets import thing\nfrom . import figures\nfrom rl_assets.ingest import reader\n",
         "rl_assets/analysis/cfg.py": "from rl_assets.settings import home\n",  # settings: not a value
         "rl_assets/analysis/dg.py": "def f():\n    import dagster\n",
@@ -73,7 +73,7 @@ def test_each_import_rule_can_fail(tmp_path):
         ("resources.reg", "rl_assets.analysis.eval_resolution"),
         ("resources.llm", "rl_assets.support_mod"),
         ("rl_assets.settings", "rl_assets.ingest"),
-        ("rl_assets.timestamps", "dagster._core.instance"),
+        ("rl_assets.values.timestamps", "dagster._core.instance"),
         ("rl_assets.support_mod", "rl_assets.assets.traces"),
         ("rl_assets.ingest.reader", "dagster"),
         ("rl_assets.ingest.reader", "rl_assets.analysis.figures"),

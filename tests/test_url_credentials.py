@@ -12,7 +12,7 @@ from rl_assets.analysis.eval_resolution import ResolutionError, dataset_id_from_
 from rl_assets.cli import main
 from rl_assets.ingest.report import IngestError
 from rl_assets.ingest.spec import hub_dataset, resolve
-from rl_assets.masking import mask
+from rl_assets.values.masking import mask
 from rl_assets.register_eval import RegisterError, traces_link
 from rl_assets.resolve import format_table, resolve_eval_pair
 
