@@ -15,7 +15,7 @@ def _instance():
 
     # Same persistent instance as `make ui`, so partitions and runs show up there.
     os.environ.setdefault("DAGSTER_HOME", str(home_dir() / "dagster"))
-    from rl_assets.instance import ensure_instance_yaml
+    from rl_assets.support.instance import ensure_instance_yaml
 
     ensure_instance_yaml(os.environ["DAGSTER_HOME"])
     return dg.DagsterInstance.get()
@@ -144,7 +144,7 @@ def cmd_list_evals(args) -> int:
     from resources.registry import RegistryResource
     from rl_assets.analysis.eval_resolution import ResolutionError
     from rl_assets.values.masking import mask
-    from rl_assets.resolve import format_table, resolve_eval_pair
+    from rl_assets.support.resolve import format_table, resolve_eval_pair
 
     try:
         resolved = resolve_eval_pair(
@@ -208,7 +208,7 @@ def cmd_demo(args) -> int:
     from rl_assets.demo import build_world
     from rl_assets.demo.integrity_runs import MODELS as INTEGRITY_MODELS
     from rl_assets.demo.lineage_job import JOB as LINEAGE_JOB, MEMBERS as LINEAGE_MEMBERS
-    from rl_assets.report_files import INDEX_FILE, MODEL_COMPARISON
+    from rl_assets.support.report_files import INDEX_FILE, MODEL_COMPARISON
     from rl_assets.store import lineage_report_dir, reports_root
 
     world = build_world(seed=args.seed, scale=args.scale)

@@ -18,7 +18,7 @@ FIRST_PARTY = PACKAGES
 
 # Value types and plumbing every layer may import; they import only each other.
 NEUTRAL = ("rl_assets.settings", "rl_assets.partitions", "rl_assets.schema", "rl_assets.fileutil",
-           "rl_assets.llm_cache", "rl_assets.values.timestamps", "rl_assets.instance", "rl_assets.values.masking",
+           "rl_assets.llm_cache", "rl_assets.values.timestamps", "rl_assets.support.instance", "rl_assets.values.masking",
            "rl_assets.values.escape", "rl_assets.values.llm_types", "rl_assets.values.conversation", "rl_assets.values.metric_aliases",
            "rl_assets.store", "rl_assets.groups", "rl_assets.values.task_identity")
 # The neutral modules a pure analysis may use: values only (no settings, files, caches, instance,

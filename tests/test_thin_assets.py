@@ -5,7 +5,7 @@ hand (a `|---|` separator literal); no module anywhere builds a table except thr
 (rl_assets/values/escape.py, the one table writer). Each question's report.py returns content, writes no file.
 No asset module holds path logic either: it joins no path (no `/` with a string or f-string operand,
 no `Path(`/`UPath(` call, no `os.path`) and writes no file itself; report places and writes belong
-to rl_assets/report_files.py and rl_assets/store.py.
+to rl_assets/support/report_files.py and rl_assets/store.py.
 
 Every module is read with `ast` (string literals, imported names, attribute and call names), so a
 helper imported inside a function is seen too. The checker is run on a fake tree first to show

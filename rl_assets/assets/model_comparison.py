@@ -12,9 +12,9 @@ from rl_assets.analysis.eval_resolution import ResolutionError
 from rl_assets.analysis.compare.report import comparison_report
 from rl_assets.analysis.figures import markdown_image
 from rl_assets.ingest import IngestError
-from rl_assets.trace_tables import ingest_addressed
-from rl_assets.resolve import resolve_eval_pair
-from rl_assets.report_files import write_comparison
+from rl_assets.support.trace_tables import ingest_addressed
+from rl_assets.support.resolve import resolve_eval_pair
+from rl_assets.support.report_files import write_comparison
 
 COLUMNS = ["task_id", "passed", "is_infra_error", "task_key", "task_key_source", "task_family", "benchmark", "gen_settings"]
 

@@ -20,10 +20,10 @@ from rl_assets.analysis.index_md import (audit_findings, integrity_headline, jud
 from rl_assets.analysis.lineage.index_links import index_links
 from rl_assets.groups import ANALYSIS_GROUPS
 from rl_assets.io_manager import latest_value, read_value
-from rl_assets.lineage_records import lineages_of
+from rl_assets.support.lineage_records import lineages_of
 from rl_assets.partitions import models_partitions
-from rl_assets.report_files import links_in_model_folder, model_report_files, write_index
-from rl_assets.run_liveness import run_process_gone
+from rl_assets.support.report_files import links_in_model_folder, model_report_files, write_index
+from rl_assets.support.run_liveness import run_process_gone
 from rl_assets.settings import ui_url
 from rl_assets.store import report_dir
 

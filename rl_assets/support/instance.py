@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 DEFAULT_INSTANCE_YAML = """\
-# Written by rldelta (rl_assets/instance.py). Edit freely; it is not overwritten.
+# Written by rldelta (rl_assets/support/instance.py). Edit freely; it is not overwritten.
 # Queued runs are looked at every second (default 5 s): an upload waits on this twice before INDEX.md.
 run_coordinator:
   module: dagster._core.run_coordinator
