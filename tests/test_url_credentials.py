@@ -13,7 +13,7 @@ from rl_assets.cli import main
 from rl_assets.ingest.report import IngestError
 from rl_assets.ingest.spec import hub_dataset, resolve
 from rl_assets.values.masking import mask
-from rl_assets.register_eval import RegisterError, traces_link
+from rl_assets.cli.register_eval import RegisterError, traces_link
 from rl_assets.support.resolve import format_table, resolve_eval_pair
 
 SECRET = "hfsecretvalue0123456789"

@@ -180,7 +180,7 @@ def _check_lineage(truth_path, lineage_path) -> int:
 def cmd_register_eval(args) -> int:
     from resources.registry import RegistryResource
     from rl_assets.partitions import InvalidRepoId
-    from rl_assets.register_eval import RegisterError, register_eval
+    from rl_assets.cli.register_eval import RegisterError, register_eval
 
     try:
         job = register_eval(RegistryResource().client(), args.model_id, benchmark=args.benchmark, traces=args.traces,
@@ -292,6 +292,3 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     return args.func(args)
 
-
-if __name__ == "__main__":
-    sys.exit(main())
