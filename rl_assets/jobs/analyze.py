@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from rl_assets.groups import ANALYSIS_GROUPS
+from rl_assets.assets import ANALYSIS_GROUPS, REPORT_GROUP
 
 # INDEX.md ("report") depends on every analysis asset, so it is this run's last step: an upload gets
 # its INDEX.md without a second run. A run that fails never gets there (a Dagster asset never runs
@@ -17,7 +17,7 @@ analyze_model = dg.define_asset_job(
 
 write_index = dg.define_asset_job(
     "write_index",
-    selection=dg.AssetSelection.groups("report"),
+    selection=dg.AssetSelection.groups(REPORT_GROUP),
     description="INDEX.md of one model: every analysis asset's status from the event log.",
 )
 
