@@ -3,6 +3,7 @@
 import dagster as dg
 
 from resources.hub import HubError, HubResource
+from rl_assets.partitions import models_partitions
 from sensors.decide import LOGS_PREFIX, decide_fingerprints
 from sensors.instance_state import dump_cursor, last_data_version, load_cursor
 
@@ -17,7 +18,7 @@ from sensors.instance_state import dump_cursor, last_data_version, load_cursor
 def training_logs_sensor(context: dg.SensorEvaluationContext, hub: HubResource):
     client = hub.client()
     current, materialized = {}, {}
-    for repo_id in context.instance.get_dynamic_partitions("models"):
+    for repo_id in context.instance.get_dynamic_partitions(models_partitions.name):
         try:
             current[repo_id] = client.model_info(repo_id).subtree_revision(LOGS_PREFIX)
         except HubError as exc:

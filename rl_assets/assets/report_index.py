@@ -20,7 +20,7 @@ from rl_assets.analysis.index_md import (audit_findings, integrity_headline, jud
 from rl_assets.analysis.lineage.index_links import index_links
 from rl_assets.io_manager import latest_value, read_value
 from rl_assets.support.lineage_records import lineages_of
-from rl_assets.partitions import models_partitions
+from rl_assets.partitions import latest_materialization, models_partitions
 from rl_assets.support.report_files import links_in_model_folder, model_report_files, write_index
 from rl_assets.support.run_liveness import run_process_gone
 from rl_assets.settings import ui_url
@@ -82,10 +82,8 @@ def _failure(instance, run_id: str, step: str) -> str:
 def asset_status(instance, key: dg.AssetKey, partition: str, *, group: str, step: str) -> dict:
     """materialized / not applicable / failed / running / never materialized, from the event log."""
     base = {"asset": key.to_user_string(), "group": group, "run_id": "", "timestamp": None, "links": [], "inputs": {}}
-    flt = dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition])
-    mats = instance.fetch_materializations(flt, limit=1).records
+    mat = latest_materialization(instance, key, partition)
     planned = instance.get_latest_planned_materialization_info(key, partition)
-    mat = mats[0] if mats else None
     if planned is not None and (mat is None or (planned.run_id != mat.run_id and planned.storage_id > mat.storage_id)):
         run = instance.get_run_by_id(planned.run_id)
         if run is not None and not run.is_finished:

@@ -20,7 +20,7 @@ from rl_assets.analysis.lineage.report import lineage_report
 from rl_assets.analysis.lineage.rollouts import ROLLOUT_COLUMNS
 from rl_assets.analysis.lineage.steps import training_step
 from rl_assets.io_manager import load_stored
-from rl_assets.partitions import InvalidRepoId, rl_jobs_partitions, validate_job_name
+from rl_assets.partitions import InvalidRepoId, models_partitions, rl_jobs_partitions, validate_job_name
 from rl_assets.support.report_files import write_lineage
 
 ASSET = "run_lineage"
@@ -40,7 +40,7 @@ class LineageConfig(dg.Config):
 def job_checkpoints(instance: dg.DagsterInstance, io_manager: dg.IOManager, job: str) -> dict[str, dict]:
     """model id -> its stored values, for every model partition whose manifest names this job."""
     out = {}
-    for model in instance.get_dynamic_partitions("models"):
+    for model in instance.get_dynamic_partitions(models_partitions.name):
         manifest = load_stored(io_manager, "checkpoint", model)
         if isinstance(manifest, dict) and manifest.get("job_name") == job:
             out[model] = {"checkpoint": manifest, **{a: load_stored(io_manager, a, model) for a in STORED}}

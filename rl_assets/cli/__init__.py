@@ -23,14 +23,14 @@ def _instance():
 
 def register_models(instance, model_ids: list[str]) -> list[str]:
     """Validate and add model partitions; returns the ids that were new."""
-    from rl_assets.partitions import validate_repo_id
+    from rl_assets.partitions import models_partitions, validate_repo_id
 
     for model_id in model_ids:
         validate_repo_id(model_id)
-    existing = set(instance.get_dynamic_partitions("models"))
+    existing = set(instance.get_dynamic_partitions(models_partitions.name))
     new = [m for m in model_ids if m not in existing]
     if new:
-        instance.add_dynamic_partitions("models", new)
+        instance.add_dynamic_partitions(models_partitions.name, new)
     return new
 
 
