@@ -1,19 +1,31 @@
-"""Training-logs sensor: a new training_logs/ upload of a known model re-runs Q2 (and dependents)."""
+"""Training-logs sensor: a new training_logs/ upload of a known model re-runs Q2 (and dependents).
+
+In ONE run: training_logs, every per-model asset below it and INDEX.md last. Left to eager
+automation, each layer below became a run of its own after the one above finished, and each run
+ended with an INDEX.md rewrite: 7-8 runs and 3-4 rewrites over minutes, the first still showing the
+old Q2. Assets the run materializes together with their parents are not triggered again by
+automation, and the index sensor skips a run that wrote INDEX.md itself.
+"""
 
 import dagster as dg
+
+from rl_assets.assets import ANALYSIS_GROUPS
 
 from resources.hub import HubError, HubResource
 from rl_assets.partitions import models_partitions
 from sensors.decide import LOGS_PREFIX, decide_fingerprints
 from sensors.instance_state import dump_cursor, last_data_version, load_cursor
 
+# The per-model assets (the analysis groups: one partitions definition) that read the logs, INDEX.md included.
+LOGS_RERUN = dg.AssetSelection.assets("training_logs").downstream() & dg.AssetSelection.groups(*ANALYSIS_GROUPS)
+
 
 @dg.sensor(
     name="training_logs_sensor",
-    target=dg.AssetSelection.assets("training_logs"),
+    target=LOGS_RERUN,
     minimum_interval_seconds=30,
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Detects a new training_logs/ revision of a known model and re-materializes training_logs; automation refreshes what depends on it.",
+    description="Detects a new training_logs/ revision of a known model and re-runs training_logs, what depends on it and INDEX.md, in one run.",
 )
 def training_logs_sensor(context: dg.SensorEvaluationContext, hub: HubResource):
     client = hub.client()

@@ -84,7 +84,9 @@ def hostile_home(rldelta_home, tmp_path, monkeypatch, materialize_partition):
 
     instance = _instance()
     instance.add_dynamic_partitions("models", [MODEL])
-    stubs = {"baseline_traces": _hostile_side(tmp_path, "base"), "post_rl_traces": _hostile_side(tmp_path, "post")}
+    tables = rldelta_home / "storage"  # in the store root: stored values name no other place
+    tables.mkdir(parents=True, exist_ok=True)
+    stubs = {"baseline_traces": _hostile_side(tables, "base"), "post_rl_traces": _hostile_side(tables, "post")}
     resources = {"settings": AnalysisSettings(n_boot=200), "llm": LLMResource(), "hub": HubResource(),
                  "io_manager": RlDeltaIOManager()}
     first = materialize_partition([behavioral_delta, trace_pairs, failure_modes, judge_verdicts], MODEL, stubs=stubs,

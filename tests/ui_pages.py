@@ -26,8 +26,8 @@ _BUTTONS = """[...document.querySelectorAll('button, a, span, div')].filter(e =>
 _INSPECT = """(async () => {
   const d = document.querySelector('.bp5-dialog');
   if (!d) return null;
-  const t0 = Date.now();  // the markdown renderer is a lazily loaded chunk: wait for its output first
-  while (!d.querySelector('.dagster-markdown') && Date.now() - t0 < 15000) await new Promise(r => setTimeout(r, 100));
+  const t0 = Date.now();  // the markdown renderer is a lazily loaded chunk: wait for its output first (a minute: a loaded CI machine is slow)
+  while (!d.querySelector('.dagster-markdown') && Date.now() - t0 < 60000) await new Promise(r => setTimeout(r, 100));
   if (!d.querySelector('.dagster-markdown')) return {error: 'the markdown never rendered'};
   const imgs = [...d.querySelectorAll('img')];
   while (imgs.some(i => !i.complete) && Date.now() - t0 < 10000) await new Promise(r => setTimeout(r, 100));

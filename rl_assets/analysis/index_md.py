@@ -7,6 +7,7 @@ INDEX.md (docs/original_pipeline.md, W14), it is not a completion marker: it say
 
 from __future__ import annotations
 from rl_assets.analysis.escape import md_text
+from rl_assets.analysis.md_links import absolute_links
 from rl_assets.analysis.report_md import md_table
 
 COMPLETION_NOTE = ("A Dagster run's status, not this file's existence, is the completion signal: this page only "
@@ -22,6 +23,7 @@ QUESTIONS = {
 }
 ICON = {"materialized": "✅", "failed": "❌", "not applicable": "➖", "running": "🔄", "interrupted": "⛔",
         "never materialized": "⏳"}
+VERSION_CHARS = 12  # data versions shown in INDEX.md (see version_text)
 
 
 def mark_stale(lines: list[str], asset: str, state: str | None) -> list[str]:
@@ -106,7 +108,7 @@ def run_ref(run_id: str, ui_url: str = "") -> str:
 def status_line(s: dict, ui_url: str = "") -> str:
     run = run_ref(s["run_id"], ui_url)
     if s["status"] == "materialized":
-        detail = f"run {run} at {s['timestamp']}, data version `{s.get('data_version') or 'n/a'}`"
+        detail = f"run {run} at {s['timestamp']}, data version {version_text(s.get('data_version'))}"
     elif s["status"] == "failed":
         detail = f"failed in run {run} at {s['timestamp']}: {md_text(s.get('error') or 'no error message')}"
         if s.get("last_success"):
@@ -123,26 +125,59 @@ def status_line(s: dict, ui_url: str = "") -> str:
     return f"{ICON[s['status']]} {s['status']}: {detail}"
 
 
-def input_versions(s: dict, current: dict[str, str]) -> str:
-    """Each input's data version as this materialization read it; when the input has moved on since,
-    its current version too (the same value the UI shows on that asset), so a mismatch means stale.
+def version_text(version: str | None) -> str:
+    """A data version as INDEX.md shows it: one length for every asset (Dagster's own are 64 hex
+    characters, ours 16 to 40), enough to tell versions apart by eye; the UI shows the full value.
 
-    >>> input_versions({"inputs": {"a": "v1", "b": "v2"}}, {"a": "v1", "b": "v3"})
-    'a: `v1`, b: `v2` (now `v3`: stale)'
+    >>> version_text("0123456789abcdef0123"), version_text("abc"), version_text(None)
+    ('`0123456789ab`', '`abc`', '`n/a`')
+    """
+    return f"`{(version or 'n/a')[:VERSION_CHARS]}`"
+
+
+def input_versions(s: dict, current: dict[str, str], running: frozenset[str] | set[str] = frozenset()) -> str:
+    """Each input's data version as this materialization read it; when the input has moved on since,
+    its current version too (the same value the UI shows on that asset), so a mismatch means stale;
+    an input a run is recomputing right now says so.
+
+    >>> input_versions({"inputs": {"a": "v1", "b": "v2", "c": "v4"}}, {"a": "v1", "b": "v3"}, {"c"})
+    'a: `v1`, b: `v2` (now `v3`: stale), c: `v4` (being recomputed)'
     """
     parts = []
     for key, version in sorted((s.get("inputs") or {}).items()):
         now = current.get(key)
-        parts.append(f"{key}: `{version}`" + (f" (now `{now}`: stale)" if now and now != version else ""))
+        mark = (" (being recomputed)" if key in running
+                else f" (now {version_text(now)}: stale)" if now and now != version else "")
+        parts.append(f"{key}: {version_text(version)}{mark}")
     return ", ".join(parts) or "—"
 
 
-def render_summary(statuses: list[dict], findings: list[str], ui_url: str = "") -> str:
-    """INDEX.md narrow enough for the UI's metadata dialog: findings, then one row per asset (status and
-    run); data versions, inputs, errors and output links stay in INDEX.md itself."""
-    rows = [[s["asset"], f"{ICON[s['status']]} {s['status']}", run_ref(s["run_id"], ui_url) if s["run_id"] else "—"]
-            for s in statuses]
-    return "\n".join([*(f"- {_cell(f)}" for f in findings), "", md_table(["asset", "status", "run"], rows, align="---"), "",
+def stale_inputs(s: dict, current: dict[str, str], running: set[str]) -> str:
+    """The inputs of a materialization that are stale (moved on since it read them) or being recomputed.
+
+    >>> stale_inputs({"inputs": {"a": "v1", "b": "v2", "c": "v3"}}, {"a": "v1", "b": "v9"}, {"c"})
+    'b (stale), c (being recomputed)'
+    """
+    parts = []
+    for key, version in sorted((s.get("inputs") or {}).items()):
+        if key in running:
+            parts.append(f"{key} (being recomputed)")
+        elif current.get(key) and current[key] != version:
+            parts.append(f"{key} (stale)")
+    return ", ".join(parts)
+
+
+def render_summary(statuses: list[dict], findings: list[str], ui_url: str = "", folder_url: str | None = None) -> str:
+    """INDEX.md narrow enough for the UI's metadata dialog: findings, then one row per asset (status, run,
+    and which of its inputs are stale or being recomputed); data versions, errors and output links stay
+    in INDEX.md itself. The UI resolves a relative link against its own page, so links in findings are
+    made absolute under `folder_url` (the URL of the model's report folder), or plain text without one."""
+    current = {s["asset"]: s["data_version"] for s in statuses if s.get("data_version")}
+    running = {s["asset"] for s in statuses if s["status"] == "running"}
+    rows = [[s["asset"], f"{ICON[s['status']]} {s['status']}", run_ref(s["run_id"], ui_url) if s["run_id"] else "—",
+             stale_inputs(s, current, running) or "—"] for s in statuses]
+    return "\n".join([*(f"- {_cell(absolute_links(str(f), folder_url))}" for f in findings), "",
+                      md_table(["asset", "status", "run", "stale inputs"], rows, align="----"), "",
                       "Data versions, inputs, errors and output files: INDEX.md (the `path` entry)."]) + "\n"
 
 
@@ -157,12 +192,13 @@ def render_index(model: str, generated_at: str, statuses: list[dict], outputs: l
     # where they are built, and a newline in one cannot start a block
     lines += [f"- {' '.join(str(f).split())}" for f in findings] + [""]
     current = {s["asset"]: s["data_version"] for s in statuses if s.get("data_version")}
+    running = {s["asset"] for s in statuses if s["status"] == "running"}
     for group, question in QUESTIONS.items():
         members = [s for s in statuses if s["group"] == group]
         if not members:
             continue
         rows = [[f"**{s['asset']}**", _cell(status_line(s, ui_url)), ", ".join(f"[{p}]({p})" for p in s.get("links", [])) or "—",
-                 _cell(input_versions(s, current))] for s in members]
+                 _cell(input_versions(s, current, running))] for s in members]
         lines += [f"## {question}", "", md_table(["asset", "status", "outputs", "inputs (data versions)"], rows, align="----"), ""]
     lines += ["## Every output file", ""]
     lines += [f"- [{p}]({p})" for p in outputs] or ["- not produced: no files in this report folder yet"]

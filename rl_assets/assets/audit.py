@@ -20,6 +20,7 @@ from rl_assets.ingest.predictions import PredictionsError, file_evidence, load_p
 from rl_assets.support.pairing_checks import pairing_check_specs, pairing_checks
 from rl_assets.partitions import models_partitions
 from rl_assets.support.report_files import AUDIT, write_report
+from rl_assets.support.report_links import file_metadata
 
 
 class AuditConfig(dg.Config):
@@ -117,7 +118,7 @@ def learning_audit(context: dg.AssetExecutionContext, config: AuditConfig, setti
             "ruler_dependent": ", ".join(out["ruler_dependent"]) or "none",
             "pairing": dg.MetadataValue.md("\n".join(pairing_section(pairing.report, "#### Task pairing"))),
             "flagged_new_passes": dg.MetadataValue.md(contrastive_summary(out["rows"])),
-            "report": dg.MetadataValue.path(str(written["audit.md"])),
+            **file_metadata("report", written["audit.md"]),
         },
     )
     families = len(out["rows"])  # zero families: nothing was audited, which is not a pass

@@ -9,14 +9,21 @@ from resources.hub_manifest import BadRepoFile, read_manifest
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.escape import md_text
 from rl_assets.analysis.report_md import md_table
+from rl_assets.support.checks import not_applicable
 from rl_assets.partitions import InvalidRepoId, models_partitions, validate_repo_id
 
 PREFLIGHT = {
     "has_weights": ("Repo exists and has at least one weights file", dg.AssetCheckSeverity.ERROR),
-    "has_training_logs": ("training_logs/ present (needed by Q2 training metrics)", dg.AssetCheckSeverity.WARN),
-    "rl_traces_dataset_exists": ("RL-trace dataset <org>/<job_name> exists (needed by Q2 temporal, Q3 overlay)", dg.AssetCheckSeverity.WARN),
+    "has_training_logs": ("training_logs/ present (needed by Q2 training metrics); not applicable without them",
+                          dg.AssetCheckSeverity.WARN),
+    "rl_traces_dataset_exists": ("RL-trace dataset <org>/<job_name> exists (needed by Q2 temporal, Q3 overlay); "
+                                 "not applicable when none is published", dg.AssetCheckSeverity.WARN),
     "has_readme": ("README.md present", dg.AssetCheckSeverity.WARN),
 }
+# Published without these by design (not every RL team uploads logs or rollouts): the check passes
+# as "not applicable", and the questions that need them say so in their own reports.
+OPTIONAL = {"has_training_logs": "no training_logs/ in this repo: Q2 training metrics do not apply",
+            "rl_traces_dataset_exists": "no RL rollout dataset published: Q2 temporal and Q3 overlay do not apply"}
 
 
 def _check_results(m: dict):
@@ -30,14 +37,17 @@ def _check_results(m: dict):
         "has_readme": (m["has_readme"], "README.md" if m["has_readme"] else "no README.md"),
     }
     for name, (ok, text) in passed.items():
-        yield dg.AssetCheckResult(check_name=name, passed=bool(ok), severity=PREFLIGHT[name][1], metadata={"detail": text})
+        if not ok and name in OPTIONAL:
+            yield not_applicable(name, OPTIONAL[name], detail=text)
+        else:
+            yield dg.AssetCheckResult(check_name=name, passed=bool(ok), severity=PREFLIGHT[name][1], metadata={"detail": text})
 
 
 @dg.asset(
     partitions_def=models_partitions,
     group_name="preflight",
     kinds={"huggingface", "python"},
-    check_specs=[dg.AssetCheckSpec(name, asset="checkpoint", partitions_def=models_partitions, description=desc) for name, (desc, _) in PREFLIGHT.items()],
+    check_specs=[dg.AssetCheckSpec(name, asset="checkpoint", partitions_def=models_partitions, description=md_text(desc)) for name, (desc, _) in PREFLIGHT.items()],
     retry_policy=dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL),
     pool="hub",
 )
@@ -53,8 +63,8 @@ def checkpoint(context: dg.AssetExecutionContext, hub: HubResource, settings: An
         raise dg.Failure(description=f"checkpoint {repo_id}: hub error: {exc}") from exc
     table = md_table(["item", "value"], [[k, md_text(manifest[k])] for k in (
         "revision", "has_weights", "has_training_logs", "job_name", "rl_traces_dataset")], align="--")
-    yield dg.Output(
-        manifest,
+    yield dg.MaterializeResult(  # not Output(data_version=…): a beta parameter that warns on every run
+        value=manifest,
         data_version=dg.DataVersion(manifest["checkpoint_fingerprint"]),
         metadata={
             "revision": manifest["revision"],

@@ -52,8 +52,8 @@ def eval_pair(context: dg.AssetExecutionContext, registry: RegistryResource, set
     # picks the same pair does not make every downstream asset stale.
     chosen = [resolved[k] for k in ("post_job_id", "baseline_job_id", "post_rl_eval", "baseline_eval", "selection")]
     version = hashlib.sha1(json.dumps(chosen).encode()).hexdigest()[:16]
-    yield dg.Output(
-        resolved,
+    yield dg.MaterializeResult(  # not Output(data_version=…): a beta parameter that warns on every run
+        value=resolved,
         data_version=dg.DataVersion(version),
         metadata={
             "benchmark": str(resolved["benchmark"]),

@@ -24,6 +24,7 @@ from rl_assets.support.failure_modes_store import latest_table, table_path, writ
 from rl_assets.support.hub_write import repo_from_spec, require_writable
 from rl_assets.partitions import models_partitions
 from rl_assets.support.trace_stream import iter_trace_rows, load_rows
+from rl_assets.support.metadata_numbers import rounded_metadata
 
 SIDES = (("baseline", "baseline_traces"), ("post_rl", "post_rl_traces"))
 # Written explicitly so a run with zero rows still stores every column (the next run reads them).
@@ -114,9 +115,9 @@ def failure_modes(context: dg.AssetExecutionContext, config: FailureModesConfig,
         "call_failures": failure_summary([e for e in table.column("error").to_pylist() if e], n_rows),
     }
     table_md = failure_mode_table(dist)
-    yield dg.Output(value, metadata={
+    yield dg.Output(value, metadata=rounded_metadata({
         "annotator": client.model, "rows": n_rows, "failed": value["failed"],
         "calls": client.counters["calls"], "spend_usd": client.budget.snapshot()["used_usd"],
         "table": dg.MetadataValue.path(path), "distribution": dg.MetadataValue.md(table_md),
-    })
+    }))
     yield calls_check("failure_modes", value["call_failures"])

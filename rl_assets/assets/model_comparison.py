@@ -16,6 +16,7 @@ from rl_assets.support.trace_tables import ingest_addressed
 from rl_assets.support.resolve import resolve_eval_pair
 from rl_assets.partitions import models_partitions
 from rl_assets.support.report_files import write_comparison
+from rl_assets.support.report_links import file_metadata
 
 COLUMNS = ["task_id", "passed", "is_infra_error", "task_key", "task_key_source", "task_family", "benchmark", "gen_settings"]
 
@@ -77,6 +78,6 @@ def model_comparison(context: dg.AssetExecutionContext, config: ComparisonConfig
             "models": dg.MetadataValue.json(sorted(r["model_id"] for r in result["ranked"])),
             "comparison": dg.MetadataValue.md(report.summary),
             "plot": dg.MetadataValue.md(markdown_image("Δ pass rate per model", report.plots["comparison.png"])),
-            "report": dg.MetadataValue.path(str(written["comparison.md"])),
+            **file_metadata("report", written["comparison.md"]),
         }
     )

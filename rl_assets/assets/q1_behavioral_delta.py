@@ -18,6 +18,8 @@ from rl_assets.analysis.report_md import jsonable
 from rl_assets.support.pairing_checks import pairing_check_specs, pairing_checks
 from rl_assets.partitions import models_partitions
 from rl_assets.support.report_files import Q1_BEHAVIORAL_DELTA, write_report
+from rl_assets.support.metadata_numbers import rounded_metadata
+from rl_assets.support.report_links import file_metadata
 
 ASSET = "behavioral_delta"
 
@@ -92,7 +94,7 @@ def behavioral_delta(
     written = write_report(context.partition_key, Q1_BEHAVIORAL_DELTA, report.files)
     metadata = {
         "summary": dg.MetadataValue.md(report.summary),
-        "report": dg.MetadataValue.path(written["report.md"].as_posix()),
+        **file_metadata("report", written["report.md"]),
         "n_before": result["before"]["n_rows"], "n_after": result["after"]["n_rows"],
         "common_tasks": result["common_tasks"],
         "pairing": dg.MetadataValue.md("\n".join(pairing_section(result["pairing"], "#### Task pairing"))),
@@ -100,7 +102,7 @@ def behavioral_delta(
     }
     if "task_flips" in result:
         metadata["mcnemar_p"] = dg.MetadataValue.float(float(result["task_flips"]["mcnemar_p"]))
-    yield dg.Output(result, metadata=metadata)
+    yield dg.Output(result, metadata=rounded_metadata(metadata))
     invalid = result.get("invalid_for_comparison")
     yield dg.AssetCheckResult(check_name="has_common_tasks", passed=not invalid,
                               metadata={"common_tasks": result["common_tasks"], "reason": invalid or "ok"})

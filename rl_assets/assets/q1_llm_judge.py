@@ -18,6 +18,8 @@ from rl_assets.support.checks import calls_check, calls_check_spec
 from rl_assets.partitions import models_partitions
 from rl_assets.support.report_files import Q1_LLM_JUDGE, write_report
 from rl_assets.support.trace_stream import load_rows
+from rl_assets.support.metadata_numbers import rounded_metadata
+from rl_assets.support.report_links import file_metadata
 
 
 class JudgeConfig(dg.Config):
@@ -79,11 +81,11 @@ def judge_verdicts(context: dg.AssetExecutionContext, config: JudgeConfig, llm: 
         "judgments_failed": report["judgments_failed"],
         "calls": client.counters["calls"],
         "spend_usd": client.budget.snapshot()["used_usd"],
-        "report": dg.MetadataValue.path(str(written["report.md"])),
+        **file_metadata("report", written["report.md"]),
         "summary": dg.MetadataValue.md(rendered.summary),
         **{f"{name}_order_flip_rate": s["order_flip_rate"] for name, s in report["probes"].items()},
     }
-    yield dg.Output(summary, metadata=metadata)
+    yield dg.Output(summary, metadata=rounded_metadata(metadata))
     rate = report["parse_failure_rate"]  # None when nothing was judged: no evidence is not a pass
     yield dg.AssetCheckResult(
         check_name="judge_parse_failure_rate",

@@ -19,6 +19,7 @@ from rl_assets.support.not_applicable import not_applicable, write_not_applicabl
 from rl_assets.partitions import models_partitions
 from rl_assets.schema import FEATURE_COLUMNS, LIGHT_COLUMNS
 from rl_assets.support.report_files import Q2_RL_TEMPORAL, write_report
+from rl_assets.support.report_links import file_metadata
 
 
 @dg.asset(
@@ -36,13 +37,13 @@ def rl_traces(context: dg.AssetExecutionContext, hub: HubResource, settings: Ana
     if not dataset or not checkpoint.get("rl_traces_exists"):
         tried = checkpoint.get("rl_traces_candidates") or "no job_name"
         out = not_applicable(repo_id, f"not applicable: no RL rollout dataset for {repo_id} (tried {tried})")
-        yield dg.Output(out, data_version=dg.DataVersion(f"none:{checkpoint['revision']}"),
+        yield dg.MaterializeResult(value=out, data_version=dg.DataVersion(f"none:{checkpoint['revision']}"),
                         metadata={"applicable": False, "reason": out["reason"]})
         yield accounted_check("rl_traces", {})
         return
     ref, metadata = ingest_to_table(context, hub, settings, dataset, "rl_traces", "rl")
     ref = {"applicable": True, "repo_id": repo_id, **ref}
-    yield dg.Output(ref, data_version=dg.DataVersion(ref["data_version"]), metadata={"dataset": dataset, **metadata})
+    yield dg.MaterializeResult(value=ref, data_version=dg.DataVersion(ref["data_version"]), metadata={"dataset": dataset, **metadata})
     yield accounted_check("rl_traces", ref["accounting"])
 
 
@@ -84,4 +85,4 @@ def rl_temporal(context: dg.AssetExecutionContext, settings: AnalysisSettings, r
                                       "plot": dg.MetadataValue.md(markdown_image("RL rollouts over time",
                                                                                  report.plots["temporal.png"])),
                                       "top_features": ", ".join(att.get("top_features", [])) or "none",
-                                      "report": dg.MetadataValue.path(str(written["report.md"]))})
+                                      **file_metadata("report", written["report.md"])})

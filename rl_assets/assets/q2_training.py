@@ -18,6 +18,7 @@ from rl_assets.support.not_applicable import not_applicable, write_not_applicabl
 from rl_assets.partitions import models_partitions
 from rl_assets import store
 from rl_assets.support.report_files import Q2_TRAINING_METRICS, write_report
+from rl_assets.support.report_links import file_metadata
 
 ACCOUNTED, WANDB_CHECK = "every_input_accounted_for", "log_matches_wandb_summary"
 CHECK_SPECS = [
@@ -105,7 +106,7 @@ def training_logs(context: dg.AssetExecutionContext, hub: HubResource, checkpoin
     if not info.files_under("training_logs") and not states:
         out = not_applicable(repo_id, f"not applicable: no training_logs/ in {repo_id} (nor a trainer_state.json)",
                              revision=revision)
-        return dg.Output(out, data_version=dg.DataVersion(f"none:{revision}"),
+        return dg.MaterializeResult(value=out, data_version=dg.DataVersion(f"none:{revision}"),
                          metadata={"applicable": False, "reason": out["reason"]})
     logs_rev = logs_revision(info.subtree_revision("training_logs/"), [(f.path, f.sha) for f in states])
     files = [f.path for f in info.files_under("training_logs")] + [f.path for f in states]
@@ -115,7 +116,7 @@ def training_logs(context: dg.AssetExecutionContext, hub: HubResource, checkpoin
     # own hub resource, whose local cache makes a second read on the same machine free.
     out = {"applicable": True, "repo_id": repo_id, "revision": revision, "training_logs_revision": logs_rev,
            "files": files, "save_every": save_every_from_config(checkpoint.get("rl_config"))}
-    return dg.Output(out, data_version=dg.DataVersion(logs_rev),
+    return dg.MaterializeResult(value=out, data_version=dg.DataVersion(logs_rev),
                      metadata={"training_logs_revision": logs_rev, "revision": revision, "files": len(files)})
 
 
@@ -206,7 +207,7 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
         "duplicate_steps": rep["duplicates"]["count"],
         "best_step": rep["best_checkpoint"].get("best_step") or -1,
         "flagged_steps": len(rep["instability"]["flagged_steps"]),
-        "report": dg.MetadataValue.path(str(written["report.md"])),
+        **file_metadata("report", written["report.md"]),
         "reward_plot": dg.MetadataValue.md(markdown_image("reward", plots["reward_ema.png"])) if "reward_ema.png" in plots else "no reward",
         "plots": dg.MetadataValue.md(markdown_images({n.removesuffix(".png"): p for n, p in plots.items() if n != "reward_ema.png"}))
         if len(plots) > 1 else "no other plots",

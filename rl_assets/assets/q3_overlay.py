@@ -13,6 +13,7 @@ from rl_assets.analysis.q3.overlay import REWARD_DEFINITION, build_overlay, eval
 from rl_assets.analysis.q3.report import overlay_json, overlay_report
 from rl_assets.partitions import models_partitions
 from rl_assets.support.report_files import Q3_TEMPORAL_OVERLAY, write_report
+from rl_assets.support.report_links import file_metadata
 
 REWARD_COLUMNS = ("task_id", "reward", "error_type", "is_infra_error", "date")
 
@@ -51,7 +52,7 @@ def eval_temporal_overlay(context: dg.AssetExecutionContext, settings: AnalysisS
         {"rl_applicable": applicable,
          "rl_reason": reason, "notes": result["notes"]},
         metadata={"overlay": dg.MetadataValue.md(markdown_image("temporal overlay", report.plots["overlay.png"])),
-                  "overlay_file": dg.MetadataValue.path(str(written["overlay.png"])), "rl_applicable": applicable,
+                  **file_metadata("overlay_file", written["overlay.png"]), "rl_applicable": applicable,
                   "rl_bins": len((result["rl"] or {}).get("points", [])), "reward_definition": REWARD_DEFINITION,
                   "markers": dg.MetadataValue.md(report.summary), "notes": "; ".join(result["notes"]) or "none"},
     )

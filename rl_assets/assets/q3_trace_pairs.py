@@ -17,6 +17,7 @@ from rl_assets.analysis.q3.report import pairs_report, selected_rows
 from rl_assets.partitions import models_partitions
 from rl_assets.support.report_files import Q3_TRACE_PAIRS, write_report
 from rl_assets.support.trace_stream import iter_trace_rows
+from rl_assets.support.report_links import file_metadata
 
 LIGHT = ("trace_id", "task_id", "attempt", "passed", "error_type", "is_infra_error", *CARD_FIELDS, *PAIRING_COLUMNS[1:])
 
@@ -74,7 +75,7 @@ def trace_pairs(context: dg.AssetExecutionContext, config: TracePairsConfig, set
     yield dg.Output(
         {"mode": config.mode, "n_pairs": len(pairs), "common_tasks": common, "pairs": rows,
          "baseline_revision": baseline_traces.get("revision"), "post_rl_revision": post_rl_traces.get("revision")},
-        metadata={"path": dg.MetadataValue.path(str(path)), "pairs": len(pairs), "common_tasks": common,
+        metadata={**file_metadata("path", path), "pairs": len(pairs), "common_tasks": common,
                   "mode": f"{config.mode}: {MODE_RULES[config.mode]}", "size_bytes": len(page.encode()),
                   "selected": dg.MetadataValue.md(report.summary)},
     )

@@ -17,6 +17,8 @@ from rl_assets.analysis.q4.report import solve_rate_report
 from rl_assets.analysis.report_md import jsonable
 from rl_assets.partitions import models_partitions
 from rl_assets.support.report_files import Q4_SOLVE_RATE, write_report
+from rl_assets.support.metadata_numbers import rounded_metadata
+from rl_assets.support.report_links import file_metadata
 
 ASSET = "solve_rate_by_context"
 
@@ -40,13 +42,13 @@ def solve_rate_by_context_asset(context: AssetExecutionContext, settings: Analys
     result = jsonable(solve_rate_by_context(before, after, edges=list(settings.context_bins) + [math.inf]))
     report = solve_rate_report(result)
     png = write_report(context.partition_key, Q4_SOLVE_RATE, report.files)["solve_rate.png"]
-    yield dg.Output(result, metadata={
+    yield dg.Output(result, metadata=rounded_metadata({
         "interpretation": dg.MetadataValue.md(report.summary),
-        "plot_file": dg.MetadataValue.path(png.as_posix()),
+        **file_metadata("plot_file", png),
         "n_before": result["before"]["n"], "n_after": result["after"]["n"],
         "mix_shift_pp": dg.MetadataValue.float(100 * result["decomposition"]["mix_shift"]),
         "within_bin_pp": dg.MetadataValue.float(100 * result["decomposition"]["within_bin"]),
-    })
+    }))
     known = [result[side]["n"] - result[side]["unknown"] for side in ("before", "after")]
     yield dg.AssetCheckResult(check_name="enough_data", passed=all(k > 0 for k in known),
                               severity=dg.AssetCheckSeverity.WARN,

@@ -25,6 +25,7 @@ from rl_assets.support.report_files import links_in_model_folder, model_report_f
 from rl_assets.support.run_liveness import run_process_gone
 from rl_assets.settings import ui_url
 from rl_assets.store import report_dir
+from rl_assets.support.report_links import file_metadata, url_of
 
 def analysis_steps(assets) -> dict[dg.AssetKey, tuple[str, str]]:
     """{asset key: (group, step/op name)} of every per-model analysis asset among `assets` (ANALYSIS,
@@ -156,8 +157,8 @@ def write_index_md(context: dg.AssetExecutionContext, steps: dict[dg.AssetKey, t
     counts = {s: sum(x["status"] == s for x in statuses) for s in {x["status"] for x in statuses}}
     return dg.Output(
         {"statuses": {s["asset"]: s["status"] for s in statuses}},
-        metadata={"path": dg.MetadataValue.path(str(index)),
-                  "index": dg.MetadataValue.md(render_summary(statuses, headline + findings, ui_url())),
+        metadata={**file_metadata("path", index, inline=False),
+                  "index": dg.MetadataValue.md(render_summary(statuses, headline + findings, ui_url(), url_of(folder))),
                   **{f"n_{k.replace(' ', '_')}": v for k, v in counts.items()}},
     )
 

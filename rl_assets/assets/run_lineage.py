@@ -22,6 +22,8 @@ from rl_assets.analysis.lineage.steps import training_step
 from rl_assets.io_manager import load_stored
 from rl_assets.partitions import InvalidRepoId, models_partitions, rl_jobs_partitions, validate_job_name
 from rl_assets.support.report_files import write_lineage
+from rl_assets.support.report_links import file_metadata
+from rl_assets.support.checks import not_applicable
 
 ASSET = "run_lineage"
 STORED = ("eval_pair", "behavioral_delta", "learning_audit", "judge_verdicts", "training_metrics", "post_rl_traces",
@@ -29,7 +31,8 @@ STORED = ("eval_pair", "behavioral_delta", "learning_audit", "judge_verdicts", "
 CHECKS = {
     "enough_checkpoints": "At least two checkpoints of the job can be compared (one base, one benchmark).",
     "all_checkpoints_comparable": "Every analysed checkpoint of the job entered the lineage (none excluded).",
-    "training_curves_found": "The job's training logs gave reward / entropy / KL / response-length curves.",
+    "training_curves_found": ("The job's training logs gave reward / entropy / KL / response-length curves; "
+                              "not applicable (passed) when the job published no training logs."),
 }
 
 
@@ -90,7 +93,7 @@ def run_lineage(context: dg.AssetExecutionContext, config: LineageConfig, settin
     members = [m["repo_id"] for m in result["members"]]
     yield dg.MaterializeResult(metadata={
         "lineage": dg.MetadataValue.md(report.summary),
-        "report": dg.MetadataValue.path(written["lineage.md"].as_posix()),
+        **file_metadata("report", written["lineage.md"]),
         "members": dg.MetadataValue.json(members),
         "steps": dg.MetadataValue.json([m["step"] for m in result["members"]]),
         "benchmark": str(result["pinned"]["benchmark"]),
@@ -102,5 +105,7 @@ def run_lineage(context: dg.AssetExecutionContext, config: LineageConfig, settin
                               severity=dg.AssetCheckSeverity.WARN,
                               metadata={"excluded": dg.MetadataValue.md("\n".join(
                                   f"- {md_code(e['repo_id'])}: {md_text(e['reason'])}" for e in result["excluded"]) or "none")})
-    yield dg.AssetCheckResult(check_name="training_curves_found", passed=bool(result["curves"]["source"]),
-                              severity=dg.AssetCheckSeverity.WARN, metadata={"detail": result["curves"]["note"]})
+    if result["curves"]["source"]:
+        yield dg.AssetCheckResult(check_name="training_curves_found", passed=True, metadata={"detail": result["curves"]["note"]})
+    else:  # a job published without training logs: by design, not a fault
+        yield not_applicable("training_curves_found", result["curves"]["note"] or "no training logs in the job's checkpoints")

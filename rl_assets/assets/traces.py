@@ -36,7 +36,7 @@ def _trace_asset(name: str, side: str, dataset_key: str, description: str):
                 f"({eval_pair.get('reason')}); see the eval_pair asset's pair table"
             )
         ref, metadata = ingest_to_table(context, hub, settings, spec, name, side, eval_pair.get("benchmark"))
-        yield dg.Output(ref, data_version=dg.DataVersion(ref["data_version"]), metadata={"table": dg.MetadataValue.path(ref["path"]), **metadata})
+        yield dg.MaterializeResult(value=ref, data_version=dg.DataVersion(ref["data_version"]), metadata={"table": dg.MetadataValue.path(ref["path"]), **metadata})
         yield accounted_check(name, ref["accounting"])
 
     return _asset

@@ -6,6 +6,15 @@ default) and take 45 s over SIGTERM, and its `dagster api grpc` code server outl
 the way Ctrl-C does, then terminates and finally kills whatever of its process tree is left, so
 every child is gone within STOP_SECONDS. GNU make forwards SIGTERM to this process, so
 `kill <make pid>` works as well as Ctrl-C.
+
+A non-interactive shell starts background jobs with SIGINT ignored, and an ignored or blocked signal
+is inherited across exec: `dagster dev` would then ignore SIGINT (and Dagster SIGTERM with it), and
+every stop would end in SIGKILL with stale gRPC sockets left in the temp folder. So this supervisor
+unblocks the stop signals and installs its own handlers *before* starting anything: a caught signal
+is reset to its default in a child at exec, whatever state `make ui` was started in.
+
+It also serves the reports folder read-only on 127.0.0.1 (rl_assets/support/report_server.py) and tells the
+assets its URL in RLDELTA_REPORTS_URL, unless that is already set (reports published elsewhere).
 """
 
 from __future__ import annotations
@@ -14,10 +23,17 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
-STOP_SECONDS = 8.0  # SIGINT, then SIGTERM at half time, then SIGKILL: under the promised 10 s
+from rl_assets import settings
+from rl_assets.support import report_server
+from rl_assets.support.console_log import instance_log_level, keep_console_line
+
+STOP_SECONDS = float(os.environ.get("RLDELTA_UI_STOP_SECONDS") or 8.0)  # SIGINT, SIGTERM at half time, SIGKILL: under the promised 10 s
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def _children() -> dict[int, tuple[int, int]]:
@@ -51,25 +67,39 @@ def _signal_all(pids: set[int], sig: int) -> None:
             pass
 
 
-def stop(proc: subprocess.Popen, seconds: float = STOP_SECONDS) -> set[int]:
-    """Stop `proc` and its whole tree; returns the pids that needed SIGKILL (for the log line)."""
+def stop(proc: subprocess.Popen, seconds: float = STOP_SECONDS) -> dict[int, str]:
+    """Stop `proc` and its whole tree; returns the processes that needed SIGKILL (pid -> command line)."""
     known = process_tree(proc.pid)
-    _signal_all(known, signal.SIGINT)  # what Ctrl-C sends: dagster dev shuts its children down itself
+    # Ctrl-C to dagster dev alone: it stops its webserver and daemon through their shutdown pipes,
+    # then its code server, in order. On a loaded machine that takes longer than the promised 10 s
+    # (19 s measured with 8 test suites sharing 2 cores): then the escalation below ends it.
+    _signal_all({proc.pid}, signal.SIGINT)
     deadline, escalated = time.monotonic() + seconds, False
     while time.monotonic() < deadline:
         proc.poll()
         known |= process_tree(proc.pid)  # a code server started during shutdown is caught too
         alive = {p for p in known if is_running(p)}
         if not alive:
-            return set()
+            return {}
         if not escalated and time.monotonic() > deadline - seconds / 2:
             _signal_all(alive, signal.SIGTERM)
             escalated = True
         time.sleep(0.2)
     alive = {p for p in known | process_tree(proc.pid) if is_running(p)}
+    args = {p: _cmdline(p) for p in alive}
     _signal_all(alive, signal.SIGKILL)
     proc.wait()
-    return alive
+    for argv in args.values():  # a killed gRPC server cannot remove its socket file: do it for it
+        if "--socket" in argv[:-1]:
+            Path(argv[argv.index("--socket") + 1]).unlink(missing_ok=True)
+    return {p: " ".join(argv)[:120] for p, argv in args.items()}
+
+
+def _cmdline(pid: int) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+    except OSError:
+        return [f"pid {pid}"]
 
 
 def is_running(pid: int) -> bool:
@@ -84,32 +114,78 @@ def is_running(pid: int) -> bool:
     return state != "Z"  # a zombie has exited; its parent just has not reaped it yet
 
 
+def _reports_url(port: str) -> tuple[str, object]:
+    """Where the reports folder is served. RLDELTA_REPORTS_URL naming another host: published there,
+    nothing started. Naming this machine (127.0.0.1 / localhost, e.g. set for `rldelta demo` too, so
+    its runs record the same links): served read-only on that port. Unset: served at
+    $RLDELTA_REPORTS_PORT (default the UI port + 1, so links stored in metadata stay valid across
+    restarts; any free port if that one is taken)."""
+    configured = os.environ.get("RLDELTA_REPORTS_URL", "").strip().rstrip("/")
+    where = urlsplit(configured)
+    if configured and where.hostname not in ("127.0.0.1", "localhost"):
+        return configured, None
+    if configured:
+        return configured, report_server.start(settings.reports_root(), port=where.port or 80)
+    wanted = int(os.environ.get("RLDELTA_REPORTS_PORT") or int(port) + 1)
+    try:
+        server = report_server.start(settings.reports_root(), port=wanted)
+    except OSError:
+        server = report_server.start(settings.reports_root(), port=0)
+    return report_server.base_url(server), server
+
+
+def _relay(stream, level: str, out=None) -> None:
+    """Copy one of `dagster dev`'s output streams (its daemon's log included) to `out` (our stderr),
+    minus what is quiet at `level`."""
+    out = out or sys.stderr.buffer
+    for raw in iter(stream.readline, b""):
+        if keep_console_line(raw.decode(errors="replace"), level):
+            out.write(raw)
+            out.flush()
+
+
 def main(argv: list[str] | None = None) -> int:
-    host = os.environ.get("RLDELTA_UI_HOST", "127.0.0.1")
-    port = os.environ.get("RLDELTA_UI_PORT", "3000")
-    url = f"http://{host}:{port}"
-    env = {**os.environ, "RLDELTA_UI_URL": os.environ.get("RLDELTA_UI_URL") or url}  # INDEX.md links runs here
-    dagster = Path(sys.executable).with_name("dagster")
-    cmd = [str(dagster), "dev", "-w", "workspace.yaml", "-h", host, "-p", port, *(argv or [])]
-    proc = subprocess.Popen(cmd, env=env, start_new_session=True)
-    print(f"rldelta UI: {url}  (Dagster home {os.environ.get('DAGSTER_HOME', '?')})", flush=True)
-    print(f"stop it with Ctrl-C, or `kill {os.getpid()}` (SIGINT/SIGTERM stop every child process)", flush=True)
     stopping: list[int] = []
 
     def on_signal(signum, _frame):
         stopping.append(signum)
 
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    # Before any child starts: caught signals revert to their defaults at exec, ignored ones would not.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, set(STOP_SIGNALS))
+    for sig in STOP_SIGNALS:
         signal.signal(sig, on_signal)
-    while proc.poll() is None and not stopping:
-        time.sleep(0.2)
-    if not stopping:
-        return proc.returncode  # dagster dev ended by itself (e.g. the port was taken): its message says why
-    killed = stop(proc)
+    host = os.environ.get("RLDELTA_UI_HOST", "127.0.0.1")
+    port = os.environ.get("RLDELTA_UI_PORT", "3000")
+    url = f"http://{host}:{port}"
+    reports_url, server = _reports_url(port)
+    env = {**os.environ, "RLDELTA_UI_URL": os.environ.get("RLDELTA_UI_URL") or url,  # INDEX.md links runs here
+           "RLDELTA_REPORTS_URL": reports_url}  # asset metadata links reports here
+    dagster = Path(sys.executable).with_name("dagster")
+    cmd = [str(dagster), "dev", "-w", "workspace.yaml", "-h", host, "-p", port, *(argv or [])]
+    level = instance_log_level(os.environ.get("DAGSTER_HOME", "."))
+    proc = subprocess.Popen(cmd, env=env, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    relays = [threading.Thread(target=_relay, args=(src, level, dst), daemon=True)
+              for src, dst in ((proc.stdout, sys.stdout.buffer), (proc.stderr, sys.stderr.buffer))]
+    for relay in relays:
+        relay.start()
+    print(f"rldelta UI: {url}  (Dagster home {os.environ.get('DAGSTER_HOME', '?')})", flush=True)
+    print(f"reports: {reports_url}" + (" (read-only, this machine only)" if server else ""), flush=True)
+    print(f"stop it with Ctrl-C, or `kill {os.getpid()}` (SIGINT/SIGTERM stop every child process)", flush=True)
+    try:
+        while proc.poll() is None and not stopping:
+            time.sleep(0.2)
+        if not stopping:
+            return proc.returncode  # dagster dev ended by itself (e.g. the port was taken): its message says why
+        killed = stop(proc)
+    finally:
+        if server is not None:
+            server.shutdown()
+        for relay in relays:
+            relay.join(timeout=2)  # the rest of dagster dev's shutdown messages
     print(f"rldelta UI stopped ({signal.Signals(stopping[0]).name})"
-          + (f"; killed {len(killed)} process(es) that ignored the stop request" if killed else ""), flush=True)
+          + (f"; killed {len(killed)} process(es) that ignored the stop request: {sorted(killed.values())}"
+             if killed else ""), flush=True)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -5,6 +5,10 @@ imports another (docs/contracts.md, "Layers").
   (ERROR), with the failure reasons (status, message, masked) in metadata.
 - ``every_input_accounted_for`` (every trace-table asset): the ingest's ledger; fails when anything
   found was lost (docs/ingest.md).
+
+And the rule for a check whose condition is absent by design (a model published without training
+logs or an RL rollout dataset): it passes, saying "not applicable" and why (`not_applicable`), because
+a failed check shows red in the UI and red must mean something is wrong.
 """
 
 import dagster as dg
@@ -14,6 +18,12 @@ from rl_assets.partitions import models_partitions
 
 CALLS_OK = "llm_calls_succeeded"
 ACCOUNTED = "every_input_accounted_for"
+
+
+def not_applicable(check_name: str, reason: str, asset: str | None = None, **metadata) -> dg.AssetCheckResult:
+    """A check that does not apply to this partition, by design: passed, described as not applicable."""
+    return dg.AssetCheckResult(check_name=check_name, asset_key=asset, passed=True, description=f"not applicable: {reason}",
+                               metadata={"applicable": False, "reason": reason, **metadata})
 
 
 def calls_check_spec(asset: str) -> dg.AssetCheckSpec:
@@ -46,8 +56,7 @@ def accounted_check_spec(asset: str) -> dg.AssetCheckSpec:
 def accounted_check(asset: str, acc: dict) -> dg.AssetCheckResult:
     """The ledger of one ingest as the check's result: passed when nothing found was lost."""
     if not acc:  # nothing was read (a source that does not apply)
-        return dg.AssetCheckResult(check_name=ACCOUNTED, asset_key=asset, passed=True,
-                                   metadata={"applicable": False})
+        return not_applicable(ACCOUNTED, "nothing to read: this source does not apply", asset)
     from rl_assets.ingest.report import accounting_markdown
 
     lost = acc["lost"]

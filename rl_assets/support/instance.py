@@ -8,11 +8,21 @@ concurrent calls to the Hub and the LLM endpoint. Production uses dagster.yaml.e
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
+# Runs print events at this level (Dagster's default is DEBUG: every step start, input load and output
+# handled, most of a run's console lines); `make ui` also keeps sensor-skip lines off its console
+# unless it is DEBUG (rl_assets/support/console_log.py). Appended to an instance written before it existed.
+QUIET_LOGS = """\
+python_logs:
+  # DEBUG to see every run event on the console (the event log in the UI always has them all)
+  python_log_level: INFO
+"""
+
 DEFAULT_INSTANCE_YAML = """\
-# Written by rldelta (rl_assets/support/instance.py). Edit freely; it is not overwritten.
+# Written by rldelta (rl_assets/support/instance.py). Edit freely; it is never overwritten (only a missing python_logs is added).
 # Queued runs are looked at every second (default 5 s): an upload waits on this twice before INDEX.md.
 run_coordinator:
   module: dagster._core.run_coordinator
@@ -40,7 +50,7 @@ run_monitoring:
   poll_interval_seconds: 30
 telemetry:
   enabled: false
-"""
+""" + QUIET_LOGS
 
 
 def ensure_instance_yaml(dagster_home: Path | str | None = None) -> Path:
@@ -49,6 +59,9 @@ def ensure_instance_yaml(dagster_home: Path | str | None = None) -> Path:
     path = home / "dagster.yaml"
     if not path.exists():
         path.write_text(DEFAULT_INSTANCE_YAML)
+    elif not re.search(r"^python_logs:", path.read_text(), re.M):
+        with path.open("a") as out:  # the user's lines stay as they are
+            out.write("\n" + QUIET_LOGS)
     return path
 
 

@@ -1,0 +1,37 @@
+"""How much `make ui` and its runs print: quiet by default, everything when asked.
+
+One knob, the instance's `python_logs.python_log_level` in $DAGSTER_HOME/dagster.yaml (INFO as
+rl_assets/support/instance.py writes it; DEBUG to see everything). Dagster's run console logger prints at that
+level, so a run's DEBUG events (step started, input loaded, output handled: most of its lines) stay in
+the event log and off the console. The sensor daemon logs every skipped tick at INFO ("Sensor x
+skipped: …", every few seconds per sensor) with no per-message level, so `make ui` drops those lines
+from its console unless the level is DEBUG (`keep_console_line`); the UI's tick list keeps every reason.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+SENSOR_SKIP = re.compile(r"Sensor \S+ skipped: |No run requests returned for \S+, skipping")
+
+
+def instance_log_level(dagster_home: Path | str) -> str:
+    """python_logs.python_log_level of the instance (upper case), DEBUG when unset (Dagster's default)."""
+    path = Path(dagster_home) / "dagster.yaml"
+    config = yaml.safe_load(path.read_text()) if path.exists() else None
+    level = ((config or {}).get("python_logs") or {}).get("python_log_level") or "DEBUG"
+    return str(level).upper()
+
+
+def keep_console_line(line: str, level: str) -> bool:
+    """Whether `make ui` passes a line of `dagster dev` output on to its console.
+
+    >>> keep_console_line("2026-01-01 - dagster.daemon.SensorDaemon - INFO - Sensor s skipped: no runs", "INFO")
+    False
+    >>> keep_console_line("... - Sensor s skipped: no runs", "DEBUG"), keep_console_line("Launched run abc", "INFO")
+    (True, True)
+    """
+    return level == "DEBUG" or not SENSOR_SKIP.search(line)
