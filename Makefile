@@ -23,8 +23,8 @@ test: install ## the whole suite (starts a throwaway PostgreSQL, installs chromi
 	bash scripts/run_tests.sh
 
 ui: install ## the Dagster UI on the same instance as `make demo`; prints its URL; Ctrl-C or SIGTERM stops every child
-	$(PY) -m rl_assets.instance "$(DAGSTER_HOME)"
-	RLDELTA_WATCH_AUTHORS="$${RLDELTA_WATCH_AUTHORS:-laion,rldelta-demo}" exec $(PY) -m rl_assets.ui
+	$(PY) -m rl_assets.support.instance "$(DAGSTER_HOME)"
+	RLDELTA_WATCH_AUTHORS="$${RLDELTA_WATCH_AUTHORS:-laion,rldelta-demo}" exec $(PY) -m rl_assets.cli.ui
 
 bench: install ## benchmarks; figures go to bench/RESULTS.md by hand, with date and command
 	bash bench/run_all.sh

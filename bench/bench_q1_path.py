@@ -64,7 +64,7 @@ def rldelta_run(before: Path, after: Path, work: Path) -> tuple[float, float, in
     """A fresh home (instance, hub, tables), the partition added, then the timed materialize."""
     home = Path(tempfile.mkdtemp(prefix="home_", dir=work))
     env = {**os.environ, "RLDELTA_HOME": str(home), "DAGSTER_HOME": str(home / "dagster")}
-    setup = ("from rl_assets.instance import ensure_instance_yaml; import dagster as dg, os; "
+    setup = ("from rl_assets.support.instance import ensure_instance_yaml; import dagster as dg, os; "
              "ensure_instance_yaml(os.environ['DAGSTER_HOME']); "
              f"dg.DagsterInstance.get().add_dynamic_partitions('models', [{PARTITION!r}])")
     subprocess.run([sys.executable, "-c", setup], env=env, cwd=ROOT, check=True)

@@ -81,7 +81,7 @@ def main() -> int:
     home = Path(tempfile.mkdtemp(prefix="bench_upload_", dir=args.dir))
     os.environ.update(RLDELTA_HOME=str(home), DAGSTER_HOME=str(home / "dagster"), RLDELTA_WATCH_AUTHORS="rldelta-bench")
     subprocess.run([str(BIN / "rldelta"), "demo"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([sys.executable, "-m", "rl_assets.instance", os.environ["DAGSTER_HOME"]], cwd=ROOT, check=True,
+    subprocess.run([sys.executable, "-m", "rl_assets.support.instance", os.environ["DAGSTER_HOME"]], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL)
     log_path = home / "daemon.log"
     log = open(log_path, "w")

@@ -8,7 +8,7 @@ import dagster as dg
 
 from resources.hub import HubResource
 from resources.llm import default_llm_resource
-from rl_assets.masking import install_log_masking
+from rl_assets.values.masking import install_log_masking
 from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 

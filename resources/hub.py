@@ -19,7 +19,7 @@ from typing import Protocol
 import dagster as dg
 
 from resources.secrets import env_secret
-from rl_assets.masking import MaskedError
+from rl_assets.values.masking import MaskedError
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".pt", ".pth")
 # trace data files a dataset may hold, compressed ones included (rl_assets.ingest reads them)

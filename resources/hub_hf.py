@@ -27,7 +27,7 @@ from huggingface_hub.errors import (
 )
 
 from resources.hub import DATA_SUFFIXES, HubError, HubPermissionError, HubUnavailableError, RepoFile, RepoInfo, RepoNotFoundError
-from rl_assets.masking import mask_url, safe_cause
+from rl_assets.values.masking import mask_url, safe_cause
 
 try:  # huggingface_hub >= 2 ships its own httpx fork; 1.x uses httpx
     import httpx2 as _httpx

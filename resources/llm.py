@@ -23,7 +23,7 @@ import dagster as dg
 from resources.llm_client import LLMClient
 from resources.llm_costs import Budget, Ledger, price_for
 from resources.secrets import env_secret
-from rl_assets.masking import mask_url
+from rl_assets.values.masking import mask_url
 from rl_assets.llm_cache import LLMCache
 
 OFFLINE_LABEL = "offline-heuristic (not an LLM)"

@@ -1,7 +1,7 @@
 """The run-time LLM client: cached, budgeted, retried, concurrent calls with per-item isolation.
 
 Built by ``LLMResource.session()``; analyses hand it ``LLMRequest`` objects and get one
-``ItemResult`` per cache key back (both in the neutral rl_assets/llm_types.py). Nothing here raises for a single bad call: a malformed reply,
+``ItemResult`` per cache key back (both in the neutral rl_assets/values/llm_types.py). Nothing here raises for a single bad call: a malformed reply,
 a 500 after all retries, a timeout or a refused budget marks only that request's items failed
 (recorded in the cache's failure log and retried next run), so the seed's "one bad reply
 aborts the step after the money was spent" cannot happen.
@@ -21,7 +21,7 @@ from typing import Any, Callable
 from resources.llm_costs import Budget, BudgetExceeded, Ledger, cost_usd, estimate_tokens
 from resources.llm_json import JSONRepairError, parse_json_loose
 from rl_assets.llm_cache import LLMCache
-from rl_assets.llm_types import ItemResult, LLMRequest
+from rl_assets.values.llm_types import ItemResult, LLMRequest
 
 _log = logging.getLogger("rldelta.llm")
 RETRY_AFTER_CAP_S = 120.0  # honour a server's Retry-After up to this, even above backoff_max_s
@@ -68,7 +68,7 @@ class LLMClient:
             self.counters[name] += n
 
     def _scrub(self, text: str) -> str:
-        from rl_assets.masking import mask
+        from rl_assets.values.masking import mask
 
         return mask(text, self.secrets)
 

@@ -13,9 +13,9 @@ import json
 
 import sqlalchemy as sa
 
-from rl_assets.masking import MaskedError, mask_url, safe_cause
+from rl_assets.values.masking import MaskedError, mask_url, safe_cause
 from resources.registry import TABLES, RegistryQueries
-from rl_assets.timestamps import parse_utc
+from rl_assets.values.timestamps import parse_utc
 
 
 class RegistryQueryError(MaskedError):

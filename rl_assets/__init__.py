@@ -1,5 +1,5 @@
 """rldelta: what did RL change in this checkpoint?"""
 
-from rl_assets.process_guard import die_with_parent
+from rl_assets.support.process_guard import die_with_parent
 
-die_with_parent()  # a step process never outlives its run (rl_assets/process_guard.py)
+die_with_parent()  # a step process never outlives its run (rl_assets/support/process_guard.py)

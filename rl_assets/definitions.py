@@ -1,6 +1,7 @@
 """The one Definitions object: every asset, check, job and sensor of rldelta, listed by name.
 
-A new asset, job or sensor is added here, next to its import; tests/test_definitions_snapshot.py
+A new asset, job or sensor is added here, next to its import (a per-model analysis asset: one
+line in ANALYSES, rl_assets/assets/__init__.py); tests/test_definitions_snapshot.py
 then fails until tests/snapshots/definitions.json is updated (its docstring says how), so an
 added or dropped definition is always a visible change. Asset checks are declared on their assets
 (`check_specs`), so they come with the assets listed here.
@@ -11,22 +12,10 @@ from __future__ import annotations
 import dagster as dg
 
 from resources import build_resources
-from rl_assets.assets.audit import learning_audit
-from rl_assets.assets.checkpoint import checkpoint
-from rl_assets.assets.eval_pair import eval_pair
-from rl_assets.assets.failure_modes import failure_modes
+from rl_assets.assets import ANALYSIS
 from rl_assets.assets.model_comparison import model_comparison
-from rl_assets.assets.q1_behavioral_delta import behavioral_delta
-from rl_assets.assets.q1_llm_judge import judge_verdicts
-from rl_assets.assets.q2_rl_temporal import rl_temporal, rl_traces
-from rl_assets.assets.q2_training import training_logs, training_metrics
-from rl_assets.assets.q3_overlay import eval_temporal_overlay
-from rl_assets.assets.q3_trace_pairs import trace_pairs
-from rl_assets.assets.q4_solve_rate import solve_rate_by_context_asset
 from rl_assets.assets.report_index import build_analysis_index
-from rl_assets.assets.reward_integrity import reward_integrity
 from rl_assets.assets.run_lineage import run_lineage
-from rl_assets.assets.traces import baseline_traces, post_rl_traces
 from rl_assets.io_manager import RlDeltaIOManager
 from rl_assets.jobs.analyze import analyze_model, write_index
 from rl_assets.jobs.compare import compare_models
@@ -40,17 +29,8 @@ from sensors.lineage_sensor import lineage_after_failure, lineage_after_success
 from sensors.registry_sensor import registry_sensor
 from sensors.training_logs_sensor import training_logs_sensor
 
-# Every per-model analysis asset, by question. INDEX.md (`analysis_index`) reports on, and runs
-# after, each of them (build_analysis_index keeps the per-model ones of the analysis groups).
-ANALYSIS = [
-    checkpoint, eval_pair, baseline_traces, post_rl_traces,  # preflight
-    behavioral_delta, judge_verdicts, failure_modes,  # q1
-    training_logs, training_metrics, rl_traces, rl_temporal,  # q2
-    trace_pairs, eval_temporal_overlay,  # q3
-    solve_rate_by_context_asset,  # q4
-    learning_audit,  # audit
-    reward_integrity,  # integrity
-]
+# Every per-model analysis asset comes from the one ordered list, rl_assets/assets/__init__.py
+# (ANALYSES). INDEX.md (`analysis_index`) reports on, and runs after, each of them.
 analysis_index = build_analysis_index(ANALYSIS)
 ASSETS = [*ANALYSIS, analysis_index, model_comparison, run_lineage]
 

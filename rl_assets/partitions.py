@@ -16,6 +16,17 @@ warnings.filterwarnings("ignore", message="Specifying a partitions_def on an Ass
 models_partitions = dg.DynamicPartitionsDefinition(name="models")
 rl_jobs_partitions = dg.DynamicPartitionsDefinition(name="rl_jobs")
 
+
+def latest_materialization(instance: dg.DagsterInstance, asset: str | dg.AssetKey,
+                           partition: str | None = None) -> dg.EventLogRecord | None:
+    """The latest materialization record of `asset` (a key, or an asset name) for `partition` (of any
+    partition when None), or None if there is none: the one way the code reads "the latest
+    materialization of asset X for partition P" from the event log."""
+    key = asset if isinstance(asset, dg.AssetKey) else dg.AssetKey(asset)
+    flt = dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition] if partition is not None else None)
+    records = instance.fetch_materializations(flt, limit=1).records
+    return records[0] if records else None
+
 _PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _MAX_NAME = 96  # the Hub caps organisation and repo names at 96 characters each
 

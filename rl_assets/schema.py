@@ -111,7 +111,7 @@ TRACE_FIELDS = [
     pa.field("cached_tokens", pa.int64()),  # agent_result.n_cache_tokens / ATIF total_cached_tokens
     pa.field("cost_usd", pa.float64()),  # agent_result.cost_usd / ATIF total_cost_usd
     pa.field("n_subagents", pa.int64()),  # ATIF subagent trajectories (embedded + referenced files)
-    # task identity (rl_assets/task_identity.py): the key both sides are paired on, and how it was made
+    # task identity (rl_assets/values/task_identity.py): the key both sides are paired on, and how it was made
     pa.field("task_key", pa.string()),  # "<family>#q<hash>" (question_hash) or the task id
     pa.field("task_key_source", pa.string()),  # question_hash | task_id
     # generation settings the source recorded, JSON {max_tokens, temperature, top_p, repeats, ...}

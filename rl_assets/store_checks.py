@@ -2,7 +2,7 @@
 
 - `inside_root`: a stored value or a LATEST pointer is data, and data never sends a read outside the
   storage root (`../../etc/passwd`, another user's folder);
-- `content_digest`: what a trace table's stamp vouches for (rl_assets/trace_tables.py checks it before reuse);
+- `content_digest`: what a trace table's stamp vouches for (rl_assets/support/trace_tables.py checks it before reuse);
 - `check_one_process`: `memory://` is honoured only where a run's hand-overs live and end in one process.
 """
 

@@ -4,17 +4,17 @@ import json
 
 import dagster as dg
 
+from rl_assets.partitions import latest_materialization
+
 DATA_VERSION_TAG = "dagster/data_version"
 
 
 def last_data_version(instance: dg.DagsterInstance, asset: str, partition: str) -> str | None:
     """The data version of the latest materialization of one asset partition (None if never)."""
-    result = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[partition]), limit=1
-    )
-    if not result.records:
+    latest = latest_materialization(instance, asset, partition)
+    if latest is None:
         return None
-    materialization = result.records[0].asset_materialization
+    materialization = latest.asset_materialization
     return (materialization.tags or {}).get(DATA_VERSION_TAG) if materialization else None
 
 

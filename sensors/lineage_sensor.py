@@ -14,7 +14,7 @@ import yaml
 from rl_assets.io_manager import RlDeltaIOManager, load_stored
 from rl_assets.jobs.analyze import write_index
 from rl_assets.jobs.lineage import refresh_lineage
-from rl_assets.lineage_records import lineage_members
+from rl_assets.support.lineage_records import lineage_members
 from rl_assets.partitions import InvalidRepoId, is_repo_id, rl_jobs_partitions, validate_job_name
 
 CONFIGS = (("rl_config.json", json.loads), ("rl_config.yaml", yaml.safe_load), ("rl_config.yml", yaml.safe_load))

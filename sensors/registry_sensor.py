@@ -3,6 +3,7 @@
 import dagster as dg
 
 from resources.registry import RegistryResource
+from rl_assets.partitions import latest_materialization, models_partitions
 from sensors.decide import decide_fingerprints, eval_jobs_fingerprint
 from sensors.instance_state import dump_cursor, load_cursor
 
@@ -19,8 +20,7 @@ def _unresolved(instance: dg.DagsterInstance, repo: str) -> bool:
     run = instance.get_run_by_id(planned.run_id)
     if run is None or not run.is_finished:
         return False
-    done = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=EVAL_PAIR, asset_partitions=[repo]), limit=1)
-    return not done.records
+    return latest_materialization(instance, EVAL_PAIR, repo) is None
 
 
 @dg.sensor(
@@ -33,7 +33,7 @@ def _unresolved(instance: dg.DagsterInstance, repo: str) -> bool:
 def registry_sensor(context: dg.SensorEvaluationContext, registry: RegistryResource):
     client = registry.client()
     current = {}
-    for repo_id in context.instance.get_dynamic_partitions("models"):
+    for repo_id in context.instance.get_dynamic_partitions(models_partitions.name):
         rows = client.models_by_name(repo_id)
         jobs = [j for row in rows for j in client.jobs_for_model(row["id"])]
         bases = {row.get("base_model_id") for row in rows} - {None}

@@ -9,9 +9,10 @@ automation, and the index sensor skips a run that wrote INDEX.md itself.
 
 import dagster as dg
 
-from rl_assets.groups import ANALYSIS_GROUPS
+from rl_assets.assets import ANALYSIS_GROUPS
 
 from resources.hub import HubError, HubResource
+from rl_assets.partitions import models_partitions
 from sensors.decide import LOGS_PREFIX, decide_fingerprints
 from sensors.instance_state import dump_cursor, last_data_version, load_cursor
 
@@ -29,7 +30,7 @@ LOGS_RERUN = dg.AssetSelection.assets("training_logs").downstream() & dg.AssetSe
 def training_logs_sensor(context: dg.SensorEvaluationContext, hub: HubResource):
     client = hub.client()
     current, materialized = {}, {}
-    for repo_id in context.instance.get_dynamic_partitions("models"):
+    for repo_id in context.instance.get_dynamic_partitions(models_partitions.name):
         try:
             current[repo_id] = client.model_info(repo_id).subtree_revision(LOGS_PREFIX)
         except HubError as exc:

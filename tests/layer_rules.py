@@ -1,11 +1,12 @@
 """The layer rules of docs/contracts.md ("Layers"), read from source with `ast` (tests/test_layers.py).
 
-sources (resources/, rl_assets/ingest/) -> pure analyses (rl_assets/analysis/) -> assets
-(rl_assets/assets/) -> jobs (rl_assets/jobs/) -> sensors, definitions, cli. Neutral modules sit
-below every layer; support modules (the other rl_assets/*.py: storage, IO manager, shared asset
-checks, the ingest step) sit just below the assets. Every import is read, including imports inside
-functions and relative ones; `from pkg import name` counts as importing `pkg.name` when that is a
-module of the tree.
+The layer of a module is its path. sources (resources/, rl_assets/ingest/) -> pure analyses
+(rl_assets/analysis/) -> assets (rl_assets/assets/) -> jobs (rl_assets/jobs/) -> sensors/,
+rl_assets/definitions.py, rl_assets/cli/. Below every layer: the pure values (rl_assets/values/) and
+the shared modules (the files directly in rl_assets/: settings, partitions, schema, store, ...).
+Just below the assets: the Dagster-side helpers (rl_assets/support/, and the demo world builder
+rl_assets/demo/). Every import is read, including imports inside functions and relative ones;
+`from pkg import name` counts as importing `pkg.name` when that is a module of the tree.
 """
 
 from __future__ import annotations
@@ -16,18 +17,39 @@ from pathlib import Path
 PACKAGES = ("rl_assets", "resources", "sensors")
 FIRST_PARTY = PACKAGES
 
-# Value types and plumbing every layer may import; they import only each other.
-NEUTRAL = ("rl_assets.settings", "rl_assets.partitions", "rl_assets.schema", "rl_assets.fileutil",
-           "rl_assets.llm_cache", "rl_assets.timestamps", "rl_assets.instance", "rl_assets.masking",
-           "rl_assets.escape", "rl_assets.llm_types", "rl_assets.conversation", "rl_assets.metric_aliases",
-           "rl_assets.store", "rl_assets.groups", "rl_assets.task_identity")
-# The neutral modules a pure analysis may use: values only (no settings, files, caches, instance,
-# and not partitions, which builds Dagster partition definitions).
-VALUES = ("rl_assets.schema", "rl_assets.timestamps", "rl_assets.masking", "rl_assets.escape",
-          "rl_assets.llm_types", "rl_assets.conversation", "rl_assets.metric_aliases", "rl_assets.groups",
-          "rl_assets.task_identity")
-UPPER = ("rl_assets.definitions", "rl_assets.cli", "sensors")
+# The folders of rl_assets/ and their layer. A folder that is not here has no layer: the rules refuse it.
+FOLDERS = {
+    "values": "values",  # pure values: no Dagster, no I/O, nothing first-party outside values/
+    "ingest": "sources",
+    "analysis": "analysis",
+    "assets": "assets",
+    "jobs": "jobs",
+    "support": "support",
+    "demo": "support",  # builds the demo world from the sources and the values; imports no asset or job
+    "cli": "upper",
+}
+# The one shared module an analysis may read: the table schemas are values (pyarrow schemas), not
+# settings, files or Dagster partitions.
+ANALYSIS_SHARED = ("rl_assets.schema",)
 ASSETS, JOBS = "rl_assets.assets", "rl_assets.jobs"
+
+
+def layer(name: str, root: Path) -> str:
+    """The layer of first-party module `name`, read from its path under `root`."""
+    parts = name.split(".")
+    if parts[0] == "resources":
+        return "resources"
+    if parts[0] == "sensors":
+        return "upper"
+    if len(parts) == 1:
+        return "support"  # rl_assets/__init__.py
+    if not (root / "rl_assets" / parts[1]).is_dir():  # a file directly in rl_assets/
+        return "upper" if parts[1] == "definitions" else "shared"
+    if parts[1] not in FOLDERS:
+        raise ValueError(f"rl_assets/{parts[1]}/ has no layer: add it to FOLDERS in tests/layer_rules.py "
+                         "(docs/contracts.md, Layers)")
+    return FOLDERS[parts[1]]
+
 
 # Analyses do no I/O: no module that reaches files, processes or the network, and no call that does.
 IO_MODULES = ("subprocess", "shutil", "glob", "socket", "urllib", "requests", "httpx", "http", "os", "tempfile",
@@ -102,29 +124,33 @@ def _first_party(name: str) -> bool:
     return any(under(name, p) for p in FIRST_PARTY)
 
 
-def _violates(importer: str, imported: str, is_pkg: bool) -> bool:
+def _violates(importer: str, imported: str, is_pkg: bool, root: Path) -> bool:
     """Whether `importer` may not import `imported` (the rules of docs/contracts.md, "Layers")."""
     if imported == importer:
         return False
-    if any(under(importer, n) for n in NEUTRAL):
-        return under(imported, "dagster._core") or (_first_party(imported) and not any(under(imported, n) for n in NEUTRAL))
-    if under(importer, "resources"):  # sources meet rl_assets only through neutral modules
-        return _first_party(imported) and not (under(imported, "resources") or any(under(imported, n) for n in NEUTRAL))
-    if under(importer, "rl_assets.ingest"):
-        return under(imported, "dagster") or (_first_party(imported) and not (
-            under(imported, "rl_assets.ingest") or any(under(imported, n) for n in NEUTRAL)))
-    if under(importer, "rl_assets.analysis"):
-        return under(imported, "dagster") or (_first_party(imported) and not (
-            under(imported, "rl_assets.analysis") or any(under(imported, n) for n in VALUES)))
-    if under(importer, ASSETS):  # an asset module imports no other asset module, no job
-        other_asset = under(imported, ASSETS) and not is_pkg
-        return other_asset or under(imported, JOBS) or any(under(imported, u) for u in UPPER)
-    if under(importer, JOBS):
-        return any(under(imported, u) for u in UPPER)
-    if any(under(importer, u) for u in UPPER):
+    mine = layer(importer, root)
+    theirs = layer(imported, root) if _first_party(imported) else None
+    if mine == "values":
+        return under(imported, "dagster") or theirs not in (None, "values")
+    if mine == "shared":
+        return under(imported, "dagster._core") or theirs not in (None, "values", "shared")
+    if mine == "resources":  # sources meet rl_assets only through the values and the shared modules
+        return theirs not in (None, "values", "shared", "resources")
+    if mine == "sources":
+        return under(imported, "dagster") or (theirs not in (None, "values", "shared")
+                                              and not under(imported, "rl_assets.ingest"))
+    if mine == "analysis":
+        return under(imported, "dagster") or (theirs not in (None, "values", "analysis")
+                                              and not any(under(imported, n) for n in ANALYSIS_SHARED))
+    if mine == "assets":  # an asset module imports no other asset module, no job
+        other_asset = theirs == "assets" and not is_pkg
+        return other_asset or theirs in ("jobs", "upper")
+    if mine == "jobs":
+        return theirs == "upper"
+    if mine == "upper":
         return False
-    # support modules (the rest of rl_assets/): below the assets and jobs
-    return under(imported, ASSETS) or under(imported, JOBS) or any(under(imported, u) for u in UPPER)
+    # support: below the assets and jobs
+    return theirs in ("assets", "jobs", "upper")
 
 
 def backward_imports(root: Path) -> set[tuple[str, str]]:
@@ -134,7 +160,7 @@ def backward_imports(root: Path) -> set[tuple[str, str]]:
         for path in sorted((root / package).rglob("*.py")):
             module = module_name(path, root)
             for imported in imports(path, module, root):
-                if _violates(module, imported, path.name == "__init__.py"):
+                if _violates(module, imported, path.name == "__init__.py", root):
                     found.add((module, imported))
     return found
 

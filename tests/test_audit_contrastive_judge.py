@@ -7,7 +7,7 @@ from resources.llm import OFFLINE_LABEL, LLMResource
 from rl_assets.analysis.audit import audit_rows
 from rl_assets.analysis.audit.contrastive_judge import ORDERS, attach_second_opinions, task_requests
 from rl_assets.analysis.audit.contrastive_report import contrastive_summary
-from rl_assets.llm_types import ItemResult
+from rl_assets.values.llm_types import ItemResult
 
 from contrastive_synth import BASE, EARNED, PLANTED, trace_row
 

@@ -35,7 +35,7 @@ def test_samples_are_deterministic_and_bounded(audited):
 
 
 def test_a_failed_call_leaves_the_verdict_null_and_says_why(audited):
-    from rl_assets.llm_types import ItemResult
+    from rl_assets.values.llm_types import ItemResult
 
     class FailingClient:
         model = "stub"

@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from rl_assets.instance import ensure_instance_yaml
+from rl_assets.support.instance import ensure_instance_yaml
 
 
 def test_instance_yaml_limits_runs_per_partition(tmp_path, monkeypatch):

@@ -6,7 +6,7 @@ import pytest
 
 from resources.registry import SqlRegistry
 from rl_assets.analysis.eval_resolution import ResolutionError, dataset_id_from_link, job_score, parse_ts
-from rl_assets.resolve import resolve_eval_pair
+from rl_assets.support.resolve import resolve_eval_pair
 
 T0 = datetime(2026, 5, 1, tzinfo=timezone.utc)
 

@@ -44,6 +44,9 @@ def listing(defs: dg.Definitions) -> dict:
         "assets": assets,
         "asset_checks": sorted(f"{k.asset_key.to_user_string()}:{k.name}" for k in graph.asset_check_keys),
         "jobs": sorted(j.name for j in defs.resolve_all_job_defs() if not j.name.startswith("__")),
+        # each job's assets: an asset that drops out of a job (analyze_model above all) shows in the diff
+        "job_assets": {j.name: sorted(k.to_user_string() for k in j.asset_layer.selected_asset_keys)
+                       for j in defs.resolve_all_job_defs() if not j.name.startswith("__")},
         "sensors": sorted(s.name for s in defs.sensors),
     }
 
@@ -84,7 +87,9 @@ def test_an_added_or_dropped_asset_fails_with_a_readable_diff():
     def surprise_asset():
         return 1
 
-    analysis = [a for a in definitions.ANALYSIS if a is not definitions.learning_audit]
+    from rl_assets.assets.audit import learning_audit
+
+    analysis = [a for a in definitions.ANALYSIS if a is not learning_audit]
     others = [a for a in definitions.ASSETS if a not in definitions.ANALYSIS and a is not definitions.analysis_index]
     changed = dg.Definitions(assets=[*analysis, build_analysis_index(analysis), *others, surprise_asset],
                              jobs=definitions.JOBS, sensors=definitions.SENSORS, resources=definitions.defs.resources)
@@ -93,6 +98,7 @@ def test_an_added_or_dropped_asset_fails_with_a_readable_diff():
     changed_lines = [ln.split('"')[1] for ln in problem.splitlines() if ln[:1] in "+-" and ln.count('"') >= 2]
     assert "surprise_asset" in changed_lines and "learning_audit" in changed_lines, problem
     assert "learning_audit:rulers_agree" in changed_lines, problem  # its checks go with it
+    assert any(ln.startswith("-") and '"learning_audit",' in ln for ln in problem.splitlines()), problem  # and its jobs
     assert f"{UPDATE_VAR}=1 bash scripts/run_tests.sh tests/test_definitions_snapshot.py" in problem
 
 
@@ -129,3 +135,49 @@ def test_every_asset_job_and_sensor_defined_in_the_packages_is_listed():
                 if defined and id(value) not in listed:
                     missing.append(f"{module.__name__}.{name}")
     assert not missing, "defined but not listed in rl_assets/definitions.py: " + ", ".join(sorted(missing))
+
+
+def unlisted_analyses(packages=None) -> list[str]:
+    """Per-model (models-partitioned) assets defined in an asset module but missing from ANALYSES."""
+    import importlib
+    import pkgutil
+
+    import rl_assets.assets
+    from rl_assets.assets import ANALYSIS
+    from rl_assets.definitions import analysis_index
+
+    listed = {id(a) for a in (*ANALYSIS, analysis_index)}
+    missing = []
+    for package in packages or (rl_assets.assets,):
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            for name, value in vars(module).items():
+                if isinstance(value, dg.AssetsDefinition) and value.partitions_def == models_partitions \
+                        and id(value) not in listed:
+                    missing.append(f"{module.__name__}.{name}")
+    return sorted(missing)
+
+
+def test_every_per_model_asset_is_in_the_list_of_analyses():
+    """A per-model asset left out of ANALYSES (rl_assets/assets/__init__.py) would drop out of
+    analyze_model and INDEX.md with no error: it fails here instead."""
+    missing = unlisted_analyses()
+    assert not missing, "per-model assets not in ANALYSES (rl_assets/assets/__init__.py): " + ", ".join(missing)
+
+
+def test_each_listed_asset_is_in_the_group_of_its_line():
+    from rl_assets.assets import ANALYSES
+
+    wrong = [f"{key.to_user_string()}: group {asset.group_names_by_key[key]!r}, listed under {group!r}"
+             for group, assets in ANALYSES for asset in assets for key in asset.keys
+             if asset.group_names_by_key[key] != group]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_analyze_model_runs_exactly_the_listed_analyses_and_the_index():
+    from rl_assets.assets import ANALYSIS
+    from rl_assets.definitions import defs
+
+    job = defs.resolve_job_def("analyze_model")
+    expected = {k for a in ANALYSIS for k in a.keys} | {dg.AssetKey("analysis_index")}
+    assert set(job.asset_layer.selected_asset_keys) == expected

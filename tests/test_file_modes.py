@@ -10,7 +10,7 @@ import pytest
 
 from rl_assets.fileutil import atomic_write_json, atomic_write_text
 from rl_assets.io_manager import RlDeltaIOManager
-from rl_assets.trace_tables import ingest_once
+from rl_assets.support.trace_tables import ingest_once
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from rl_assets.analysis.report_md import md_table
 from rl_assets.analysis.q2.log_crosscheck import crosscheck_markdown
 from rl_assets.analysis.q3.report import selected_table
 from rl_assets.ingest.report import accounting_markdown
-from rl_assets.resolve import format_table
+from rl_assets.support.resolve import format_table
 from test_q3_browser import Cdp, find_chromium
 
 HOSTILE = [

@@ -16,7 +16,7 @@ from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.eval_pair import eval_pair
 from rl_assets.assets.q2_rl_temporal import rl_traces
 from rl_assets.assets.traces import baseline_traces, post_rl_traces
-from rl_assets.checks import ACCOUNTED
+from rl_assets.support.checks import ACCOUNTED
 from rl_assets.ingest import AccountingError, IngestError, ingest_source, read_traces
 from rl_assets.ingest.plan import CAPPED
 from core_world import MODEL, RESOURCES, core_world

@@ -18,7 +18,7 @@ import pytest
 
 from resources.hub import LocalHub
 from rl_assets.ingest import ingest_source, read_traces
-from rl_assets.trace_tables import ingest_once, stamp_path
+from rl_assets.support.trace_tables import ingest_once, stamp_path
 
 ROOT = Path(__file__).resolve().parents[1]
 WRITER = """

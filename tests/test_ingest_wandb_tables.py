@@ -109,8 +109,8 @@ def test_a_round_that_is_not_there_and_a_folder_without_tables_fail_by_name(run,
 
 
 def test_register_eval_and_the_table_stamp_keep_the_round_selector(run):
-    from rl_assets.register_eval import RegisterError, traces_link
-    from rl_assets.trace_tables import source_key
+    from rl_assets.cli.register_eval import RegisterError, traces_link
+    from rl_assets.support.trace_tables import source_key
 
     assert traces_link(f"wandb-val:{run}@last") == f"wandb-val:{run.resolve()}@last"
     with pytest.raises(RegisterError, match="does not exist"):

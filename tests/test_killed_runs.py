@@ -14,7 +14,7 @@ import pytest
 
 from rl_assets.analysis.index_md import render_index
 from rl_assets.assets.report_index import asset_status
-from rl_assets.instance import ensure_instance_yaml
+from rl_assets.support.instance import ensure_instance_yaml
 
 MODEL = "org/killed-8B"
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from layer_rules import IO_EXCEPTIONS, STATS_EXCEPTIONS, analysis_io, backward_imports, statistics_outside_stats
 
 ROOT = Path(__file__).resolve().parents[1]
 # There is no allow-list: a backward import fails. Do not add one; move the shared piece to a
-# neutral or support module instead (docs/contracts.md, "Layers").
+# value, shared or support module instead (docs/contracts.md, "Layers").
 
 
 def _tree(root: Path, files: dict[str, str]) -> Path:
@@ -46,46 +47,67 @@ def test_each_import_rule_can_fail(tmp_path):
     imports included) next to imports that are allowed: exactly the broken ones are reported."""
     root = _tree(tmp_path, {
         "resources/__init__.py": "",
-        "resources/hub.py": "from rl_assets.settings import home\n",  # neutral: allowed
+        "resources/hub.py": "from rl_assets.settings import home\nfrom rl_assets.values import escape\n",  # allowed
         "resources/reg.py": "def f():\n    from rl_assets.analysis.eval_resolution import parse_ts\n",
-        "resources/llm.py": "from rl_assets import support_mod\n",  # a source reaching a support module
+        "resources/llm.py": "from rl_assets.support import mod\n",  # a source reaching a support module
+        "resources/reader.py": "from rl_assets.ingest import reader\n",  # one source reaching the other
         "rl_assets/__init__.py": "",
-        "rl_assets/settings.py": "from rl_assets.ingest import read\n",  # neutral importing a layer
-        "rl_assets/timestamps.py": "import dagster._core.instance\n",
-        "rl_assets/support_mod.py": "from rl_assets.assets import traces\n",  # support reaching up
+        "rl_assets/settings.py": "from rl_assets.ingest import read\n",  # a shared module importing a layer
+        "rl_assets/store.py": "import dagster as dg\nimport dagster._core.instance\nfrom rl_assets import settings\n",
+        "rl_assets/values/__init__.py": "",
+        "rl_assets/values/timestamps.py": "import dagster as dg\nfrom . import escape\n",  # a value importing Dagster
+        "rl_assets/values/escape.py": "from rl_assets.store import write\n",  # a value importing a shared module
+        "rl_assets/support/__init__.py": "",
+        "rl_assets/support/mod.py": "from rl_assets.assets import traces\nfrom rl_assets import store\n",  # up; down
         "rl_assets/ingest/__init__.py": "from rl_assets.schema import TRACE_SCHEMA\n",  # allowed
         "rl_assets/ingest/reader.py": "import dagster as dg\nfrom rl_assets.analysis import figures\n",
         "rl_assets/analysis/__init__.py": "",
-        "rl_assets/analysis/figures.py": "from rl_assets.escape import md_text\n",  # a value module: allowed
+        "rl_assets/analysis/figures.py": "from rl_assets.values.escape import md_text\nfrom rl_assets.schema import S\n",  # allowed
         "rl_assets/analysis/q.py": "from ..assets import thing\nfrom . import figures\nfrom rl_assets.ingest import reader\n",
         "rl_assets/analysis/cfg.py": "from rl_assets.settings import home\n",  # settings: not a value
+        "rl_assets/analysis/helper.py": "from rl_assets.support.mod import x\n",
         "rl_assets/analysis/dg.py": "def f():\n    import dagster\n",
         "rl_assets/assets/__init__.py": "from . import traces\n",  # the package itself: allowed
-        "rl_assets/assets/traces.py": "from rl_assets.analysis import q\nfrom rl_assets.support_mod import x\n",
+        "rl_assets/assets/traces.py": "from rl_assets.analysis import q\nfrom rl_assets.support.mod import x\n",
         "rl_assets/assets/judge.py": "from .traces import load_rows\n",  # asset -> asset
         "rl_assets/assets/modes.py": "from rl_assets.jobs.write_back import repo_from_spec\n",
         "rl_assets/jobs/__init__.py": "from rl_assets.assets import traces\n",  # jobs select assets: allowed
         "rl_assets/jobs/write_back.py": "from rl_assets.definitions import defs\n",
         "rl_assets/definitions.py": "from rl_assets.jobs import write_back\n",
+        "rl_assets/cli/__init__.py": "from rl_assets.definitions import defs\n",  # the CLI: allowed
+        "rl_assets/cli/ui.py": "from rl_assets.cli import main\n",
         "sensors/__init__.py": "from rl_assets.jobs import write_back\n",
     })
     assert backward_imports(root) == {
         ("resources.reg", "rl_assets.analysis.eval_resolution"),
-        ("resources.llm", "rl_assets.support_mod"),
+        ("resources.llm", "rl_assets.support.mod"),
+        ("resources.reader", "rl_assets.ingest.reader"),
         ("rl_assets.settings", "rl_assets.ingest"),
-        ("rl_assets.timestamps", "dagster._core.instance"),
-        ("rl_assets.support_mod", "rl_assets.assets.traces"),
+        ("rl_assets.store", "dagster._core.instance"),
+        ("rl_assets.values.timestamps", "dagster"),
+        ("rl_assets.values.escape", "rl_assets.store"),
+        ("rl_assets.support.mod", "rl_assets.assets.traces"),
         ("rl_assets.ingest.reader", "dagster"),
         ("rl_assets.ingest.reader", "rl_assets.analysis.figures"),
         ("rl_assets.analysis.q", "rl_assets.assets"),
         ("rl_assets.analysis.q", "rl_assets.ingest.reader"),
         ("rl_assets.analysis.cfg", "rl_assets.settings"),
+        ("rl_assets.analysis.helper", "rl_assets.support.mod"),
         ("rl_assets.analysis.dg", "dagster"),
         ("rl_assets.assets.judge", "rl_assets.assets.traces"),
         ("rl_assets.assets.modes", "rl_assets.jobs.write_back"),
         ("rl_assets.jobs.write_back", "rl_assets.definitions"),
     }
 
+
+
+def test_a_folder_without_a_layer_is_refused(tmp_path):
+    """The layer of a module is its folder: a new folder under rl_assets/ must be given a layer first."""
+    root = _tree(tmp_path, {"rl_assets/__init__.py": "", "rl_assets/helpers/__init__.py": "",
+                            "rl_assets/helpers/x.py": "from rl_assets import settings\n",
+                            "rl_assets/settings.py": ""})
+    with pytest.raises(ValueError, match="rl_assets/helpers/ has no layer"):
+        backward_imports(root)
 
 def test_the_io_rule_can_fail(tmp_path):
     """Each kind of I/O in a fake analysis is reported; in-memory look-alikes are not."""

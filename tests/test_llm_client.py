@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from resources.llm import OFFLINE_LABEL, LLMResource, default_llm_resource
-from rl_assets.llm_types import LLMRequest
+from rl_assets.values.llm_types import LLMRequest
 from llm_server import LLMServer, as_json, hang, status, text
 
 KEY = "sk-test-SECRET-0123456789"

@@ -5,7 +5,7 @@ import time
 
 from llm_server import LLMServer, as_json, text, trickle
 from resources.llm import LLMResource
-from rl_assets.llm_types import LLMRequest
+from rl_assets.values.llm_types import LLMRequest
 
 
 def _request():

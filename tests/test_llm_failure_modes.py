@@ -13,7 +13,7 @@ from resources.hub import HubResource
 from resources.llm import OFFLINE_LABEL, LLMResource
 from rl_assets.analysis.q1.failure_modes import TAXONOMY, distribution, heuristic_label, interpret
 from rl_assets.assets.failure_modes import failure_modes
-from rl_assets.hub_write import repo_from_spec
+from rl_assets.support.hub_write import repo_from_spec
 from rl_assets.jobs.write_back import write_back_failure_modes
 
 PID = "org/rl-model"

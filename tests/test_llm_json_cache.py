@@ -4,7 +4,7 @@ import pytest
 
 from resources.llm_json import JSONRepairError, parse_json_loose
 from rl_assets.llm_cache import LLMCache
-from rl_assets.llm_types import cache_key
+from rl_assets.values.llm_types import cache_key
 
 
 @pytest.mark.parametrize("reply, expected", [

@@ -11,7 +11,7 @@ from pathlib import Path
 from llm_server import LLMServer, as_json
 
 from resources.llm import LLMResource
-from rl_assets.llm_types import LLMRequest
+from rl_assets.values.llm_types import LLMRequest
 
 ROOT = Path(__file__).resolve().parents[1]
 N = 24

@@ -1,4 +1,4 @@
-"""md_table, the one markdown table writer (rl_assets/escape.py): column alignment, and cells that
+"""md_table, the one markdown table writer (rl_assets/values/escape.py): column alignment, and cells that
 stay one inert cell — raw HTML becomes entities outside code spans, while an md_code span keeps
 `<` verbatim (markdown parses no HTML inside a code span), and a backslash-escaped backtick opens
 no span, so it cannot shelter HTML."""
@@ -6,7 +6,7 @@ no span, so it cannot shelter HTML."""
 import pytest
 from markdown_it import MarkdownIt
 
-from rl_assets.escape import md_code, md_table
+from rl_assets.values.escape import md_code, md_table
 
 MD = MarkdownIt("commonmark", {"html": True}).enable(["table"])
 

@@ -10,8 +10,8 @@ import pytest
 from rl_assets.analysis.pairing import id_normaliser, near_miss, pair_rows
 from rl_assets.analysis.pairing_report import pairing_section
 from rl_assets.analysis.q1.behavioral_delta import compute_behavioral_delta
-from rl_assets.pairing_checks import pairing_checks
-from rl_assets.task_identity import NORMALISED_ID
+from rl_assets.support.pairing_checks import pairing_checks
+from rl_assets.values.task_identity import NORMALISED_ID
 
 TASKS = ["fix-git", "hello-world", "build-linux", "sqlite-index", "regex-log", "chess-move"]
 

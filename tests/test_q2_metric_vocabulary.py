@@ -1,11 +1,11 @@
-"""One metric vocabulary across trainers (rl_assets/metric_aliases.py): planted tables per trainer."""
+"""One metric vocabulary across trainers (rl_assets/values/metric_aliases.py): planted tables per trainer."""
 
 import math
 
 import pandas as pd
 import pytest
 
-from rl_assets.metric_aliases import CANONICAL, apply_aliases, derive_concepts, reward_term_kind
+from rl_assets.values.metric_aliases import CANONICAL, apply_aliases, derive_concepts, reward_term_kind
 
 
 def concepts(rows: list[dict]) -> tuple[pd.DataFrame, dict, dict]:

@@ -12,13 +12,13 @@ import dagster as dg
 import pytest
 from core_world import MODEL, RESOURCES, core_world
 
-from rl_assets import ui
+from rl_assets.cli import ui
 from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.eval_pair import eval_pair
 from rl_assets.assets.traces import baseline_traces, post_rl_traces
-from rl_assets.console_log import instance_log_level
-from rl_assets.instance import ensure_instance_yaml
-from rl_assets.metadata_numbers import rounded_metadata
+from rl_assets.support.console_log import instance_log_level
+from rl_assets.support.instance import ensure_instance_yaml
+from rl_assets.support.metadata_numbers import rounded_metadata
 
 ROOT = Path(__file__).resolve().parents[1]
 

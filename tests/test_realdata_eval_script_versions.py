@@ -21,7 +21,7 @@ from rl_assets.analysis.audit import AUDIT_COLUMNS, audit_rows
 from rl_assets.analysis.pairing import DISJOINT, pair_rows
 from rl_assets.analysis.pairing_report import pairing_section
 from rl_assets.ingest import ingest_source, read_traces
-from rl_assets.task_identity import QUESTION_HASH
+from rl_assets.values.task_identity import QUESTION_HASH
 
 DATA = Path(__file__).parent / "fixtures" / "realdata" / "rg_eval_script_versions"
 

@@ -20,7 +20,7 @@ from identity_files import spelled_out
 from rl_assets.analysis.audit import AUDIT_COLUMNS, audit_rows
 from rl_assets.analysis.pairing import pair_rows
 from rl_assets.ingest import ingest_source, read_traces
-from rl_assets.task_identity import QUESTION_HASH
+from rl_assets.values.task_identity import QUESTION_HASH
 from shared_data import SHARED, needs_shared
 
 DATA = SHARED / "realdata" / "reasoning_gym_paper"

@@ -7,7 +7,7 @@ import dagster as dg
 import pytest
 
 from rl_assets.analysis.index_md import render_summary
-from rl_assets.report_links import MAX_INLINE_CHARS, file_metadata, url_of
+from rl_assets.support.report_links import MAX_INLINE_CHARS, file_metadata, url_of
 from rl_assets.store import report_dir
 
 MODEL = "org/m-8B"

@@ -8,7 +8,7 @@ import urllib.request
 
 import pytest
 
-from rl_assets import report_server
+from rl_assets.support import report_server
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import pytest
 import test_core_assets as core
 from resources.hub import HubResource
 from resources.llm import LLMResource
-from rl_assets.masking import mask
+from rl_assets.values.masking import mask
 from resources.registry import RegistryResource
 from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.eval_pair import eval_pair

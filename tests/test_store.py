@@ -11,10 +11,10 @@ from resources.llm import LLMResource
 from rl_assets import store
 from rl_assets.cli import QUIET
 from rl_assets.demo.constants import ALPHA
-from rl_assets.failure_modes_store import latest_table
+from rl_assets.support.failure_modes_store import latest_table
 from rl_assets.llm_cache import LLMCache
 from rl_assets.partitions import slug
-from rl_assets.trace_tables import ingest_addressed, ingest_once, key_digest, source_key, stamp_path
+from rl_assets.support.trace_tables import ingest_addressed, ingest_once, key_digest, source_key, stamp_path
 
 LOCAL_LLM = "http://127.0.0.1:9/v1"  # an endpoint configured (the cache is used); nothing is called here
 

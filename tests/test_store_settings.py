@@ -6,7 +6,7 @@ import pytest
 
 from rl_assets import store
 from rl_assets.io_manager import RlDeltaIOManager
-from rl_assets.report_files import model_report_files, report_folder, write_report
+from rl_assets.support.report_files import model_report_files, report_folder, write_report
 
 
 def test_a_relative_storage_root_is_resolved_once_and_recorded(rldelta_home, monkeypatch, tmp_path):

@@ -2,10 +2,10 @@
 question's report.py returns, logs metadata and returns. So no asset module draws a plot (imports
 matplotlib / PIL, calls savefig), encodes an image (base64, io.BytesIO) or builds a markdown table by
 hand (a `|---|` separator literal); no module anywhere builds a table except through md_table
-(rl_assets/escape.py, the one table writer). Each question's report.py returns content, writes no file.
+(rl_assets/values/escape.py, the one table writer). Each question's report.py returns content, writes no file.
 No asset module holds path logic either: it joins no path (no `/` with a string or f-string operand,
 no `Path(`/`UPath(` call, no `os.path`) and writes no file itself; report places and writes belong
-to rl_assets/report_files.py and rl_assets/store.py.
+to rl_assets/support/report_files.py and rl_assets/store.py.
 
 Every module is read with `ast` (string literals, imported names, attribute and call names), so a
 helper imported inside a function is seen too. The checker is run on a fake tree first to show
@@ -20,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("rl_assets", "resources", "sensors")
-TABLE_WRITER = "rl_assets/escape.py"  # md_table (re-exported by analysis/report_md.py)
+TABLE_WRITER = "rl_assets/values/escape.py"  # md_table (re-exported by analysis/report_md.py)
 
 # A markdown table separator row (`|---|`, `| :---: |`), as hand-built tables write it.
 TABLE_RULE = re.compile(r"\|\s*:?-{3,}:?\s*\|")
@@ -164,7 +164,7 @@ def test_the_checker_finds_each_fault(tmp_path):
         "rl_assets/analysis/q9/report.py": (
             "from rl_assets.fileutil import atomic_write_text\n"
             "def f(path):\n    path.write_text('| x |\\n| :--- |')\n"),
-        "rl_assets/escape.py": "SEP = '|---|'\n",  # the one table writer may hold a rule
+        "rl_assets/values/escape.py": "SEP = '|---|'\n",  # the one table writer may hold a rule
         "resources/hub.py": "def f():\n    return ['| a |', '| ---: |']\n",
     }
     for rel, text in files.items():

@@ -5,7 +5,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from rl_assets.ingest import ADDED_COLUMNS, TRACE_SCHEMA, read_traces
-from rl_assets.trace_stream import iter_trace_batches, iter_trace_rows
+from rl_assets.support.trace_stream import iter_trace_batches, iter_trace_rows
 
 
 def _table(n: int) -> pa.Table:

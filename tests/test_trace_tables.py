@@ -9,8 +9,8 @@ import pytest
 
 import rl_assets.ingest as ingest
 from resources.hub import LocalHub
-from rl_assets.source_fingerprint import local_fingerprint
-from rl_assets.trace_tables import ingest_once, stamp_path
+from rl_assets.support.source_fingerprint import local_fingerprint
+from rl_assets.support.trace_tables import ingest_once, stamp_path
 
 
 @pytest.fixture

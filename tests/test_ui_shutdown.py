@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from rl_assets.ui import is_running, process_tree
+from rl_assets.cli.ui import is_running, process_tree
 from test_ui_webserver import free_port, wait_for_graph
 
 ROOT = Path(__file__).resolve().parents[1]

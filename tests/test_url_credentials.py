@@ -12,9 +12,9 @@ from rl_assets.analysis.eval_resolution import ResolutionError, dataset_id_from_
 from rl_assets.cli import main
 from rl_assets.ingest.report import IngestError
 from rl_assets.ingest.spec import hub_dataset, resolve
-from rl_assets.masking import mask
-from rl_assets.register_eval import RegisterError, traces_link
-from rl_assets.resolve import format_table, resolve_eval_pair
+from rl_assets.values.masking import mask
+from rl_assets.cli.register_eval import RegisterError, traces_link
+from rl_assets.support.resolve import format_table, resolve_eval_pair
 
 SECRET = "hfsecretvalue0123456789"
 BASE, RL = "me/base-8B", "me/rl-8B"
@@ -82,7 +82,7 @@ def test_one_masking_rule_for_token_like_query_parameters(url):
 
 
 def test_a_url_given_as_a_trace_source_is_refused_before_any_local_lookup():
-    from rl_assets.trace_tables import source_key
+    from rl_assets.support.trace_tables import source_key
 
     with pytest.raises(IngestError, match="is a URL") as info:
         source_key(None, f"https://files.example/evals/after.jsonl?token={SECRET}", max_rows=None, tokenizer=None,

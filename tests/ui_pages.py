@@ -114,12 +114,12 @@ def problems(found: dict) -> list[str]:
 
 @contextlib.contextmanager
 def running_ui(env: dict, port: int, root: Path):
-    """`python -m rl_assets.ui` (dagster dev) on `env`'s home until the asset graph is served; the
+    """`python -m rl_assets.cli.ui` (dagster dev) on `env`'s home until the asset graph is served; the
     whole process tree is stopped afterwards."""
-    from rl_assets.ui import is_running, process_tree
+    from rl_assets.cli.ui import is_running, process_tree
     from test_ui_webserver import wait_for_graph
 
-    proc = subprocess.Popen([sys.executable, "-m", "rl_assets.ui"], cwd=root, env={**env, "RLDELTA_UI_PORT": str(port)},
+    proc = subprocess.Popen([sys.executable, "-m", "rl_assets.cli.ui"], cwd=root, env={**env, "RLDELTA_UI_PORT": str(port)},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     tree: set[int] = set()
     try:

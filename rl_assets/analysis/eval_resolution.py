@@ -16,8 +16,8 @@ import math
 import re
 from datetime import datetime, timezone
 
-from rl_assets.masking import masked_args
-from rl_assets.timestamps import TimestampError, parse_utc
+from rl_assets.values.masking import masked_args
+from rl_assets.values.timestamps import TimestampError, parse_utc
 
 SCORE_KEYS = ("accuracy", "mean_reward", "Mean", "MeanDropEI", "reward", "score", "pass_rate")
 MODES = ("largest-delta", "largest-abs-delta", "latest", "benchmark")
@@ -36,7 +36,7 @@ class ResolutionError(ValueError):
 
 
 def parse_ts(value, where: str = "") -> datetime | None:
-    """rl_assets.timestamps.parse_utc, failing as a ResolutionError (what the resolver's callers catch)."""
+    """rl_assets.values.timestamps.parse_utc, failing as a ResolutionError (what the resolver's callers catch)."""
     try:
         return parse_utc(value, where)
     except TimestampError as exc:

@@ -2,7 +2,7 @@
 
 A judge or annotator run whose every call was refused (401, a wrong base URL, an exhausted
 budget) used to succeed with "failed 12" and no reason; the reason sat only in cache files.
-Reasons are masked (rl_assets/masking.py) and trimmed; counts are per distinct reason.
+Reasons are masked (rl_assets/values/masking.py) and trimmed; counts are per distinct reason.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from rl_assets.masking import mask
+from rl_assets.values.masking import mask
 
 REASON_CHARS = 200
 

@@ -2,7 +2,7 @@
 
 Q1, the learning audit and the model comparison key their rows with ``pair_rows`` and use only
 its paired keys for paired statistics, so they agree on what "the same task" means
-(rl_assets/task_identity.py states the rule). Every call also says, per family or benchmark, how
+(rl_assets/values/task_identity.py states the rule). Every call also says, per family or benchmark, how
 many tasks were paired, which were seen on one side only, and how they were paired.
 
 Task ids (exported rows, Harbor) can differ by spelling between two files. A stated normalisation
@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from rl_assets.analysis.pairing_settings import settings_differences
-from rl_assets.task_identity import NORMALISED_ID, QUESTION_HASH, TASK_ID, stored_key
+from rl_assets.values.task_identity import NORMALISED_ID, QUESTION_HASH, TASK_ID, stored_key
 
 # case: compare lower-cased; prefix/suffix: drop what every id of one side starts/ends with (cut at
 # a separator); version: drop a trailing version tag such as "@1.2", ":v3", "-v2", "_v1.0". In order

@@ -7,7 +7,7 @@ normalisation when there is one, and generation settings that differ between the
 
 from __future__ import annotations
 
-from rl_assets.escape import md_code, md_table, md_text
+from rl_assets.values.escape import md_code, md_table, md_text
 
 
 def _how(how: dict[str, int]) -> str:

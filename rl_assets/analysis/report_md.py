@@ -12,7 +12,7 @@ import math
 from typing import Any, Iterable, NamedTuple
 
 import numpy as np
-from rl_assets.escape import md_table  # noqa: F401 - reports import the table writer from here
+from rl_assets.values.escape import md_table  # noqa: F401 - reports import the table writer from here
 
 
 def fmt_num(x: Any, digits: int = 3) -> str:

@@ -17,10 +17,10 @@ from rl_assets.analysis.audit.audit import audit_paired
 from rl_assets.analysis.audit.contrastive_report import contrastive_summary
 from rl_assets.analysis.pairing_report import pairing_section
 from rl_assets.ingest.predictions import PredictionsError, file_evidence, load_predictions
-from rl_assets.pairing_checks import pairing_check_specs, pairing_checks
+from rl_assets.support.pairing_checks import pairing_check_specs, pairing_checks
 from rl_assets.partitions import models_partitions
-from rl_assets.report_files import AUDIT, write_report
-from rl_assets.report_links import file_metadata
+from rl_assets.support.report_files import AUDIT, write_report
+from rl_assets.support.report_links import file_metadata
 
 
 class AuditConfig(dg.Config):

@@ -9,7 +9,7 @@ from resources.hub_manifest import BadRepoFile, read_manifest
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.escape import md_text
 from rl_assets.analysis.report_md import md_table
-from rl_assets.checks import not_applicable
+from rl_assets.support.checks import not_applicable
 from rl_assets.partitions import InvalidRepoId, models_partitions, validate_repo_id
 
 PREFLIGHT = {

@@ -9,9 +9,9 @@ from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.escape import md_text
 from rl_assets.analysis.eval_resolution import ResolutionError
-from rl_assets.masking import mask
+from rl_assets.values.masking import mask
 from rl_assets.partitions import models_partitions
-from rl_assets.resolve import explicit_pair, format_table, resolve_eval_pair
+from rl_assets.support.resolve import explicit_pair, format_table, resolve_eval_pair
 
 CHECKS = {
     "matched_eval_pair": "A baseline and a post-RL eval on the same benchmark were found",

@@ -1,6 +1,6 @@
 """`failure_modes`: one categorical failure mode + short text per trace, both sides (Q1/Q0).
 
-Stored as parquet in the store, one file per run (rl_assets/failure_modes_store.py); the value
+Stored as parquet in the store, one file per run (rl_assets/support/failure_modes_store.py); the value
 passed downstream is a small dict with per-side category distributions and their shift, for
 behavioral_delta. Pushing to the eval repos is a separate explicit job (jobs/write_back.py);
 with ``write_back: true`` its permission preflight runs here BEFORE any LLM call.
@@ -19,12 +19,12 @@ from rl_assets.analysis.q1.report import failure_mode_table
 from rl_assets.analysis.llm_failures import failure_summary
 from rl_assets import store
 from rl_assets.analysis.judge.selection import ROW_COLUMNS
-from rl_assets.checks import calls_check, calls_check_spec
-from rl_assets.failure_modes_store import latest_table, table_path, write_table
-from rl_assets.hub_write import repo_from_spec, require_writable
+from rl_assets.support.checks import calls_check, calls_check_spec
+from rl_assets.support.failure_modes_store import latest_table, table_path, write_table
+from rl_assets.support.hub_write import repo_from_spec, require_writable
 from rl_assets.partitions import models_partitions
-from rl_assets.trace_stream import iter_trace_rows, load_rows
-from rl_assets.metadata_numbers import rounded_metadata
+from rl_assets.support.trace_stream import iter_trace_rows, load_rows
+from rl_assets.support.metadata_numbers import rounded_metadata
 
 SIDES = (("baseline", "baseline_traces"), ("post_rl", "post_rl_traces"))
 # Written explicitly so a run with zero rows still stores every column (the next run reads them).
@@ -83,7 +83,7 @@ def failure_modes(context: dg.AssetExecutionContext, config: FailureModesConfig,
                          log=context.log.info)
     path = table_path(partition, context.run.run_id)  # this run's own file: a concurrent run writes another
     known = {} if config.force else _previous(latest_table(context.instance, partition))
-    # One record batch at a time (rl_assets.trace_stream): memory stays flat in the table's size.
+    # One record batch at a time (rl_assets.support.trace_stream): memory stays flat in the table's size.
     parts, labels, total = [], {}, {}
     for side, name in SIDES:
         only = None

@@ -12,10 +12,11 @@ from rl_assets.analysis.eval_resolution import ResolutionError
 from rl_assets.analysis.compare.report import comparison_report
 from rl_assets.analysis.figures import markdown_image
 from rl_assets.ingest import IngestError
-from rl_assets.trace_tables import ingest_addressed
-from rl_assets.resolve import resolve_eval_pair
-from rl_assets.report_files import write_comparison
-from rl_assets.report_links import file_metadata
+from rl_assets.support.trace_tables import ingest_addressed
+from rl_assets.support.resolve import resolve_eval_pair
+from rl_assets.partitions import models_partitions
+from rl_assets.support.report_files import write_comparison
+from rl_assets.support.report_links import file_metadata
 
 COLUMNS = ["task_id", "passed", "is_infra_error", "task_key", "task_key_source", "task_family", "benchmark", "gen_settings"]
 
@@ -48,7 +49,7 @@ def model_comparison(context: dg.AssetExecutionContext, config: ComparisonConfig
     if bench is None:
         raise dg.Failure(f"model_comparison: benchmark {pinned!r} is neither an id nor a name in the benchmarks table")
     rows, excluded, pairings = [], [], []
-    for model_id in sorted(context.instance.get_dynamic_partitions("models")):
+    for model_id in sorted(context.instance.get_dynamic_partitions(models_partitions.name)):
         try:
             pair = resolve_eval_pair(reg, model_id, mode="benchmark", benchmark=bench["id"], include_unfinished=settings.include_unfinished_jobs)
             if not (pair["baseline_eval"] and pair["post_rl_eval"]):

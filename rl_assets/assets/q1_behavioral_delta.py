@@ -15,11 +15,11 @@ from rl_assets.analysis.q1.behavioral_delta import NEEDED, compute_behavioral_de
 from rl_assets.analysis.pairing_report import pairing_section
 from rl_assets.analysis.q1.report import behavioral_delta_report
 from rl_assets.analysis.report_md import jsonable
-from rl_assets.pairing_checks import pairing_check_specs, pairing_checks
+from rl_assets.support.pairing_checks import pairing_check_specs, pairing_checks
 from rl_assets.partitions import models_partitions
-from rl_assets.report_files import Q1_BEHAVIORAL_DELTA, write_report
-from rl_assets.metadata_numbers import rounded_metadata
-from rl_assets.report_links import file_metadata
+from rl_assets.support.report_files import Q1_BEHAVIORAL_DELTA, write_report
+from rl_assets.support.metadata_numbers import rounded_metadata
+from rl_assets.support.report_links import file_metadata
 
 ASSET = "behavioral_delta"
 

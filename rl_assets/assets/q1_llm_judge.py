@@ -1,6 +1,6 @@
 """`judge_verdicts`: pairwise LLM judge of baseline vs post-RL traces on the same tasks (Q1).
 
-Writes `<reports>/<slug>/Q1_llm_judge/report.{md,json}` (through rl_assets/report_files.py). Every judgment is cached by
+Writes `<reports>/<slug>/Q1_llm_judge/report.{md,json}` (through rl_assets/support/report_files.py). Every judgment is cached by
 (model, prompt version, exact prompt), so re-runs and resumed runs cost nothing for pairs
 already judged; failed judgments are retried on the next run, never cached.
 """
@@ -14,12 +14,12 @@ from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.judge.report import judge_report
 from rl_assets.analysis.judge.run import build_report, judge_pairs
 from rl_assets.analysis.judge.selection import ROW_COLUMNS, representatives, select_probes
-from rl_assets.checks import calls_check, calls_check_spec
+from rl_assets.support.checks import calls_check, calls_check_spec
 from rl_assets.partitions import models_partitions
-from rl_assets.report_files import Q1_LLM_JUDGE, write_report
-from rl_assets.trace_stream import load_rows
-from rl_assets.metadata_numbers import rounded_metadata
-from rl_assets.report_links import file_metadata
+from rl_assets.support.report_files import Q1_LLM_JUDGE, write_report
+from rl_assets.support.trace_stream import load_rows
+from rl_assets.support.metadata_numbers import rounded_metadata
+from rl_assets.support.report_links import file_metadata
 
 
 class JudgeConfig(dg.Config):

@@ -13,13 +13,13 @@ from rl_assets.analysis.q2.attribution import attribute
 from rl_assets.analysis.q2.report import temporal_report
 from rl_assets.analysis.stats import spearman
 from rl_assets.analysis.q2.temporal import bin_rollouts, steps_per_bin
-from rl_assets.checks import accounted_check, accounted_check_spec
-from rl_assets.ingest_step import ingest_to_table
-from rl_assets.not_applicable import not_applicable, write_not_applicable
+from rl_assets.support.checks import accounted_check, accounted_check_spec
+from rl_assets.support.ingest_step import ingest_to_table
+from rl_assets.support.not_applicable import not_applicable, write_not_applicable
 from rl_assets.partitions import models_partitions
 from rl_assets.schema import FEATURE_COLUMNS, LIGHT_COLUMNS
-from rl_assets.report_files import Q2_RL_TEMPORAL, write_report
-from rl_assets.report_links import file_metadata
+from rl_assets.support.report_files import Q2_RL_TEMPORAL, write_report
+from rl_assets.support.report_links import file_metadata
 
 
 @dg.asset(

@@ -14,11 +14,11 @@ from rl_assets.analysis.q2.training_metrics import build_report
 from rl_assets.ingest.training_logs import (STATE_PATTERNS, UnrecognisedLogsError, is_repo_trainer_state, logs_folder,
                                            logs_revision, read_training_logs, repo_trainer_states)
 from rl_assets.ingest.wandb_tables import read_validation_tables
-from rl_assets.not_applicable import not_applicable, write_not_applicable
+from rl_assets.support.not_applicable import not_applicable, write_not_applicable
 from rl_assets.partitions import models_partitions
 from rl_assets import store
-from rl_assets.report_files import Q2_TRAINING_METRICS, write_report
-from rl_assets.report_links import file_metadata
+from rl_assets.support.report_files import Q2_TRAINING_METRICS, write_report
+from rl_assets.support.report_links import file_metadata
 
 ACCOUNTED, WANDB_CHECK = "every_input_accounted_for", "log_matches_wandb_summary"
 CHECK_SPECS = [

@@ -12,8 +12,8 @@ from rl_assets.analysis.figures import markdown_image
 from rl_assets.analysis.q3.overlay import REWARD_DEFINITION, build_overlay, eval_marker
 from rl_assets.analysis.q3.report import overlay_json, overlay_report
 from rl_assets.partitions import models_partitions
-from rl_assets.report_files import Q3_TEMPORAL_OVERLAY, write_report
-from rl_assets.report_links import file_metadata
+from rl_assets.support.report_files import Q3_TEMPORAL_OVERLAY, write_report
+from rl_assets.support.report_links import file_metadata
 
 REWARD_COLUMNS = ("task_id", "reward", "error_type", "is_infra_error", "date")
 

@@ -15,9 +15,9 @@ from rl_assets.analysis.pairing_frames import PAIRING_COLUMNS, paired_frames
 from rl_assets.analysis.q3.pairs import CARD_FIELDS, MODE_RULES, build_pairs, shown_trace_ids
 from rl_assets.analysis.q3.report import pairs_report, selected_rows
 from rl_assets.partitions import models_partitions
-from rl_assets.report_files import Q3_TRACE_PAIRS, write_report
-from rl_assets.trace_stream import iter_trace_rows
-from rl_assets.report_links import file_metadata
+from rl_assets.support.report_files import Q3_TRACE_PAIRS, write_report
+from rl_assets.support.trace_stream import iter_trace_rows
+from rl_assets.support.report_links import file_metadata
 
 LIGHT = ("trace_id", "task_id", "attempt", "passed", "error_type", "is_infra_error", *CARD_FIELDS, *PAIRING_COLUMNS[1:])
 

@@ -18,28 +18,29 @@ import dagster as dg
 from rl_assets.analysis.index_md import (audit_findings, integrity_headline, judge_findings, mark_stale, q1_findings,
                                         render_index, render_summary)
 from rl_assets.analysis.lineage.index_links import index_links
-from rl_assets.groups import ANALYSIS_GROUPS
 from rl_assets.io_manager import latest_value, read_value
-from rl_assets.lineage_records import lineages_of
-from rl_assets.partitions import models_partitions
-from rl_assets.report_files import links_in_model_folder, model_report_files, write_index
-from rl_assets.run_liveness import run_process_gone
+from rl_assets.support.lineage_records import lineages_of
+from rl_assets.partitions import latest_materialization, models_partitions
+from rl_assets.support.report_files import links_in_model_folder, model_report_files, write_index
+from rl_assets.support.run_liveness import run_process_gone
 from rl_assets.settings import ui_url
 from rl_assets.store import report_dir
-from rl_assets.report_links import file_metadata, url_of
+from rl_assets.support.report_links import file_metadata, url_of
 
 def analysis_steps(assets) -> dict[dg.AssetKey, tuple[str, str]]:
-    """{asset key: (group, step/op name)} of every per-model analysis asset among `assets` (the
-    explicit list in rl_assets/definitions.py), the index itself excluded, in INDEX.md order."""
-    found = {}
+    """{asset key: (group, step/op name)} of every per-model analysis asset among `assets` (ANALYSIS,
+    the flattened list of rl_assets/assets/__init__.py), the index itself excluded, in INDEX.md order:
+    groups in the order the list first names them, keys by name within a group."""
+    found, group_order = {}, {}
     for obj in assets:
         if not isinstance(obj, dg.AssetsDefinition) or obj.partitions_def != models_partitions:
             continue
         for key in obj.keys:
             group = obj.group_names_by_key.get(key)
-            if group in ANALYSIS_GROUPS and group != "report":
+            if group != "report":
+                group_order.setdefault(group, len(group_order))
                 found[key] = (group, obj.node_def.name)
-    return dict(sorted(found.items(), key=lambda kv: (ANALYSIS_GROUPS.index(kv[1][0]), kv[0].to_user_string())))
+    return dict(sorted(found.items(), key=lambda kv: (group_order[kv[1][0]], kv[0].to_user_string())))
 
 
 def _iso(ts: float) -> str:
@@ -82,10 +83,8 @@ def _failure(instance, run_id: str, step: str) -> str:
 def asset_status(instance, key: dg.AssetKey, partition: str, *, group: str, step: str) -> dict:
     """materialized / not applicable / failed / running / never materialized, from the event log."""
     base = {"asset": key.to_user_string(), "group": group, "run_id": "", "timestamp": None, "links": [], "inputs": {}}
-    flt = dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition])
-    mats = instance.fetch_materializations(flt, limit=1).records
+    mat = latest_materialization(instance, key, partition)
     planned = instance.get_latest_planned_materialization_info(key, partition)
-    mat = mats[0] if mats else None
     if planned is not None and (mat is None or (planned.run_id != mat.run_id and planned.storage_id > mat.storage_id)):
         run = instance.get_run_by_id(planned.run_id)
         if run is not None and not run.is_finished:
@@ -168,7 +167,8 @@ def build_analysis_index(assets) -> dg.AssetsDefinition:
     """`analysis_index`, depending on every per-model analysis asset among `assets`.
 
     A factory rather than a module-level asset: the asset list is written out once, in
-    rl_assets/definitions.py, which passes it here (no package scan, no import of other assets).
+    rl_assets/assets/__init__.py (ANALYSES), and rl_assets/definitions.py passes it here (no package
+    scan, no import of other assets).
     """
     steps = analysis_steps(assets)
 

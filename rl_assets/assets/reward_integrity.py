@@ -13,7 +13,7 @@ from rl_assets.analysis.figures import markdown_image
 from rl_assets.analysis.integrity import onsets, reward_integrity as analyse, rules
 from rl_assets.analysis.integrity.report import PLOT, integrity_report, not_applicable_files
 from rl_assets.partitions import models_partitions
-from rl_assets.report_files import Q2_REWARD_INTEGRITY, write_report
+from rl_assets.support.report_files import Q2_REWARD_INTEGRITY, write_report
 
 CHECK = "reward_integrity"
 CHECK_SPEC = dg.AssetCheckSpec(CHECK, asset="reward_integrity", partitions_def=models_partitions, description=(

@@ -20,10 +20,10 @@ from rl_assets.analysis.lineage.report import lineage_report
 from rl_assets.analysis.lineage.rollouts import ROLLOUT_COLUMNS
 from rl_assets.analysis.lineage.steps import training_step
 from rl_assets.io_manager import load_stored
-from rl_assets.partitions import InvalidRepoId, rl_jobs_partitions, validate_job_name
-from rl_assets.report_files import write_lineage
-from rl_assets.report_links import file_metadata
-from rl_assets.checks import not_applicable
+from rl_assets.partitions import InvalidRepoId, models_partitions, rl_jobs_partitions, validate_job_name
+from rl_assets.support.report_files import write_lineage
+from rl_assets.support.report_links import file_metadata
+from rl_assets.support.checks import not_applicable
 
 ASSET = "run_lineage"
 STORED = ("eval_pair", "behavioral_delta", "learning_audit", "judge_verdicts", "training_metrics", "post_rl_traces",
@@ -43,7 +43,7 @@ class LineageConfig(dg.Config):
 def job_checkpoints(instance: dg.DagsterInstance, io_manager: dg.IOManager, job: str) -> dict[str, dict]:
     """model id -> its stored values, for every model partition whose manifest names this job."""
     out = {}
-    for model in instance.get_dynamic_partitions("models"):
+    for model in instance.get_dynamic_partitions(models_partitions.name):
         manifest = load_stored(io_manager, "checkpoint", model)
         if isinstance(manifest, dict) and manifest.get("job_name") == job:
             out[model] = {"checkpoint": manifest, **{a: load_stored(io_manager, a, model) for a in STORED}}

@@ -11,8 +11,8 @@ import dagster as dg
 
 from resources.hub import HubResource
 from resources.settings_resource import AnalysisSettings
-from rl_assets.checks import accounted_check, accounted_check_spec
-from rl_assets.ingest_step import ingest_to_table
+from rl_assets.support.checks import accounted_check, accounted_check_spec
+from rl_assets.support.ingest_step import ingest_to_table
 from rl_assets.partitions import models_partitions
 
 

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from rl_assets.schema import TRACE_SCHEMA
-from rl_assets.task_identity import row_key
+from rl_assets.values.task_identity import row_key
 
 from . import _json
 from .features import featurize

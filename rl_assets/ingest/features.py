@@ -25,7 +25,7 @@ import sys
 from collections import Counter
 from typing import Callable
 
-from rl_assets.conversation import THINK_RE, TOOL_CALL_RE, text_of  # noqa: F401 - featscan reads them here
+from rl_assets.values.conversation import THINK_RE, TOOL_CALL_RE, text_of  # noqa: F401 - featscan reads them here
 
 from . import _json
 from .featscan import feature_dict, featurize_fast

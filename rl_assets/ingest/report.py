@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rl_assets.escape import md_table, md_text
-from rl_assets.masking import masked_args
+from rl_assets.values.escape import md_table, md_text
+from rl_assets.values.masking import masked_args
 
 from . import _json
 
@@ -26,7 +26,7 @@ MAX_EXAMPLES = 5
 
 class IngestError(ValueError):
     """Input that makes the whole source unusable. The message names the file (and row); it is
-    masked (rl_assets/masking.py), since a spec or a row can carry a credential."""
+    masked (rl_assets/values/masking.py), since a spec or a row can carry a credential."""
 
     def __init__(self, *args):
         super().__init__(*masked_args(args))

@@ -2,7 +2,8 @@
 
 import dagster as dg
 
-from rl_assets.groups import ANALYSIS_GROUPS
+from rl_assets.assets import ANALYSIS_GROUPS, REPORT_GROUP
+from rl_assets.partitions import latest_materialization
 
 # INDEX.md ("report") depends on every analysis asset, so it is this run's last step: an upload gets
 # its INDEX.md without a second run. A run that fails never gets there (a Dagster asset never runs
@@ -17,13 +18,12 @@ analyze_model = dg.define_asset_job(
 
 write_index = dg.define_asset_job(
     "write_index",
-    selection=dg.AssetSelection.groups("report"),
+    selection=dg.AssetSelection.groups(REPORT_GROUP),
     description="INDEX.md of one model: every analysis asset's status from the event log.",
 )
 
 
 def wrote_index(instance: dg.DagsterInstance, run_id: str, partition: str) -> bool:
     """Whether this run wrote the partition's INDEX.md itself (its latest `analysis_index` materialization)."""
-    latest = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=dg.AssetKey("analysis_index"), asset_partitions=[partition]), limit=1).records
-    return bool(latest) and latest[0].run_id == run_id
+    latest = latest_materialization(instance, "analysis_index", partition)
+    return latest is not None and latest.run_id == run_id

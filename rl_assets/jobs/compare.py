@@ -3,6 +3,8 @@ sensors/comparison_sensor.py after a model's analysis run ends)."""
 
 import dagster as dg
 
+from rl_assets.partitions import latest_materialization
+
 COMPARISON_ASSET = "model_comparison"
 
 compare_models = dg.define_asset_job(
@@ -14,9 +16,9 @@ compare_models = dg.define_asset_job(
 
 def last_pinned_benchmark(instance: dg.DagsterInstance) -> str | None:
     """The benchmark id (else name) the latest comparison was pinned to, or None if there was none."""
-    records = instance.fetch_materializations(dg.AssetKey(COMPARISON_ASSET), limit=1).records
-    if not records:
+    latest = latest_materialization(instance, COMPARISON_ASSET)
+    if latest is None:
         return None
-    meta = records[0].asset_materialization.metadata
+    meta = latest.asset_materialization.metadata
     value = getattr(meta.get("benchmark_id"), "value", None) or getattr(meta.get("benchmark"), "value", None)
     return str(value) if value else None

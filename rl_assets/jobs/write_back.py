@@ -1,7 +1,7 @@
 """`write_back_failure_modes`: the ONLY path that pushes annotations to an eval dataset repo.
 
 Pushes the table the latest `failure_modes` materialization of the model recorded (one file per
-run: rl_assets/failure_modes_store.py). The seed spent its whole GPT budget, then 403'd on push,
+run: rl_assets/support/failure_modes_store.py). The seed spent its whole GPT budget, then 403'd on push,
 then forced the dataset public (docs/original_pipeline.md W2, W18). Here: every target repo's write permission is checked first (the
 annotation asset runs the same preflight before any LLM spend when write-back is requested);
 if any repo is not writable nothing is uploaded; the upload adds one file under
@@ -16,8 +16,8 @@ import pyarrow.parquet as pq
 
 from resources.hub import HubResource
 from rl_assets import store
-from rl_assets.failure_modes_store import latest_table
-from rl_assets.hub_write import require_writable
+from rl_assets.support.failure_modes_store import latest_table
+from rl_assets.support.hub_write import require_writable
 
 PUSH_COLUMNS = ("trace_id", "task_id", "failure_mode", "failure_summary", "annotator", "prompt_version")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from rl_assets.analysis.audit.tasks import Family
 from rl_assets.analysis.judge.prompts import render_conversation
-from rl_assets.llm_types import LLMRequest, cache_key
+from rl_assets.values.llm_types import LLMRequest, cache_key
 
 PROMPT_VERSION = "contrastive-v1"
 VERDICTS = ("earned", "exploited", "unclear")

@@ -1,6 +1,6 @@
 """Optional second opinion: an LLM reads sampled post-RL responses per family and gives a verdict.
 
-Pure: builds ``LLMRequest`` objects (rl_assets/llm_types.py) and reads their results; the asset
+Pure: builds ``LLMRequest`` objects (rl_assets/values/llm_types.py) and reads their results; the asset
 owns the session. The offline heuristic (used when no endpoint is configured) reads the same
 samples and is labelled as a heuristic in the report by the session's model name.
 """
@@ -14,7 +14,7 @@ import random
 from rl_assets.analysis.audit.audit import given_answer
 from rl_assets.analysis.audit.lenient import normalize_answer
 from rl_assets.analysis.audit.tasks import Family
-from rl_assets.llm_types import LLMRequest
+from rl_assets.values.llm_types import LLMRequest
 
 VERDICTS = ("real skill", "format", "gamed", "unclear")
 SCHEMA = {

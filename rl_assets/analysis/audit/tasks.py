@@ -1,6 +1,6 @@
 """Trace rows -> per-family tasks with attempts, and each family's own scorer.
 
-A task is what ``rl_assets.analysis.pairing.pair_rows`` says it is (rl_assets/task_identity.py:
+A task is what ``rl_assets.analysis.pairing.pair_rows`` says it is (rl_assets/values/task_identity.py:
 family + normalised question where the rows carry one, else the task id), so the audit pairs the
 same tasks as Q1 and the comparison, however each eval file spelled its config. For reasoning-gym
 families the dataset entry is regenerated from a config and index that produced the task, and the
@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 
 from rl_assets.analysis.audit.lenient import last_assistant_message
 from rl_assets.analysis.pairing import Pairing, pair_rows
-from rl_assets.task_identity import canonical_config, generated_dataset, normalise_question, stored_key
+from rl_assets.values.task_identity import canonical_config, generated_dataset, normalise_question, stored_key
 
-TaskKey = str  # the pairing key (rl_assets/task_identity.py)
+TaskKey = str  # the pairing key (rl_assets/values/task_identity.py)
 
 
 @dataclass

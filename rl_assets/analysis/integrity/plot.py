@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from rl_assets.analysis.figures import figure_png, pyplot
-from rl_assets.metric_aliases import REWARD_TERM_PREFIX as TERM_PREFIX
+from rl_assets.values.metric_aliases import REWARD_TERM_PREFIX as TERM_PREFIX
 
 REWARD_SIDE = ("reward", "task_score", "val_score")
 PANELS = (("response_length", "response length"), ("entropy", "entropy"))

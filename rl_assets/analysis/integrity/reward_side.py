@@ -13,7 +13,7 @@ import pandas as pd
 from rl_assets.analysis.integrity import rules
 from rl_assets.analysis.integrity.curve import Curve, joint
 from rl_assets.analysis.stats.onset import first_sustained, kendall_trend
-from rl_assets.metric_aliases import REWARD_TERM_PREFIX
+from rl_assets.values.metric_aliases import REWARD_TERM_PREFIX
 
 REMAINDER = "non-task remainder (reward − task_score)"
 

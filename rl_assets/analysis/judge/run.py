@@ -11,7 +11,7 @@ from rl_assets.analysis.judge.heuristic import heuristic_verdict
 from rl_assets.analysis.judge.parsing import validate_verdict
 from rl_assets.analysis.judge.prompts import PROMPT_VERSION, SCHEMA, build_messages
 from rl_assets.analysis.judge.selection import behavior_score, is_discordant
-from rl_assets.llm_types import LLMRequest, cache_key
+from rl_assets.values.llm_types import LLMRequest, cache_key
 
 ORDERS = ("baseline_first", "post_rl_first")
 

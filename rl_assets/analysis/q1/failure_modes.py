@@ -119,7 +119,7 @@ def annotate(rows: list[dict], client, *, batch_size: int = 6, char_limit: int =
     Rows already answered (the client's cache, or ``known`` = the previous output by key) are
     never re-sent, so a killed run resumes where it stopped; only the rest are batched.
     """
-    from rl_assets.llm_types import LLMRequest, cache_key
+    from rl_assets.values.llm_types import LLMRequest, cache_key
 
     known = known or {}
     out, todo = {}, []

@@ -136,7 +136,7 @@ def instability_flags(steps: pd.DataFrame, window: int = 10) -> dict:
 
 def category_summary(steps: pd.DataFrame) -> list[dict]:
     """Mean/std/min/max/count/first/last per raw key, grouped by category (prefix before '/')."""
-    from rl_assets.metric_aliases import CANONICAL
+    from rl_assets.values.metric_aliases import CANONICAL
 
     rows = []
     for col in steps.columns:

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from itertools import zip_longest
 
-from rl_assets.conversation import TOOL_CALL_RE, text_of
+from rl_assets.values.conversation import TOOL_CALL_RE, text_of
 
 COMMAND_ARGS = ("keystrokes", "command", "cmd", "code", "script", "input")
 _WS = re.compile(r"\s+")

@@ -14,7 +14,7 @@ import json
 from rl_assets.analysis.q3.pairs import ATTEMPT_RULE, CARD_FIELDS, MODE_RULES, SYMBOL, Pair, TaskSide, outcome
 from rl_assets.analysis.q3.pairs_message_html import MESSAGE_CAP, esc, render_message, role_of
 from rl_assets.analysis.q3.pairs_page_assets import CSS, JS
-from rl_assets.conversation import text_of
+from rl_assets.values.conversation import text_of
 
 TRACE_BUDGET = 100_000  # characters of message text shown per trace (markup comes on top)
 MIN_CAP = 200  # even over budget, every message shows a first chunk

@@ -14,7 +14,7 @@ import html
 import json
 import re
 
-from rl_assets.conversation import TOOL_CALL_RE, text_of
+from rl_assets.values.conversation import TOOL_CALL_RE, text_of
 
 PREVIEW_CHARS = 2_000
 MESSAGE_CAP = 20_000

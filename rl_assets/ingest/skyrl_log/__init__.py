@@ -4,7 +4,7 @@
 (files: the folder walk and decompression, clean: prefixes/time, payloads: dict/JSON, parser: the
 per-file state machine, batch_errors, vllm, sidecars: trainer_log.jsonl / wandb-summary.json, merge:
 restart chains, crosscheck: the table against those records). Canonical columns come from the neutral
-rl_assets/metric_aliases.py; the Q2 report's timing, plots and cross-check lines are analyses in
+rl_assets/values/metric_aliases.py; the Q2 report's timing, plots and cross-check lines are analyses in
 rl_assets/analysis/q2/.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from rl_assets.metric_aliases import ALIASES, CANONICAL, apply_aliases, derive_concepts
+from rl_assets.values.metric_aliases import ALIASES, CANONICAL, apply_aliases, derive_concepts
 
 from .crosscheck import compare_final_step, no_record, summary_step
 from .files import LOG_SUFFIXES, Discovered, discover, open_text

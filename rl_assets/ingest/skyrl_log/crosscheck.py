@@ -18,7 +18,7 @@ import math
 
 import pandas as pd
 
-from rl_assets.metric_aliases import ALIASES
+from rl_assets.values.metric_aliases import ALIASES
 
 SKIP_KEYS = {"_step", "_runtime", "_timestamp", "trainer/epoch"}
 REL_TOL = 1e-6

@@ -2,7 +2,7 @@
 
 The same table, ledger and cross-check as the SkyRL reader: files merged in chain order (a later
 file wins a repeated step whole, reported in ``duplicates``), canonical columns from
-rl_assets/metric_aliases.py, the line ledger summed over files, and the final step compared with
+rl_assets/values/metric_aliases.py, the line ledger summed over files, and the final step compared with
 the folder's ``wandb-summary.json`` when there is one.
 """
 
@@ -19,7 +19,7 @@ from rl_assets.ingest.skyrl_log.merge import chain_order, merge_chain
 from rl_assets.ingest.skyrl_log.result import LogFileResult, check_lines, line_ledger
 from rl_assets.ingest.skyrl_log.sidecars import read_wandb_summary
 from rl_assets.ingest.skyrl_log.vllm import VllmAccumulator, vllm_summary
-from rl_assets.metric_aliases import apply_aliases, derive_concepts
+from rl_assets.values.metric_aliases import apply_aliases, derive_concepts
 
 # W&B's own step counter is the trainer's step for verl (it logs with step=global_steps); the HF
 # Trainer's W&B callback lets W&B count its own calls and logs the step as train/global_step.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dagster as dg
 
 from rl_assets import store, store_checks
-from rl_assets.partitions import slug
+from rl_assets.partitions import latest_materialization, slug
 
 ASSET = dg.AssetKey("failure_modes")
 
@@ -33,8 +33,8 @@ def write_table(table, location: str) -> None:
 def latest_table(instance: dg.DagsterInstance | None, model_id: str) -> str | None:
     """The table of the latest `failure_modes` materialization of `model_id`, or None if there is none."""
     if instance is not None:
-        flt = dg.AssetRecordsFilter(asset_key=ASSET, asset_partitions=[model_id])
-        for record in instance.fetch_materializations(flt, limit=1).records:
+        record = latest_materialization(instance, ASSET, model_id)
+        if record is not None:
             table = record.asset_materialization.metadata.get("table")
             if isinstance(table, dg.PathMetadataValue) and store.exists(table.path):
                 return table.path

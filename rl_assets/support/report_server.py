@@ -1,7 +1,7 @@
 """The reports folder, served read-only over HTTP on localhost, so a UI user can open report.md,
 pairs.html and lineage.md from a link instead of a server path.
 
-`make ui` starts it beside `dagster dev` (rl_assets/ui.py) unless RLDELTA_REPORTS_URL already names
+`make ui` starts it beside `dagster dev` (rl_assets/cli/ui.py) unless RLDELTA_REPORTS_URL already names
 where reports are published (object storage in production). Only GET and HEAD are answered; a path
 that resolves outside the folder (`..`, an encoded `..`, a symlink pointing out) gets 403.
 """

@@ -7,16 +7,15 @@ It sits below the asset layer (assets and sensors both import it) and imports no
 
 import dagster as dg
 
-from rl_assets.partitions import rl_jobs_partitions
+from rl_assets.partitions import latest_materialization, rl_jobs_partitions
 
 LINEAGE_ASSET = "run_lineage"
 
 
 def lineage_members(instance: dg.DagsterInstance, job: str) -> tuple[list[str], str | None]:
     """(member checkpoints in step order, lineage.md path) from the job's latest lineage materialization."""
-    records = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=dg.AssetKey(LINEAGE_ASSET), asset_partitions=[job]), limit=1).records
-    meta = records[0].asset_materialization.metadata if records else {}
+    latest = latest_materialization(instance, LINEAGE_ASSET, job)
+    meta = latest.asset_materialization.metadata if latest else {}
     return list(getattr(meta.get("members"), "data", None) or []), getattr(meta.get("report"), "path", None)
 
 

@@ -2,7 +2,7 @@
 for a markdown report that fits, its content.
 
 The URL base is $RLDELTA_REPORTS_URL: `make ui` sets it to the read-only reports server it starts
-(rl_assets/report_server.py); in production it names where the reports folder is published (object
+(rl_assets/support/report_server.py); in production it names where the reports folder is published (object
 storage). Unset (a bare `dagster dev`, tests), no URL is recorded: a guessed one would be a dead link.
 """
 

@@ -13,7 +13,7 @@ every stop would end in SIGKILL with stale gRPC sockets left in the temp folder.
 unblocks the stop signals and installs its own handlers *before* starting anything: a caught signal
 is reset to its default in a child at exec, whatever state `make ui` was started in.
 
-It also serves the reports folder read-only on 127.0.0.1 (rl_assets/report_server.py) and tells the
+It also serves the reports folder read-only on 127.0.0.1 (rl_assets/support/report_server.py) and tells the
 assets its URL in RLDELTA_REPORTS_URL, unless that is already set (reports published elsewhere).
 """
 
@@ -28,8 +28,9 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from rl_assets import report_server, settings
-from rl_assets.console_log import instance_log_level, keep_console_line
+from rl_assets import settings
+from rl_assets.support import report_server
+from rl_assets.support.console_log import instance_log_level, keep_console_line
 
 STOP_SECONDS = float(os.environ.get("RLDELTA_UI_STOP_SECONDS") or 8.0)  # SIGINT, SIGTERM at half time, SIGKILL: under the promised 10 s
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)

@@ -1,7 +1,7 @@
 """How much `make ui` and its runs print: quiet by default, everything when asked.
 
 One knob, the instance's `python_logs.python_log_level` in $DAGSTER_HOME/dagster.yaml (INFO as
-rl_assets/instance.py writes it; DEBUG to see everything). Dagster's run console logger prints at that
+rl_assets/support/instance.py writes it; DEBUG to see everything). Dagster's run console logger prints at that
 level, so a run's DEBUG events (step started, input loaded, output handled: most of its lines) stay in
 the event log and off the console. The sensor daemon logs every skipped tick at INFO ("Sensor x
 skipped: …", every few seconds per sensor) with no per-message level, so `make ui` drops those lines

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rl_assets.analysis.escape import md_text
-from rl_assets.escape import md_table
+from rl_assets.values.escape import md_table
 from rl_assets.analysis.eval_resolution import (
     MODES,
     ResolutionError,

@@ -15,7 +15,7 @@ def _instance():
 
     # Same persistent instance as `make ui`, so partitions and runs show up there.
     os.environ.setdefault("DAGSTER_HOME", str(home_dir() / "dagster"))
-    from rl_assets.instance import ensure_instance_yaml
+    from rl_assets.support.instance import ensure_instance_yaml
 
     ensure_instance_yaml(os.environ["DAGSTER_HOME"])
     return dg.DagsterInstance.get()
@@ -23,14 +23,14 @@ def _instance():
 
 def register_models(instance, model_ids: list[str]) -> list[str]:
     """Validate and add model partitions; returns the ids that were new."""
-    from rl_assets.partitions import validate_repo_id
+    from rl_assets.partitions import models_partitions, validate_repo_id
 
     for model_id in model_ids:
         validate_repo_id(model_id)
-    existing = set(instance.get_dynamic_partitions("models"))
+    existing = set(instance.get_dynamic_partitions(models_partitions.name))
     new = [m for m in model_ids if m not in existing]
     if new:
-        instance.add_dynamic_partitions("models", new)
+        instance.add_dynamic_partitions(models_partitions.name, new)
     return new
 
 
@@ -143,8 +143,8 @@ def cmd_add_model(args) -> int:
 def cmd_list_evals(args) -> int:
     from resources.registry import RegistryResource
     from rl_assets.analysis.eval_resolution import ResolutionError
-    from rl_assets.masking import mask
-    from rl_assets.resolve import format_table, resolve_eval_pair
+    from rl_assets.values.masking import mask
+    from rl_assets.support.resolve import format_table, resolve_eval_pair
 
     try:
         resolved = resolve_eval_pair(
@@ -180,7 +180,7 @@ def _check_lineage(truth_path, lineage_path) -> int:
 def cmd_register_eval(args) -> int:
     from resources.registry import RegistryResource
     from rl_assets.partitions import InvalidRepoId
-    from rl_assets.register_eval import RegisterError, register_eval
+    from rl_assets.cli.register_eval import RegisterError, register_eval
 
     try:
         job = register_eval(RegistryResource().client(), args.model_id, benchmark=args.benchmark, traces=args.traces,
@@ -208,7 +208,7 @@ def cmd_demo(args) -> int:
     from rl_assets.demo import build_world
     from rl_assets.demo.integrity_runs import MODELS as INTEGRITY_MODELS
     from rl_assets.demo.lineage_job import JOB as LINEAGE_JOB, MEMBERS as LINEAGE_MEMBERS
-    from rl_assets.report_files import INDEX_FILE, MODEL_COMPARISON
+    from rl_assets.support.report_files import INDEX_FILE, MODEL_COMPARISON
     from rl_assets.store import lineage_report_dir, reports_root
 
     world = build_world(seed=args.seed, scale=args.scale)
@@ -292,6 +292,3 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     return args.func(args)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

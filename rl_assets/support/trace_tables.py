@@ -5,7 +5,7 @@ report. A later request for the same Hub dataset revision, row cap, tokenizer an
 the table instead of reading and featurizing the source again — when an asset is re-materialized
 with unchanged inputs, when `model_comparison` needs a pair a partition already ingested, or when
 another worker runs the next step (tables live under the storage root: rl_assets/store.py).
-A local-path source is identified by its content fingerprint (rl_assets/source_fingerprint.py).
+A local-path source is identified by its content fingerprint (rl_assets/support/source_fingerprint.py).
 `ingest_addressed` names the table after a hash of that key, so two runs with different sources
 never share a table file, and the hash is the trace asset's data version.
 The stamp carries the ingest's ledger (what was found, written, skipped, merged), so a reused
@@ -38,7 +38,7 @@ def source_key(client, spec: str, *, max_rows, tokenizer, benchmark) -> dict:
     """Everything that decides a table's rows: the Hub revision, or a local source's content fingerprint."""
     from rl_assets.ingest.spec import hub_dataset
     from rl_assets.ingest.wandb_validation import PREFIX, parse_spec
-    from rl_assets.source_fingerprint import local_fingerprint
+    from rl_assets.support.source_fingerprint import local_fingerprint
 
     knobs = {"max_rows": max_rows, "tokenizer": tokenizer, "benchmark": benchmark, "stamp_version": STAMP_VERSION}
     named = hub_dataset(spec)

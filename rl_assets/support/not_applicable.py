@@ -4,7 +4,7 @@ why (rendered by analysis/q2/report.py), never an empty success. Shared by q2_tr
 q2_rl_temporal from below the asset layer (docs/contracts.md, "Layers")."""
 
 from rl_assets.analysis.q2.report import not_applicable_files
-from rl_assets.report_files import write_report
+from rl_assets.support.report_files import write_report
 
 
 def not_applicable(repo_id: str, reason: str, **extra) -> dict:

@@ -8,7 +8,7 @@ import dagster as dg
 from resources.hub import HubError, HubResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.report_md import md_table
-from rl_assets.trace_tables import ingest_addressed
+from rl_assets.support.trace_tables import ingest_addressed
 
 
 def ingest_to_table(context, hub: HubResource, settings: AnalysisSettings, spec: str, asset_name: str, side: str, benchmark=None):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 # Runs print events at this level (Dagster's default is DEBUG: every step start, input load and output
 # handled, most of a run's console lines); `make ui` also keeps sensor-skip lines off its console
-# unless it is DEBUG (rl_assets/console_log.py). Appended to an instance written before it existed.
+# unless it is DEBUG (rl_assets/support/console_log.py). Appended to an instance written before it existed.
 QUIET_LOGS = """\
 python_logs:
   # DEBUG to see every run event on the console (the event log in the UI always has them all)
@@ -22,7 +22,7 @@ python_logs:
 """
 
 DEFAULT_INSTANCE_YAML = """\
-# Written by rldelta (rl_assets/instance.py). Edit freely; it is never overwritten (only a missing python_logs is added).
+# Written by rldelta (rl_assets/support/instance.py). Edit freely; it is never overwritten (only a missing python_logs is added).
 # Queued runs are looked at every second (default 5 s): an upload waits on this twice before INDEX.md.
 run_coordinator:
   module: dagster._core.run_coordinator
