@@ -18,9 +18,9 @@ FIRST_PARTY = PACKAGES
 
 # Value types and plumbing every layer may import; they import only each other.
 NEUTRAL = ("rl_assets.settings", "rl_assets.partitions", "rl_assets.schema", "rl_assets.fileutil",
-           "rl_assets.llm_cache", "rl_assets.timestamps", "rl_assets.instance", "rl_assets.masking",
+           "resources.llm.cache", "rl_assets.timestamps", "rl_assets.instance", "rl_assets.masking",
            "rl_assets.escape", "rl_assets.llm_types", "rl_assets.conversation", "rl_assets.metric_aliases",
-           "rl_assets.store", "rl_assets.groups", "rl_assets.task_identity")
+           "rl_assets.store", "rl_assets.groups", "rl_assets.task_identity", "rl_assets.store_checks")
 # The neutral modules a pure analysis may use: values only (no settings, files, caches, instance,
 # and not partitions, which builds Dagster partition definitions).
 VALUES = ("rl_assets.schema", "rl_assets.timestamps", "rl_assets.masking", "rl_assets.escape",

@@ -19,7 +19,7 @@ from rl_assets.analysis.index_md import (audit_findings, integrity_headline, jud
                                         render_index, render_summary)
 from rl_assets.analysis.lineage.index_links import index_links
 from rl_assets.groups import ANALYSIS_GROUPS
-from rl_assets.io_manager import latest_value, read_value
+from resources.io_manager import latest_value, read_value
 from rl_assets.lineage_records import lineages_of
 from rl_assets.partitions import models_partitions
 from rl_assets.report_files import links_in_model_folder, model_report_files, write_index

@@ -19,7 +19,7 @@ from rl_assets.analysis.lineage import build_lineage
 from rl_assets.analysis.lineage.report import lineage_report
 from rl_assets.analysis.lineage.rollouts import ROLLOUT_COLUMNS
 from rl_assets.analysis.lineage.steps import training_step
-from rl_assets.io_manager import load_stored
+from resources.io_manager import load_stored
 from rl_assets.partitions import InvalidRepoId, rl_jobs_partitions, validate_job_name
 from rl_assets.report_files import write_lineage
 
