@@ -16,7 +16,8 @@ from rl_assets.assets import ANALYSIS
 from rl_assets.assets.model_comparison import model_comparison
 from rl_assets.assets.report_index import build_analysis_index
 from rl_assets.assets.run_lineage import run_lineage
-from rl_assets.io_manager import RlDeltaIOManager
+from resources.io_manager import RlDeltaIOManager
+from rl_assets.assets.traces import baseline_traces, post_rl_traces
 from rl_assets.jobs.analyze import analyze_model, write_index
 from rl_assets.jobs.compare import compare_models
 from rl_assets.jobs.lineage import refresh_lineage

@@ -9,6 +9,12 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+# The trace data files a source may hold (the one list; ingest, the hub and the resolver import it):
+# each data suffix plain or compressed (compression suffix -> pyarrow codec; read as a stream).
+DATA_SUFFIXES = (".parquet", ".jsonl", ".ndjson", ".json")
+COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd"}
+DATA_FILE_SUFFIXES = tuple(f"{s}{c}" for s in DATA_SUFFIXES for c in ("", *COMPRESSIONS))
+
 # Exception classes that mean "the infrastructure failed", not the model. Union of the
 # OpenThoughts-Agent analysis list and the registry's INFRA_ERROR_TYPES (docs/original_pipeline.md,
 # so the analysis and the DB finally agree on one set.

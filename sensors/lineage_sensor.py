@@ -11,7 +11,7 @@ import json
 import dagster as dg
 import yaml
 
-from rl_assets.io_manager import RlDeltaIOManager, load_stored
+from resources.io_manager import RlDeltaIOManager, load_stored
 from rl_assets.jobs.analyze import write_index
 from rl_assets.jobs.lineage import refresh_lineage
 from rl_assets.support.lineage_records import lineage_members
@@ -22,7 +22,7 @@ CONFIGS = (("rl_config.json", json.loads), ("rl_config.yaml", yaml.safe_load), (
 
 def job_name_of(client, info) -> str | None:
     """The job a new checkpoint belongs to, by the checkpoint asset's rule (rl_config, else the name)."""
-    from resources.hub_manifest import find_job_name
+    from resources.hub.manifest import find_job_name
 
     present = [(name, parse) for name, parse in CONFIGS if info.has(name)]
     configs = {}

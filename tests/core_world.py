@@ -14,7 +14,7 @@ from dagster_run import partition_instance
 from resources.hub import HubResource
 from resources.registry import RegistryResource, SqlRegistry
 from resources.settings_resource import AnalysisSettings
-from rl_assets.io_manager import RlDeltaIOManager
+from resources.io_manager import RlDeltaIOManager
 
 MODEL = "org/rl-7-8B"
 

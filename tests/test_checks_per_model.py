@@ -8,7 +8,7 @@ from resources.hub import HubResource
 from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.checkpoint import checkpoint
-from rl_assets.io_manager import RlDeltaIOManager
+from resources.io_manager import RlDeltaIOManager
 from rl_assets.partitions import models_partitions
 
 BARE, FULL = "org/bare-8B", "org/full-8B"

@@ -12,7 +12,7 @@ from rl_assets import store
 from rl_assets.analysis.integrity import rules
 from rl_assets.assets.reward_integrity import reward_integrity
 from rl_assets.definitions import analysis_index
-from rl_assets.io_manager import RlDeltaIOManager
+from resources.io_manager import RlDeltaIOManager
 from tests.dagster_run import stub_asset
 from tests.integrity_synth import generations, planted, rising_with_task
 

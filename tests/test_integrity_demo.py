@@ -67,7 +67,7 @@ def test_make_demo_recovers_the_planted_truth_through_the_readers_and_assets(dem
     from rl_assets.assets.checkpoint import checkpoint
     from rl_assets.assets.q2_training import training_logs, training_metrics
     from rl_assets.assets.reward_integrity import reward_integrity as asset
-    from rl_assets.io_manager import RlDeltaIOManager
+    from resources.io_manager import RlDeltaIOManager
 
     _, truth, home = demo_world_seed7
     monkeypatch.setenv("RLDELTA_HOME", str(home))

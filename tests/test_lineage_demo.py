@@ -28,7 +28,7 @@ from rl_assets.assets.q2_training import training_logs, training_metrics
 from rl_assets.assets.run_lineage import run_lineage
 from rl_assets.assets.traces import baseline_traces, post_rl_traces
 from rl_assets.demo import build_world
-from rl_assets.io_manager import RlDeltaIOManager
+from resources.io_manager import RlDeltaIOManager
 
 MEMBER_ASSETS = [checkpoint, eval_pair, baseline_traces, post_rl_traces, failure_modes, behavioral_delta,
                  learning_audit, judge_verdicts, training_logs, training_metrics, rl_traces]

@@ -43,7 +43,7 @@ def make(server, tmp_path, **kw):
 
 
 def test_429_retry_after_and_500_are_retried(server, tmp_path, monkeypatch):
-    import resources.llm_client as llm_client
+    import resources.llm.client as llm_client
 
     waits = []  # the client's own waits, recorded instead of slept (only this module's `time`)
     monkeypatch.setattr(llm_client, "time", SimpleNamespace(monotonic=time.monotonic, sleep=waits.append))

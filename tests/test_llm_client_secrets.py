@@ -1,8 +1,8 @@
 """The API key never shows in a session's repr nor, partially masked, in a scrubbed error message."""
 
 from resources.llm import LLMResource
-from resources.llm_client import LLMClient
-from resources.llm_costs import Budget
+from resources.llm.client import LLMClient
+from resources.llm.costs import Budget
 
 KEY = "sk-abcdef-SECRET-0123wxyz"
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from resources.llm_json import JSONRepairError, parse_json_loose
-from rl_assets.llm_cache import LLMCache
+from resources.llm.json_parse import JSONRepairError, parse_json_loose
+from resources.llm.cache import LLMCache
 from rl_assets.values.llm_types import cache_key
 
 

@@ -11,7 +11,7 @@ from dagster_run import materialize_partition, partition_instance
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.q1_behavioral_delta import behavioral_delta
 from rl_assets.assets.q4_solve_rate import solve_rate_by_context_asset
-from rl_assets.io_manager import RlDeltaIOManager
+from resources.io_manager import RlDeltaIOManager
 from rl_assets.partitions import models_partitions
 from rl_assets.schema import TRACE_SCHEMA
 from rl_assets.settings import home_dir

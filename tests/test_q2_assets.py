@@ -11,7 +11,7 @@ from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.q2_rl_temporal import rl_temporal, rl_traces
 from rl_assets.assets.q2_training import save_every_from_config, training_logs, training_metrics
-from rl_assets.io_manager import RlDeltaIOManager
+from resources.io_manager import RlDeltaIOManager
 
 LINE = "2026-06-01 1{h}:00:00.000 | INFO | x - WANDB_MIRROR kind=train step={s} metrics={{\"reward/avg_raw_reward\": {r}, \"policy/policy_entropy\": 1.0}}\n"
 

@@ -8,7 +8,7 @@ from dagster_run import materialize_partition
 from resources.hub import HubResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets import store
-from rl_assets.io_manager import RlDeltaIOManager
+from resources.io_manager import RlDeltaIOManager
 from rl_assets.store import report_dir
 
 build_world = pytest.importorskip("rl_assets.demo").build_world

@@ -8,7 +8,7 @@ from resources.hub import HubResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.q2_training import training_logs, training_metrics
-from rl_assets.io_manager import RlDeltaIOManager
+from resources.io_manager import RlDeltaIOManager
 
 
 def run(tmp_path, monkeypatch, model, logs: dict[str, str], root: dict[str, str] | None = None):

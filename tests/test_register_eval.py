@@ -15,7 +15,7 @@ from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.eval_pair import eval_pair
 from rl_assets.assets.traces import baseline_traces, post_rl_traces
 from rl_assets.cli import main
-from rl_assets.io_manager import RlDeltaIOManager
+from resources.io_manager import RlDeltaIOManager
 
 BASE, RL = "me/base-8B", "me/rl-step40-8B"
 

@@ -8,7 +8,7 @@ import pytest
 from rl_assets.analysis.index_md import COMPLETION_NOTE, judge_findings, q1_findings
 from rl_assets.assets.report_index import analysis_steps
 from rl_assets.definitions import ANALYSIS, analysis_index
-from rl_assets.io_manager import RlDeltaIOManager
+from resources.io_manager import RlDeltaIOManager
 from rl_assets.partitions import models_partitions
 
 MODEL = "org/rl-model-8B"

@@ -15,7 +15,7 @@ from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.eval_pair import eval_pair
 from rl_assets.assets.traces import baseline_traces, post_rl_traces
-from rl_assets.io_manager import RlDeltaIOManager
+from resources.io_manager import RlDeltaIOManager
 from test_core_assets import _rows  # tests/ is on sys.path (rootdir import mode)
 
 MODEL = "org/iso-8B"

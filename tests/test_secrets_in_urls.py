@@ -13,7 +13,7 @@ from rl_assets.values.masking import mask
 from resources.registry import RegistryResource
 from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.eval_pair import eval_pair
-from rl_assets.io_manager import RlDeltaIOManager
+from resources.io_manager import RlDeltaIOManager
 from resources.settings_resource import AnalysisSettings
 
 HF_PASS, SB_PASS, PG_PASS, OA_PASS = "hfPASSinURL77", "sbPASSinURL88", "pgPASSinURL99", "oaPASSinURL66"

@@ -15,7 +15,7 @@ from resources.hub import HubResource
 from resources.registry import RegistryResource, SqlRegistry
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.checkpoint import checkpoint
-from rl_assets.io_manager import RlDeltaIOManager
+from resources.io_manager import RlDeltaIOManager
 from sensors.checkpoint_sensor import checkpoint_sensor
 from sensors.index_sensor import index_after_success
 from sensors.lineage_sensor import lineage_after_failure, lineage_after_success

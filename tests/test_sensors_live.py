@@ -9,7 +9,7 @@ from resources.hub import HubResource
 from resources.registry import RegistryResource, SqlRegistry
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.checkpoint import checkpoint
-from rl_assets.io_manager import RlDeltaIOManager
+from resources.io_manager import RlDeltaIOManager
 from sensors.checkpoint_sensor import checkpoint_sensor
 
 

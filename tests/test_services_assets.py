@@ -19,7 +19,7 @@ from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.eval_pair import eval_pair
 from rl_assets.assets.traces import baseline_traces, post_rl_traces
-from rl_assets.io_manager import RlDeltaIOManager
+from resources.io_manager import RlDeltaIOManager
 
 TOKEN = "hf_secret_test_token_xyz"
 KEY = "sb_secret_service_role_key_xyz"

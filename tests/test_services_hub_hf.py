@@ -8,7 +8,7 @@ import os
 import pytest
 
 from resources.hub import HubPermissionError, HubUnavailableError, LocalHub, RepoNotFoundError
-from resources.hub_hf import HfHub
+from resources.hub.hf import HfHub
 
 TOKEN = "hf_secret_test_token_xyz"
 

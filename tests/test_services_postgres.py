@@ -15,7 +15,7 @@ from sqlalchemy.engine import make_url
 from resources.hub import HubResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.checkpoint import checkpoint
-from rl_assets.io_manager import RlDeltaIOManager
+from resources.io_manager import RlDeltaIOManager
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "dagster.yaml.example"
 MODEL = "org/rl-8B"

@@ -13,7 +13,7 @@ import pytest
 import test_core_resolver as core
 from postgrest_server import PostgrestServer
 from resources.registry import RegistryResource, SqlRegistry
-from resources.registry_supabase import RegistryQueryError, SupabaseRegistry
+from resources.registry.supabase import RegistryQueryError, SupabaseRegistry
 from test_core_resolver import (  # noqa: F401 - collected again here, against the backends below
     test_baseline_time_comes_from_the_base_model,
     test_benchmark_mode_accepts_id_or_hyphenated_name,

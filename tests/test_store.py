@@ -12,7 +12,7 @@ from rl_assets import store
 from rl_assets.cli import QUIET
 from rl_assets.demo.constants import ALPHA
 from rl_assets.support.failure_modes_store import latest_table
-from rl_assets.llm_cache import LLMCache
+from resources.llm.cache import LLMCache
 from rl_assets.partitions import slug
 from rl_assets.support.trace_tables import ingest_addressed, ingest_once, key_digest, source_key, stamp_path
 
@@ -104,7 +104,7 @@ def test_a_relative_storage_root_hands_over_absolute_locations(rldelta_home, mon
 def test_a_table_returned_as_a_value_is_refused_with_the_way_out(tmp_path, monkeypatch):
     import pyarrow as pa
 
-    from rl_assets.io_manager import RlDeltaIOManager
+    from resources.io_manager import RlDeltaIOManager
 
     monkeypatch.setenv("RLDELTA_STORAGE", str(tmp_path))
     io = RlDeltaIOManager()
@@ -120,7 +120,7 @@ def test_a_training_metrics_value_from_before_the_store_fails_rl_temporal_clearl
 
     from resources.settings_resource import AnalysisSettings
     from rl_assets.assets.q2_rl_temporal import rl_temporal
-    from rl_assets.io_manager import RlDeltaIOManager
+    from resources.io_manager import RlDeltaIOManager
 
     src = tmp_path / "rollouts.jsonl"
     src.write_text("".join(json.dumps({"conversations": [], "task": f"t{i}", "trial_name": f"t{i}__a", "result": "1.0",

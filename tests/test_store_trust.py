@@ -11,7 +11,7 @@ import pytest
 import rl_assets.ingest as ingest
 from rl_assets import store
 from rl_assets.support.failure_modes_store import latest_table
-from rl_assets.io_manager import RlDeltaIOManager, load_stored, read_value
+from resources.io_manager import RlDeltaIOManager, load_stored, read_value
 from rl_assets.partitions import slug
 from rl_assets.support.trace_tables import ingest_once
 

@@ -96,7 +96,7 @@ def test_eval_pair_metadata_and_stored_value_carry_no_token(tmp_path, monkeypatc
     from resources.registry import RegistryResource
     from resources.settings_resource import AnalysisSettings
     from rl_assets.assets.eval_pair import eval_pair
-    from rl_assets.io_manager import RlDeltaIOManager
+    from resources.io_manager import RlDeltaIOManager
 
     monkeypatch.setenv("RLDELTA_REGISTRY_URL", _registry(tmp_path, f"https://huggingface.co/datasets/org/after?token={SECRET}").url)
     instance = partition_instance(RL)

@@ -18,13 +18,14 @@ from datetime import datetime, timezone
 
 from rl_assets.values.masking import masked_args
 from rl_assets.values.timestamps import TimestampError, parse_utc
+from rl_assets.schema import DATA_FILE_SUFFIXES
 
 SCORE_KEYS = ("accuracy", "mean_reward", "Mean", "MeanDropEI", "reward", "score", "pass_rate")
 MODES = ("largest-delta", "largest-abs-delta", "latest", "benchmark")
 _OLDEST = datetime.min.replace(tzinfo=timezone.utc)
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 # a URL "dataset" ending like a data file would be taken for a local path by the trace reader
-_FILE_SUFFIXES = tuple(f"{s}{c}" for s in (".parquet", ".jsonl", ".ndjson", ".json") for c in ("", ".gz", ".bz2", ".zst"))
+_FILE_SUFFIXES = DATA_FILE_SUFFIXES
 
 
 class ResolutionError(ValueError):

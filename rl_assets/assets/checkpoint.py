@@ -1,11 +1,11 @@
-"""`checkpoint`: the model repo's manifest (read by resources/hub_manifest.py), with seed 000's
+"""`checkpoint`: the model repo's manifest (read by resources/hub/manifest.py), with seed 000's
 "Step 0" preflight as asset checks."""
 
 import dagster as dg
 
 from resources.hub import HubError, RepoNotFoundError
 from resources.hub import HubResource
-from resources.hub_manifest import BadRepoFile, read_manifest
+from resources.hub.manifest import BadRepoFile, read_manifest
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.escape import md_text
 from rl_assets.analysis.report_md import md_table

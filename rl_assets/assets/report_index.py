@@ -18,11 +18,12 @@ import dagster as dg
 from rl_assets.analysis.index_md import (audit_findings, integrity_headline, judge_findings, mark_stale, q1_findings,
                                         render_index, render_summary)
 from rl_assets.analysis.lineage.index_links import index_links
-from rl_assets.io_manager import latest_value, read_value
+from resources.io_manager import latest_value, read_value
 from rl_assets.support.lineage_records import lineages_of
 from rl_assets.partitions import latest_materialization, models_partitions
 from rl_assets.support.report_files import links_in_model_folder, model_report_files, write_index
 from rl_assets.support.run_liveness import run_process_gone
+from rl_assets.partitions import models_partitions
 from rl_assets.settings import ui_url
 from rl_assets.store import report_dir
 from rl_assets.support.report_links import file_metadata, url_of

@@ -19,11 +19,12 @@ from rl_assets.analysis.lineage import build_lineage
 from rl_assets.analysis.lineage.report import lineage_report
 from rl_assets.analysis.lineage.rollouts import ROLLOUT_COLUMNS
 from rl_assets.analysis.lineage.steps import training_step
-from rl_assets.io_manager import load_stored
+from resources.io_manager import load_stored
 from rl_assets.partitions import InvalidRepoId, models_partitions, rl_jobs_partitions, validate_job_name
 from rl_assets.support.report_files import write_lineage
 from rl_assets.support.report_links import file_metadata
 from rl_assets.support.checks import not_applicable
+from rl_assets.partitions import InvalidRepoId, rl_jobs_partitions, validate_job_name
 
 ASSET = "run_lineage"
 STORED = ("eval_pair", "behavioral_delta", "learning_audit", "judge_verdicts", "training_metrics", "post_rl_traces",

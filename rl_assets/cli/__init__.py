@@ -98,7 +98,7 @@ def _check_integrity(instance, truth_path) -> int:
     import json
 
     from rl_assets.demo.integrity_runs import mismatches
-    from rl_assets.io_manager import latest_value
+    from resources.io_manager import latest_value
 
     truth = json.loads(truth_path.read_text())["reward_integrity"]
     wrong = mismatches({m: latest_value(instance, "reward_integrity", m) for m in truth["models"]}, truth)

@@ -16,11 +16,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from rl_assets.schema import DATA_FILE_SUFFIXES
+
 from . import _json, atif, harbor, reasoning_gym, wandb_validation
 from .exported import ExportedRows, looks_like_rows
 from .harbor_walk import Discovery, is_trial_result
 from .report import IngestError, SkipLog
-from .walk import DATA_SUFFIXES, COMPRESSIONS, account_extras, not_data_reason, read_bytes, split_suffix, walk
+from .walk import account_extras, not_data_reason, read_bytes, split_suffix, walk
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -42,8 +44,7 @@ def _looks_local(spec: str) -> bool:
     if "://" in spec:
         return False  # a URL names a Hub dataset or nothing, never a file here
     lower = spec.lower()
-    return (spec.startswith(_LOCAL_PREFIXES) or lower.endswith(DATA_SUFFIXES)
-            or lower.endswith(tuple(s + c for s in DATA_SUFFIXES for c in COMPRESSIONS))
+    return (spec.startswith(_LOCAL_PREFIXES) or lower.endswith(DATA_FILE_SUFFIXES)
             or Path(spec).expanduser().exists())
 
 

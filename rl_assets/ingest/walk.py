@@ -18,9 +18,8 @@ from typing import Callable
 
 import pyarrow as pa
 
-DATA_SUFFIXES = (".parquet", ".jsonl", ".ndjson", ".json")
-# compression suffix -> pyarrow codec; read as a stream, so memory stays flat
-COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd"}
+from rl_assets.schema import COMPRESSIONS, DATA_SUFFIXES
+
 ARCHIVES = (".zip", ".tar", ".tgz", ".tar.gz", ".7z", ".rar")
 UNSUPPORTED_COMPRESSIONS = (".xz", ".lzma", ".lz4", ".br", ".zstd", ".snappy")
 TABLE_FORMATS = (".csv", ".tsv", ".arrow", ".feather", ".orc", ".avro")

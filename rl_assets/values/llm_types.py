@@ -1,7 +1,7 @@
 """Value types an analysis and the LLM client exchange (neutral: imports no layer package).
 
 An analysis builds ``LLMRequest`` objects, keyed by ``cache_key``; the client in
-resources/llm_client.py answers each key with one ``ItemResult``. They live here, not in the
+resources/llm/client.py answers each key with one ``ItemResult``. They live here, not in the
 resource, so pure analyses never import the source layer (docs/contracts.md, "Layers").
 
 Key = sha256(model | prompt version | content hash of the inputs): a new prompt version or model

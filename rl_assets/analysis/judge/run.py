@@ -1,6 +1,6 @@
 """Judge the selected pairs in both orders through an injected LLM client (no Dagster, no files).
 
-The client (resources.llm_client.LLMClient) owns caching, retries, budget and concurrency; this
+The client (resources.llm.client.LLMClient) owns caching, retries, budget and concurrency; this
 module only decides what to ask and how to read the answers.
 """
 

@@ -20,11 +20,11 @@ from typing import Optional
 
 import dagster as dg
 
-from resources.llm_client import LLMClient
-from resources.llm_costs import Budget, Ledger, price_for
+from resources.llm.client import LLMClient
+from resources.llm.costs import Budget, Ledger, price_for
 from resources.secrets import env_secret
 from rl_assets.values.masking import mask_url
-from rl_assets.llm_cache import LLMCache
+from resources.llm.cache import LLMCache
 
 OFFLINE_LABEL = "offline-heuristic (not an LLM)"
 # Seed defaults (analyze-rl-behavior skill): provider prefix "openai/" stripped.
@@ -40,7 +40,7 @@ class LLMResource(dg.ConfigurableResource):
     judge_model: Optional[str] = None  # None -> $RLDELTA_JUDGE_MODEL -> gpt-5-2025-08-07
     annotator_model: Optional[str] = None  # None -> $RLDELTA_ANNOTATOR_MODEL -> gpt-5.1
     offline: bool = False  # force the heuristic even with an endpoint configured
-    timeout_s: float = 240.0  # total per call (resources/llm_deadline.py), not per read
+    timeout_s: float = 240.0  # total per call (resources/llm/deadline.py), not per read
     run_timeout_s: Optional[float] = 4 * 3600.0  # total per session (one judge or annotator run); None = none
     max_retries: int = 4
     backoff_base_s: float = 2.0
@@ -113,7 +113,7 @@ class LLMResource(dg.ConfigurableResource):
         if not offline:
             import openai  # lazily: importing the SDK costs every process that loads the code ~2.5 s
 
-            from resources.llm_deadline import DeadlineTransport
+            from resources.llm.deadline import DeadlineTransport
 
             sdk = openai.OpenAI(
                 base_url=self.resolved_base_url(),

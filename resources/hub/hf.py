@@ -26,7 +26,7 @@ from huggingface_hub.errors import (
     RevisionNotFoundError,
 )
 
-from resources.hub import DATA_SUFFIXES, HubError, HubPermissionError, HubUnavailableError, RepoFile, RepoInfo, RepoNotFoundError
+from resources.hub.types import DATA_SUFFIXES, HubError, HubPermissionError, HubUnavailableError, RepoFile, RepoInfo, RepoNotFoundError
 from rl_assets.values.masking import mask_url, safe_cause
 
 try:  # huggingface_hub >= 2 ships its own httpx fork; 1.x uses httpx

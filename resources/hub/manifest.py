@@ -11,7 +11,7 @@ import re
 
 import yaml
 
-from resources.hub import WEIGHT_SUFFIXES, HubBackend
+from resources.hub.types import WEIGHT_SUFFIXES, HubBackend
 
 CONFIG_FILES = ["README.md", "config.json", "rl_config.json", "rl_config.yaml", "rl_config.yml"]
 _STEP_SIZE_SUFFIX = re.compile(r"-\d+-\d+(\.\d+)?[BbMm]$")

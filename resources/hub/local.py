@@ -1,9 +1,4 @@
-"""The `hub` resource: where models, training logs and trace datasets live.
-
-Two backends behind one interface: `LocalHub` (a directory laid out like the Hub; the embedded
-default and the demo world) and `HfHub` (the real Hugging Face Hub through `huggingface_hub`,
-in resources/hub_hf.py). Analyses only ever see `HubBackend`.
-"""
+"""`LocalHub`: a directory laid out like the Hub; the embedded default and the demo world."""
 
 from __future__ import annotations
 
@@ -11,113 +6,10 @@ import fnmatch
 import hashlib
 import os
 import shutil
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Protocol
 
-import dagster as dg
-
-from resources.secrets import env_secret
-from rl_assets.values.masking import MaskedError
-
-WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".pt", ".pth")
-# trace data files a dataset may hold, compressed ones included (rl_assets.ingest reads them)
-DATA_SUFFIXES = tuple(f"{s}{c}" for s in (".parquet", ".jsonl", ".ndjson", ".json") for c in ("", ".gz", ".bz2", ".zst"))
-
-
-class HubError(MaskedError):
-    """Any hub failure; the message always names the repo (and never a credential: it is masked)."""
-
-
-class RepoNotFoundError(HubError):
-    pass
-
-
-class HubPermissionError(HubError):
-    pass
-
-
-class HubUnavailableError(HubError):
-    pass
-
-
-@dataclass(frozen=True)
-class RepoFile:
-    path: str
-    size: int
-    sha: str = ""  # content hash (LocalHub) or blob id (Hub), used for subtree revisions
-
-
-@dataclass
-class RepoInfo:
-    repo_id: str
-    repo_type: str
-    revision: str
-    last_modified: datetime | None
-    files: list[RepoFile] = field(default_factory=list)
-
-    @property
-    def paths(self) -> list[str]:
-        return [f.path for f in self.files]
-
-    @property
-    def has_weights(self) -> bool:
-        return any(p.endswith(WEIGHT_SUFFIXES) for p in self.paths)
-
-    def has(self, path: str) -> bool:
-        return path in self.paths
-
-    def files_under(self, prefix: str) -> list[RepoFile]:
-        prefix = prefix.rstrip("/") + "/"
-        return [f for f in self.files if f.path.startswith(prefix)]
-
-    def subtree_revision(self, prefix: str) -> str | None:
-        """A revision of just the files under `prefix` (None when there are none).
-
-        A new `training_logs/` upload changes this even when the weights did not change, and a
-        weights-only upload leaves it alone — the training-logs sensor relies on that.
-        """
-        files = self.files_under(prefix)
-        return _digest(files) if files else None
-
-    def revision_excluding(self, prefix: str) -> str:
-        """A revision of everything except `prefix`: the checkpoint itself, without its logs."""
-        inside = {f.path for f in self.files_under(prefix)}
-        return _digest([f for f in self.files if f.path not in inside])
-
-
-def _digest(files: list[RepoFile]) -> str:
-    digest = hashlib.sha1()
-    for f in sorted(files, key=lambda f: f.path):
-        digest.update(f"{f.path}\0{f.sha or f.size}\n".encode())
-    return digest.hexdigest()
-
-
-class HubBackend(Protocol):
-    def model_info(self, repo_id: str, revision: str | None = None) -> RepoInfo: ...
-
-    def dataset_info(self, repo_id: str, revision: str | None = None) -> RepoInfo: ...
-
-    def repo_exists(self, repo_id: str, repo_type: str = "model") -> bool: ...
-
-    def list_models(self, author: str | None = None) -> list[RepoInfo]: ...
-
-    def download(
-        self,
-        repo_id: str,
-        repo_type: str = "model",
-        allow_patterns: list[str] | None = None,
-        revision: str | None = None,
-    ) -> Path: ...
-
-    def dataset_files(self, repo_id: str, revision: str | None = None) -> list[Path]: ...
-
-    def can_write(self, repo_id: str, repo_type: str = "dataset") -> tuple[bool, str]: ...
-
-    def upload_file(
-        self, repo_id: str, path_in_repo: str, data: bytes, repo_type: str = "dataset", commit_message: str = ""
-    ) -> str: ...
+from resources.hub.types import DATA_SUFFIXES, HubError, HubPermissionError, RepoFile, RepoInfo, RepoNotFoundError, _digest
 
 
 def _file_sha1(path: Path) -> str:
@@ -244,45 +136,3 @@ class LocalHub:
 
         atomic_write_bytes(self._repo_dir(repo_id, repo_type) / path_in_repo, data)
         return self._info(repo_id, repo_type, None).revision
-
-
-class HubResource(dg.ConfigurableResource):
-    """The Hub: `local` (a folder laid out like the Hub; default) or `hf` (huggingface_hub).
-
-    backend "" means: `hf` when HF_ENDPOINT or RLDELTA_HUB=hf is set, else `local`.
-    The token is only ever passed as an EnvVar (e.g. EnvVar("HF_TOKEN")).
-    """
-
-    backend: str = ""
-    local_root: str = ""
-    endpoint: str = ""
-    token: str | None = None
-    timeout_s: float = 30.0
-    max_retries: int = 4
-
-    def __repr_args__(self):
-        """repr()/str() without the secret: ``token`` shows as "***" when set."""
-        for name, value in super().__repr_args__():
-            yield name, ("***" if name == "token" and value else value)
-
-    def resolved_backend(self) -> str:
-        if self.backend:
-            return self.backend
-        return os.environ.get("RLDELTA_HUB", "").strip() or ("hf" if os.environ.get("HF_ENDPOINT", "").strip() else "local")
-
-    def client(self) -> HubBackend:
-        kind = self.resolved_backend()
-        if kind == "local":
-            from rl_assets.settings import hub_dir
-
-            return LocalHub(Path(self.local_root) if self.local_root else hub_dir())
-        if kind == "hf":
-            from resources.hub_hf import HfHub
-
-            return HfHub(
-                endpoint=self.endpoint or os.environ.get("HF_ENDPOINT") or None,
-                token=env_secret(self.token, "HF_TOKEN"),
-                timeout_s=self.timeout_s,
-                max_retries=self.max_retries,
-            )
-        raise HubError(f"unknown hub backend {kind!r}; use 'local' or 'hf'")

@@ -1,6 +1,6 @@
 """`SupabaseRegistry`: the registry tables read through supabase-py (PostgREST).
 
-Returns exactly the row dicts SqlRegistry returns — the columns of resources/registry.py's tables,
+Returns exactly the row dicts SqlRegistry returns — the columns of resources/registry/types.py's tables,
 timestamps as aware UTC datetimes, JSON columns as dicts/lists — so the eval-pair resolver gives
 the same answer on either backend. PostgREST caps the rows of one response (max-rows), so every
 query is paginated with `.range()` in a stable `id` order, and the exact row count from the first
@@ -14,7 +14,7 @@ import json
 import sqlalchemy as sa
 
 from rl_assets.values.masking import MaskedError, mask_url, safe_cause
-from resources.registry import TABLES, RegistryQueries
+from resources.registry.types import TABLES, RegistryQueries
 from rl_assets.values.timestamps import parse_utc
 
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 
-from resources.llm_costs import Budget, BudgetExceeded, Ledger, cost_usd, estimate_tokens
-from resources.llm_json import JSONRepairError, parse_json_loose
-from rl_assets.llm_cache import LLMCache
+from resources.llm.costs import Budget, BudgetExceeded, Ledger, cost_usd, estimate_tokens
+from resources.llm.json_parse import JSONRepairError, parse_json_loose
+from resources.llm.cache import LLMCache
 from rl_assets.values.llm_types import ItemResult, LLMRequest
 
 _log = logging.getLogger("rldelta.llm")
@@ -119,7 +119,7 @@ class LLMClient:
     def chat(self, messages: list[dict], schema_name: str, schema: dict, label: str = "") -> str:
         import openai  # here, not at import: the SDK takes ~2.5 s to import in every process that loads the code
 
-        from resources.llm_deadline import call_deadline
+        from resources.llm.deadline import call_deadline
 
         prompt_est = estimate_tokens(messages)
         worst_tokens = prompt_est + self.max_output_tokens

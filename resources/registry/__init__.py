@@ -1,0 +1,9 @@
+"""The registry: the `registry` resource, its two backends and their shared types (resources/registry/types.py)."""
+
+from __future__ import annotations
+
+from resources.registry.resource import RegistryResource
+from resources.registry.sql import SqlRegistry
+from resources.registry.types import TABLES, RegistryBackend, RegistryQueries, metadata
+
+__all__ = ["TABLES", "RegistryBackend", "RegistryQueries", "RegistryResource", "SqlRegistry", "metadata"]
