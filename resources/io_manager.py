@@ -15,7 +15,7 @@ carried here: they are written in record batches while they are built, can be la
 and a trace table is shared by content address across runs and partitions (model_comparison reads
 the one a partition built). rl_assets/store.py writes them under the same root (`<root>/tables/…`)
 and a value names the table's location. Values that a later step reads name no place outside the
-storage root (no report folder, no machine's cache): tests/test_scaleout_celery.py checks it.
+storage root (no report folder, no machine's cache): tests/services/test_scaleout_celery.py checks it.
 """
 
 from __future__ import annotations

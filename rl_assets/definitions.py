@@ -1,7 +1,7 @@
 """The one Definitions object: every asset, check, job and sensor of rldelta, listed by name.
 
 A new asset, job or sensor is added here, next to its import (a per-model analysis asset: one
-line in ANALYSES, rl_assets/assets/__init__.py); tests/test_definitions_snapshot.py
+line in ANALYSES, rl_assets/assets/__init__.py); tests/architecture/test_definitions_snapshot.py
 then fails until tests/snapshots/definitions.json is updated (its docstring says how), so an
 added or dropped definition is always a visible change. Asset checks are declared on their assets
 (`check_specs`), so they come with the assets listed here.

@@ -42,8 +42,8 @@ def rldelta_home(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture
 def hub_server(rldelta_home, monkeypatch):
-    """A loopback Hub (tests/hub_server.py) serving `<home>/hub`, the LocalHub folder."""
-    from hub_server import HubServer
+    """A loopback Hub (tests/support/hub_server.py) serving `<home>/hub`, the LocalHub folder."""
+    from support.hub_server import HubServer
 
     # huggingface_hub colours some messages only after fetching {HF_ENDPOINT}/api/agent-harnesses
     # from the public Hub; NO_COLOR skips that, keeping the tests on loopback.
@@ -58,7 +58,7 @@ def hub_server(rldelta_home, monkeypatch):
 def partition_instance():
     """partition_instance(*model_ids, tempdir=None) -> an ephemeral Dagster instance with those
     `models` partitions added (none: an empty instance). Each one is disposed after the test."""
-    from dagster_run import partition_instance as make
+    from support.dagster_run import partition_instance as make
 
     made = []
 
@@ -76,8 +76,8 @@ def materialize_partition(partition_instance):
     """materialize_partition(assets, model_id, *, stubs={name: value}, resources=, run_config=,
     instance=, **dg.materialize kwargs): one partition's run, each upstream in `stubs` replaced by an
     asset returning the given value; without `instance`, a fresh one holding that partition
-    (tests/dagster_run.py)."""
-    from dagster_run import materialize_partition as materialize
+    (tests/support/dagster_run.py)."""
+    from support.dagster_run import materialize_partition as materialize
 
     def run(assets, partition: str, *, instance=None, **kw):
         return materialize(assets, partition, instance=instance or partition_instance(partition), **kw)

@@ -4,7 +4,7 @@ ANALYSES is that list: one line per analysis group, (group, its assets), in the 
 lists them. Everything else derives from it: `analyze_model` selects its groups plus "report"
 (rl_assets/jobs/analyze.py), `analysis_index` depends on its assets and orders INDEX.md by it
 (report_index.py), and rl_assets/definitions.py defines its assets. Each asset keeps the group of
-its line (tests/test_definitions_snapshot.py checks the two agree), and a per-model asset defined
+its line (tests/architecture/test_definitions_snapshot.py checks the two agree), and a per-model asset defined
 in an asset module but missing here fails the same test. Other assets are listed by name in
 rl_assets/definitions.py.
 """

@@ -4,7 +4,7 @@ ground_truth.json can never drift from the data on disk.
 Two facts are the generator's declared intentions rather than measurements: terminal-bench-mini's
 `behaviour_changes` and the rollouts' `trends` (TBM_CHANGES / ROLLOUT_TRENDS below). Next to each
 the measured values are recorded (`feature_means`: per-trace means of every schema.FEATURE_COLUMNS
-feature per side / quarter), and tests/test_demo_world.py checks the declarations against them.
+feature per side / quarter), and tests/demo/test_demo_world.py checks the declarations against them.
 The "unchanged" features hold by construction (side-independent draws, see demo/terminal.py)."""
 
 from __future__ import annotations

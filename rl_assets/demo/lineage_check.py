@@ -6,7 +6,7 @@ checkpoint, direction, persistence, how it moved), every unplanted feature never
 the base or step to step), each family's label per checkpoint and its emergence, no significant
 reward change where no change label is planted, the rollout trends (every series planted moved or
 unchanged) and the window in which the gamed answer took over. `rldelta demo --run`
-prints the result; tests/test_lineage_demo.py asserts it is empty.
+prints the result; tests/demo/test_lineage_demo.py asserts it is empty.
 """
 
 from __future__ import annotations

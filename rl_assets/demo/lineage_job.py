@@ -29,7 +29,7 @@ MEMBERS = tuple(sorted(CHECKPOINTS, key=CHECKPOINTS.get))  # step order
 BENCHMARK = "rg-tool-use"
 TRACES = f"{ORG}/{JOB}"
 START = utc(2026, 6, 1, 0, 0)
-# What run_lineage must find (checked by tests/test_lineage_demo.py through the assets).
+# What run_lineage must find (checked by tests/demo/test_lineage_demo.py through the assets).
 PLANTED_FEATURES = {f: {"direction": "decrease", "first_significant": MEMBERS[0], "persists": True, "shape": "gradual"}
                     for f in ("tool_errors", "tool_error_rate")}
 PLANTED_LABELS = {  # per checkpoint in step order; "no real gain": "always answer 1" beats the base already

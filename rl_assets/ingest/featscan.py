@@ -7,7 +7,7 @@ the joined text in C. This is exact because no needle contains "\\n" (a hit neve
 two messages, and counts in the join are the sums of per-message counts); where a rule is
 per message (floor of fences/2, is_tool_error, a block running to the end of its message)
 a hit position is mapped back to its message (bisect on start offsets) and the rule runs
-on that message only. tests/test_ingest_features.py fuzzes this against the reference.
+on that message only. tests/ingest/test_ingest_features.py fuzzes this against the reference.
 A TypeError on inputs the scan does not model (an unhashable role) makes the caller run the
 reference loop instead.
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Headless Chromium for tests/test_q3_browser.py (opens Q3_trace_pairs/pairs.html for real).
+# Headless Chromium for tests/ui/test_q3_browser.py (opens Q3_trace_pairs/pairs.html for real).
 # stdout: RLDELTA_CHROMIUM=<path> when a browser is available; progress on stderr; always exit 0
 # (without a browser the browser tests skip and say why).
 set -u

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A throwaway Redis server on a loopback port: the Celery broker of the distributed-run test
-# (tests/test_scaleout_celery.py). Prints RLDELTA_TEST_REDIS_URL=... on stdout; progress on
+# (tests/services/test_scaleout_celery.py). Prints RLDELTA_TEST_REDIS_URL=... on stdout; progress on
 # stderr. Idempotent (a running server is reused). Never fails the build: when no server can be
 # started it prints RLDELTA_TEST_REDIS_SKIP='<why>' so the test skips saying why.
 set -uo pipefail

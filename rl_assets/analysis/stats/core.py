@@ -107,7 +107,7 @@ def _percentile_result(est: float, boot: np.ndarray, n: int, alpha: float, p: fl
 
 def _exact_sign_flip(d: np.ndarray) -> float:
     """Exact two-sided sign-flip p over all 2**n sign patterns, as scipy.stats.permutation_test
-    (permutation_type="samples", n_resamples=inf) computes it (tests/test_stats_known_values.py).
+    (permutation_type="samples", n_resamples=inf) computes it (tests/analysis/test_stats_known_values.py).
 
     Why not the library: its exact enumeration costs ~40 ms at 12 tasks, this matrix product
     ~0.5 ms, and Q1 and the lineage run it per feature per cell.

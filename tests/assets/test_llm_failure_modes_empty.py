@@ -1,0 +1,46 @@
+"""failure_modes with zero rows: the stored table keeps its columns and the next run can read it."""
+
+import io
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from support.llm_server import materialize_with_traces
+
+from resources.hub import HubResource
+from resources.llm import LLMResource
+from rl_assets.assets.failure_modes import _previous, failure_modes
+
+PID = "org/rl-model"
+COLUMNS = ["side", "trace_id", "task_id", "source_repo", "failure_mode", "failure_summary", "status", "error",
+           "annotator", "prompt_version", "key"]
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("RLDELTA_HOME", str(tmp_path / "home"))
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "RLDELTA_ANNOTATOR_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def _materialize(tmp_path, **config):
+    return materialize_with_traces(tmp_path, failure_modes,
+                                   {"llm": LLMResource(), "hub": HubResource(local_root=str(tmp_path / "hub"))},
+                                   {"ops": {"failure_modes": {"config": config}}}, partition=PID, n_tasks=4)
+
+
+def test_zero_rows_then_a_second_run(tmp_path):
+    first = _materialize(tmp_path, max_rows=0)
+    assert first.success and first.output_for_node("failure_modes")["rows"] == 0
+    stored = pq.read_table(first.output_for_node("failure_modes")["path"])
+    assert stored.num_rows == 0 and stored.schema.names == COLUMNS  # every column, even with 0 rows
+    second = _materialize(tmp_path)  # reads the previous (empty) output first
+    assert second.success and second.output_for_node("failure_modes")["rows"] > 0
+
+
+def test_previous_tolerates_a_table_without_columns(tmp_path):
+    path = tmp_path / "old.parquet"
+    buf = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist([]), buf)  # what a zero-row run used to write
+    path.write_bytes(buf.getvalue())
+    assert _previous(path) == {}

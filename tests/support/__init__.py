@@ -1,0 +1,1 @@
+"""Test helpers (worlds, loopback servers, synthetic data); never collected as tests."""

@@ -1,0 +1,62 @@
+"""Celery worker processes for the distributed-run test: started with their own environment,
+waited for until they consume the queue, and always killed (their whole process group) on exit."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parents[1]
+
+
+def write_celery_config(folder: Path, broker: str, backend: str) -> Path:
+    """`dagster_celery_config.py` — the module dagster_celery.app reads the broker from (what
+    `dagster-celery worker start -y` would write into the instance folder)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "dagster_celery_config.py").write_text(
+        f"broker_url = {broker!r}\nresult_backend = {backend!r}\nworker_prefetch_multiplier = 1\n")
+    return folder
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
+        if proc.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(wait)
+
+
+@contextlib.contextmanager
+def celery_workers(envs: dict[str, dict[str, str]], config_dir: Path, logs: Path, ready_timeout: float = 90,
+                   app: str = "dagster_celery.app"):
+    """One `celery -A <app> worker` per name in `envs` (one task at a time each), with that
+    environment on top of this one; yields {name: log path}. Killed however the block ends."""
+    procs: dict[str, subprocess.Popen] = {}
+    log_paths = {name: logs / f"worker-{name}.log" for name in envs}
+    try:
+        for name, extra in envs.items():
+            env = {**os.environ, **extra,
+                   "PYTHONPATH": os.pathsep.join([str(config_dir), str(TESTS), str(TESTS.parent)])}
+            cmd = [sys.executable, "-m", "celery", "-A", app, "worker", "--pool", "solo",
+                   "-n", f"{name}@%h", "-Q", "dagster", "--without-gossip", "--without-mingle", "-l", "INFO",
+                   "--logfile", str(log_paths[name])]
+            procs[name] = subprocess.Popen(cmd, env=env, cwd=extra.get("RLDELTA_HOME"), start_new_session=True,
+                                           stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + ready_timeout
+        for name, proc in procs.items():
+            while " ready." not in (log_paths[name].read_text() if log_paths[name].exists() else ""):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    tail = log_paths[name].read_text()[-2000:] if log_paths[name].exists() else "(no log)"
+                    raise RuntimeError(f"celery worker {name} did not come up (exit {proc.poll()}): {tail}")
+                time.sleep(0.2)
+        yield log_paths
+    finally:
+        for proc in procs.values():
+            _stop(proc)
