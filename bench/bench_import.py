@@ -33,9 +33,16 @@ def main() -> None:
     for _ in range(runs):
         base.append(_wall("import dagster"))
         defs.append(_wall("import rl_assets.definitions"))
-    loaded = subprocess.run([sys.executable, "-c", "import sys, rl_assets.definitions; "
-                             f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"],
-                            check=True, capture_output=True, text=True).stdout.split()
+    loaded = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"import sys, rl_assets.definitions; print(' '.join(m for m in {HEAVY!r} if m in sys.modules))",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
     b, d = statistics.median(base), statistics.median(defs)
     print(f"import dagster: median {b:.2f} s ({min(base):.2f}-{max(base):.2f}) over {runs} runs")
     print(f"import rl_assets.definitions: median {d:.2f} s ({min(defs):.2f}-{max(defs):.2f})")

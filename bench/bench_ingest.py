@@ -27,8 +27,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-WORDS = ("the file test error value function return import config path build output check "
-         "result list module install python run data index line server request update").split()
+WORDS = (
+    "the file test error value function return import config path build output check "
+    "result list module install python run data index line server request update"
+).split()
 
 
 def _para(rng: random.Random, n_words: int) -> str:
@@ -40,7 +42,7 @@ def make_file(path: Path, rows: int, seed: int) -> int:
     with open(path, "w") as fh:
         for i in range(rows):
             conv = [{"role": "user", "content": "Solve the task. " + _para(rng, 300)}]
-            for t in range(rng.randint(10, 40)):
+            for _turn in range(rng.randint(10, 40)):
                 body = _para(rng, rng.randint(80, 160))
                 if rng.random() < 0.3:
                     body = f"<think>{_para(rng, 60)}</think>\n" + body
@@ -52,9 +54,17 @@ def make_file(path: Path, rows: int, seed: int) -> int:
                 if rng.random() < 0.15:
                     out += "\nTraceback (most recent call last):\nValueError: bad"
                 conv.append({"role": "user", "content": out})
-            row = {"conversations": conv, "agent": "terminus-2", "model": "m", "date": "2026-01-01T00:00:00Z",
-                   "task": f"task-{i % 400}", "episode": f"episode-{len(conv) // 2}", "trial_name": f"t{seed}-{i}",
-                   "result": rng.choice(["1.0", "0.0", "AgentTimeoutError"]), "trace_source": "main"}
+            row = {
+                "conversations": conv,
+                "agent": "terminus-2",
+                "model": "m",
+                "date": "2026-01-01T00:00:00Z",
+                "task": f"task-{i % 400}",
+                "episode": f"episode-{len(conv) // 2}",
+                "trial_name": f"t{seed}-{i}",
+                "result": rng.choice(["1.0", "0.0", "AgentTimeoutError"]),
+                "trace_source": "main",
+            }
             fh.write(json.dumps(row) + "\n")
     return path.stat().st_size
 
@@ -73,8 +83,13 @@ print(rows, time.perf_counter() - t0, ru.ru_maxrss / 1024, ru.ru_utime + ru.ru_s
 
 
 def run(srcs: list[str], code: Path = ROOT) -> tuple[int, float, float, float]:
-    out = subprocess.run([sys.executable, "-c", CHILD.format(code=str(code), srcs=srcs)],
-                         check=True, capture_output=True, text=True, cwd=code).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD.format(code=str(code), srcs=srcs)],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=code,
+    ).stdout.split()
     return int(out[0]), float(out[1]), float(out[2]), float(out[3])
 
 
@@ -93,8 +108,9 @@ def compare(base: Path, rows: int, rev: str, repeats: int) -> None:
     old = base / f"code-{rev}"
     if not old.is_dir():
         old.mkdir()
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "rl_assets", "resources"],
-                                 check=True, capture_output=True).stdout
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", rev, "rl_assets", "resources"], check=True, capture_output=True
+        ).stdout
         subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
     times: dict[str, list[tuple[float, float]]] = {rev: [], "this tree": []}
     for _ in range(repeats):
@@ -106,15 +122,26 @@ def compare(base: Path, rows: int, rev: str, repeats: int) -> None:
     med = {k: (statistics.median(c for c, _ in v), statistics.median(w for _, w in v)) for k, v in times.items()}
     for name, runs in times.items():
         print(f"{name:>10} {med[name][0]:>15.2f} {med[name][1]:>16.2f}  {', '.join(f'{c:.2f}' for c, _ in runs)}")
-    print(f"CPU ratio this tree / {rev}: {med['this tree'][0] / med[rev][0]:.3f}; "
-          f"wall ratio {med['this tree'][1] / med[rev][1]:.3f}")
+    print(
+        f"CPU ratio this tree / {rev}: {med['this tree'][0] / med[rev][0]:.3f}; "
+        f"wall ratio {med['this tree'][1] / med[rev][1]:.3f}"
+    )
     ratios = [math.log(new[0] / old[0]) for old, new in zip(times[rev], times["this tree"])]  # run i of each
     rng = random.Random(0)
     boot = sorted(statistics.fmean(rng.choices(ratios, k=len(ratios))) for _ in range(2000))
-    print(f"paired CPU ratio (geometric mean of {len(ratios)} pairs): {math.exp(statistics.fmean(ratios)):.3f} "
-          f"[95% bootstrap CI {math.exp(boot[50]):.3f}, {math.exp(boot[1949]):.3f}]")
-    print(subprocess.run([sys.executable, "-c", PROFILE.format(code=str(ROOT), src=srcs[0])], check=True,
-                         capture_output=True, text=True, cwd=ROOT).stdout.strip())
+    print(
+        f"paired CPU ratio (geometric mean of {len(ratios)} pairs): {math.exp(statistics.fmean(ratios)):.3f} "
+        f"[95% bootstrap CI {math.exp(boot[50]):.3f}, {math.exp(boot[1949]):.3f}]"
+    )
+    print(
+        subprocess.run(
+            [sys.executable, "-c", PROFILE.format(code=str(ROOT), src=srcs[0])],
+            check=True,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        ).stdout.strip()
+    )
 
 
 # The ledger's own functions under cProfile (which inflates small calls: an upper bound), as a

@@ -17,30 +17,44 @@ import tempfile
 import time
 from pathlib import Path
 
-KEYS = [f"policy/k{i}" for i in range(20)] + [f"generate/g{i}" for i in range(10)] + [
-    "reward/avg_raw_reward", "policy/policy_entropy", "policy/policy_kl", "policy/raw_grad_norm"]
+KEYS = (
+    [f"policy/k{i}" for i in range(20)]
+    + [f"generate/g{i}" for i in range(10)]
+    + ["reward/avg_raw_reward", "policy/policy_entropy", "policy/policy_kl", "policy/raw_grad_norm"]
+)
 
 
 def step_block(step: int, r: random.Random) -> str:
     ts = f"2026-06-{1 + step // 5000:02d} {step % 24:02d}:{step % 60:02d}:00.000 | INFO     | skyrl_train.trainer:train:391 - "
     metrics = json.dumps({k: round(r.random(), 5) for k in KEYS}, sort_keys=True)
     gen = "\x1b[36m(TerminalBenchGenerator pid=1, ip=10.0.0.1)\x1b[0m " + ts
-    lines = [ts + "Started: 'step'", gen + f"Step {step}: collecting rollouts",
-             gen + "Exception breakdown: {'AgentTimeoutError': 3, 'DaytonaError': 1}",
-             gen + "Batch generation complete: 28/32 successful, 3 failed instances, 1 masked"]
+    lines = [
+        ts + "Started: 'step'",
+        gen + f"Step {step}: collecting rollouts",
+        gen + "Exception breakdown: {'AgentTimeoutError': 3, 'DaytonaError': 1}",
+        gen + "Batch generation complete: 28/32 successful, 3 failed instances, 1 masked",
+    ]
     for _ in range(12):  # vLLM stat lines and rollout dumps are most of a real log's bytes
-        lines.append("(AsyncVLLMInferenceEngine pid=5, ip=10.0.4.17) INFO 06-01 10:22:35 [loggers.py:248] Engine 000: "
-                     "Avg prompt throughput: 1520.4 tokens/s, Avg generation throughput: 611.0 tokens/s, Running: 37 reqs, "
-                     "Waiting: 0 reqs, GPU KV cache usage: 41.3%, Prefix cache hit rate: 72.9%")
-        lines += ["Prompt (last 200 chars): '... fix the failing import. root@box:/app# '",
-                  "Response: <think>" + "Let me check the layout. Step 1: run ls. " * 30 + "</think> ls -la src/",
-                  "Reward: 0.0", "Training Step Progress:  40%| | 7/20 [19:24<?, ?it/s]"]
-    lines += [ts + "Finished: 'generate', time cost: 700.10s",
-              ts + "avg_raw_rewards: 0.41250, avg_response_length: 702.31",
-              ts + "{'policy_loss': 0.0017, 'policy_entropy': 1.2, 'raw_grad_norm': 0.9, 'note': \"it's\"}",
-              "(skyrl_entrypoint pid=8455) " + ts.replace("train:391", "_log_metrics_stdout:1951")
-              + f"WANDB_MIRROR kind=train step={step} metrics={metrics}",
-              ts + "Finished: 'step', time cost: 1127.13s"]
+        lines.append(
+            "(AsyncVLLMInferenceEngine pid=5, ip=10.0.4.17) INFO 06-01 10:22:35 [loggers.py:248] Engine 000: "
+            "Avg prompt throughput: 1520.4 tokens/s, Avg generation throughput: 611.0 tokens/s, Running: 37 reqs, "
+            "Waiting: 0 reqs, GPU KV cache usage: 41.3%, Prefix cache hit rate: 72.9%"
+        )
+        lines += [
+            "Prompt (last 200 chars): '... fix the failing import. root@box:/app# '",
+            "Response: <think>" + "Let me check the layout. Step 1: run ls. " * 30 + "</think> ls -la src/",
+            "Reward: 0.0",
+            "Training Step Progress:  40%| | 7/20 [19:24<?, ?it/s]",
+        ]
+    lines += [
+        ts + "Finished: 'generate', time cost: 700.10s",
+        ts + "avg_raw_rewards: 0.41250, avg_response_length: 702.31",
+        ts + "{'policy_loss': 0.0017, 'policy_entropy': 1.2, 'raw_grad_norm': 0.9, 'note': \"it's\"}",
+        "(skyrl_entrypoint pid=8455) "
+        + ts.replace("train:391", "_log_metrics_stdout:1951")
+        + f"WANDB_MIRROR kind=train step={step} metrics={metrics}",
+        ts + "Finished: 'step', time cost: 1127.13s",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -70,7 +84,17 @@ def child(folder: str) -> None:
     parsed = parse_training_logs(folder)
     dt, cpu = time.perf_counter() - t0, time.process_time() - c0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": dt, "cpu_seconds": cpu, "peak_rss_mb": rss, "steps": len(parsed.steps), "malformed": parsed.malformed["count"]}))
+    print(
+        json.dumps(
+            {
+                "seconds": dt,
+                "cpu_seconds": cpu,
+                "peak_rss_mb": rss,
+                "steps": len(parsed.steps),
+                "malformed": parsed.malformed["count"],
+            }
+        )
+    )
 
 
 def main() -> None:
@@ -85,11 +109,16 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             steps = generate(Path(tmp), args.mb * scale)
             mb = sum(p.stat().st_size for p in Path(tmp).iterdir()) / 1e6
-            out = json.loads(subprocess.run([sys.executable, __file__, "--child", tmp], check=True,
-                                            capture_output=True, text=True).stdout)
-            print(f"{scale:g}x: {mb:.0f} MB, {steps} steps -> {out['seconds']:.2f} s wall, {out['cpu_seconds']:.2f} s CPU "
-                  f"({mb / out['seconds']:.0f} MB/s), peak RSS {out['peak_rss_mb']:.0f} MB, "
-                  f"parsed steps {out['steps']}, malformed {out['malformed']}")
+            out = json.loads(
+                subprocess.run(
+                    [sys.executable, __file__, "--child", tmp], check=True, capture_output=True, text=True
+                ).stdout
+            )
+            print(
+                f"{scale:g}x: {mb:.0f} MB, {steps} steps -> {out['seconds']:.2f} s wall, {out['cpu_seconds']:.2f} s CPU "
+                f"({mb / out['seconds']:.0f} MB/s), peak RSS {out['peak_rss_mb']:.0f} MB, "
+                f"parsed steps {out['steps']}, malformed {out['malformed']}"
+            )
 
 
 if __name__ == "__main__":

@@ -51,28 +51,53 @@ def make_inputs(shared: Path, out: Path, scale: int) -> tuple[Path, Path]:
     pair = out / f"before_{scale}x.jsonl", out / f"after_{scale}x.jsonl"
     for path, seed in zip(pair, (1, 2)):
         if not path.exists():
-            subprocess.run([sys.executable, str(shared / "bench" / "perf-gen.py"), str(n), str(path), str(seed)], check=True)
+            subprocess.run(
+                [sys.executable, str(shared / "bench" / "perf-gen.py"), str(n), str(path), str(seed)], check=True
+            )
     return pair
 
 
 def original_cmd(before: Path, after: Path, out: Path) -> list[str]:
-    return ["python3", "-m", "scripts.analysis.behavioral_delta", "--before", str(before), "--after", str(after),
-            "--output", str(out / "report.md")]
+    return [
+        "python3",
+        "-m",
+        "scripts.analysis.behavioral_delta",
+        "--before",
+        str(before),
+        "--after",
+        str(after),
+        "--output",
+        str(out / "report.md"),
+    ]
 
 
 def rldelta_run(before: Path, after: Path, work: Path) -> tuple[float, float, int]:
     """A fresh home (instance, hub, tables), the partition added, then the timed materialize."""
     home = Path(tempfile.mkdtemp(prefix="home_", dir=work))
     env = {**os.environ, "RLDELTA_HOME": str(home), "DAGSTER_HOME": str(home / "dagster")}
-    setup = ("from rl_assets.support.instance import ensure_instance_yaml; import dagster as dg, os; "
-             "ensure_instance_yaml(os.environ['DAGSTER_HOME']); "
-             f"dg.DagsterInstance.get().add_dynamic_partitions('models', [{PARTITION!r}])")
+    setup = (
+        "from rl_assets.support.instance import ensure_instance_yaml; import dagster as dg, os; "
+        "ensure_instance_yaml(os.environ['DAGSTER_HOME']); "
+        f"dg.DagsterInstance.get().add_dynamic_partitions('models', [{PARTITION!r}])"
+    )
     subprocess.run([sys.executable, "-c", setup], env=env, cwd=ROOT, check=True)
     config = home / "run.yaml"
-    config.write_text(f"resources:\n  settings:\n    config:\n      baseline_eval: {before}\n"
-                      f"      post_rl_eval: {after}\n")
-    cmd = [str(VENV_BIN / "dagster"), "asset", "materialize", "-m", "rl_assets.definitions", "--select", SELECT,
-           "--partition", PARTITION, "-c", str(config)]
+    config.write_text(
+        f"resources:\n  settings:\n    config:\n      baseline_eval: {before}\n      post_rl_eval: {after}\n"
+    )
+    cmd = [
+        str(VENV_BIN / "dagster"),
+        "asset",
+        "materialize",
+        "-m",
+        "rl_assets.definitions",
+        "--select",
+        SELECT,
+        "--partition",
+        PARTITION,
+        "-c",
+        str(config),
+    ]
     measured = run_measured(cmd, ROOT, env, home / "materialize.log")
     shutil.copy(home / "materialize.log", work / "last_materialize.log")
     shutil.rmtree(home)  # its tables are as large as the input; the shared disk is small
@@ -81,8 +106,12 @@ def rldelta_run(before: Path, after: Path, work: Path) -> tuple[float, float, in
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--original", type=Path, default=os.environ.get("RLDELTA_ORIGINAL_CHECKOUT"),
-                    help="checkout holding scripts/analysis/behavioral_delta.py (default $RLDELTA_ORIGINAL_CHECKOUT)")
+    ap.add_argument(
+        "--original",
+        type=Path,
+        default=os.environ.get("RLDELTA_ORIGINAL_CHECKOUT"),
+        help="checkout holding scripts/analysis/behavioral_delta.py (default $RLDELTA_ORIGINAL_CHECKOUT)",
+    )
     ap.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
     ap.add_argument("--scales", default="1,4")
     ap.add_argument("--repeats", type=int, default=2)
@@ -101,8 +130,15 @@ def main() -> int:
         print(f"== {scale}x: {before.name} + {after.name} = {mb:.1f} MB", flush=True)
         for i in range(args.repeats):
             out = Path(tempfile.mkdtemp(prefix="orig_", dir=args.dir))
-            for name, run in (("original", lambda: run_measured(original_cmd(before, after, out), args.original, dict(os.environ), out / "run.log")),
-                              ("rldelta", lambda: rldelta_run(before, after, args.dir))):
+            for name, run in (
+                (
+                    "original",
+                    lambda: run_measured(
+                        original_cmd(before, after, out), args.original, dict(os.environ), out / "run.log"
+                    ),
+                ),
+                ("rldelta", lambda: rldelta_run(before, after, args.dir)),
+            ):
                 wall, rss, rc = run()
                 results.setdefault((scale, name), []).append((wall, rss, rc))
                 print(f"  {scale}x #{i + 1} {name:8s} wall {wall:7.2f} s  peak RSS {rss:7.1f} MB  rc {rc}", flush=True)
@@ -111,9 +147,11 @@ def main() -> int:
     for (scale, name), runs in results.items():
         wall = statistics.median(r[0] for r in runs)
         ratio = wall / statistics.median(r[0] for r in results[(scale, "original")])
-        print(f"| {scale}x | {name} | {len(runs)} | {wall:.2f} | {max(r[1] for r in runs):.0f} | "
-              f"{ratio:.3f} |" if name == "rldelta" else f"| {scale}x | {name} | {len(runs)} | {wall:.2f} | "
-              f"{max(r[1] for r in runs):.0f} | |")
+        print(
+            f"| {scale}x | {name} | {len(runs)} | {wall:.2f} | {max(r[1] for r in runs):.0f} | {ratio:.3f} |"
+            if name == "rldelta"
+            else f"| {scale}x | {name} | {len(runs)} | {wall:.2f} | {max(r[1] for r in runs):.0f} | |"
+        )
     return 1 if any(r[2] for runs in results.values() for r in runs) else 0
 
 

@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 import pyarrow as pa  # noqa: E402
-
 from bench_ingest import make_file  # noqa: E402
+
 from rl_assets.analysis.q1.behavioral_delta import NEEDED, compute_behavioral_delta  # noqa: E402
 from rl_assets.analysis.q1.report import render_markdown as q1_md  # noqa: E402
 from rl_assets.analysis.q4.context_bins import COLUMNS, solve_rate_by_context  # noqa: E402
@@ -53,9 +53,16 @@ def timed(paths: list[Path], n_boot: int, reshape=None) -> dict:
     t3 = time.perf_counter()
     png = render_png(q4)
     t4 = time.perf_counter()
-    return {"tasks": q1["common_tasks"], "read_s": t1 - t0, "q1_s": t2 - t1, "q4_tables_s": t3 - t2,
-            "q4_png_s": t4 - t3, "total_s": t4 - t0, "png_kb": len(png) / 1024,
-            "significant": sum(f["significant"] for f in q1["features"])}
+    return {
+        "tasks": q1["common_tasks"],
+        "read_s": t1 - t0,
+        "q1_s": t2 - t1,
+        "q4_tables_s": t3 - t2,
+        "q4_png_s": t4 - t3,
+        "total_s": t4 - t0,
+        "png_kb": len(png) / 1024,
+        "significant": sum(f["significant"] for f in q1["features"]),
+    }
 
 
 def main() -> None:
@@ -76,14 +83,18 @@ def main() -> None:
     t0 = time.perf_counter()
     import matplotlib.pyplot  # noqa: F401  -- paid once per process, reported apart from Q4
 
-    print(f"2 x {args.rows} rows, n_boot={args.n_boot}, files in {work}; "
-          f"matplotlib import {time.perf_counter() - t0:.2f}s (once per process, not in the totals)")
+    print(
+        f"2 x {args.rows} rows, n_boot={args.n_boot}, files in {work}; "
+        f"matplotlib import {time.perf_counter() - t0:.2f}s (once per process, not in the totals)"
+    )
     for name, reshape in (("400 tasks x 5 attempts", None), (f"{args.rows} tasks x 1 attempt", one_task_per_row)):
         r = timed(paths, args.n_boot, reshape)
-        print(f"{name:>26}: read {r['read_s']:.2f}s  Q1 {r['q1_s']:.2f}s  Q4 tables {r['q4_tables_s']:.2f}s  "
-              f"Q4 png {r['q4_png_s']:.2f}s  total {r['total_s']:.2f}s  ({r['tasks']} common tasks, "
-              f"{r['significant']} significant features, png {r['png_kb']:.0f} KB)"
-              + ("" if r["total_s"] <= 3.0 else "  !! over the 3 s target"))
+        print(
+            f"{name:>26}: read {r['read_s']:.2f}s  Q1 {r['q1_s']:.2f}s  Q4 tables {r['q4_tables_s']:.2f}s  "
+            f"Q4 png {r['q4_png_s']:.2f}s  total {r['total_s']:.2f}s  ({r['tasks']} common tasks, "
+            f"{r['significant']} significant features, png {r['png_kb']:.0f} KB)"
+            + ("" if r["total_s"] <= 3.0 else "  !! over the 3 s target")
+        )
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ import os
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -22,7 +22,7 @@ from resources.hub import HubResource, RepoFile, RepoInfo  # noqa: E402
 from resources.registry import RegistryResource  # noqa: E402
 
 N_REPOS, N_CHANGED = 10_000, 10
-NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 12, 1, tzinfo=UTC)
 
 
 class ListingHub:
@@ -55,12 +55,16 @@ def main():
             return hub
 
     with tempfile.TemporaryDirectory() as tmp, dg.DagsterInstance.ephemeral(tempdir=tmp) as instance:
-        ctx = dg.build_sensor_context(instance=instance, cursor=json.dumps(cursor), resources={"hub": Resource(), "registry": RegistryResource()})
+        ctx = dg.build_sensor_context(
+            instance=instance, cursor=json.dumps(cursor), resources={"hub": Resource(), "registry": RegistryResource()}
+        )
         start = time.perf_counter()
         result = checkpoint_sensor(ctx)
         elapsed = time.perf_counter() - start
     print(f"repos listed: {N_REPOS}, changed: {N_CHANGED}, repos fetched: {hub.fetched}")
-    print(f"run requests: {len(result.run_requests)}, new partitions: {len(result.dynamic_partitions_requests[0].partition_keys) if result.dynamic_partitions_requests else 0}")
+    print(
+        f"run requests: {len(result.run_requests)}, new partitions: {len(result.dynamic_partitions_requests[0].partition_keys) if result.dynamic_partitions_requests else 0}"
+    )
     print(f"tick time: {elapsed:.3f} s (target <= 2 s)")
 
 

@@ -42,7 +42,9 @@ def copy_registry_rows(db: Path, source: str, target: str) -> int:
     jobs = con.execute("SELECT * FROM sandbox_jobs WHERE model_id = ?", (model["id"],)).fetchall()
     for job in jobs:
         row = {**dict(job), "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{target}/{job['id']}")), "model_id": new_id}
-        con.execute(f"INSERT INTO sandbox_jobs ({','.join(row)}) VALUES ({','.join('?' * len(row))})", list(row.values()))
+        con.execute(
+            f"INSERT INTO sandbox_jobs ({','.join(row)}) VALUES ({','.join('?' * len(row))})", list(row.values())
+        )
     con.commit()
     con.close()
     return len(jobs)
@@ -68,8 +70,10 @@ def runs_of(partition: str, t0: float) -> list[str]:
         for r in sorted(records, key=lambda r: r.create_timestamp):
             created, start, end = r.create_timestamp.timestamp() - t0, r.start_time, r.end_time
             start, end = (start - t0) if start else float("nan"), (end - t0) if end else float("nan")
-            lines.append(f"{r.dagster_run.job_name:16s} {r.dagster_run.status.value:8s} created +{created:.1f} s, "
-                         f"started +{start:.1f} s, ended +{end:.1f} s (launch {start - created:.1f} s, run {end - start:.1f} s)")
+            lines.append(
+                f"{r.dagster_run.job_name:16s} {r.dagster_run.status.value:8s} created +{created:.1f} s, "
+                f"started +{start:.1f} s, ended +{end:.1f} s (launch {start - created:.1f} s, run {end - start:.1f} s)"
+            )
     return lines
 
 
@@ -81,12 +85,21 @@ def main() -> int:
     home = Path(tempfile.mkdtemp(prefix="bench_upload_", dir=args.dir))
     os.environ.update(RLDELTA_HOME=str(home), DAGSTER_HOME=str(home / "dagster"), RLDELTA_WATCH_AUTHORS="rldelta-bench")
     subprocess.run([str(BIN / "rldelta"), "demo"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([sys.executable, "-m", "rl_assets.support.instance", os.environ["DAGSTER_HOME"]], cwd=ROOT, check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "rl_assets.support.instance", os.environ["DAGSTER_HOME"]],
+        cwd=ROOT,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     log_path = home / "daemon.log"
     log = open(log_path, "w")
-    daemon = subprocess.Popen([str(BIN / "dagster-daemon"), "run", "-w", "workspace.yaml"], cwd=ROOT,
-                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    daemon = subprocess.Popen(
+        [str(BIN / "dagster-daemon"), "run", "-w", "workspace.yaml"],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         up = wait_for(lambda: "checkpoint_sensor" in log_path.read_text(), 180)
         if not up:
@@ -102,8 +115,10 @@ def main() -> int:
         index = report_dir(TARGET) / "INDEX.md"
         done = wait_for(index.exists, args.timeout, 0.2)
         elapsed = time.time() - t0
-        print(f"upload at {t0:.1f} ({jobs} eval jobs copied); INDEX.md {'at' if done else 'NOT written within'} "
-              f"{elapsed:.1f} s" + ("" if done else f" (timeout {args.timeout:.0f} s)"))
+        print(
+            f"upload at {t0:.1f} ({jobs} eval jobs copied); INDEX.md {'at' if done else 'NOT written within'} "
+            f"{elapsed:.1f} s" + ("" if done else f" (timeout {args.timeout:.0f} s)")
+        )
         for line in runs_of(TARGET, t0):
             print("  run", line)
         return 0 if done else 1

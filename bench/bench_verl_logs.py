@@ -23,8 +23,15 @@ from pathlib import Path
 
 GROUPS = ("actor", "critic", "perf", "timing_s", "timing_per_token_ms", "response_length", "prompt_length")
 KEYS = [f"{g}/m{i}" for g in GROUPS for i in range(11)] + [
-    "critic/score/mean", "critic/rewards/mean", "actor/entropy", "actor/pg_loss", "actor/grad_norm",
-    "actor/kl_loss", "response_length/mean", "training/global_step"]
+    "critic/score/mean",
+    "critic/rewards/mean",
+    "actor/entropy",
+    "actor/pg_loss",
+    "actor/grad_norm",
+    "actor/kl_loss",
+    "response_length/mean",
+    "training/global_step",
+]
 PREFIX = "\x1b[36m(TaskRunner pid=2617997)\x1b[0m "
 NOISE = [
     "\x1b[36m(WorkerDict pid=2642022)\x1b[0m DEBUG:2026-07-23 18:43:25,394:compute_log_prob Before compute_log_prob, "
@@ -43,8 +50,10 @@ def value(r: random.Random) -> str:
 def step_text(step: int, r: random.Random) -> str:
     pairs = [f"{k}:{value(r)}" if k != "training/global_step" else f"{k}:{step}" for k in KEYS]
     if step % 10 == 0:  # a validation round lands in the same line
-        pairs += [f"val-core/openai/gsm8k/acc/mean@1:np.float64({r.random()!r})",
-                  f"val-aux/openai/gsm8k/reward/mean@1:np.float64({r.random()!r})"]
+        pairs += [
+            f"val-core/openai/gsm8k/acc/mean@1:np.float64({r.random()!r})",
+            f"val-aux/openai/gsm8k/reward/mean@1:np.float64({r.random()!r})",
+        ]
     return PREFIX + f"step:{step} - " + " - ".join(pairs) + "\n" + "\n".join(NOISE * 10) + "\n"
 
 
@@ -54,8 +63,12 @@ def generate(folder: Path, mb: float) -> int:
     path.parent.mkdir(parents=True)
     size, step = 0, 0
     with open(path, "w", encoding="utf-8") as fh:
-        head = (PREFIX + "('Initial validation metrics: '\n" + PREFIX
-                + " \"{'val-core/openai/gsm8k/acc/mean@1': np.float64(0.25)}\")\n")
+        head = (
+            PREFIX
+            + "('Initial validation metrics: '\n"
+            + PREFIX
+            + " \"{'val-core/openai/gsm8k/acc/mean@1': np.float64(0.25)}\")\n"
+        )
         fh.write(head)
         size += len(head)
         while size < mb * 1e6:
@@ -74,8 +87,18 @@ def child(folder: str) -> None:
     parsed = read_training_logs(folder)
     dt, cpu = time.perf_counter() - t0, time.process_time() - c0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": dt, "cpu_seconds": cpu, "peak_rss_mb": rss, "steps": len(parsed.steps),
-                      "trainer": parsed.trainer, "lines": parsed.accounting["lines"]["read"]}))
+    print(
+        json.dumps(
+            {
+                "seconds": dt,
+                "cpu_seconds": cpu,
+                "peak_rss_mb": rss,
+                "steps": len(parsed.steps),
+                "trainer": parsed.trainer,
+                "lines": parsed.accounting["lines"]["read"],
+            }
+        )
+    )
 
 
 def main() -> None:
@@ -89,11 +112,16 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             steps = generate(Path(tmp), mb)
             real_mb = sum(p.stat().st_size for p in Path(tmp).rglob("*") if p.is_file()) / 1e6
-            out = json.loads(subprocess.run([sys.executable, __file__, "--child", tmp], check=True,
-                                            capture_output=True, text=True).stdout)
-            print(f"{real_mb:.0f} MB, {steps} steps, {out['lines']} lines -> {out['seconds']:.2f} s wall, "
-                  f"{out['cpu_seconds']:.2f} s CPU ({real_mb / out['seconds']:.0f} MB/s), "
-                  f"peak RSS {out['peak_rss_mb']:.0f} MB, {out['trainer']} steps {out['steps']}")
+            out = json.loads(
+                subprocess.run(
+                    [sys.executable, __file__, "--child", tmp], check=True, capture_output=True, text=True
+                ).stdout
+            )
+            print(
+                f"{real_mb:.0f} MB, {steps} steps, {out['lines']} lines -> {out['seconds']:.2f} s wall, "
+                f"{out['cpu_seconds']:.2f} s CPU ({real_mb / out['seconds']:.0f} MB/s), "
+                f"peak RSS {out['peak_rss_mb']:.0f} MB, {out['trainer']} steps {out['steps']}"
+            )
 
 
 if __name__ == "__main__":

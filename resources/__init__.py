@@ -8,9 +8,9 @@ import dagster as dg
 
 from resources.hub import HubResource
 from resources.llm import default_llm_resource
-from rl_assets.values.masking import install_log_masking
 from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
+from rl_assets.values.masking import install_log_masking
 
 install_log_masking()  # before any client logs a URL with credentials in it
 

@@ -48,8 +48,10 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
         if obj is None:
             return
         if type(obj).__module__.startswith(("pyarrow", "pandas")):
-            raise TypeError(f"{context.asset_key.to_user_string()} returned a table: write it with rl_assets.store "
-                            "and return a dict naming its location (values are JSON)")
+            raise TypeError(
+                f"{context.asset_key.to_user_string()} returned a table: write it with rl_assets.store "
+                "and return a dict naming its location (values are JSON)"
+            )
         store_checks.check_one_process(_instance(context))
         partition = context.partition_key if context.has_partition_key else None
         folder = self._folder(context.asset_key.path, partition)
@@ -81,7 +83,11 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
                 return folder / f"{producer}{SUFFIX}"
         recorded = _latest_recorded(context, partition)
         if recorded is not None and recorded.exists():
-            return UPath(store_checks.inside_root(recorded, f"the latest materialization of {context.asset_key.to_user_string()}"))
+            return UPath(
+                store_checks.inside_root(
+                    recorded, f"the latest materialization of {context.asset_key.to_user_string()}"
+                )
+            )
         pointer = folder / "LATEST"
         if pointer.exists():
             return UPath(store_checks.inside_root(folder / pointer.read_text().strip(), f"the pointer {pointer}"))

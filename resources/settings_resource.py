@@ -28,4 +28,6 @@ class AnalysisSettings(dg.ConfigurableResource):
     rl_traces_orgs: list[str] = []
     # Task-id normalisation for pairing the sides (case, prefix, suffix, version: rl_assets/analysis/pairing.py);
     # never applied unless named here. The reports' near-miss line says which rules would pair most ids.
-    task_id_normalisation: list[str] = []  # where to look for <org>/<job_name> RL-trace datasets (model's org is always tried last)
+    task_id_normalisation: list[
+        str
+    ] = []  # where to look for <org>/<job_name> RL-trace datasets (model's org is always tried last)

@@ -12,12 +12,11 @@ from __future__ import annotations
 import dagster as dg
 
 from resources import build_resources
+from resources.io_manager import RlDeltaIOManager
 from rl_assets.assets import ANALYSIS
 from rl_assets.assets.model_comparison import model_comparison
 from rl_assets.assets.report_index import build_analysis_index
 from rl_assets.assets.run_lineage import run_lineage
-from resources.io_manager import RlDeltaIOManager
-from rl_assets.assets.traces import baseline_traces, post_rl_traces
 from rl_assets.jobs.analyze import analyze_model, write_index
 from rl_assets.jobs.compare import compare_models
 from rl_assets.jobs.lineage import refresh_lineage
@@ -38,10 +37,16 @@ ASSETS = [*ANALYSIS, analysis_index, model_comparison, run_lineage]
 JOBS = [analyze_model, write_index, compare_models, refresh_lineage, write_back_failure_modes]
 
 SENSORS = [
-    checkpoint_sensor, registry_sensor, training_logs_sensor, rldelta_automation,
-    index_after_success, index_after_failure,
-    comparison_after_success, comparison_after_failure,
-    lineage_after_success, lineage_after_failure,
+    checkpoint_sensor,
+    registry_sensor,
+    training_logs_sensor,
+    rldelta_automation,
+    index_after_success,
+    index_after_failure,
+    comparison_after_success,
+    comparison_after_failure,
+    lineage_after_success,
+    lineage_after_failure,
 ]
 
 

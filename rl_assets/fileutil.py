@@ -51,7 +51,7 @@ def remove_stale_temps(path: Path) -> list[Path]:
     """Delete the temp files a killed writer of ``path`` left beside it; returns them."""
     removed = []
     for tmp in path.parent.glob(f".{path.name}.*.tmp"):
-        if _stale(tmp, tmp.name[len(path.name) + 2:-len(".tmp")].split(".")):
+        if _stale(tmp, tmp.name[len(path.name) + 2 : -len(".tmp")].split(".")):
             try:
                 tmp.unlink()
                 removed.append(tmp)
@@ -86,7 +86,6 @@ def atomic_write_files(folder: Path | str, files: dict[str, str | bytes]) -> dic
         data = content.encode("utf-8") if isinstance(content, str) else content
         out[name] = atomic_write_bytes(Path(folder) / name, data)
     return out
-
 
 
 def replace_folder(folder: Path | str, files: dict[str, str | bytes]) -> dict[str, Path]:

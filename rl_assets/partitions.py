@@ -11,14 +11,17 @@ import dagster as dg
 # Every asset check of a per-model asset is partitioned too (one result per model, so one model's
 # failure never reads as passed because another passed). Dagster 1.13 calls that "preview"; the
 # notice would otherwise repeat for every check in every process's log.
-warnings.filterwarnings("ignore", message="Specifying a partitions_def on an AssetCheckSpec", category=dg.PreviewWarning)
+warnings.filterwarnings(
+    "ignore", message="Specifying a partitions_def on an AssetCheckSpec", category=dg.PreviewWarning
+)
 
 models_partitions = dg.DynamicPartitionsDefinition(name="models")
 rl_jobs_partitions = dg.DynamicPartitionsDefinition(name="rl_jobs")
 
 
-def latest_materialization(instance: dg.DagsterInstance, asset: str | dg.AssetKey,
-                           partition: str | None = None) -> dg.EventLogRecord | None:
+def latest_materialization(
+    instance: dg.DagsterInstance, asset: str | dg.AssetKey, partition: str | None = None
+) -> dg.EventLogRecord | None:
     """The latest materialization record of `asset` (a key, or an asset name) for `partition` (of any
     partition when None), or None if there is none: the one way the code reads "the latest
     materialization of asset X for partition P" from the event log."""
@@ -26,6 +29,7 @@ def latest_materialization(instance: dg.DagsterInstance, asset: str | dg.AssetKe
     flt = dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition] if partition is not None else None)
     records = instance.fetch_materializations(flt, limit=1).records
     return records[0] if records else None
+
 
 _PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _MAX_NAME = 96  # the Hub caps organisation and repo names at 96 characters each
@@ -106,7 +110,15 @@ def validate_job_name(job: str) -> str:
     >>> validate_job_name("rl-alpha")
     'rl-alpha'
     """
-    if not isinstance(job, str) or not _PART.match(job) or job.endswith((".", "-")) or ".." in job or len(job) > _MAX_NAME:
-        raise InvalidRepoId(f"invalid RL job name {job!r}: letters, digits, '.', '_', '-' only, starting with a letter "
-                            f"or digit, at most {_MAX_NAME} characters")
+    if (
+        not isinstance(job, str)
+        or not _PART.match(job)
+        or job.endswith((".", "-"))
+        or ".." in job
+        or len(job) > _MAX_NAME
+    ):
+        raise InvalidRepoId(
+            f"invalid RL job name {job!r}: letters, digits, '.', '_', '-' only, starting with a letter "
+            f"or digit, at most {_MAX_NAME} characters"
+        )
     return job

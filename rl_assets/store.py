@@ -53,8 +53,10 @@ def root() -> UPath:
     path = path.resolve()
     reports = settings.reports_root().resolve()
     if path.is_relative_to(reports):
-        raise StoreError(f"RLDELTA_STORAGE={path} lies inside the reports folder {reports} (RLDELTA_REPORTS): "
-                         "put the storage root outside it")
+        raise StoreError(
+            f"RLDELTA_STORAGE={path} lies inside the reports folder {reports} (RLDELTA_REPORTS): "
+            "put the storage root outside it"
+        )
     return UPath(path)
 
 
@@ -69,6 +71,7 @@ def local_path(location: str | os.PathLike) -> Path | None:
 
 
 # -- hand-overs ------------------------------------------------------------------------------------
+
 
 def trace_table_folder(asset: str, model_id: str) -> UPath:
     """Where `asset`'s tables for one model live: one file per distinct source and knobs."""
@@ -103,7 +106,8 @@ def llm_root() -> Path:
         raise StoreError(
             f"RLDELTA_STORAGE={settings.storage_root()} is not a local path, and the LLM cache needs one "
             "(atomic renames, appended ledger lines): set RLDELTA_LLM_CACHE or the llm resource's cache_root "
-            "to a folder every worker shares")
+            "to a folder every worker shares"
+        )
     return Path(str(root())) / "llm"
 
 
@@ -118,6 +122,7 @@ def legacy_tables_root() -> Path:
 
 
 # -- outputs and caches (never handed over) -----------------------------------------------------------
+
 
 def reports_root() -> Path:
     return settings.reports_root()
@@ -172,6 +177,7 @@ def publish(staged: Path, location: str | os.PathLike) -> None:
 
 
 # -- reading and writing at a location ------------------------------------------------------------
+
 
 class StoreError(RuntimeError):
     """A place the store cannot use as configured (the message names the setting to change)."""

@@ -21,15 +21,19 @@ def inside_root(location: str | os.PathLike, what: str) -> str:
     path = store.local_path(text)
     if path is not None:
         path = path.expanduser().resolve()
-        roots = [store.legacy_tables_root().resolve()] + ([store.local_path(store.root()).resolve()] if store.is_local() else [])
+        roots = [store.legacy_tables_root().resolve()] + (
+            [store.local_path(store.root()).resolve()] if store.is_local() else []
+        )
         if any(path.is_relative_to(r) for r in roots):
             return str(path)
     else:
         base = str(store.root()).rstrip("/") + "/"
-        if not store.is_local() and text.startswith(base) and "/../" not in text[len(base) - 1:]:
+        if not store.is_local() and text.startswith(base) and "/../" not in text[len(base) - 1 :]:
             return text
-    raise store.StoreError(f"{what} names {text}, outside the storage root {store.root()}; refusing to read it "
-                           "(a stored file was edited or the root moved: re-materialize the asset)")
+    raise store.StoreError(
+        f"{what} names {text}, outside the storage root {store.root()}; refusing to read it "
+        "(a stored file was edited or the root moved: re-materialize the asset)"
+    )
 
 
 def content_digest(location: str | os.PathLike) -> tuple[str, int]:
@@ -54,4 +58,5 @@ def check_one_process(instance) -> None:
         raise store.StoreError(
             f"RLDELTA_STORAGE={settings.storage_root()} keeps hand-overs in one process's memory, but this run's "
             "steps or its instance outlive that process (a step subprocess, or a persistent DAGSTER_HOME instance): "
-            "set RLDELTA_STORAGE to a folder or an object-store URL")
+            "set RLDELTA_STORAGE to a folder or an object-store URL"
+        )

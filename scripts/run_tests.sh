@@ -8,6 +8,11 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .tmp
+# Lint and format first: a style error fails in a second, before any service starts.
+if ! { .venv/bin/ruff check --quiet . && .venv/bin/ruff format --check --quiet .; }; then
+  echo "ruff: fix with '.venv/bin/ruff check --fix . && .venv/bin/ruff format .'" >&2
+  exit 1
+fi
 : > .tmp/test.env
 for step in scripts/setup.d/*.sh; do
   [ -e "$step" ] || continue

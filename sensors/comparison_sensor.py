@@ -23,22 +23,31 @@ def comparison_request(context: dg.RunStatusSensorContext):
     partition = run.tags.get("dagster/partition")
     if run.job_name in (write_index.name, compare_models.name) or not is_repo_id(partition):
         return dg.SkipReason("not an analysis run of a model partition")
-    touched = {e.dagster_event.asset_key.to_user_string() for e in instance.all_logs(
-        run.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION)}
+    touched = {
+        e.dagster_event.asset_key.to_user_string()
+        for e in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION)
+    }
     if not touched & COMPARED_INPUTS:
         return dg.SkipReason(f"run {run.run_id} changed nothing the comparison reads ({sorted(touched) or 'nothing'})")
     pinned = os.environ.get("RLDELTA_COMPARE_BENCHMARK", "") or last_pinned_benchmark(instance)
     if not pinned:
-        return dg.SkipReason(f"{COMPARISON_ASSET} has no pinned benchmark yet: set RLDELTA_COMPARE_BENCHMARK "
-                             "or materialize it once with a `benchmark`")
-    return dg.RunRequest(run_key=f"compare-after-{run.run_id}",
-                         run_config={"ops": {COMPARISON_ASSET: {"config": {"benchmark": pinned}}}})
+        return dg.SkipReason(
+            f"{COMPARISON_ASSET} has no pinned benchmark yet: set RLDELTA_COMPARE_BENCHMARK "
+            "or materialize it once with a `benchmark`"
+        )
+    return dg.RunRequest(
+        run_key=f"compare-after-{run.run_id}", run_config={"ops": {COMPARISON_ASSET: {"config": {"benchmark": pinned}}}}
+    )
 
 
 def _comparison_sensor(name: str, status: dg.DagsterRunStatus):
     return dg.run_status_sensor(
-        name=name, run_status=status, request_job=compare_models, default_status=dg.DefaultSensorStatus.RUNNING,
-        minimum_interval_seconds=30, monitor_all_code_locations=True,  # CLI runs too (see index_sensor.py)
+        name=name,
+        run_status=status,
+        request_job=compare_models,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        minimum_interval_seconds=30,
+        monitor_all_code_locations=True,  # CLI runs too (see index_sensor.py)
         description=f"Refreshes model_comparison after a model's analysis run ends with {status.value}.",
     )(comparison_request)
 

@@ -6,8 +6,8 @@ repo id to the fingerprint last acted on, so a tick's work is proportional to wh
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from rl_assets.partitions import InvalidRepoId, validate_repo_id
 
@@ -105,6 +105,8 @@ def eval_jobs_fingerprint(jobs: list[dict]) -> str:
     import hashlib
 
     finished = sorted(
-        f"{j.get('id')}:{j.get('ended_at')}:{j.get('hf_traces_link')}" for j in jobs if j.get("job_status") == "Finished"
+        f"{j.get('id')}:{j.get('ended_at')}:{j.get('hf_traces_link')}"
+        for j in jobs
+        if j.get("job_status") == "Finished"
     )
     return hashlib.sha1("\n".join(finished).encode()).hexdigest()

@@ -14,8 +14,8 @@ import yaml
 from resources.io_manager import RlDeltaIOManager, load_stored
 from rl_assets.jobs.analyze import write_index
 from rl_assets.jobs.lineage import refresh_lineage
-from rl_assets.support.lineage_records import lineage_members
 from rl_assets.partitions import InvalidRepoId, is_repo_id, rl_jobs_partitions, validate_job_name
+from rl_assets.support.lineage_records import lineage_members
 
 CONFIGS = (("rl_config.json", json.loads), ("rl_config.yaml", yaml.safe_load), ("rl_config.yml", yaml.safe_load))
 
@@ -62,8 +62,10 @@ def lineage_reaction(context: dg.RunStatusSensorContext):
     run, instance = context.dagster_run, context.instance
     partition = run.tags.get("dagster/partition")
     if partition and not is_repo_id(partition) and instance.has_dynamic_partition(rl_jobs_partitions.name, partition):
-        return [dg.RunRequest(run_key=f"index-after-lineage-{run.run_id}-{m}", partition_key=m, job_name=write_index.name)
-                for m in lineage_members(instance, partition)[0]] or dg.SkipReason(f"lineage {partition} has no members yet")
+        return [
+            dg.RunRequest(run_key=f"index-after-lineage-{run.run_id}-{m}", partition_key=m, job_name=write_index.name)
+            for m in lineage_members(instance, partition)[0]
+        ] or dg.SkipReason(f"lineage {partition} has no members yet")
     if run.job_name == write_index.name or not is_repo_id(partition):
         return dg.SkipReason("not an analysis run of a model partition")
     manifest = load_stored(RlDeltaIOManager(), "checkpoint", partition) or {}
@@ -71,19 +73,35 @@ def lineage_reaction(context: dg.RunStatusSensorContext):
         job = validate_job_name(manifest.get("job_name") or "")
     except InvalidRepoId:
         return dg.SkipReason(f"{partition}: no usable job_name in its stored checkpoint manifest")
-    add = [] if instance.has_dynamic_partition(rl_jobs_partitions.name, job) else [rl_jobs_partitions.build_add_request([job])]
+    add = (
+        []
+        if instance.has_dynamic_partition(rl_jobs_partitions.name, job)
+        else [rl_jobs_partitions.build_add_request([job])]
+    )
     return dg.SensorResult(
-        run_requests=[dg.RunRequest(run_key=f"lineage-after-{run.run_id}", partition_key=job, job_name=refresh_lineage.name)],
-        dynamic_partitions_requests=add)
+        run_requests=[
+            dg.RunRequest(run_key=f"lineage-after-{run.run_id}", partition_key=job, job_name=refresh_lineage.name)
+        ],
+        dynamic_partitions_requests=add,
+    )
 
 
-_COMMON = {"request_jobs": [refresh_lineage, write_index], "default_status": dg.DefaultSensorStatus.RUNNING,
-           "minimum_interval_seconds": 15, "monitor_all_code_locations": True}  # CLI runs too (index_sensor.py)
+_COMMON = {
+    "request_jobs": [refresh_lineage, write_index],
+    "default_status": dg.DefaultSensorStatus.RUNNING,
+    "minimum_interval_seconds": 15,
+    "monitor_all_code_locations": True,
+}  # CLI runs too (index_sensor.py)
 lineage_after_success = dg.run_status_sensor(
-    name="lineage_after_success", run_status=dg.DagsterRunStatus.SUCCESS, **_COMMON,
+    name="lineage_after_success",
+    run_status=dg.DagsterRunStatus.SUCCESS,
+    **_COMMON,
     description="Refreshes the run lineage of a checkpoint's RL job after its analysis run succeeds "
-                "(and, after a lineage run, its members' INDEX.md).")(lineage_reaction)
+    "(and, after a lineage run, its members' INDEX.md).",
+)(lineage_reaction)
 lineage_after_failure = dg.run_status_sensor(
-    name="lineage_after_failure", run_status=dg.DagsterRunStatus.FAILURE, **_COMMON,
-    description="Refreshes the run lineage after a checkpoint's analysis run fails (it lists the checkpoint as excluded).")(
-    lineage_reaction)
+    name="lineage_after_failure",
+    run_status=dg.DagsterRunStatus.FAILURE,
+    **_COMMON,
+    description="Refreshes the run lineage after a checkpoint's analysis run fails (it lists the checkpoint as excluded).",
+)(lineage_reaction)

@@ -7,7 +7,6 @@ from rl_assets.partitions import latest_materialization, models_partitions
 from sensors.decide import decide_fingerprints, eval_jobs_fingerprint
 from sensors.instance_state import dump_cursor, load_cursor
 
-
 NO_JOBS = eval_jobs_fingerprint([])
 EVAL_PAIR = dg.AssetKey("eval_pair")
 

@@ -9,9 +9,8 @@ automation, and the index sensor skips a run that wrote INDEX.md itself.
 
 import dagster as dg
 
-from rl_assets.assets import ANALYSIS_GROUPS
-
 from resources.hub import HubError, HubResource
+from rl_assets.assets import ANALYSIS_GROUPS
 from rl_assets.partitions import models_partitions
 from sensors.decide import LOGS_PREFIX, decide_fingerprints
 from sensors.instance_state import dump_cursor, last_data_version, load_cursor

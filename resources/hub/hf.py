@@ -26,7 +26,15 @@ from huggingface_hub.errors import (
     RevisionNotFoundError,
 )
 
-from resources.hub.types import DATA_SUFFIXES, HubError, HubPermissionError, HubUnavailableError, RepoFile, RepoInfo, RepoNotFoundError
+from resources.hub.types import (
+    DATA_SUFFIXES,
+    HubError,
+    HubPermissionError,
+    HubUnavailableError,
+    RepoFile,
+    RepoInfo,
+    RepoNotFoundError,
+)
 from rl_assets.values.masking import mask_url, safe_cause
 
 try:  # huggingface_hub >= 2 ships its own httpx fork; 1.x uses httpx
@@ -113,8 +121,15 @@ def _classify(exc: BaseException) -> tuple[str, int | None, float | None]:
 class HfHub:
     """HubBackend over huggingface_hub; `endpoint=None` means HF_ENDPOINT or huggingface.co."""
 
-    def __init__(self, endpoint: str | None = None, token: str | None = None, timeout_s: float = 30.0,
-                 max_retries: int = 4, backoff_s: float = 0.5, max_backoff_s: float = 30.0):
+    def __init__(
+        self,
+        endpoint: str | None = None,
+        token: str | None = None,
+        timeout_s: float = 30.0,
+        max_retries: int = 4,
+        backoff_s: float = 0.5,
+        max_backoff_s: float = 30.0,
+    ):
         self.endpoint = (endpoint or os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).rstrip("/")
         self._token = token or None  # None: huggingface_hub falls back to HF_TOKEN / the stored login
         self.timeout_s = timeout_s
@@ -146,9 +161,18 @@ class HfHub:
                         f"({'HTTP ' + str(code) if code else type(exc).__name__}) after {attempt + 1} attempts; "
                         "retry later, or check HF_ENDPOINT and the network"
                     ) from safe_cause(exc)
-                wait = min(retry_after if retry_after is not None else delay * (1 + 0.1 * random.random()), self.max_backoff_s)
-                log.warning("hub %s %s: %s, retry %d/%d in %.1fs", repo_type, repo_id,
-                            f"HTTP {code}" if code else type(exc).__name__, attempt + 1, self.max_retries, wait)
+                wait = min(
+                    retry_after if retry_after is not None else delay * (1 + 0.1 * random.random()), self.max_backoff_s
+                )
+                log.warning(
+                    "hub %s %s: %s, retry %d/%d in %.1fs",
+                    repo_type,
+                    repo_id,
+                    f"HTTP {code}" if code else type(exc).__name__,
+                    attempt + 1,
+                    self.max_retries,
+                    wait,
+                )
                 time.sleep(wait)
                 delay *= 2
 
@@ -161,9 +185,15 @@ class HfHub:
                 "or set HF_TOKEN to a token that can read it"
             )
         if kind == "entry":
-            return RepoNotFoundError(f"a file listed in {where} is gone from the server (the repo changed mid-read): rerun")
+            return RepoNotFoundError(
+                f"a file listed in {where} is gone from the server (the repo changed mid-read): rerun"
+            )
         if kind == "denied":
-            need = "write access to it (an org member token with write role)" if action == "write" else "read access to it (accept the gate if it is gated)"
+            need = (
+                "write access to it (an org member token with write role)"
+                if action == "write"
+                else "read access to it (accept the gate if it is gated)"
+            )
             return HubPermissionError(f"access denied (HTTP {code}) to {where}: set HF_TOKEN to a token with {need}")
         if code is not None:
             return HubError(f"the Hub at {self.endpoint} rejected a {action} of {where} with HTTP {code}")
@@ -172,7 +202,9 @@ class HfHub:
     # -- reads -----------------------------------------------------------------------------------
     def _info(self, repo_id: str, repo_type: str, revision: str | None) -> RepoInfo:
         get = self.api.model_info if repo_type == "model" else self.api.dataset_info
-        info = self._call(lambda: get(repo_id, revision=revision, files_metadata=True, timeout=self.timeout_s), repo_id, repo_type)
+        info = self._call(
+            lambda: get(repo_id, revision=revision, files_metadata=True, timeout=self.timeout_s), repo_id, repo_type
+        )
         files = [
             RepoFile(s.rfilename, s.size or 0, (s.lfs.sha256 if s.lfs else s.blob_id) or "")
             for s in (info.siblings or [])
@@ -187,7 +219,9 @@ class HfHub:
 
     def repo_exists(self, repo_id, repo_type="model"):
         try:
-            self._call(lambda: self.api.repo_info(repo_id, repo_type=repo_type, timeout=self.timeout_s), repo_id, repo_type)
+            self._call(
+                lambda: self.api.repo_info(repo_id, repo_type=repo_type, timeout=self.timeout_s), repo_id, repo_type
+            )
         except RepoNotFoundError:
             return False
         except HubPermissionError:
@@ -196,11 +230,15 @@ class HfHub:
 
     def list_models(self, author=None):
         if not author:
-            raise HubError(f"listing models on {self.endpoint} needs an author/org (the whole Hub is too large to list)")
+            raise HubError(
+                f"listing models on {self.endpoint} needs an author/org (the whole Hub is too large to list)"
+            )
         # One listing call with each repo's sha: the sensor fetches files only for repos whose sha
         # changed, so a tick costs one request plus one per changed repo (not one per repo).
         models = self._call(
-            lambda: list(self.api.list_models(author=author, sort="last_modified", expand=["sha", "lastModified"])), author, "model"
+            lambda: list(self.api.list_models(author=author, sort="last_modified", expand=["sha", "lastModified"])),
+            author,
+            "model",
         )
         infos = [RepoInfo(m.id, "model", m.sha or "", m.last_modified, []) for m in models]
         return sorted(infos, key=lambda i: i.last_modified.timestamp() if i.last_modified else 0.0, reverse=True)
@@ -218,10 +256,17 @@ class HfHub:
     def download(self, repo_id, repo_type="model", allow_patterns=None, revision=None):
         folder = self._call(
             lambda: snapshot_download(
-                repo_id, repo_type=repo_type, revision=revision, allow_patterns=allow_patterns,
-                cache_dir=self._cache_dir(), endpoint=self.endpoint, token=self._token, etag_timeout=self.timeout_s,
+                repo_id,
+                repo_type=repo_type,
+                revision=revision,
+                allow_patterns=allow_patterns,
+                cache_dir=self._cache_dir(),
+                endpoint=self.endpoint,
+                token=self._token,
+                etag_timeout=self.timeout_s,
             ),
-            repo_id, repo_type,
+            repo_id,
+            repo_type,
         )
         path = Path(folder)
         path.mkdir(parents=True, exist_ok=True)  # nothing matched: still a (empty) snapshot folder
@@ -229,13 +274,19 @@ class HfHub:
 
     def dataset_files(self, repo_id, revision=None):
         snap = self.download(repo_id, "dataset", allow_patterns=[f"*{s}" for s in DATA_SUFFIXES], revision=revision)
-        return sorted(p for p in snap.rglob("*") if p.is_file() and p.name.endswith(DATA_SUFFIXES) and p.name != "dataset_infos.json")
+        return sorted(
+            p
+            for p in snap.rglob("*")
+            if p.is_file() and p.name.endswith(DATA_SUFFIXES) and p.name != "dataset_infos.json"
+        )
 
     # -- writes ----------------------------------------------------------------------------------
     def can_write(self, repo_id, repo_type="dataset"):
         """Commit-free preflight (the Hub's auth-check/write), so a 403 shows before any spend."""
         try:
-            self._call(lambda: self.api.auth_check(repo_id, repo_type=repo_type, write=True), repo_id, repo_type, "write")
+            self._call(
+                lambda: self.api.auth_check(repo_id, repo_type=repo_type, write=True), repo_id, repo_type, "write"
+            )
         except RepoNotFoundError as exc:
             return False, f"{exc} (rldelta never creates repos: create it first)"
         except HubError as exc:
@@ -248,8 +299,15 @@ class HfHub:
         # Visibility is never touched: no create_repo, no update_repo_settings.
         message = commit_message or f"rldelta: update {path_in_repo}"
         info = self._call(
-            lambda: self.api.upload_file(path_or_fileobj=data, path_in_repo=path_in_repo, repo_id=repo_id,
-                                         repo_type=repo_type, commit_message=message),
-            repo_id, repo_type, "write",
+            lambda: self.api.upload_file(
+                path_or_fileobj=data,
+                path_in_repo=path_in_repo,
+                repo_id=repo_id,
+                repo_type=repo_type,
+                commit_message=message,
+            ),
+            repo_id,
+            repo_type,
+            "write",
         )
         return info.oid

@@ -6,10 +6,18 @@ import fnmatch
 import hashlib
 import os
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-from resources.hub.types import DATA_SUFFIXES, HubError, HubPermissionError, RepoFile, RepoInfo, RepoNotFoundError, _digest
+from resources.hub.types import (
+    DATA_SUFFIXES,
+    HubError,
+    HubPermissionError,
+    RepoFile,
+    RepoInfo,
+    RepoNotFoundError,
+    _digest,
+)
 
 
 def _file_sha1(path: Path) -> str:
@@ -69,8 +77,10 @@ class LocalHub:
                 continue  # markers such as .readonly are not repo content
             if not path.resolve().is_relative_to(inside):
                 # a symlink out of the repo would copy an outside file into the hub cache and reports
-                raise HubError(f"{repo_type} repo {repo_id!r} in the local hub: {rel} is a symlink to "
-                               f"{path.resolve()}, outside the repo folder {inside}; refusing to read it")
+                raise HubError(
+                    f"{repo_type} repo {repo_id!r} in the local hub: {rel} is a symlink to "
+                    f"{path.resolve()}, outside the repo folder {inside}; refusing to read it"
+                )
             files.append(RepoFile(rel, path.stat().st_size, self._sha(path)))
             newest = max(newest, path.stat().st_mtime)
         current = _digest(files)
@@ -79,7 +89,7 @@ class LocalHub:
                 f"revision {revision} of {repo_type} repo {repo_id!r} is not available in the local hub "
                 f"(it keeps only the current revision {current[:12]})"
             )
-        modified = datetime.fromtimestamp(newest, tz=timezone.utc) if files else None
+        modified = datetime.fromtimestamp(newest, tz=UTC) if files else None
         return RepoInfo(repo_id, repo_type, current, modified, files)
 
     def model_info(self, repo_id, revision=None):
@@ -94,8 +104,14 @@ class LocalHub:
     def list_models(self, author=None):
         base = self.root / "models"
         orgs = [base / author] if author else sorted(p for p in base.glob("*") if p.is_dir())
-        infos = [self.model_info(f"{org.name}/{d.name}") for org in orgs if org.is_dir() for d in sorted(org.iterdir()) if d.is_dir()]
-        epoch = datetime.min.replace(tzinfo=timezone.utc)
+        infos = [
+            self.model_info(f"{org.name}/{d.name}")
+            for org in orgs
+            if org.is_dir()
+            for d in sorted(org.iterdir())
+            if d.is_dir()
+        ]
+        epoch = datetime.min.replace(tzinfo=UTC)
         return sorted(infos, key=lambda i: i.last_modified or epoch, reverse=True)
 
     def download(self, repo_id, repo_type="model", allow_patterns=None, revision=None):
@@ -118,7 +134,11 @@ class LocalHub:
 
     def dataset_files(self, repo_id, revision=None):
         snap = self.download(repo_id, "dataset", revision=revision)
-        return sorted(p for p in snap.rglob("*") if p.is_file() and p.name.endswith(DATA_SUFFIXES) and p.name != "dataset_infos.json")
+        return sorted(
+            p
+            for p in snap.rglob("*")
+            if p.is_file() and p.name.endswith(DATA_SUFFIXES) and p.name != "dataset_infos.json"
+        )
 
     def can_write(self, repo_id, repo_type="dataset"):
         base = self._repo_dir(repo_id, repo_type)

@@ -39,7 +39,9 @@ class HubResource(dg.ConfigurableResource):
     def resolved_backend(self) -> str:
         if self.backend:
             return self.backend
-        return os.environ.get("RLDELTA_HUB", "").strip() or ("hf" if os.environ.get("HF_ENDPOINT", "").strip() else "local")
+        return os.environ.get("RLDELTA_HUB", "").strip() or (
+            "hf" if os.environ.get("HF_ENDPOINT", "").strip() else "local"
+        )
 
     def client(self) -> HubBackend:
         kind = self.resolved_backend()

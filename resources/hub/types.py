@@ -12,8 +12,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
-from rl_assets.values.masking import MaskedError
 from rl_assets.schema import DATA_FILE_SUFFIXES
+from rl_assets.values.masking import MaskedError
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".pt", ".pth")
 # trace data files a dataset may hold, compressed ones included (rl_assets.ingest reads them)

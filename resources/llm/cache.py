@@ -71,7 +71,13 @@ class LLMCache:
     def record_failure(self, key: str, reason: str, **meta: Any) -> None:
         path = self._failure(key)
         prev = self.failure(key) or {}
-        rec = {"key": key, "reason": reason[:500], "attempts": prev.get("attempts", 0) + 1, "last": time.time(), "meta": meta}
+        rec = {
+            "key": key,
+            "reason": reason[:500],
+            "attempts": prev.get("attempts", 0) + 1,
+            "last": time.time(),
+            "meta": meta,
+        }
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, json.dumps(rec, sort_keys=True))
 

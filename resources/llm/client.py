@@ -13,14 +13,14 @@ import logging
 import random
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-
+from resources.llm.cache import LLMCache
 from resources.llm.costs import Budget, BudgetExceeded, Ledger, cost_usd, estimate_tokens
 from resources.llm.json_parse import JSONRepairError, parse_json_loose
-from resources.llm.cache import LLMCache
 from rl_assets.values.llm_types import ItemResult, LLMRequest
 
 _log = logging.getLogger("rldelta.llm")
@@ -60,7 +60,17 @@ class LLMClient:
 
     def __post_init__(self):
         self._lock = threading.Lock()
-        for name in ("calls", "retries", "cached", "fresh", "failed", "budget", "parse_failures", "offline", "bad_usage"):
+        for name in (
+            "calls",
+            "retries",
+            "cached",
+            "fresh",
+            "failed",
+            "budget",
+            "parse_failures",
+            "offline",
+            "bad_usage",
+        ):
             self.counters.setdefault(name, 0)
 
     def _count(self, name: str, n: int = 1) -> None:
@@ -138,11 +148,20 @@ class LLMClient:
                 spent_t, spent_u = (worst_tokens, worst_usd) if timed_out else (0, 0.0)
                 self.budget.settle(worst_tokens, worst_usd, spent_t, spent_u)
                 status = getattr(exc, "status_code", None)
-                retryable = timed_out or isinstance(exc, openai.APIConnectionError) or (
-                    status is not None and (status in (408, 409, 429) or status >= 500)
+                retryable = (
+                    timed_out
+                    or isinstance(exc, openai.APIConnectionError)
+                    or (status is not None and (status in (408, 409, 429) or status >= 500))
                 )
-                self._ledger(label, "timeout" if timed_out else f"error:{status or type(exc).__name__}",
-                             spent_t, 0, time.monotonic() - t0, spent_u, attempt)
+                self._ledger(
+                    label,
+                    "timeout" if timed_out else f"error:{status or type(exc).__name__}",
+                    spent_t,
+                    0,
+                    time.monotonic() - t0,
+                    spent_u,
+                    attempt,
+                )
                 if status == 400 and "response_format" in str(exc) and self.response_format != "none":
                     self.response_format = "none"  # server lacks structured output: parse text instead
                     continue
@@ -161,17 +180,30 @@ class LLMClient:
 
     def _ledger(self, label, status, p_tok, c_tok, latency, usd, attempt) -> None:
         if self.ledger is not None:
-            self.ledger.append(partition=self.partition, purpose=self.purpose, model=self.model, label=label,
-                               status=status, prompt_tokens=p_tok, completion_tokens=c_tok,
-                               latency_s=round(latency, 4), cost_usd=round(usd, 8), attempt=attempt)
+            self.ledger.append(
+                partition=self.partition,
+                purpose=self.purpose,
+                model=self.model,
+                label=label,
+                status=status,
+                prompt_tokens=p_tok,
+                completion_tokens=c_tok,
+                latency_s=round(latency, 4),
+                cost_usd=round(usd, 8),
+                attempt=attempt,
+            )
 
     # ---- batches ----------------------------------------------------------------------------
     def _one(self, req: LLMRequest) -> list[ItemResult]:
         if self.offline_mode:
             self._count("offline", len(req.keys))
             values = req.interpret(req.offline())
-            return [ItemResult(k, "offline", values[k]) if k in values else
-                    ItemResult(k, "failed", error="offline heuristic gave no value") for k in req.keys]
+            return [
+                ItemResult(k, "offline", values[k])
+                if k in values
+                else ItemResult(k, "failed", error="offline heuristic gave no value")
+                for k in req.keys
+            ]
         if self.cache is not None and not self.force:
             hits = {k: v for k in req.keys if (v := self.cache.get(k)) is not None}
             if len(hits) == len(req.keys):
@@ -180,7 +212,9 @@ class LLMClient:
         values, error = {}, None
         for _ in range(self.parse_retries + 1):
             try:
-                values = req.interpret(parse_json_loose(self.chat(req.messages, req.schema_name, req.schema, req.label)))
+                values = req.interpret(
+                    parse_json_loose(self.chat(req.messages, req.schema_name, req.schema, req.label))
+                )
                 error = None
                 break
             except BudgetExceeded as exc:

@@ -40,8 +40,9 @@ class _DeadlineStream(httpx.SyncByteStream):
     def __iter__(self):
         for chunk in self._stream:
             if time.monotonic() > self._at:
-                raise httpx.ReadTimeout("the call's total deadline passed while its reply was still arriving",
-                                        request=self._request)
+                raise httpx.ReadTimeout(
+                    "the call's total deadline passed while its reply was still arriving", request=self._request
+                )
             yield chunk
 
     def close(self) -> None:
@@ -58,5 +59,10 @@ class DeadlineTransport(httpx.HTTPTransport):
         response = super().handle_request(request)
         if at is None:
             return response
-        return httpx.Response(response.status_code, headers=response.headers, extensions=response.extensions,
-                              stream=_DeadlineStream(response.stream, at, request), request=request)
+        return httpx.Response(
+            response.status_code,
+            headers=response.headers,
+            extensions=response.extensions,
+            stream=_DeadlineStream(response.stream, at, request),
+            request=request,
+        )

@@ -16,15 +16,14 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Optional
 
 import dagster as dg
 
+from resources.llm.cache import LLMCache
 from resources.llm.client import LLMClient
 from resources.llm.costs import Budget, Ledger, price_for
 from resources.secrets import env_secret
 from rl_assets.values.masking import mask_url
-from resources.llm.cache import LLMCache
 
 OFFLINE_LABEL = "offline-heuristic (not an LLM)"
 # Seed defaults (analyze-rl-behavior skill): provider prefix "openai/" stripped.
@@ -35,22 +34,22 @@ MODEL_ENV = {"judge": "RLDELTA_JUDGE_MODEL", "annotate": "RLDELTA_ANNOTATOR_MODE
 class LLMResource(dg.ConfigurableResource):
     """OpenAI-compatible chat endpoint with cache, retries, concurrency cap and spend budget."""
 
-    base_url: Optional[str] = None  # None -> $OPENAI_BASE_URL -> the SDK default (api.openai.com)
-    api_key: Optional[str] = None  # pass EnvVar("OPENAI_API_KEY"); None (and no base_url) -> offline
-    judge_model: Optional[str] = None  # None -> $RLDELTA_JUDGE_MODEL -> gpt-5-2025-08-07
-    annotator_model: Optional[str] = None  # None -> $RLDELTA_ANNOTATOR_MODEL -> gpt-5.1
+    base_url: str | None = None  # None -> $OPENAI_BASE_URL -> the SDK default (api.openai.com)
+    api_key: str | None = None  # pass EnvVar("OPENAI_API_KEY"); None (and no base_url) -> offline
+    judge_model: str | None = None  # None -> $RLDELTA_JUDGE_MODEL -> gpt-5-2025-08-07
+    annotator_model: str | None = None  # None -> $RLDELTA_ANNOTATOR_MODEL -> gpt-5.1
     offline: bool = False  # force the heuristic even with an endpoint configured
     timeout_s: float = 240.0  # total per call (resources/llm/deadline.py), not per read
-    run_timeout_s: Optional[float] = 4 * 3600.0  # total per session (one judge or annotator run); None = none
+    run_timeout_s: float | None = 4 * 3600.0  # total per session (one judge or annotator run); None = none
     max_retries: int = 4
     backoff_base_s: float = 2.0
     backoff_max_s: float = 60.0
     concurrency: int = 4
     max_output_tokens: int = 8192
-    token_budget: Optional[int] = None  # per run (session), prompt + completion tokens
-    usd_budget: Optional[float] = 25.0  # per run (session); None = unlimited
-    input_usd_per_mtok: Optional[float] = None  # override the price table for unlisted models
-    output_usd_per_mtok: Optional[float] = None
+    token_budget: int | None = None  # per run (session), prompt + completion tokens
+    usd_budget: float | None = 25.0  # per run (session); None = unlimited
+    input_usd_per_mtok: float | None = None  # override the price table for unlisted models
+    output_usd_per_mtok: float | None = None
     response_format: str = "json_schema"  # json_schema | json_object | none (parse text)
     parse_retries: int = 1  # re-ask once when a reply cannot be parsed/validated
     cache_root: str = ""  # "" -> the store's (<storage>/llm, or $RLDELTA_LLM_CACHE), shared by every worker
@@ -101,9 +100,18 @@ class LLMResource(dg.ConfigurableResource):
             "token_budget": self.token_budget,
         }
 
-    def session(self, purpose: str, partition: str, *, model: str | None = None, concurrency: int | None = None,
-                usd_budget: float | None = None, token_budget: int | None = None, force: bool = False,
-                log=None) -> LLMClient:
+    def session(
+        self,
+        purpose: str,
+        partition: str,
+        *,
+        model: str | None = None,
+        concurrency: int | None = None,
+        usd_budget: float | None = None,
+        token_budget: int | None = None,
+        force: bool = False,
+        log=None,
+    ) -> LLMClient:
         """A client for one run: its own budget; cache and usage ledger shared across runs."""
         from rl_assets.partitions import slug
 
@@ -128,11 +136,14 @@ class LLMResource(dg.ConfigurableResource):
         return LLMClient(
             model=name,
             offline_mode=offline,
-            cache=None if offline else LLMCache(self.root() / "cache", purpose,
-                                                fallbacks=[r / "cache" for r in self.earlier_roots()]),
+            cache=None
+            if offline
+            else LLMCache(self.root() / "cache", purpose, fallbacks=[r / "cache" for r in self.earlier_roots()]),
             ledger=None if offline else Ledger(self.root() / "usage" / f"{part}.jsonl"),
-            budget=Budget(token_budget if token_budget is not None else self.token_budget,
-                          usd_budget if usd_budget is not None else self.usd_budget),
+            budget=Budget(
+                token_budget if token_budget is not None else self.token_budget,
+                usd_budget if usd_budget is not None else self.usd_budget,
+            ),
             price=price_for(name, (self.input_usd_per_mtok, self.output_usd_per_mtok)),
             openai_client=sdk,
             concurrency=concurrency or self.concurrency,

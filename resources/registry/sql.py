@@ -4,7 +4,7 @@ folder; PostgreSQL by URL), the embedded default of the `registry` resource.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import sqlalchemy as sa
 
@@ -14,13 +14,13 @@ from resources.registry.types import TABLES, RegistryQueries, metadata
 def _as_utc(value):
     # SQLite hands timestamps back naive; they were written as UTC, so say so.
     if isinstance(value, datetime) and value.tzinfo is None:
-        return value.replace(tzinfo=timezone.utc)
+        return value.replace(tzinfo=UTC)
     return value
 
 
 def _utc_values(values: dict) -> dict:
     """A row to write, its aware times converted to UTC (naive ones are taken as UTC already)."""
-    return {k: v.astimezone(timezone.utc) if isinstance(v, datetime) and v.tzinfo else v for k, v in values.items()}
+    return {k: v.astimezone(UTC) if isinstance(v, datetime) and v.tzinfo else v for k, v in values.items()}
 
 
 def _row(mapping) -> dict:
@@ -33,7 +33,7 @@ class SqlRegistry(RegistryQueries):
     def __init__(self, url: str):
         self.url = url
         # SQLAlchemy 2.1 maps a bare postgresql:// to psycopg 3; the driver we ship is psycopg2.
-        driver_url = "postgresql+psycopg2://" + url[len("postgresql://"):] if url.startswith("postgresql://") else url
+        driver_url = "postgresql+psycopg2://" + url[len("postgresql://") :] if url.startswith("postgresql://") else url
         self.engine = sa.create_engine(driver_url, future=True, pool_pre_ping=True)
 
     def create_all(self) -> None:

@@ -13,8 +13,8 @@ import json
 
 import sqlalchemy as sa
 
-from rl_assets.values.masking import MaskedError, mask_url, safe_cause
 from resources.registry.types import TABLES, RegistryQueries
+from rl_assets.values.masking import MaskedError, mask_url, safe_cause
 from rl_assets.values.timestamps import parse_utc
 
 
@@ -77,8 +77,9 @@ class SupabaseRegistry(RegistryQueries):
                     "check SUPABASE_URL and that the key may read this table (row-level security)"
                 ) from safe_cause(exc)
             except Exception as exc:  # network errors from the HTTP client
-                raise RegistryQueryError(f"Supabase at {self.url} unreachable for {table}: {type(exc).__name__}: {exc}") \
-                    from safe_cause(exc)
+                raise RegistryQueryError(
+                    f"Supabase at {self.url} unreachable for {table}: {type(exc).__name__}: {exc}"
+                ) from safe_cause(exc)
             page = response.data or []
             total = response.count if total is None else total
             rows.extend(_convert(table, r) for r in page)

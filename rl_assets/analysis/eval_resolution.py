@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
+from rl_assets.schema import DATA_FILE_SUFFIXES
 from rl_assets.values.masking import masked_args
 from rl_assets.values.timestamps import TimestampError, parse_utc
-from rl_assets.schema import DATA_FILE_SUFFIXES
 
 SCORE_KEYS = ("accuracy", "mean_reward", "Mean", "MeanDropEI", "reward", "score", "pass_rate")
 MODES = ("largest-delta", "largest-abs-delta", "latest", "benchmark")
-_OLDEST = datetime.min.replace(tzinfo=timezone.utc)
+_OLDEST = datetime.min.replace(tzinfo=UTC)
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 # a URL "dataset" ending like a data file would be taken for a local path by the trace reader
 _FILE_SUFFIXES = DATA_FILE_SUFFIXES
@@ -89,7 +89,10 @@ def job_score(job: dict, score_key: str | None = None) -> float | None:
 
 
 def recency_key(job: dict) -> tuple:
-    return tuple(parse_ts(job.get(k), f"sandbox_jobs[{job.get('id')}].{k}") or _OLDEST for k in ("ended_at", "started_at", "created_at"))
+    return tuple(
+        parse_ts(job.get(k), f"sandbox_jobs[{job.get('id')}].{k}") or _OLDEST
+        for k in ("ended_at", "started_at", "created_at")
+    )
 
 
 def usable_jobs(jobs: list[dict], include_unfinished: bool = False) -> tuple[list[dict], list[str]]:
@@ -97,7 +100,9 @@ def usable_jobs(jobs: list[dict], include_unfinished: bool = False) -> tuple[lis
     kept, notes = [], []
     for job in jobs:
         if not include_unfinished and job.get("job_status") != "Finished":
-            notes.append(f"ignored sandbox_jobs[{job.get('id')}]: status {job.get('job_status')!r} (only Finished counts)")
+            notes.append(
+                f"ignored sandbox_jobs[{job.get('id')}]: status {job.get('job_status')!r} (only Finished counts)"
+            )
         elif not job.get("hf_traces_link"):
             notes.append(f"ignored sandbox_jobs[{job.get('id')}]: no hf_traces_link")
         elif not job.get("benchmark_id"):
@@ -138,7 +143,10 @@ def pair_table(post_jobs, base_jobs, benchmark_names: dict[str, str], score_key=
             }
         )
     # Largest delta first; pairs without a numeric delta (unscored jobs) last.
-    matched = sorted((r for r in rows if r["post_job_id"] and r["baseline_job_id"]), key=lambda r: math.inf if r["delta"] is None else -r["delta"])
+    matched = sorted(
+        (r for r in rows if r["post_job_id"] and r["baseline_job_id"]),
+        key=lambda r: math.inf if r["delta"] is None else -r["delta"],
+    )
     return {
         "matched": matched,
         "post_only": [r for r in rows if r["post_job_id"] and not r["baseline_job_id"]],
@@ -157,7 +165,10 @@ def choose_pair(table: dict, post_jobs: list[dict], mode: str, benchmark_id: str
         if scored:
             key = (lambda r: r["delta"]) if mode == "largest-delta" else (lambda r: abs(r["delta"]))
             best = max(scored, key=key)
-            return best, f"selection={mode}: ranked {len(scored)} matched pair(s); chose {best['benchmark']} with delta={best['delta']:+.4f}"
+            return (
+                best,
+                f"selection={mode}: ranked {len(scored)} matched pair(s); chose {best['benchmark']} with delta={best['delta']:+.4f}",
+            )
         mode_note = f"{mode}->latest (no matched scored pair)"
     else:
         mode_note = "latest"

@@ -6,12 +6,15 @@ INDEX.md (docs/original_pipeline.md, W14), it is not a completion marker: it say
 """
 
 from __future__ import annotations
+
 from rl_assets.analysis.escape import md_text
 from rl_assets.analysis.md_links import absolute_links
 from rl_assets.analysis.report_md import md_table
 
-COMPLETION_NOTE = ("A Dagster run's status, not this file's existence, is the completion signal: this page only "
-                   "reports what the Dagster event log held for this partition when it was written.")
+COMPLETION_NOTE = (
+    "A Dagster run's status, not this file's existence, is the completion signal: this page only "
+    "reports what the Dagster event log held for this partition when it was written."
+)
 QUESTIONS = {
     "preflight": "Inputs: the checkpoint, its eval pair and the normalized traces",
     "q1": "Q1. What behaviour did RL change?",
@@ -21,15 +24,23 @@ QUESTIONS = {
     "audit": "Audit: real skill, format, or a gamed reward?",
     "integrity": "Reward integrity: was the reward earned outside the task?",
 }
-ICON = {"materialized": "✅", "failed": "❌", "not applicable": "➖", "running": "🔄", "interrupted": "⛔",
-        "never materialized": "⏳"}
+ICON = {
+    "materialized": "✅",
+    "failed": "❌",
+    "not applicable": "➖",
+    "running": "🔄",
+    "interrupted": "⛔",
+    "never materialized": "⏳",
+}
 VERSION_CHARS = 12  # data versions shown in INDEX.md (see version_text)
 
 
 def mark_stale(lines: list[str], asset: str, state: str | None) -> list[str]:
     """Findings come from the asset's latest stored value, which outlives a failed rerun: say so rather
     than present them as current."""
-    return lines if state in ("materialized", "not applicable") else [f"(stale: {asset} is {state}) {ln}" for ln in lines]
+    return (
+        lines if state in ("materialized", "not applicable") else [f"(stale: {asset} is {state}) {ln}" for ln in lines]
+    )
 
 
 def q1_findings(report: dict | None) -> list[str]:
@@ -43,15 +54,27 @@ def q1_findings(report: dict | None) -> list[str]:
     elif not sig:
         lines = ["Q1: no behavioural feature changed significantly (Holm-corrected)"]
     else:
-        lines = ["Q1 significant changes: " + ", ".join(
-            f"{f['feature']} {f['before']:.3g} → {f['after']:.3g}" if isinstance(f.get("before"), (int, float))
-            and isinstance(f.get("after"), (int, float)) else str(f["feature"]) for f in sig)]
+        lines = [
+            "Q1 significant changes: "
+            + ", ".join(
+                f"{f['feature']} {f['before']:.3g} → {f['after']:.3g}"
+                if isinstance(f.get("before"), (int, float)) and isinstance(f.get("after"), (int, float))
+                else str(f["feature"])
+                for f in sig
+            )
+        ]
     paired = (report.get("paired") or {}).get("passed") or {}
     flips = report.get("task_flips") or {}
     if paired.get("before") is not None and paired.get("after") is not None:
-        lines.append(f"Q1 solve rate (paired tasks): {paired['before']:.3f} → {paired['after']:.3f}"
-                     + (f"; {flips.get('newly_passing')} newly passing, {flips.get('newly_failing')} newly failing tasks"
-                        f" (McNemar p = {flips['mcnemar_p']:.3g})" if isinstance(flips.get("mcnemar_p"), float) else ""))
+        lines.append(
+            f"Q1 solve rate (paired tasks): {paired['before']:.3f} → {paired['after']:.3f}"
+            + (
+                f"; {flips.get('newly_passing')} newly passing, {flips.get('newly_failing')} newly failing tasks"
+                f" (McNemar p = {flips['mcnemar_p']:.3g})"
+                if isinstance(flips.get("mcnemar_p"), float)
+                else ""
+            )
+        )
     return lines
 
 
@@ -64,8 +87,10 @@ def judge_findings(report: dict | None) -> list[str]:
         if win.get("share") is not None:
             lo, hi = (win.get("wilson95") or [None, None])[:2]
             ci = f" [{lo:.2f}, {hi:.2f}]" if lo is not None and hi is not None else ""
-            out.append(f"judge ({md_text(report.get('judge', '?'))}), probe {md_text(name)}: post-RL wins {win['share']:.2f}{ci} "
-                       f"of decisive pairs ({win.get('count', '?')} post-RL wins)")
+            out.append(
+                f"judge ({md_text(report.get('judge', '?'))}), probe {md_text(name)}: post-RL wins {win['share']:.2f}{ci} "
+                f"of decisive pairs ({win.get('count', '?')} post-RL wins)"
+            )
         else:
             out.append(f"judge probe {md_text(name)}: no decisive pairs")
     return out or ["LLM judge: report has no probes"]
@@ -75,8 +100,10 @@ def audit_findings(report: dict | None) -> list[str]:
     if report is None:
         return ["audit: not produced"]
     rows = report.get("rows") or []
-    return ["audit labels: " + (", ".join(f"{md_text(r.get('family', '?'))}: {md_text(r.get('label', '?'))}" for r in rows)
-                                or "none")]
+    return [
+        "audit labels: "
+        + (", ".join(f"{md_text(r.get('family', '?'))}: {md_text(r.get('label', '?'))}" for r in rows) or "none")
+    ]
 
 
 def integrity_headline(value: dict | None) -> list[str]:
@@ -85,7 +112,10 @@ def integrity_headline(value: dict | None) -> list[str]:
         return ["Reward integrity: not produced"]
     if not value.get("applicable"):
         return [f"Reward integrity: not applicable ({md_text(value.get('reason', '?'))})"]
-    onsets = ", ".join(f"{md_text(n)} from step {s}" for n, s in sorted((value.get("onsets") or {}).items(), key=lambda kv: (kv[1], kv[0])))
+    onsets = ", ".join(
+        f"{md_text(n)} from step {s}"
+        for n, s in sorted((value.get("onsets") or {}).items(), key=lambda kv: (kv[1], kv[0]))
+    )
     return [f"Reward integrity: **{md_text(value['verdict'])}** — {md_text(onsets or value.get('verdict_reason', ''))}"]
 
 
@@ -116,8 +146,7 @@ def status_line(s: dict, ui_url: str = "") -> str:
     elif s["status"] == "not applicable":
         detail = f"{md_text(str(s.get('reason')).removeprefix('not applicable: '))} (run {run} at {s['timestamp']})"
     elif s["status"] == "interrupted":
-        detail = (f"run {run} stopped without finishing (its process is gone: killed or out of "
-                  "memory); rerun it")
+        detail = f"run {run} stopped without finishing (its process is gone: killed or out of memory); rerun it"
     elif s["status"] == "running":
         detail = f"being materialized by run {run} right now"
     else:
@@ -146,8 +175,13 @@ def input_versions(s: dict, current: dict[str, str], running: frozenset[str] | s
     parts = []
     for key, version in sorted((s.get("inputs") or {}).items()):
         now = current.get(key)
-        mark = (" (being recomputed)" if key in running
-                else f" (now {version_text(now)}: stale)" if now and now != version else "")
+        mark = (
+            " (being recomputed)"
+            if key in running
+            else f" (now {version_text(now)}: stale)"
+            if now and now != version
+            else ""
+        )
         parts.append(f"{key}: {version_text(version)}{mark}")
     return ", ".join(parts) or "—"
 
@@ -174,20 +208,54 @@ def render_summary(statuses: list[dict], findings: list[str], ui_url: str = "", 
     made absolute under `folder_url` (the URL of the model's report folder), or plain text without one."""
     current = {s["asset"]: s["data_version"] for s in statuses if s.get("data_version")}
     running = {s["asset"] for s in statuses if s["status"] == "running"}
-    rows = [[s["asset"], f"{ICON[s['status']]} {s['status']}", run_ref(s["run_id"], ui_url) if s["run_id"] else "—",
-             stale_inputs(s, current, running) or "—"] for s in statuses]
-    return "\n".join([*(f"- {_cell(absolute_links(str(f), folder_url))}" for f in findings), "",
-                      md_table(["asset", "status", "run", "stale inputs"], rows, align="----"), "",
-                      "Data versions, inputs, errors and output files: INDEX.md (the `path` entry)."]) + "\n"
+    rows = [
+        [
+            s["asset"],
+            f"{ICON[s['status']]} {s['status']}",
+            run_ref(s["run_id"], ui_url) if s["run_id"] else "—",
+            stale_inputs(s, current, running) or "—",
+        ]
+        for s in statuses
+    ]
+    return (
+        "\n".join(
+            [
+                *(f"- {_cell(absolute_links(str(f), folder_url))}" for f in findings),
+                "",
+                md_table(["asset", "status", "run", "stale inputs"], rows, align="----"),
+                "",
+                "Data versions, inputs, errors and output files: INDEX.md (the `path` entry).",
+            ]
+        )
+        + "\n"
+    )
 
 
-def render_index(model: str, generated_at: str, statuses: list[dict], outputs: list[str], findings: list[str],
-                 ui_url: str = "", headline: list[str] = ()) -> str:
+def render_index(
+    model: str,
+    generated_at: str,
+    statuses: list[dict],
+    outputs: list[str],
+    findings: list[str],
+    ui_url: str = "",
+    headline: list[str] = (),
+) -> str:
     """`headline`: lines shown right under the title (the reward-integrity verdict)."""
     counts = {k: sum(s["status"] == k for s in statuses) for k in ICON}
-    lines = [f"# RL behavioural analysis — {md_text(model)}", "", *(f"{' '.join(str(h).split())}  " for h in headline),
-             *([""] if headline else []), f"Generated {generated_at} (UTC).", "", f"> {COMPLETION_NOTE}", "",
-             "Assets: " + ", ".join(f"{n} {k}" for k, n in counts.items() if n), "", "## Findings at a glance", ""]
+    lines = [
+        f"# RL behavioural analysis — {md_text(model)}",
+        "",
+        *(f"{' '.join(str(h).split())}  " for h in headline),
+        *([""] if headline else []),
+        f"Generated {generated_at} (UTC).",
+        "",
+        f"> {COMPLETION_NOTE}",
+        "",
+        "Assets: " + ", ".join(f"{n} {k}" for k, n in counts.items() if n),
+        "",
+        "## Findings at a glance",
+        "",
+    ]
     # findings are markdown built here (lineage links included); their untrusted parts are escaped
     # where they are built, and a newline in one cannot start a block
     lines += [f"- {' '.join(str(f).split())}" for f in findings] + [""]
@@ -197,9 +265,21 @@ def render_index(model: str, generated_at: str, statuses: list[dict], outputs: l
         members = [s for s in statuses if s["group"] == group]
         if not members:
             continue
-        rows = [[f"**{s['asset']}**", _cell(status_line(s, ui_url)), ", ".join(f"[{p}]({p})" for p in s.get("links", [])) or "—",
-                 _cell(input_versions(s, current, running))] for s in members]
-        lines += [f"## {question}", "", md_table(["asset", "status", "outputs", "inputs (data versions)"], rows, align="----"), ""]
+        rows = [
+            [
+                f"**{s['asset']}**",
+                _cell(status_line(s, ui_url)),
+                ", ".join(f"[{p}]({p})" for p in s.get("links", [])) or "—",
+                _cell(input_versions(s, current, running)),
+            ]
+            for s in members
+        ]
+        lines += [
+            f"## {question}",
+            "",
+            md_table(["asset", "status", "outputs", "inputs (data versions)"], rows, align="----"),
+            "",
+        ]
     lines += ["## Every output file", ""]
     lines += [f"- [{p}]({p})" for p in outputs] or ["- not produced: no files in this report folder yet"]
     return "\n".join(lines) + "\n"

@@ -25,8 +25,12 @@ def failure_summary(errors: list[str], requested: int) -> dict:
     """{requested, failed, all_failed, reasons: {reason: count}} over the errors of one run's calls."""
     reasons = Counter(reason_of(e) for e in errors)
     failed = sum(reasons.values())
-    return {"requested": requested, "failed": failed, "all_failed": requested > 0 and failed >= requested,
-            "reasons": dict(reasons.most_common())}
+    return {
+        "requested": requested,
+        "failed": failed,
+        "all_failed": requested > 0 and failed >= requested,
+        "reasons": dict(reasons.most_common()),
+    }
 
 
 def failure_lines(summary: dict) -> list[str]:

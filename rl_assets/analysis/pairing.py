@@ -13,10 +13,10 @@ otherwise, when it would pair most of the tasks the raw ids do not, ``near_miss`
 from __future__ import annotations
 
 import re
-from itertools import combinations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import combinations
 
 from rl_assets.analysis.pairing_settings import settings_differences
 from rl_assets.values.task_identity import NORMALISED_ID, QUESTION_HASH, TASK_ID, stored_key
@@ -88,7 +88,7 @@ def id_normaliser(rules: Sequence[str], ids: Iterable[str]) -> Callable[[str], s
 
     def norm(x: str) -> str:
         if prefix and x.startswith(prefix):
-            x = x[len(prefix):]
+            x = x[len(prefix) :]
         if suffix and x.endswith(suffix) and len(x) > len(suffix):
             x = x[: -len(suffix)]
         if "version" in rules:
@@ -124,8 +124,13 @@ def near_miss(before_ids: set[str], after_ids: set[str]) -> dict | None:
         mapped_b, mapped_a = {nb(i): i for i in sorted(before_ids)}, {na(i): i for i in sorted(after_ids)}
         common = sorted(set(mapped_b) & set(mapped_a))
         if len(common) >= MOST * smaller and len(common) > raw and (best is None or len(common) > best["would_pair"]):
-            best = {"rules": list(rules), "paired": raw, "would_pair": len(common), "of": smaller,
-                    "examples": [[mapped_b[c], mapped_a[c]] for c in common[:EXAMPLES]]}
+            best = {
+                "rules": list(rules),
+                "paired": raw,
+                "would_pair": len(common),
+                "of": smaller,
+                "examples": [[mapped_b[c], mapped_a[c]] for c in common[:EXAMPLES]],
+            }
     return best
 
 
@@ -136,21 +141,33 @@ def _group_rows(before: Side, after: Side) -> list[dict]:
         a = {k for k, g in after.group.items() if g == name}
         both = b & a
         # same task id on both sides but another question: the generator or prompt changed, not the task set
-        moved = {before.shown[k] for k in b - a if before.source[k] == QUESTION_HASH} & \
-                {after.shown[k] for k in a - b if after.source[k] == QUESTION_HASH}
+        moved = {before.shown[k] for k in b - a if before.source[k] == QUESTION_HASH} & {
+            after.shown[k] for k in a - b if after.source[k] == QUESTION_HASH
+        }
         status = PAIRED if both else ONLY_BEFORE if not a else ONLY_AFTER if not b else DISJOINT
-        out.append({
-            "group": name, "paired": len(both), "only_before": len(b - a), "only_after": len(a - b),
-            "how": dict(Counter(before.source[k] for k in both)), "status": status,
-            "examples_only_before": sorted(before.shown[k] for k in b - a)[:EXAMPLES],
-            "examples_only_after": sorted(after.shown[k] for k in a - b)[:EXAMPLES],
-            "same_id_other_question": len(moved),
-        })
+        out.append(
+            {
+                "group": name,
+                "paired": len(both),
+                "only_before": len(b - a),
+                "only_after": len(a - b),
+                "how": dict(Counter(before.source[k] for k in both)),
+                "status": status,
+                "examples_only_before": sorted(before.shown[k] for k in b - a)[:EXAMPLES],
+                "examples_only_after": sorted(after.shown[k] for k in a - b)[:EXAMPLES],
+                "same_id_other_question": len(moved),
+            }
+        )
     return out
 
 
-def pair_rows(before_rows: Iterable[dict], after_rows: Iterable[dict], *, normalise: Sequence[str] = (),
-              group_of: Callable[[dict], str] = default_group) -> Pairing:
+def pair_rows(
+    before_rows: Iterable[dict],
+    after_rows: Iterable[dict],
+    *,
+    normalise: Sequence[str] = (),
+    group_of: Callable[[dict], str] = default_group,
+) -> Pairing:
     """Key both sides' rows (rows: dicts with task_id, task_key, task_key_source, task_family,
     benchmark, question, task_config, task_index, gen_settings, as far as the table has them)."""
     rules = check_rules(normalise)
@@ -160,8 +177,8 @@ def pair_rows(before_rows: Iterable[dict], after_rows: Iterable[dict], *, normal
     ids = [{k for k, s in side.source.items() if s == TASK_ID} for side in (before, after)]
     report = {
         "rule": "a task is its family + normalised question (hashed) where the rows carry a question or a "
-                "reasoning-gym config to regenerate it from, else its task id"
-                + (f", task ids normalised by {list(rules)}" if rules else ""),
+        "reasoning-gym config to regenerate it from, else its task id"
+        + (f", task ids normalised by {list(rules)}" if rules else ""),
         "normalisation": list(rules),
         "groups": groups,
         "totals": {k: sum(g[k] for g in groups) for k in ("paired", "only_before", "only_after")},

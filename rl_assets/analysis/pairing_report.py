@@ -22,38 +22,83 @@ def near_miss_line(near: dict | None) -> str | None:
     if not near:
         return None
     pairs = "; ".join(f"{md_code(b)} ↔ {md_code(a)}" for b, a in near["examples"])
-    return (f"**Near-miss task ids:** only {near['paired']} of {near['of']} tasks pair as written, but "
-            f"normalising ids by {', '.join(near['rules'])} would pair {near['would_pair']} (e.g. {pairs}). "
-            f"Not applied: set `task_id_normalisation: {near['rules']}` on the `settings` resource to apply it.")
+    return (
+        f"**Near-miss task ids:** only {near['paired']} of {near['of']} tasks pair as written, but "
+        f"normalising ids by {', '.join(near['rules'])} would pair {near['would_pair']} (e.g. {pairs}). "
+        f"Not applied: set `task_id_normalisation: {near['rules']}` on the `settings` resource to apply it."
+    )
 
 
 def settings_lines(differ: list[dict]) -> list[str]:
     if not differ:
         return ["Generation settings: no recorded difference between the sides."]
-    return ["**Generation settings differ** (a setting change can masquerade as learning):", "",
-            md_table(["setting", "before", "after"], [[md_text(d["setting"]), md_text(d["before"]), md_text(d["after"])]
-                                                       for d in differ], align="lll")]
+    return [
+        "**Generation settings differ** (a setting change can masquerade as learning):",
+        "",
+        md_table(
+            ["setting", "before", "after"],
+            [[md_text(d["setting"]), md_text(d["before"]), md_text(d["after"])] for d in differ],
+            align="lll",
+        ),
+    ]
 
 
 def pairing_section(report: dict, heading: str = "## Task pairing", group: str = "family / benchmark") -> list[str]:
     """Markdown lines of the pairing table, its rule, near misses and setting differences."""
-    rows = [[md_text(g["group"]), g["paired"], g["only_before"], g["only_after"], md_text(_how(g["how"])),
-             md_text(g["status"]), _examples(g["examples_only_before"]), _examples(g["examples_only_after"])]
-            for g in report["groups"]]
+    rows = [
+        [
+            md_text(g["group"]),
+            g["paired"],
+            g["only_before"],
+            g["only_after"],
+            md_text(_how(g["how"])),
+            md_text(g["status"]),
+            _examples(g["examples_only_before"]),
+            _examples(g["examples_only_after"]),
+        ]
+        for g in report["groups"]
+    ]
     t = report["totals"]
-    lines = [heading, "", f"Identity: {md_text(report['rule'])}. Paired statistics use paired tasks only; "
-             "a task seen on one side is listed here, never counted as a regression.", "",
-             md_table([group, "paired", "only before", "only after", "how paired", "status",
-                       "e.g. only before", "e.g. only after"], rows, align="lrrrllll") if rows else "No tasks on either side.",
-             "", f"Total: {t['paired']} paired, {t['only_before']} only before, {t['only_after']} only after.", ""]
+    lines = [
+        heading,
+        "",
+        f"Identity: {md_text(report['rule'])}. Paired statistics use paired tasks only; "
+        "a task seen on one side is listed here, never counted as a regression.",
+        "",
+        md_table(
+            [
+                group,
+                "paired",
+                "only before",
+                "only after",
+                "how paired",
+                "status",
+                "e.g. only before",
+                "e.g. only after",
+            ],
+            rows,
+            align="lrrrllll",
+        )
+        if rows
+        else "No tasks on either side.",
+        "",
+        f"Total: {t['paired']} paired, {t['only_before']} only before, {t['only_after']} only after.",
+        "",
+    ]
     for g in report["groups"]:
         if g.get("same_id_other_question"):
-            lines += [f"**{md_text(g['group'])}:** {g['same_id_other_question']} task ids are on both sides with a "
-                      "different question (the generator or its prompt template changed between the files); they are "
-                      "different tasks to the model, so they are not paired.", ""]
+            lines += [
+                f"**{md_text(g['group'])}:** {g['same_id_other_question']} task ids are on both sides with a "
+                "different question (the generator or its prompt template changed between the files); they are "
+                "different tasks to the model, so they are not paired.",
+                "",
+            ]
     near = near_miss_line(report.get("near_miss"))
     if near:
         lines += [near, ""]
     if report.get("normalisation"):
-        lines += [f"Task ids normalised by {', '.join(report['normalisation'])} (settings `task_id_normalisation`).", ""]
+        lines += [
+            f"Task ids normalised by {', '.join(report['normalisation'])} (settings `task_id_normalisation`).",
+            "",
+        ]
     return lines + settings_lines(report["settings_differ"]) + [""]

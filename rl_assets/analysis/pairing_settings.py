@@ -24,7 +24,7 @@ def _recorded(rows: Sequence[dict]) -> dict[str, set[str]]:
             settings = json.loads(raw) if raw else {}
         except ValueError:
             settings = {"gen_settings": f"unreadable: {raw[:40]!r}"}
-        for name, value in (settings.items() if isinstance(settings, dict) else ()):
+        for name, value in settings.items() if isinstance(settings, dict) else ():
             values.setdefault(name, set()).add(json.dumps(value) if not isinstance(value, str) else value)
     return values
 
@@ -42,8 +42,9 @@ def _shown(values: set[str]) -> str:
     return ", ".join(sorted(values)) if values else NOT_RECORDED
 
 
-def settings_differences(before_rows: Sequence[dict], after_rows: Sequence[dict],
-                         before_keys: Sequence[str], after_keys: Sequence[str]) -> list[dict]:
+def settings_differences(
+    before_rows: Sequence[dict], after_rows: Sequence[dict], before_keys: Sequence[str], after_keys: Sequence[str]
+) -> list[dict]:
     """[{setting, before, after}] for every setting whose recorded values differ between the sides
     (one side recording a setting the other does not counts: it cannot be shown equal)."""
     b, a = _recorded(before_rows), _recorded(after_rows)

@@ -9,9 +9,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from typing import Any, Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 import numpy as np
+
 from rl_assets.values.escape import md_table  # noqa: F401 - reports import the table writer from here
 
 

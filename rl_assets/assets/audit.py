@@ -17,8 +17,8 @@ from rl_assets.analysis.audit.audit import audit_paired
 from rl_assets.analysis.audit.contrastive_report import contrastive_summary
 from rl_assets.analysis.pairing_report import pairing_section
 from rl_assets.ingest.predictions import PredictionsError, file_evidence, load_predictions
-from rl_assets.support.pairing_checks import pairing_check_specs, pairing_checks
 from rl_assets.partitions import models_partitions
+from rl_assets.support.pairing_checks import pairing_check_specs, pairing_checks
 from rl_assets.support.report_files import AUDIT, write_report
 from rl_assets.support.report_links import file_metadata
 
@@ -64,24 +64,40 @@ def _llm_verdicts(context, llm: LLMResource, config: AuditConfig, rows, families
     kinds={"python", "markdown"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
     check_specs=[
-        dg.AssetCheckSpec("enough_common_tasks", asset="learning_audit", partitions_def=models_partitions,
-                          description=f"every task family has >= {labels.MIN_TASKS} tasks attempted by both checkpoints"),
-        dg.AssetCheckSpec("rulers_agree", asset="learning_audit", partitions_def=models_partitions,
-                          description="no family's label changes between its recorded scores and the "
-                          "installed reasoning-gym re-score"),
+        dg.AssetCheckSpec(
+            "enough_common_tasks",
+            asset="learning_audit",
+            partitions_def=models_partitions,
+            description=f"every task family has >= {labels.MIN_TASKS} tasks attempted by both checkpoints",
+        ),
+        dg.AssetCheckSpec(
+            "rulers_agree",
+            asset="learning_audit",
+            partitions_def=models_partitions,
+            description="no family's label changes between its recorded scores and the "
+            "installed reasoning-gym re-score",
+        ),
         *pairing_check_specs("learning_audit"),
     ],
 )
-def learning_audit(context: dg.AssetExecutionContext, config: AuditConfig, settings: AnalysisSettings,
-                   registry: RegistryResource, llm: LLMResource, baseline_traces: dict, post_rl_traces: dict):
+def learning_audit(
+    context: dg.AssetExecutionContext,
+    config: AuditConfig,
+    settings: AnalysisSettings,
+    registry: RegistryResource,
+    llm: LLMResource,
+    baseline_traces: dict,
+    post_rl_traces: dict,
+):
     """Per task family: before/after, trivial baselines, imitation, lenient split and a label."""
     from rl_assets.ingest import read_traces
 
     before = read_traces(baseline_traces["path"], AUDIT_COLUMNS).to_pylist()
     after = read_traces(post_rl_traces["path"], AUDIT_COLUMNS).to_pylist()
     try:
-        rows, families, pairing = audit_paired(before, after, n_boot=settings.n_boot, seed=settings.seed,
-                                               normalise=settings.task_id_normalisation)
+        rows, families, pairing = audit_paired(
+            before, after, n_boot=settings.n_boot, seed=settings.seed, normalise=settings.task_id_normalisation
+        )
     except ValueError as exc:  # an unknown normalisation rule in the settings
         raise dg.Failure(description=f"learning_audit {context.partition_key}: {exc}") from exc
     llm_note = _llm_verdicts(context, llm, config, rows, families, settings.seed)
@@ -96,24 +112,33 @@ def learning_audit(context: dg.AssetExecutionContext, config: AuditConfig, setti
         start, source = _training_start(registry, context.partition_key)
         registration = prereg.registration(file_evidence(path), start, source)
 
-    sources = {side: {k: ref.get(k) for k in ("source", "revision", "benchmark", "rows")}
-               for side, ref in (("baseline", baseline_traces), ("post_rl", post_rl_traces))}
-    out = report.build_report(rows, predictions=predictions, registration=registration,
-                              sources=sources, llm_note=llm_note, pairing=pairing.report)
+    sources = {
+        side: {k: ref.get(k) for k in ("source", "revision", "benchmark", "rows")}
+        for side, ref in (("baseline", baseline_traces), ("post_rl", post_rl_traces))
+    }
+    out = report.build_report(
+        rows,
+        predictions=predictions,
+        registration=registration,
+        sources=sources,
+        llm_note=llm_note,
+        pairing=pairing.report,
+    )
     rendered = report.audit_report(out, context.partition_key)
     written = write_report(context.partition_key, AUDIT, rendered.files)
 
-    thin = [r["family"] for r in out["rows"] if r["n_tasks"] < labels.MIN_TASKS and r["label"] not in labels.NOT_COMPARED]
+    thin = [
+        r["family"] for r in out["rows"] if r["n_tasks"] < labels.MIN_TASKS and r["label"] not in labels.NOT_COMPARED
+    ]
     unpaired = [r["family"] for r in out["rows"] if r["label"] in labels.NOT_COMPARED]
     yield dg.Output(
         # rows and sources: the per-family numbers the run lineage reads (it never reads report files)
-        {"labels": {r["family"]: r["label"] for r in out["rows"]},
-         "rows": out["rows"], "sources": out["sources"]},
+        {"labels": {r["family"]: r["label"] for r in out["rows"]}, "rows": out["rows"], "sources": out["sources"]},
         metadata={
             "audit": dg.MetadataValue.md(rendered.summary),
             "families": len(out["rows"]),
             "labels": dict(Counter(r["label"] for r in out["rows"])),
-            "held": f'{out["held"]}/{out["judged"]}' if predictions else "no predictions",
+            "held": f"{out['held']}/{out['judged']}" if predictions else "no predictions",
             "rulers": dg.MetadataValue.md(report.rulers_table(out["rows"])),
             "ruler_dependent": ", ".join(out["ruler_dependent"]) or "none",
             "pairing": dg.MetadataValue.md("\n".join(pairing_section(pairing.report, "#### Task pairing"))),
@@ -123,14 +148,26 @@ def learning_audit(context: dg.AssetExecutionContext, config: AuditConfig, setti
     )
     families = len(out["rows"])  # zero families: nothing was audited, which is not a pass
     yield dg.AssetCheckResult(
-        check_name="enough_common_tasks", passed=bool(families) and not thin and not unpaired,
+        check_name="enough_common_tasks",
+        passed=bool(families) and not thin and not unpaired,
         severity=dg.AssetCheckSeverity.WARN,
-        description="; ".join(filter(None, [
-            "no task families to audit" if not families else None,
-            f"too few common tasks: {', '.join(thin)}" if thin else None,
-            f"not compared (no task on both sides): {', '.join(unpaired)}" if unpaired else None])) or None,
-        metadata={"families_below_threshold": ", ".join(thin) or "none", "threshold": labels.MIN_TASKS,
-                  "families": families, "families_not_compared": ", ".join(unpaired) or "none"},
+        description="; ".join(
+            filter(
+                None,
+                [
+                    "no task families to audit" if not families else None,
+                    f"too few common tasks: {', '.join(thin)}" if thin else None,
+                    f"not compared (no task on both sides): {', '.join(unpaired)}" if unpaired else None,
+                ],
+            )
+        )
+        or None,
+        metadata={
+            "families_below_threshold": ", ".join(thin) or "none",
+            "threshold": labels.MIN_TASKS,
+            "families": families,
+            "families_not_compared": ", ".join(unpaired) or "none",
+        },
     )
     yield rulers_check(out)
     yield from pairing_checks("learning_audit", pairing.report)
@@ -144,15 +181,21 @@ def rulers_check(out: dict) -> dg.AssetCheckResult:
     if not rows:
         description = "no task families to audit"
     elif dependent:
-        description = "; ".join(next(r["rulers"]["flag"] for r in rows if r["family"] == f) + f" [{f}]"
-                                for f in dependent)
+        description = "; ".join(
+            next(r["rulers"]["flag"] for r in rows if r["family"] == f) + f" [{f}]" for f in dependent
+        )
     elif not compared:
         description = "one ruler only (no family could be re-scored): nothing to cross-check"
     else:
         description = f"{len(compared)} families keep their label under both rulers"
     return dg.AssetCheckResult(
-        check_name="rulers_agree", passed=bool(rows) and not dependent, severity=dg.AssetCheckSeverity.WARN,
+        check_name="rulers_agree",
+        passed=bool(rows) and not dependent,
+        severity=dg.AssetCheckSeverity.WARN,
         description=description,
-        metadata={"ruler_dependent": ", ".join(dependent) or "none", "compared": len(compared),
-                  "recorded_ruler_only": ", ".join(single) or "none"},
+        metadata={
+            "ruler_dependent": ", ".join(dependent) or "none",
+            "compared": len(compared),
+            "recorded_ruler_only": ", ".join(single) or "none",
+        },
     )

@@ -3,27 +3,33 @@
 
 import dagster as dg
 
-from resources.hub import HubError, RepoNotFoundError
-from resources.hub import HubResource
+from resources.hub import HubError, HubResource, RepoNotFoundError
 from resources.hub.manifest import BadRepoFile, read_manifest
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.escape import md_text
 from rl_assets.analysis.report_md import md_table
-from rl_assets.support.checks import not_applicable
 from rl_assets.partitions import InvalidRepoId, models_partitions, validate_repo_id
+from rl_assets.support.checks import not_applicable
 
 PREFLIGHT = {
     "has_weights": ("Repo exists and has at least one weights file", dg.AssetCheckSeverity.ERROR),
-    "has_training_logs": ("training_logs/ present (needed by Q2 training metrics); not applicable without them",
-                          dg.AssetCheckSeverity.WARN),
-    "rl_traces_dataset_exists": ("RL-trace dataset <org>/<job_name> exists (needed by Q2 temporal, Q3 overlay); "
-                                 "not applicable when none is published", dg.AssetCheckSeverity.WARN),
+    "has_training_logs": (
+        "training_logs/ present (needed by Q2 training metrics); not applicable without them",
+        dg.AssetCheckSeverity.WARN,
+    ),
+    "rl_traces_dataset_exists": (
+        "RL-trace dataset <org>/<job_name> exists (needed by Q2 temporal, Q3 overlay); "
+        "not applicable when none is published",
+        dg.AssetCheckSeverity.WARN,
+    ),
     "has_readme": ("README.md present", dg.AssetCheckSeverity.WARN),
 }
 # Published without these by design (not every RL team uploads logs or rollouts): the check passes
 # as "not applicable", and the questions that need them say so in their own reports.
-OPTIONAL = {"has_training_logs": "no training_logs/ in this repo: Q2 training metrics do not apply",
-            "rl_traces_dataset_exists": "no RL rollout dataset published: Q2 temporal and Q3 overlay do not apply"}
+OPTIONAL = {
+    "has_training_logs": "no training_logs/ in this repo: Q2 training metrics do not apply",
+    "rl_traces_dataset_exists": "no RL rollout dataset published: Q2 temporal and Q3 overlay do not apply",
+}
 
 
 def _check_results(m: dict):
@@ -32,7 +38,9 @@ def _check_results(m: dict):
         "has_training_logs": (m["has_training_logs"], f"{len(m['training_logs_files'])} file(s) under training_logs/"),
         "rl_traces_dataset_exists": (
             m["rl_traces_exists"],
-            f"found {m['rl_traces_dataset']}" if m["rl_traces_exists"] else f"none of {m['rl_traces_candidates'] or '[no job_name]'} exists ({m['job_name_source']})",
+            f"found {m['rl_traces_dataset']}"
+            if m["rl_traces_exists"]
+            else f"none of {m['rl_traces_candidates'] or '[no job_name]'} exists ({m['job_name_source']})",
         ),
         "has_readme": (m["has_readme"], "README.md" if m["has_readme"] else "no README.md"),
     }
@@ -40,14 +48,19 @@ def _check_results(m: dict):
         if not ok and name in OPTIONAL:
             yield not_applicable(name, OPTIONAL[name], detail=text)
         else:
-            yield dg.AssetCheckResult(check_name=name, passed=bool(ok), severity=PREFLIGHT[name][1], metadata={"detail": text})
+            yield dg.AssetCheckResult(
+                check_name=name, passed=bool(ok), severity=PREFLIGHT[name][1], metadata={"detail": text}
+            )
 
 
 @dg.asset(
     partitions_def=models_partitions,
     group_name="preflight",
     kinds={"huggingface", "python"},
-    check_specs=[dg.AssetCheckSpec(name, asset="checkpoint", partitions_def=models_partitions, description=md_text(desc)) for name, (desc, _) in PREFLIGHT.items()],
+    check_specs=[
+        dg.AssetCheckSpec(name, asset="checkpoint", partitions_def=models_partitions, description=md_text(desc))
+        for name, (desc, _) in PREFLIGHT.items()
+    ],
     retry_policy=dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL),
     pool="hub",
 )
@@ -61,8 +74,14 @@ def checkpoint(context: dg.AssetExecutionContext, hub: HubResource, settings: An
         raise dg.Failure(description=f"checkpoint {repo_id}: {exc}", allow_retries=False) from exc
     except HubError as exc:
         raise dg.Failure(description=f"checkpoint {repo_id}: hub error: {exc}") from exc
-    table = md_table(["item", "value"], [[k, md_text(manifest[k])] for k in (
-        "revision", "has_weights", "has_training_logs", "job_name", "rl_traces_dataset")], align="--")
+    table = md_table(
+        ["item", "value"],
+        [
+            [k, md_text(manifest[k])]
+            for k in ("revision", "has_weights", "has_training_logs", "job_name", "rl_traces_dataset")
+        ],
+        align="--",
+    )
     yield dg.MaterializeResult(  # not Output(data_version=…): a beta parameter that warns on every run
         value=manifest,
         data_version=dg.DataVersion(manifest["checkpoint_fingerprint"]),

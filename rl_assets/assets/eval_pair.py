@@ -9,9 +9,9 @@ from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.escape import md_text
 from rl_assets.analysis.eval_resolution import ResolutionError
-from rl_assets.values.masking import mask
 from rl_assets.partitions import models_partitions
 from rl_assets.support.resolve import explicit_pair, format_table, resolve_eval_pair
+from rl_assets.values.masking import mask
 
 CHECKS = {
     "matched_eval_pair": "A baseline and a post-RL eval on the same benchmark were found",
@@ -23,7 +23,10 @@ CHECKS = {
     partitions_def=models_partitions,
     group_name="preflight",
     kinds={"supabase", "python"},
-    check_specs=[dg.AssetCheckSpec(name, asset="eval_pair", partitions_def=models_partitions, description=d) for name, d in CHECKS.items()],
+    check_specs=[
+        dg.AssetCheckSpec(name, asset="eval_pair", partitions_def=models_partitions, description=d)
+        for name, d in CHECKS.items()
+    ],
     retry_policy=dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL),
 )
 def eval_pair(context: dg.AssetExecutionContext, registry: RegistryResource, settings: AnalysisSettings):

@@ -6,41 +6,54 @@ behavioral_delta. Pushing to the eval repos is a separate explicit job (jobs/wri
 with ``write_back: true`` its permission preflight runs here BEFORE any LLM call.
 """
 
-from typing import Optional
-
 import dagster as dg
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from resources.hub import HubResource
 from resources.llm import LLMResource
-from rl_assets.analysis.q1.failure_modes import PROMPT_VERSION, annotate, distribution
-from rl_assets.analysis.q1.report import failure_mode_table
-from rl_assets.analysis.llm_failures import failure_summary
 from rl_assets import store
 from rl_assets.analysis.judge.selection import ROW_COLUMNS
+from rl_assets.analysis.llm_failures import failure_summary
+from rl_assets.analysis.q1.failure_modes import PROMPT_VERSION, annotate, distribution
+from rl_assets.analysis.q1.report import failure_mode_table
+from rl_assets.partitions import models_partitions
 from rl_assets.support.checks import calls_check, calls_check_spec
 from rl_assets.support.failure_modes_store import latest_table, table_path, write_table
 from rl_assets.support.hub_write import repo_from_spec, require_writable
-from rl_assets.partitions import models_partitions
-from rl_assets.support.trace_stream import iter_trace_rows, load_rows
 from rl_assets.support.metadata_numbers import rounded_metadata
+from rl_assets.support.trace_stream import iter_trace_rows, load_rows
 
 SIDES = (("baseline", "baseline_traces"), ("post_rl", "post_rl_traces"))
 # Written explicitly so a run with zero rows still stores every column (the next run reads them).
-SCHEMA = pa.schema([(name, pa.string()) for name in (
-    "side", "trace_id", "task_id", "source_repo", "failure_mode", "failure_summary", "status", "error",
-    "annotator", "prompt_version", "key")])
+SCHEMA = pa.schema(
+    [
+        (name, pa.string())
+        for name in (
+            "side",
+            "trace_id",
+            "task_id",
+            "source_repo",
+            "failure_mode",
+            "failure_summary",
+            "status",
+            "error",
+            "annotator",
+            "prompt_version",
+            "key",
+        )
+    ]
+)
 
 
 class FailureModesConfig(dg.Config):
     batch_size: int = 6  # seed default; one call per batch, items isolated inside it
     char_limit: int = 20000  # per transcript (seed 200k x 6 could exceed the context window)
-    max_rows: Optional[int] = None  # per side, for quick looks
-    model: Optional[str] = None  # override the resource's annotator model
-    concurrency: Optional[int] = None
-    usd_budget: Optional[float] = None
-    token_budget: Optional[int] = None
+    max_rows: int | None = None  # per side, for quick looks
+    model: str | None = None  # override the resource's annotator model
+    concurrency: int | None = None
+    usd_budget: float | None = None
+    token_budget: int | None = None
     force: bool = False
     write_back: bool = False  # intend to push later: check write access now, before spending
 
@@ -53,13 +66,25 @@ def _previous(path) -> dict[str, dict]:
     if not set(wanted) <= set(store.parquet_file(path).schema_arrow.names):
         return {}  # e.g. an empty table written without columns by an older version: nothing to keep
     rows = store.read_table(path, columns=wanted).to_pylist()
-    return {r["key"]: {"category": r["failure_mode"], "summary": r["failure_summary"]} for r in rows if r["failure_mode"]}
+    return {
+        r["key"]: {"category": r["failure_mode"], "summary": r["failure_summary"]} for r in rows if r["failure_mode"]
+    }
 
 
 def _record(side: str, repo: str | None, row: dict, got: dict, annotator: str) -> dict:
-    return {"side": side, "trace_id": row["trace_id"], "task_id": row["task_id"], "source_repo": repo,
-            "failure_mode": got["category"], "failure_summary": got["summary"], "status": got["status"],
-            "error": got["error"], "annotator": annotator, "prompt_version": PROMPT_VERSION, "key": got["key"]}
+    return {
+        "side": side,
+        "trace_id": row["trace_id"],
+        "task_id": row["task_id"],
+        "source_repo": repo,
+        "failure_mode": got["category"],
+        "failure_summary": got["summary"],
+        "status": got["status"],
+        "error": got["error"],
+        "annotator": annotator,
+        "prompt_version": PROMPT_VERSION,
+        "key": got["key"],
+    }
 
 
 @dg.asset(
@@ -70,17 +95,30 @@ def _record(side: str, repo: str | None, row: dict, got: dict, annotator: str) -
     pool="llm",
     check_specs=[calls_check_spec("failure_modes")],
 )
-def failure_modes(context: dg.AssetExecutionContext, config: FailureModesConfig, llm: LLMResource, hub: HubResource,
-                  baseline_traces: dict, post_rl_traces: dict):
+def failure_modes(
+    context: dg.AssetExecutionContext,
+    config: FailureModesConfig,
+    llm: LLMResource,
+    hub: HubResource,
+    baseline_traces: dict,
+    post_rl_traces: dict,
+):
     """Failure-mode category + short analysis per trace, both sides, with distributions and shift."""
     partition = context.partition_key
     refs = {"baseline_traces": baseline_traces, "post_rl_traces": post_rl_traces}
     repos = {side: repo_from_spec(refs[name].get("source")) for side, name in SIDES}
     preflight = require_writable(hub.client(), [r for r in repos.values() if r]) if config.write_back else []
 
-    client = llm.session("annotate", partition, model=config.model, concurrency=config.concurrency,
-                         usd_budget=config.usd_budget, token_budget=config.token_budget, force=config.force,
-                         log=context.log.info)
+    client = llm.session(
+        "annotate",
+        partition,
+        model=config.model,
+        concurrency=config.concurrency,
+        usd_budget=config.usd_budget,
+        token_budget=config.token_budget,
+        force=config.force,
+        log=context.log.info,
+    )
     path = table_path(partition, context.run.run_id)  # this run's own file: a concurrent run writes another
     known = {} if config.force else _previous(latest_table(context.instance, partition))
     # One record batch at a time (rl_assets.support.trace_stream): memory stays flat in the table's size.
@@ -115,9 +153,18 @@ def failure_modes(context: dg.AssetExecutionContext, config: FailureModesConfig,
         "call_failures": failure_summary([e for e in table.column("error").to_pylist() if e], n_rows),
     }
     table_md = failure_mode_table(dist)
-    yield dg.Output(value, metadata=rounded_metadata({
-        "annotator": client.model, "rows": n_rows, "failed": value["failed"],
-        "calls": client.counters["calls"], "spend_usd": client.budget.snapshot()["used_usd"],
-        "table": dg.MetadataValue.path(path), "distribution": dg.MetadataValue.md(table_md),
-    }))
+    yield dg.Output(
+        value,
+        metadata=rounded_metadata(
+            {
+                "annotator": client.model,
+                "rows": n_rows,
+                "failed": value["failed"],
+                "calls": client.counters["calls"],
+                "spend_usd": client.budget.snapshot()["used_usd"],
+                "table": dg.MetadataValue.path(path),
+                "distribution": dg.MetadataValue.md(table_md),
+            }
+        ),
+    )
     yield calls_check("failure_modes", value["call_failures"])

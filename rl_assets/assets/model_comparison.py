@@ -8,24 +8,35 @@ from resources.hub import HubError, HubResource
 from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.compare.comparison import compare, model_row, paired_pass_rates
-from rl_assets.analysis.eval_resolution import ResolutionError
 from rl_assets.analysis.compare.report import comparison_report
+from rl_assets.analysis.eval_resolution import ResolutionError
 from rl_assets.analysis.figures import markdown_image
 from rl_assets.ingest import IngestError
-from rl_assets.support.trace_tables import ingest_addressed
-from rl_assets.support.resolve import resolve_eval_pair
 from rl_assets.partitions import models_partitions
 from rl_assets.support.report_files import write_comparison
 from rl_assets.support.report_links import file_metadata
+from rl_assets.support.resolve import resolve_eval_pair
+from rl_assets.support.trace_tables import ingest_addressed
 
-COLUMNS = ["task_id", "passed", "is_infra_error", "task_key", "task_key_source", "task_family", "benchmark", "gen_settings"]
+COLUMNS = [
+    "task_id",
+    "passed",
+    "is_infra_error",
+    "task_key",
+    "task_key_source",
+    "task_family",
+    "benchmark",
+    "gen_settings",
+]
 
 
 class ComparisonConfig(dg.Config):
     benchmark: str = ""  # id or name; "" -> $RLDELTA_COMPARE_BENCHMARK, then settings.eval_benchmark
 
 
-def pinned_side_rows(client, spec: str, model_id: str, side: str, benchmark: str, settings: AnalysisSettings) -> list[dict]:
+def pinned_side_rows(
+    client, spec: str, model_id: str, side: str, benchmark: str, settings: AnalysisSettings
+) -> list[dict]:
     """Light rows of one pinned eval dataset. Tables are addressed by source and knobs, so the
     partition's own trace table is read when it holds the same source revision and knobs (no second
     ingest); otherwise it is ingested once beside it and reused by later runs."""
@@ -33,17 +44,32 @@ def pinned_side_rows(client, spec: str, model_id: str, side: str, benchmark: str
 
     asset = {"baseline": "baseline_traces", "post-rl": "post_rl_traces"}[side]
     built = ingest_addressed(
-        client, spec, asset, model_id, max_rows=settings.max_rows, tokenizer=settings.tokenizer, benchmark=benchmark, side=side,
+        client,
+        spec,
+        asset,
+        model_id,
+        max_rows=settings.max_rows,
+        tokenizer=settings.tokenizer,
+        benchmark=benchmark,
+        side=side,
     )
     return read_traces(built["path"], columns=COLUMNS).to_pylist()
 
 
 @dg.asset(group_name="compare", kinds={"python", "parquet"}, pool="hub")
-def model_comparison(context: dg.AssetExecutionContext, config: ComparisonConfig, hub: HubResource, registry: RegistryResource, settings: AnalysisSettings):
+def model_comparison(
+    context: dg.AssetExecutionContext,
+    config: ComparisonConfig,
+    hub: HubResource,
+    registry: RegistryResource,
+    settings: AnalysisSettings,
+):
     """Every registered model's post-RL vs baseline change on ONE pinned benchmark, with noise floor and exclusions."""
     pinned = config.benchmark or os.environ.get("RLDELTA_COMPARE_BENCHMARK", "") or settings.eval_benchmark
     if not pinned:
-        raise dg.Failure("model_comparison needs a pinned benchmark (run config `benchmark`, RLDELTA_COMPARE_BENCHMARK or settings.eval_benchmark); a per-model best benchmark would compare different yardsticks")
+        raise dg.Failure(
+            "model_comparison needs a pinned benchmark (run config `benchmark`, RLDELTA_COMPARE_BENCHMARK or settings.eval_benchmark); a per-model best benchmark would compare different yardsticks"
+        )
     reg, client = registry.client(), hub.client()
     bench = reg.benchmark_by_id(pinned) or reg.benchmark_by_name(pinned)
     if bench is None:
@@ -51,13 +77,21 @@ def model_comparison(context: dg.AssetExecutionContext, config: ComparisonConfig
     rows, excluded, pairings = [], [], []
     for model_id in sorted(context.instance.get_dynamic_partitions(models_partitions.name)):
         try:
-            pair = resolve_eval_pair(reg, model_id, mode="benchmark", benchmark=bench["id"], include_unfinished=settings.include_unfinished_jobs)
+            pair = resolve_eval_pair(
+                reg,
+                model_id,
+                mode="benchmark",
+                benchmark=bench["id"],
+                include_unfinished=settings.include_unfinished_jobs,
+            )
             if not (pair["baseline_eval"] and pair["post_rl_eval"]):
                 raise ResolutionError(f"no matched pair on {bench['name']} ({pair['reason']})")
             base, post, pairing = paired_pass_rates(
-                model_id, pinned_side_rows(client, pair["baseline_eval"], model_id, "baseline", pair["benchmark"], settings),
+                model_id,
+                pinned_side_rows(client, pair["baseline_eval"], model_id, "baseline", pair["benchmark"], settings),
                 pinned_side_rows(client, pair["post_rl_eval"], model_id, "post-rl", pair["benchmark"], settings),
-                settings.task_id_normalisation)
+                settings.task_id_normalisation,
+            )
         except (ResolutionError, HubError, IngestError, OSError, ValueError) as exc:
             # One model's bad data excludes that model, with the reason; it never sinks the comparison.
             excluded.append({"model_id": model_id, "reason": f"{type(exc).__name__}: {exc}"})

@@ -5,20 +5,19 @@ rl_assets/analysis/q1/report.py renders into `<reports>/<slug>/Q1_behavioral_del
 and checks that the comparison is valid.
 """
 
-
 import dagster as dg
 from dagster import AssetExecutionContext
 
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis import stats
-from rl_assets.analysis.q1.behavioral_delta import NEEDED, compute_behavioral_delta
 from rl_assets.analysis.pairing_report import pairing_section
+from rl_assets.analysis.q1.behavioral_delta import NEEDED, compute_behavioral_delta
 from rl_assets.analysis.q1.report import behavioral_delta_report
 from rl_assets.analysis.report_md import jsonable
-from rl_assets.support.pairing_checks import pairing_check_specs, pairing_checks
 from rl_assets.partitions import models_partitions
-from rl_assets.support.report_files import Q1_BEHAVIORAL_DELTA, write_report
 from rl_assets.support.metadata_numbers import rounded_metadata
+from rl_assets.support.pairing_checks import pairing_check_specs, pairing_checks
+from rl_assets.support.report_files import Q1_BEHAVIORAL_DELTA, write_report
 from rl_assets.support.report_links import file_metadata
 
 ASSET = "behavioral_delta"
@@ -34,8 +33,11 @@ def failure_mode_labels(failure_modes: dict) -> dict[str, str]:
     if not store.exists(path):
         # A stored value naming a table that is gone (a cleaned home, another machine's disk): running
         # on without it would name an annotator whose labels were never applied.
-        raise dg.Failure(description=f"the failure_modes table {path} named by the latest failure_modes value is "
-                                     "missing; re-materialize failure_modes for this model", allow_retries=False)
+        raise dg.Failure(
+            description=f"the failure_modes table {path} named by the latest failure_modes value is "
+            "missing; re-materialize failure_modes for this model",
+            allow_retries=False,
+        )
     table = store.read_table(path, columns=["trace_id", "failure_mode", "status"]).to_pylist()
     return {r["trace_id"]: r["failure_mode"] for r in table if r["failure_mode"] and r["status"] != "failed"}
 
@@ -66,14 +68,28 @@ def _enough_data(r: dict) -> tuple[bool, str]:
     group_name="q1",
     kinds={"python", "markdown"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn(), "failure_modes": dg.AssetIn()},
-    check_specs=[dg.AssetCheckSpec("has_common_tasks", asset=ASSET, partitions_def=models_partitions,
-                                   description="Baseline and post-RL share at least one task (else no paired comparison)."),
-                 dg.AssetCheckSpec("enough_data", asset=ASSET, partitions_def=models_partitions,
-                                   description=f"At least {stats.MIN_COMMON_TASKS} common tasks for intervals and tests."),
-                 *pairing_check_specs(ASSET)],
+    check_specs=[
+        dg.AssetCheckSpec(
+            "has_common_tasks",
+            asset=ASSET,
+            partitions_def=models_partitions,
+            description="Baseline and post-RL share at least one task (else no paired comparison).",
+        ),
+        dg.AssetCheckSpec(
+            "enough_data",
+            asset=ASSET,
+            partitions_def=models_partitions,
+            description=f"At least {stats.MIN_COMMON_TASKS} common tasks for intervals and tests.",
+        ),
+        *pairing_check_specs(ASSET),
+    ],
 )
 def behavioral_delta(
-    context: AssetExecutionContext, settings: AnalysisSettings, baseline_traces: dict, post_rl_traces: dict, failure_modes: dict
+    context: AssetExecutionContext,
+    settings: AnalysisSettings,
+    baseline_traces: dict,
+    post_rl_traces: dict,
+    failure_modes: dict,
 ):
     """Behaviour deltas baseline → post-RL with task-clustered CIs, Holm-adjusted tests and McNemar flips."""
     from rl_assets.ingest import read_traces
@@ -82,20 +98,26 @@ def behavioral_delta(
     before = with_failure_modes(read_traces(baseline_traces["path"], columns=(*NEEDED, "trace_id")), labels)
     after = with_failure_modes(read_traces(post_rl_traces["path"], columns=(*NEEDED, "trace_id")), labels)
     try:
-        result = jsonable(compute_behavioral_delta(before, after, n_boot=settings.n_boot, seed=settings.seed,
-                                                   normalise=settings.task_id_normalisation))
+        result = jsonable(
+            compute_behavioral_delta(
+                before, after, n_boot=settings.n_boot, seed=settings.seed, normalise=settings.task_id_normalisation
+            )
+        )
     except ValueError as exc:  # an unknown normalisation rule in the settings
         raise dg.Failure(description=f"{ASSET} {context.partition_key}: {exc}", allow_retries=False) from exc
     # Whoever labelled the failure modes is named next to them (the offline heuristic says so).
     result["failure_mode_annotator"] = failure_modes.get("annotator")
-    result["sources"] = {"baseline": {k: baseline_traces.get(k) for k in ("source", "revision", "rows", "benchmark")},
-                         "post-RL": {k: post_rl_traces.get(k) for k in ("source", "revision", "rows", "benchmark")}}
+    result["sources"] = {
+        "baseline": {k: baseline_traces.get(k) for k in ("source", "revision", "rows", "benchmark")},
+        "post-RL": {k: post_rl_traces.get(k) for k in ("source", "revision", "rows", "benchmark")},
+    }
     report = behavioral_delta_report(result)
     written = write_report(context.partition_key, Q1_BEHAVIORAL_DELTA, report.files)
     metadata = {
         "summary": dg.MetadataValue.md(report.summary),
         **file_metadata("report", written["report.md"]),
-        "n_before": result["before"]["n_rows"], "n_after": result["after"]["n_rows"],
+        "n_before": result["before"]["n_rows"],
+        "n_after": result["after"]["n_rows"],
         "common_tasks": result["common_tasks"],
         "pairing": dg.MetadataValue.md("\n".join(pairing_section(result["pairing"], "#### Task pairing"))),
         "n_significant_features": sum(f["significant"] for f in result.get("features", [])),
@@ -104,8 +126,13 @@ def behavioral_delta(
         metadata["mcnemar_p"] = dg.MetadataValue.float(float(result["task_flips"]["mcnemar_p"]))
     yield dg.Output(result, metadata=rounded_metadata(metadata))
     invalid = result.get("invalid_for_comparison")
-    yield dg.AssetCheckResult(check_name="has_common_tasks", passed=not invalid,
-                              metadata={"common_tasks": result["common_tasks"], "reason": invalid or "ok"})
+    yield dg.AssetCheckResult(
+        check_name="has_common_tasks",
+        passed=not invalid,
+        metadata={"common_tasks": result["common_tasks"], "reason": invalid or "ok"},
+    )
     ok, why = _enough_data(result)
-    yield dg.AssetCheckResult(check_name="enough_data", passed=ok, severity=dg.AssetCheckSeverity.WARN, metadata={"detail": why})
+    yield dg.AssetCheckResult(
+        check_name="enough_data", passed=ok, severity=dg.AssetCheckSeverity.WARN, metadata={"detail": why}
+    )
     yield from pairing_checks(ASSET, result["pairing"])

@@ -5,8 +5,6 @@ Writes `<reports>/<slug>/Q1_llm_judge/report.{md,json}` (through rl_assets/suppo
 already judged; failed judgments are retried on the next run, never cached.
 """
 
-from typing import Optional
-
 import dagster as dg
 
 from resources.llm import LLMResource
@@ -14,24 +12,24 @@ from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.judge.report import judge_report
 from rl_assets.analysis.judge.run import build_report, judge_pairs
 from rl_assets.analysis.judge.selection import ROW_COLUMNS, representatives, select_probes
-from rl_assets.support.checks import calls_check, calls_check_spec
 from rl_assets.partitions import models_partitions
-from rl_assets.support.report_files import Q1_LLM_JUDGE, write_report
-from rl_assets.support.trace_stream import load_rows
+from rl_assets.support.checks import calls_check, calls_check_spec
 from rl_assets.support.metadata_numbers import rounded_metadata
+from rl_assets.support.report_files import Q1_LLM_JUDGE, write_report
 from rl_assets.support.report_links import file_metadata
+from rl_assets.support.trace_stream import load_rows
 
 
 class JudgeConfig(dg.Config):
     pairs_per_probe: int = 30  # seed default (--llm-judge-max-pairs 30), for EACH probe
-    random_pairs: Optional[int] = None  # None -> pairs_per_probe; 0 disables the control probe
-    seed: Optional[int] = None  # None -> settings.seed
+    random_pairs: int | None = None  # None -> pairs_per_probe; 0 disables the control probe
+    seed: int | None = None  # None -> settings.seed
     attempt_rule: str = "first"  # first | median-reward
     char_budget: int = 12000  # per transcript, middle-truncated
-    model: Optional[str] = None  # override the resource's judge model for this run
-    concurrency: Optional[int] = None
-    usd_budget: Optional[float] = None
-    token_budget: Optional[int] = None
+    model: str | None = None  # override the resource's judge model for this run
+    concurrency: int | None = None
+    usd_budget: float | None = None
+    token_budget: int | None = None
     force: bool = False  # ignore cached judgments (spends again)
     max_parse_failure_rate: float = 0.1
 
@@ -42,12 +40,24 @@ class JudgeConfig(dg.Config):
     kinds={"openai", "json"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
     pool="llm",
-    check_specs=[dg.AssetCheckSpec("judge_parse_failure_rate", asset="judge_verdicts", partitions_def=models_partitions,
-                                   description="Share of judge replies that could not be parsed/validated"),
-                 calls_check_spec("judge_verdicts")],
+    check_specs=[
+        dg.AssetCheckSpec(
+            "judge_parse_failure_rate",
+            asset="judge_verdicts",
+            partitions_def=models_partitions,
+            description="Share of judge replies that could not be parsed/validated",
+        ),
+        calls_check_spec("judge_verdicts"),
+    ],
 )
-def judge_verdicts(context: dg.AssetExecutionContext, config: JudgeConfig, llm: LLMResource, settings: AnalysisSettings,
-                   baseline_traces: dict, post_rl_traces: dict):
+def judge_verdicts(
+    context: dg.AssetExecutionContext,
+    config: JudgeConfig,
+    llm: LLMResource,
+    settings: AnalysisSettings,
+    baseline_traces: dict,
+    post_rl_traces: dict,
+):
     """Pairwise judge verdicts (both orders, anonymised) with win rates, Wilson CIs and flip rate."""
     partition = context.partition_key
     seed = settings.seed if config.seed is None else config.seed
@@ -56,20 +66,34 @@ def judge_verdicts(context: dg.AssetExecutionContext, config: JudgeConfig, llm: 
     n_random = config.pairs_per_probe if config.random_pairs is None else config.random_pairs
     probes = select_probes(base, post, config.pairs_per_probe, n_random, seed)
     chosen = [t for tasks in probes.values() for t in tasks]
-    for side, ref, reps in (("baseline", baseline_traces, base), ("post-rl", post_rl_traces, post)):
+    for _side, ref, reps in (("baseline", baseline_traces, base), ("post-rl", post_rl_traces, post)):
         ids = {reps[t]["trace_id"] for t in chosen}
         full = {r["trace_id"]: r for r in load_rows(ref["path"], ("trace_id",), ids)}
         for t in chosen:
             reps[t]["conversation"] = full[reps[t]["trace_id"]].get("conversation")
 
-    client = llm.session("judge", partition, model=config.model, concurrency=config.concurrency,
-                         usd_budget=config.usd_budget, token_budget=config.token_budget, force=config.force,
-                         log=context.log.info)
+    client = llm.session(
+        "judge",
+        partition,
+        model=config.model,
+        concurrency=config.concurrency,
+        usd_budget=config.usd_budget,
+        token_budget=config.token_budget,
+        force=config.force,
+        log=context.log.info,
+    )
     pairs = judge_pairs(probes, base, post, client, config.char_budget)
     for p in pairs:
         p["judge"] = client.model
-    report = build_report(pairs, model_id=partition, judge=client.model, attempt_rule=config.attempt_rule, seed=seed,
-                          common_tasks=len(set(base) & set(post)), calls=client.summary())
+    report = build_report(
+        pairs,
+        model_id=partition,
+        judge=client.model,
+        attempt_rule=config.attempt_rule,
+        seed=seed,
+        common_tasks=len(set(base) & set(post)),
+        calls=client.summary(),
+    )
     rendered = judge_report(report)
     written = write_report(partition, Q1_LLM_JUDGE, rendered.files)
 
@@ -92,8 +116,12 @@ def judge_verdicts(context: dg.AssetExecutionContext, config: JudgeConfig, llm: 
         passed=rate is not None and rate <= config.max_parse_failure_rate,
         severity=dg.AssetCheckSeverity.WARN,
         description="no judgments were made" if rate is None else None,
-        metadata={"parse_failure_rate": rate, "threshold": config.max_parse_failure_rate,
-                  "parse_failures": report["parse_failures"], "judgments": report["judgments_requested"],
-                  "judge": client.model},
+        metadata={
+            "parse_failure_rate": rate,
+            "threshold": config.max_parse_failure_rate,
+            "parse_failures": report["parse_failures"],
+            "judgments": report["judgments_requested"],
+            "judge": client.model,
+        },
     )
     yield calls_check("judge_verdicts", report["call_failures"])

@@ -2,7 +2,6 @@
 (UTC-binned mean reward and behaviour, joined to training steps, plus attribution) under
 `<reports>/<slug>/Q2_rl_temporal/`."""
 
-
 import dagster as dg
 
 from resources.hub import HubResource
@@ -11,13 +10,13 @@ from rl_assets import store
 from rl_assets.analysis.figures import markdown_image
 from rl_assets.analysis.q2.attribution import attribute
 from rl_assets.analysis.q2.report import temporal_report
-from rl_assets.analysis.stats import spearman
 from rl_assets.analysis.q2.temporal import bin_rollouts, steps_per_bin
+from rl_assets.analysis.stats import spearman
+from rl_assets.partitions import models_partitions
+from rl_assets.schema import FEATURE_COLUMNS, LIGHT_COLUMNS
 from rl_assets.support.checks import accounted_check, accounted_check_spec
 from rl_assets.support.ingest_step import ingest_to_table
 from rl_assets.support.not_applicable import not_applicable, write_not_applicable
-from rl_assets.partitions import models_partitions
-from rl_assets.schema import FEATURE_COLUMNS, LIGHT_COLUMNS
 from rl_assets.support.report_files import Q2_RL_TEMPORAL, write_report
 from rl_assets.support.report_links import file_metadata
 
@@ -37,13 +36,18 @@ def rl_traces(context: dg.AssetExecutionContext, hub: HubResource, settings: Ana
     if not dataset or not checkpoint.get("rl_traces_exists"):
         tried = checkpoint.get("rl_traces_candidates") or "no job_name"
         out = not_applicable(repo_id, f"not applicable: no RL rollout dataset for {repo_id} (tried {tried})")
-        yield dg.MaterializeResult(value=out, data_version=dg.DataVersion(f"none:{checkpoint['revision']}"),
-                        metadata={"applicable": False, "reason": out["reason"]})
+        yield dg.MaterializeResult(
+            value=out,
+            data_version=dg.DataVersion(f"none:{checkpoint['revision']}"),
+            metadata={"applicable": False, "reason": out["reason"]},
+        )
         yield accounted_check("rl_traces", {})
         return
     ref, metadata = ingest_to_table(context, hub, settings, dataset, "rl_traces", "rl")
     ref = {"applicable": True, "repo_id": repo_id, **ref}
-    yield dg.MaterializeResult(value=ref, data_version=dg.DataVersion(ref["data_version"]), metadata={"dataset": dataset, **metadata})
+    yield dg.MaterializeResult(
+        value=ref, data_version=dg.DataVersion(ref["data_version"]), metadata={"dataset": dataset, **metadata}
+    )
     yield accounted_check("rl_traces", ref["accounting"])
 
 
@@ -69,20 +73,37 @@ def rl_temporal(context: dg.AssetExecutionContext, settings: AnalysisSettings, r
         return dg.Output(info, metadata={"applicable": False, "reason": info["reason"]})
     if training_metrics.get("applicable"):
         if "steps_table" not in training_metrics:  # a value stored by an older rldelta named a report file
-            raise dg.Failure(description="rl_temporal: the stored training_metrics value has no steps_table "
-                             "(written by an older rldelta); re-materialize training_metrics")
+            raise dg.Failure(
+                description="rl_temporal: the stored training_metrics value has no steps_table "
+                "(written by an older rldelta); re-materialize training_metrics"
+            )
         steps = store.read_table(training_metrics["steps_table"]).to_pandas()
         bins = bins.merge(steps_per_bin(steps, edges), on="bin", how="left")
     att = attribute(bins, FEATURE_COLUMNS, rollouts=rollouts, n_boot=settings.n_boot, seed=settings.seed)
-    rep = {**info, "source": rl_traces["source"], "training_metrics_applicable": bool(training_metrics.get("applicable")),
-           "attribution": att, "bins": bins.to_dict("records"),
-           "log_vs_rollout_rho": spearman(bins["mean_reward"], bins["log_reward"]) if "log_reward" in bins else None}
+    rep = {
+        **info,
+        "source": rl_traces["source"],
+        "training_metrics_applicable": bool(training_metrics.get("applicable")),
+        "attribution": att,
+        "bins": bins.to_dict("records"),
+        "log_vs_rollout_rho": spearman(bins["mean_reward"], bins["log_reward"]) if "log_reward" in bins else None,
+    }
     report = temporal_report(rep, bins)
     written = write_report(model, Q2_RL_TEMPORAL, report.files)
-    value = {"applicable": True, "n_bins": int(len(bins)), "edges": info["edges"],
-             "top_features": att.get("top_features", []), "attribution_status": att.get("status")}
-    return dg.Output(value, metadata={"summary": dg.MetadataValue.md(report.summary), "n_bins": len(bins),
-                                      "plot": dg.MetadataValue.md(markdown_image("RL rollouts over time",
-                                                                                 report.plots["temporal.png"])),
-                                      "top_features": ", ".join(att.get("top_features", [])) or "none",
-                                      **file_metadata("report", written["report.md"])})
+    value = {
+        "applicable": True,
+        "n_bins": int(len(bins)),
+        "edges": info["edges"],
+        "top_features": att.get("top_features", []),
+        "attribution_status": att.get("status"),
+    }
+    return dg.Output(
+        value,
+        metadata={
+            "summary": dg.MetadataValue.md(report.summary),
+            "n_bins": len(bins),
+            "plot": dg.MetadataValue.md(markdown_image("RL rollouts over time", report.plots["temporal.png"])),
+            "top_features": ", ".join(att.get("top_features", [])) or "none",
+            **file_metadata("report", written["report.md"]),
+        },
+    )

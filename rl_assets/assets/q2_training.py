@@ -7,45 +7,72 @@ import dagster as dg
 import pyarrow as pa
 
 from resources.hub import HubError, HubResource
+from rl_assets import store
 from rl_assets.analysis.figures import markdown_image, markdown_images
 from rl_assets.analysis.lineage.curves import curves_of
 from rl_assets.analysis.q2.report import training_report, unrecognised_files
 from rl_assets.analysis.q2.training_metrics import build_report
-from rl_assets.ingest.training_logs import (STATE_PATTERNS, UnrecognisedLogsError, is_repo_trainer_state, logs_folder,
-                                           logs_revision, read_training_logs, repo_trainer_states)
+from rl_assets.ingest.training_logs import (
+    STATE_PATTERNS,
+    UnrecognisedLogsError,
+    is_repo_trainer_state,
+    logs_folder,
+    logs_revision,
+    read_training_logs,
+    repo_trainer_states,
+)
 from rl_assets.ingest.wandb_tables import read_validation_tables
-from rl_assets.support.not_applicable import not_applicable, write_not_applicable
 from rl_assets.partitions import models_partitions
-from rl_assets import store
+from rl_assets.support.not_applicable import not_applicable, write_not_applicable
 from rl_assets.support.report_files import Q2_TRAINING_METRICS, write_report
 from rl_assets.support.report_links import file_metadata
 
 ACCOUNTED, WANDB_CHECK = "every_input_accounted_for", "log_matches_wandb_summary"
 CHECK_SPECS = [
-    dg.AssetCheckSpec(ACCOUNTED, asset="training_metrics", partitions_def=models_partitions, description=(
-        "Every log line read is parsed, counted malformed (by reason) or ignored (by shape), and every file "
-        "found under training_logs/ is read or listed as not read with its reason.")),
-    dg.AssetCheckSpec(WANDB_CHECK, asset="training_metrics", partitions_def=models_partitions, description=(
-        "Every key of the final step that wandb-summary.json (or trainer_log.jsonl) shares with the parsed "
-        "table has the same value there; passes as 'no independent record' when neither file exists.")),
+    dg.AssetCheckSpec(
+        ACCOUNTED,
+        asset="training_metrics",
+        partitions_def=models_partitions,
+        description=(
+            "Every log line read is parsed, counted malformed (by reason) or ignored (by shape), and every file "
+            "found under training_logs/ is read or listed as not read with its reason."
+        ),
+    ),
+    dg.AssetCheckSpec(
+        WANDB_CHECK,
+        asset="training_metrics",
+        partitions_def=models_partitions,
+        description=(
+            "Every key of the final step that wandb-summary.json (or trainer_log.jsonl) shares with the parsed "
+            "table has the same value there; passes as 'no independent record' when neither file exists."
+        ),
+    ),
 ]
 
 
 def accounting_check(acc: dict | None) -> dg.AssetCheckResult:
     if not acc:
-        return dg.AssetCheckResult(check_name=ACCOUNTED, passed=True, metadata={"applicable": False},
-                                   description="no training logs were read")
+        return dg.AssetCheckResult(
+            check_name=ACCOUNTED, passed=True, metadata={"applicable": False}, description="no training logs were read"
+        )
     lines, files = acc["lines"], acc["files"]
     bad = sum(lines["malformed"].values())
     return dg.AssetCheckResult(
-        check_name=ACCOUNTED, passed=True,  # the parser raises LogAccountingError on any violation
+        check_name=ACCOUNTED,
+        passed=True,  # the parser raises LogAccountingError on any violation
         description=f"{lines['read']} lines = {sum(lines['parsed'].values())} parsed + {bad} malformed + "
         f"{sum(lines['ignored'].values())} ignored; {files['found']} files = {files['read']} read + "
         f"{files['not_read']} not read",
-        metadata={"lines_read": lines["read"], "parsed": dg.MetadataValue.json(lines["parsed"]),
-                  "malformed": dg.MetadataValue.json(lines["malformed"]),
-                  "ignored": dg.MetadataValue.json(lines["ignored"]), "files_found": files["found"],
-                  "files_read": files["read"], "files_not_read": dg.MetadataValue.json(files["not_read_files"])})
+        metadata={
+            "lines_read": lines["read"],
+            "parsed": dg.MetadataValue.json(lines["parsed"]),
+            "malformed": dg.MetadataValue.json(lines["malformed"]),
+            "ignored": dg.MetadataValue.json(lines["ignored"]),
+            "files_found": files["found"],
+            "files_read": files["read"],
+            "files_not_read": dg.MetadataValue.json(files["not_read_files"]),
+        },
+    )
 
 
 def wandb_check(cross_checks: list[dict] | None) -> dg.AssetCheckResult:
@@ -53,21 +80,42 @@ def wandb_check(cross_checks: list[dict] | None) -> dg.AssetCheckResult:
     real = [c for c in checks if c["status"] != "no_independent_record"]
     if not real:
         why = "; ".join(c.get("reason", "") for c in checks) or "no training logs were read"
-        return dg.AssetCheckResult(check_name=WANDB_CHECK, passed=True, metadata={"independent_record": False},
-                                   description=f"no independent record to compare with ({why}); nothing was checked")
-    differ = [f"{c['source']} step {c['step']}: {d['key']} (table {d['table']}, record {d['record']}"
-              + (f"; {d['hint']}" if d["hint"] else "") + ")" for c in real for d in c["differ"]]
+        return dg.AssetCheckResult(
+            check_name=WANDB_CHECK,
+            passed=True,
+            metadata={"independent_record": False},
+            description=f"no independent record to compare with ({why}); nothing was checked",
+        )
+    differ = [
+        f"{c['source']} step {c['step']}: {d['key']} (table {d['table']}, record {d['record']}"
+        + (f"; {d['hint']}" if d["hint"] else "")
+        + ")"
+        for c in real
+        for d in c["differ"]
+    ]
     compared = sum(len(c["compared"]) for c in real)
     if not compared:
-        return dg.AssetCheckResult(check_name=WANDB_CHECK, passed=True, metadata={"independent_record": True},
-                                   description=f"{real[0]['source']} shares no key with step {real[0]['step']} "
-                                   "of the table; nothing could be compared")
+        return dg.AssetCheckResult(
+            check_name=WANDB_CHECK,
+            passed=True,
+            metadata={"independent_record": True},
+            description=f"{real[0]['source']} shares no key with step {real[0]['step']} "
+            "of the table; nothing could be compared",
+        )
     return dg.AssetCheckResult(
-        check_name=WANDB_CHECK, passed=not differ, severity=dg.AssetCheckSeverity.ERROR,
-        description=(f"{len(differ)} of {compared} shared keys differ: " + "; ".join(differ[:8])) if differ
+        check_name=WANDB_CHECK,
+        passed=not differ,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description=(f"{len(differ)} of {compared} shared keys differ: " + "; ".join(differ[:8]))
+        if differ
         else f"all {compared} shared keys of the final step match ({', '.join(c['source'] for c in real)})",
-        metadata={"independent_record": True, "compared": compared, "differing_keys": len(differ),
-                  "details": dg.MetadataValue.json(real)})
+        metadata={
+            "independent_record": True,
+            "compared": compared,
+            "differing_keys": len(differ),
+            "details": dg.MetadataValue.json(real),
+        },
+    )
 
 
 def save_every_from_config(rl_config) -> int | None:
@@ -104,35 +152,53 @@ def training_logs(context: dg.AssetExecutionContext, hub: HubResource, checkpoin
     revision = info.revision
     states = [f for f in info.files if is_repo_trainer_state(f.path)]  # HF/TRL checkpoints carry their own
     if not info.files_under("training_logs") and not states:
-        out = not_applicable(repo_id, f"not applicable: no training_logs/ in {repo_id} (nor a trainer_state.json)",
-                             revision=revision)
-        return dg.MaterializeResult(value=out, data_version=dg.DataVersion(f"none:{revision}"),
-                         metadata={"applicable": False, "reason": out["reason"]})
+        out = not_applicable(
+            repo_id, f"not applicable: no training_logs/ in {repo_id} (nor a trainer_state.json)", revision=revision
+        )
+        return dg.MaterializeResult(
+            value=out,
+            data_version=dg.DataVersion(f"none:{revision}"),
+            metadata={"applicable": False, "reason": out["reason"]},
+        )
     logs_rev = logs_revision(info.subtree_revision("training_logs/"), [(f.path, f.sha) for f in states])
     files = [f.path for f in info.files_under("training_logs")] + [f.path for f in states]
     # What is handed over is the repo id and revision, not a folder: the Hub is already a shared,
     # revision-addressed store, and a downloaded snapshot is a cache of the machine that fetched it
     # (another worker has no such folder). training_metrics fetches the pinned revision through its
     # own hub resource, whose local cache makes a second read on the same machine free.
-    out = {"applicable": True, "repo_id": repo_id, "revision": revision, "training_logs_revision": logs_rev,
-           "files": files, "save_every": save_every_from_config(checkpoint.get("rl_config"))}
-    return dg.MaterializeResult(value=out, data_version=dg.DataVersion(logs_rev),
-                     metadata={"training_logs_revision": logs_rev, "revision": revision, "files": len(files)})
+    out = {
+        "applicable": True,
+        "repo_id": repo_id,
+        "revision": revision,
+        "training_logs_revision": logs_rev,
+        "files": files,
+        "save_every": save_every_from_config(checkpoint.get("rl_config")),
+    }
+    return dg.MaterializeResult(
+        value=out,
+        data_version=dg.DataVersion(logs_rev),
+        metadata={"training_logs_revision": logs_rev, "revision": revision, "files": len(files)},
+    )
 
 
 def fetch_logs(hub: HubResource, training_logs: dict) -> Path:
     """The pinned revision's training_logs/ and trainer_state.json files on this machine (the hub
     resource's cache); returns the snapshot root."""
     if not training_logs.get("revision"):  # every stored value names one, older ones too
-        raise dg.Failure(description="training_metrics: the stored training_logs value has no Hub revision "
-                         "(written by an older rldelta); re-materialize training_logs")
+        raise dg.Failure(
+            description="training_metrics: the stored training_logs value has no Hub revision "
+            "(written by an older rldelta); re-materialize training_logs"
+        )
     repo_id, revision = training_logs["repo_id"], training_logs["revision"]
     try:
-        folder = hub.client().download(repo_id, "model", allow_patterns=["training_logs/**", *STATE_PATTERNS],
-                                       revision=revision)
+        folder = hub.client().download(
+            repo_id, "model", allow_patterns=["training_logs/**", *STATE_PATTERNS], revision=revision
+        )
     except HubError as exc:
-        raise dg.Failure(description=f"training_metrics {repo_id}: cannot read training_logs/ at revision "
-                         f"{revision}: {exc}; re-materialize training_logs if the repo changed since") from exc
+        raise dg.Failure(
+            description=f"training_metrics {repo_id}: cannot read training_logs/ at revision "
+            f"{revision}: {exc}; re-materialize training_logs if the repo changed since"
+        ) from exc
     return folder
 
 
@@ -175,8 +241,13 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
     except UnrecognisedLogsError as exc:
         # logs are there but no reader can read them: an error, never "not applicable" (issue 25 #16)
         write_report(model, Q2_TRAINING_METRICS, unrecognised_files(str(exc)))
-        yield dg.AssetCheckResult(check_name=ACCOUNTED, passed=False, severity=dg.AssetCheckSeverity.ERROR,
-                                  description=str(exc)[:2000], metadata={"recognised": False})
+        yield dg.AssetCheckResult(
+            check_name=ACCOUNTED,
+            passed=False,
+            severity=dg.AssetCheckSeverity.ERROR,
+            description=str(exc)[:2000],
+            metadata={"recognised": False},
+        )
         raise dg.Failure(description=str(exc), allow_retries=False) from exc
     rep = build_report(parsed, training_logs.get("save_every"))
     rep["training_logs_revision"] = training_logs["training_logs_revision"]
@@ -189,28 +260,41 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
     report = training_report(rep, steps, parsed.vllm)
     written = write_report(model, Q2_TRAINING_METRICS, {"metrics.parquet": parquet, **report.files})
     plots = report.plots
-    value = {"applicable": True, "steps_table": steps_table, "trainer": parsed.trainer,
-             "reward_terms": parsed.reward_terms,
-             "n_steps": rep["n_steps"], "training_logs_revision": rep["training_logs_revision"],
-             "best_step": rep["best_checkpoint"].get("best_step"),
-             "curves": curves_of(steps),  # reward/entropy/KL/length per step, for the run lineage
-             "validation_generations": store_generations(logs_folder(snapshot), model, context.run_id)}
-    yield dg.Output(value, metadata={
-        "summary": dg.MetadataValue.md(report.summary),
-        "lines_read": parsed.accounting["lines"]["read"],
-        "lines_ignored": sum(parsed.accounting["lines"]["ignored"].values()),
-        "files_found": parsed.accounting["files"]["found"],
-        "files_not_read": parsed.accounting["files"]["not_read"],
-        "n_steps": rep["n_steps"],
+    value = {
+        "applicable": True,
+        "steps_table": steps_table,
         "trainer": parsed.trainer,
-        "malformed_lines": rep["malformed"]["count"],
-        "duplicate_steps": rep["duplicates"]["count"],
-        "best_step": rep["best_checkpoint"].get("best_step") or -1,
-        "flagged_steps": len(rep["instability"]["flagged_steps"]),
-        **file_metadata("report", written["report.md"]),
-        "reward_plot": dg.MetadataValue.md(markdown_image("reward", plots["reward_ema.png"])) if "reward_ema.png" in plots else "no reward",
-        "plots": dg.MetadataValue.md(markdown_images({n.removesuffix(".png"): p for n, p in plots.items() if n != "reward_ema.png"}))
-        if len(plots) > 1 else "no other plots",
-    })
+        "reward_terms": parsed.reward_terms,
+        "n_steps": rep["n_steps"],
+        "training_logs_revision": rep["training_logs_revision"],
+        "best_step": rep["best_checkpoint"].get("best_step"),
+        "curves": curves_of(steps),  # reward/entropy/KL/length per step, for the run lineage
+        "validation_generations": store_generations(logs_folder(snapshot), model, context.run_id),
+    }
+    yield dg.Output(
+        value,
+        metadata={
+            "summary": dg.MetadataValue.md(report.summary),
+            "lines_read": parsed.accounting["lines"]["read"],
+            "lines_ignored": sum(parsed.accounting["lines"]["ignored"].values()),
+            "files_found": parsed.accounting["files"]["found"],
+            "files_not_read": parsed.accounting["files"]["not_read"],
+            "n_steps": rep["n_steps"],
+            "trainer": parsed.trainer,
+            "malformed_lines": rep["malformed"]["count"],
+            "duplicate_steps": rep["duplicates"]["count"],
+            "best_step": rep["best_checkpoint"].get("best_step") or -1,
+            "flagged_steps": len(rep["instability"]["flagged_steps"]),
+            **file_metadata("report", written["report.md"]),
+            "reward_plot": dg.MetadataValue.md(markdown_image("reward", plots["reward_ema.png"]))
+            if "reward_ema.png" in plots
+            else "no reward",
+            "plots": dg.MetadataValue.md(
+                markdown_images({n.removesuffix(".png"): p for n, p in plots.items() if n != "reward_ema.png"})
+            )
+            if len(plots) > 1
+            else "no other plots",
+        },
+    )
     yield accounting_check(parsed.accounting)
     yield wandb_check(parsed.cross_checks)

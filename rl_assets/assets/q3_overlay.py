@@ -28,31 +28,57 @@ def _frame(ref: dict):
     partitions_def=models_partitions,
     group_name="q3",
     kinds={"python", "matplotlib"},
-    ins={"eval_pair": dg.AssetIn(), "baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn(),
-         "rl_traces": dg.AssetIn(key="rl_traces")},
+    ins={
+        "eval_pair": dg.AssetIn(),
+        "baseline_traces": dg.AssetIn(),
+        "post_rl_traces": dg.AssetIn(),
+        "rl_traces": dg.AssetIn(key="rl_traces"),
+    },
 )
-def eval_temporal_overlay(context: dg.AssetExecutionContext, settings: AnalysisSettings, eval_pair: dict,
-                          baseline_traces: dict, post_rl_traces: dict, rl_traces: dict):
+def eval_temporal_overlay(
+    context: dg.AssetExecutionContext,
+    settings: AnalysisSettings,
+    eval_pair: dict,
+    baseline_traces: dict,
+    post_rl_traces: dict,
+    rl_traces: dict,
+):
     """Q3 overlay: RL rollout reward per UTC bin (Q2's bins) with baseline/post-RL eval markers."""
     markers = [
-        eval_marker(_frame(baseline_traces), label="baseline", kind="baseline", source=baseline_traces.get("source"),
-                    timestamp=eval_pair.get("baseline_eval_ts")),
-        eval_marker(_frame(post_rl_traces), label="post-RL", kind="post_rl", source=post_rl_traces.get("source"),
-                    timestamp=eval_pair.get("post_rl_eval_ts")),
+        eval_marker(
+            _frame(baseline_traces),
+            label="baseline",
+            kind="baseline",
+            source=baseline_traces.get("source"),
+            timestamp=eval_pair.get("baseline_eval_ts"),
+        ),
+        eval_marker(
+            _frame(post_rl_traces),
+            label="post-RL",
+            kind="post_rl",
+            source=post_rl_traces.get("source"),
+            timestamp=eval_pair.get("post_rl_eval_ts"),
+        ),
     ]
     applicable = bool(rl_traces.get("applicable")) and bool(rl_traces.get("path"))
     reason = None if applicable else str(rl_traces.get("reason") or "the rl_traces asset produced no table")
     result = build_overlay(_frame(rl_traces) if applicable else None, reason, markers, settings.bin_hours)
     result.update(model=context.partition_key, rl_source=rl_traces.get("source"), benchmark=eval_pair.get("benchmark"))
 
-    write_report(context.partition_key, Q3_TEMPORAL_OVERLAY, overlay_json(result))  # the numbers first: a plotting failure never hides them
+    write_report(
+        context.partition_key, Q3_TEMPORAL_OVERLAY, overlay_json(result)
+    )  # the numbers first: a plotting failure never hides them
     report = overlay_report(result)
     written = write_report(context.partition_key, Q3_TEMPORAL_OVERLAY, report.files)
     return dg.Output(
-        {"rl_applicable": applicable,
-         "rl_reason": reason, "notes": result["notes"]},
-        metadata={"overlay": dg.MetadataValue.md(markdown_image("temporal overlay", report.plots["overlay.png"])),
-                  **file_metadata("overlay_file", written["overlay.png"]), "rl_applicable": applicable,
-                  "rl_bins": len((result["rl"] or {}).get("points", [])), "reward_definition": REWARD_DEFINITION,
-                  "markers": dg.MetadataValue.md(report.summary), "notes": "; ".join(result["notes"]) or "none"},
+        {"rl_applicable": applicable, "rl_reason": reason, "notes": result["notes"]},
+        metadata={
+            "overlay": dg.MetadataValue.md(markdown_image("temporal overlay", report.plots["overlay.png"])),
+            **file_metadata("overlay_file", written["overlay.png"]),
+            "rl_applicable": applicable,
+            "rl_bins": len((result["rl"] or {}).get("points", [])),
+            "reward_definition": REWARD_DEFINITION,
+            "markers": dg.MetadataValue.md(report.summary),
+            "notes": "; ".join(result["notes"]) or "none",
+        },
     )

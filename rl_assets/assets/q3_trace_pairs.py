@@ -16,8 +16,8 @@ from rl_assets.analysis.q3.pairs import CARD_FIELDS, MODE_RULES, build_pairs, sh
 from rl_assets.analysis.q3.report import pairs_report, selected_rows
 from rl_assets.partitions import models_partitions
 from rl_assets.support.report_files import Q3_TRACE_PAIRS, write_report
-from rl_assets.support.trace_stream import iter_trace_rows
 from rl_assets.support.report_links import file_metadata
+from rl_assets.support.trace_stream import iter_trace_rows
 
 LIGHT = ("trace_id", "task_id", "attempt", "passed", "error_type", "is_infra_error", *CARD_FIELDS, *PAIRING_COLUMNS[1:])
 
@@ -47,11 +47,22 @@ def _conversations(path: str, wanted: set[str]) -> dict[str, list[dict]]:
     group_name="q3",
     kinds={"html", "python"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
-    check_specs=[dg.AssetCheckSpec("has_common_tasks", asset="trace_pairs", partitions_def=models_partitions,
-                                   description="Baseline and post-RL traces share at least one task (docs/audit.md, \"Task identity\")")],
+    check_specs=[
+        dg.AssetCheckSpec(
+            "has_common_tasks",
+            asset="trace_pairs",
+            partitions_def=models_partitions,
+            description='Baseline and post-RL traces share at least one task (docs/audit.md, "Task identity")',
+        )
+    ],
 )
-def trace_pairs(context: dg.AssetExecutionContext, config: TracePairsConfig, settings: AnalysisSettings,
-                baseline_traces: dict, post_rl_traces: dict):
+def trace_pairs(
+    context: dg.AssetExecutionContext,
+    config: TracePairsConfig,
+    settings: AnalysisSettings,
+    baseline_traces: dict,
+    post_rl_traces: dict,
+):
     """Q3 trace pairs page: selected same-task pairs side by side with their first action divergence."""
     from rl_assets.ingest import read_traces
 
@@ -67,17 +78,32 @@ def trace_pairs(context: dg.AssetExecutionContext, config: TracePairsConfig, set
     pairs = build_pairs(base_df, post_df, convs, shown=shown, **kw)
     common = len(set(base_df["task_id"]) & set(post_df["task_id"]))
     labels = (str(baseline_traces.get("source")), str(post_rl_traces.get("source")))
-    report = pairs_report(pairs, model=context.partition_key, mode=config.mode, seed=settings.seed, labels=labels,
-                          common_tasks=common)
+    report = pairs_report(
+        pairs, model=context.partition_key, mode=config.mode, seed=settings.seed, labels=labels, common_tasks=common
+    )
     path = write_report(context.partition_key, Q3_TRACE_PAIRS, report.files)["pairs.html"]
     page = report.files["pairs.html"]
     rows = selected_rows(pairs)
     yield dg.Output(
-        {"mode": config.mode, "n_pairs": len(pairs), "common_tasks": common, "pairs": rows,
-         "baseline_revision": baseline_traces.get("revision"), "post_rl_revision": post_rl_traces.get("revision")},
-        metadata={**file_metadata("path", path), "pairs": len(pairs), "common_tasks": common,
-                  "mode": f"{config.mode}: {MODE_RULES[config.mode]}", "size_bytes": len(page.encode()),
-                  "selected": dg.MetadataValue.md(report.summary)},
+        {
+            "mode": config.mode,
+            "n_pairs": len(pairs),
+            "common_tasks": common,
+            "pairs": rows,
+            "baseline_revision": baseline_traces.get("revision"),
+            "post_rl_revision": post_rl_traces.get("revision"),
+        },
+        metadata={
+            **file_metadata("path", path),
+            "pairs": len(pairs),
+            "common_tasks": common,
+            "mode": f"{config.mode}: {MODE_RULES[config.mode]}",
+            "size_bytes": len(page.encode()),
+            "selected": dg.MetadataValue.md(report.summary),
+        },
     )
-    yield dg.AssetCheckResult(check_name="has_common_tasks", passed=common > 0,
-                              metadata={"common_tasks": common, "baseline_rows": len(base_df), "post_rl_rows": len(post_df)})
+    yield dg.AssetCheckResult(
+        check_name="has_common_tasks",
+        passed=common > 0,
+        metadata={"common_tasks": common, "baseline_rows": len(base_df), "post_rl_rows": len(post_df)},
+    )

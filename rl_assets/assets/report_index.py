@@ -11,22 +11,29 @@ with the reason the asset recorded. The findings summary comes from the values t
 """
 
 import hashlib
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import dagster as dg
 
-from rl_assets.analysis.index_md import (audit_findings, integrity_headline, judge_findings, mark_stale, q1_findings,
-                                        render_index, render_summary)
-from rl_assets.analysis.lineage.index_links import index_links
 from resources.io_manager import latest_value, read_value
-from rl_assets.support.lineage_records import lineages_of
+from rl_assets.analysis.index_md import (
+    audit_findings,
+    integrity_headline,
+    judge_findings,
+    mark_stale,
+    q1_findings,
+    render_index,
+    render_summary,
+)
+from rl_assets.analysis.lineage.index_links import index_links
 from rl_assets.partitions import latest_materialization, models_partitions
-from rl_assets.support.report_files import links_in_model_folder, model_report_files, write_index
-from rl_assets.support.run_liveness import run_process_gone
-from rl_assets.partitions import models_partitions
 from rl_assets.settings import ui_url
 from rl_assets.store import report_dir
+from rl_assets.support.lineage_records import lineages_of
+from rl_assets.support.report_files import links_in_model_folder, model_report_files, write_index
 from rl_assets.support.report_links import file_metadata, url_of
+from rl_assets.support.run_liveness import run_process_gone
+
 
 def analysis_steps(assets) -> dict[dg.AssetKey, tuple[str, str]]:
     """{asset key: (group, step/op name)} of every per-model analysis asset among `assets` (ANALYSIS,
@@ -45,7 +52,7 @@ def analysis_steps(assets) -> dict[dg.AssetKey, tuple[str, str]]:
 
 
 def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, timezone.utc).replace(microsecond=0).isoformat()
+    return datetime.fromtimestamp(ts, UTC).replace(microsecond=0).isoformat()
 
 
 def _links(metadata: dict, partition: str) -> list[str]:
@@ -90,24 +97,43 @@ def asset_status(instance, key: dg.AssetKey, partition: str, *, group: str, step
         run = instance.get_run_by_id(planned.run_id)
         if run is not None and not run.is_finished:
             if run_process_gone(instance, planned.run_id):  # kill -9 / OOM: it will never finish
-                return {**base, "status": "interrupted", "run_id": planned.run_id, "timestamp": "unknown",
-                        "last_success": mat.run_id if mat else None}
+                return {
+                    **base,
+                    "status": "interrupted",
+                    "run_id": planned.run_id,
+                    "timestamp": "unknown",
+                    "last_success": mat.run_id if mat else None,
+                }
             return {**base, "status": "running", "run_id": planned.run_id, "timestamp": "now"}
         if run is not None and run.status != dg.DagsterRunStatus.SUCCESS:
             record = instance.get_run_record_by_id(planned.run_id)
             ended = (record.end_time or record.start_time) if record else None
-            return {**base, "status": "failed", "run_id": planned.run_id, "timestamp": _iso(ended) if ended else "unknown",
-                    "error": _failure(instance, planned.run_id, step), "last_success": mat.run_id if mat else None,
-                    "links": _links(mat.asset_materialization.metadata, partition) if mat else []}
+            return {
+                **base,
+                "status": "failed",
+                "run_id": planned.run_id,
+                "timestamp": _iso(ended) if ended else "unknown",
+                "error": _failure(instance, planned.run_id, step),
+                "last_success": mat.run_id if mat else None,
+                "links": _links(mat.asset_materialization.metadata, partition) if mat else [],
+            }
     if mat is None:
         return {**base, "status": "never materialized"}
     event = mat.asset_materialization
     tags = event.tags or {}
     prefix = "dagster/input_data_version/"
-    info = {**base, "run_id": mat.run_id, "timestamp": _iso(mat.timestamp), "data_version": tags.get("dagster/data_version"),
-            "links": _links(event.metadata, partition),
-            "inputs": {k[len(prefix):]: _upstream_version(instance, k[len(prefix):], partition, v)
-                       for k, v in tags.items() if k.startswith(prefix)}}
+    info = {
+        **base,
+        "run_id": mat.run_id,
+        "timestamp": _iso(mat.timestamp),
+        "data_version": tags.get("dagster/data_version"),
+        "links": _links(event.metadata, partition),
+        "inputs": {
+            k[len(prefix) :]: _upstream_version(instance, k[len(prefix) :], partition, v)
+            for k, v in tags.items()
+            if k.startswith(prefix)
+        },
+    }
     reason = _not_applicable(event.metadata)
     return {**info, "status": "not applicable", "reason": reason} if reason else {**info, "status": "materialized"}
 
@@ -120,7 +146,8 @@ def _upstream_version(instance, key: str, partition: str, recorded: str) -> str:
     Unmatched (older than that history): the recorded value, which then reads as stale.
     """
     records = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=dg.AssetKey.from_user_string(key), asset_partitions=[partition]), limit=50).records
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey.from_user_string(key), asset_partitions=[partition]), limit=50
+    ).records
     for record in records:
         version = (record.asset_materialization.tags or {}).get("dagster/data_version")
         if version and recorded in (version, hashlib.sha256(version.encode()).hexdigest()):
@@ -132,8 +159,9 @@ def write_index_md(context: dg.AssetExecutionContext, steps: dict[dg.AssetKey, t
     """The body of `analysis_index` (built by build_analysis_index): statuses of `steps`, INDEX.md."""
     partition = context.partition_key
     folder = report_dir(partition)
-    statuses = [asset_status(context.instance, key, partition, group=group, step=step)
-                for key, (group, step) in steps.items()]
+    statuses = [
+        asset_status(context.instance, key, partition, group=group, step=step) for key, (group, step) in steps.items()
+    ]
     status_of = {x["asset"]: x["status"] for x in statuses}
 
     def fresh(asset: str, lines: list[str]) -> list[str]:
@@ -143,24 +171,29 @@ def write_index_md(context: dg.AssetExecutionContext, steps: dict[dg.AssetKey, t
     def stored(asset: str) -> dict | None:
         return latest_value(context.instance, asset, partition)
 
-    findings = (fresh("behavioral_delta", q1_findings(stored("behavioral_delta")))
-                + fresh("judge_verdicts", judge_findings(stored("judge_verdicts")))
-                + fresh("learning_audit", audit_findings(stored("learning_audit"))))
+    findings = (
+        fresh("behavioral_delta", q1_findings(stored("behavioral_delta")))
+        + fresh("judge_verdicts", judge_findings(stored("judge_verdicts")))
+        + fresh("learning_audit", audit_findings(stored("learning_audit")))
+    )
     overlay = stored("eval_temporal_overlay")
     if overlay is not None:
         findings += fresh("eval_temporal_overlay", [f"Q3 overlay: {n}" for n in overlay.get("notes", [])])
     findings += index_links(partition, folder, lineages_of(context.instance, partition))  # its RL job's run lineage
-    now = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    now = datetime.now(UTC).replace(microsecond=0).isoformat()
     headline = fresh("reward_integrity", integrity_headline(stored("reward_integrity")))
-    text = render_index(partition, now, statuses, model_report_files(partition), findings, ui_url=ui_url(),
-                        headline=headline)
+    text = render_index(
+        partition, now, statuses, model_report_files(partition), findings, ui_url=ui_url(), headline=headline
+    )
     index = write_index(partition, text)
     counts = {s: sum(x["status"] == s for x in statuses) for s in {x["status"] for x in statuses}}
     return dg.Output(
         {"statuses": {s["asset"]: s["status"] for s in statuses}},
-        metadata={**file_metadata("path", index, inline=False),
-                  "index": dg.MetadataValue.md(render_summary(statuses, headline + findings, ui_url(), url_of(folder))),
-                  **{f"n_{k.replace(' ', '_')}": v for k, v in counts.items()}},
+        metadata={
+            **file_metadata("path", index, inline=False),
+            "index": dg.MetadataValue.md(render_summary(statuses, headline + findings, ui_url(), url_of(folder))),
+            **{f"n_{k.replace(' ', '_')}": v for k, v in counts.items()},
+        },
     )
 
 

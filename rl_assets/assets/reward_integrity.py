@@ -10,25 +10,39 @@ import dagster as dg
 
 from rl_assets import store
 from rl_assets.analysis.figures import markdown_image
-from rl_assets.analysis.integrity import onsets, reward_integrity as analyse, rules
+from rl_assets.analysis.integrity import onsets, rules
+from rl_assets.analysis.integrity import reward_integrity as analyse
 from rl_assets.analysis.integrity.report import PLOT, integrity_report, not_applicable_files
 from rl_assets.partitions import models_partitions
 from rl_assets.support.report_files import Q2_REWARD_INTEGRITY, write_report
 
 CHECK = "reward_integrity"
-CHECK_SPEC = dg.AssetCheckSpec(CHECK, asset="reward_integrity", partitions_def=models_partitions, description=(
-    "ERROR when the run's verdict is 'reward earned outside the task' or 'collapsed'; passes for 'healthy', and "
-    "for 'not enough data' or no training logs with the reason in its description (docs/integrity.md)."))
+CHECK_SPEC = dg.AssetCheckSpec(
+    CHECK,
+    asset="reward_integrity",
+    partitions_def=models_partitions,
+    description=(
+        "ERROR when the run's verdict is 'reward earned outside the task' or 'collapsed'; passes for 'healthy', and "
+        "for 'not enough data' or no training logs with the reason in its description (docs/integrity.md)."
+    ),
+)
 
 
 def integrity_check(verdict: str | None, reason: str) -> dg.AssetCheckResult:
     """Red only for a verdict that says something is wrong; every pass names what it rests on."""
     bad = verdict in (rules.OUTSIDE, rules.COLLAPSED)
-    words = {None: "passed: not applicable", rules.NOT_ENOUGH: "passed with reason: not enough data",
-             rules.HEALTHY: "healthy"}
-    return dg.AssetCheckResult(check_name=CHECK, passed=not bad, severity=dg.AssetCheckSeverity.ERROR,
-                               description=f"{verdict if bad else words[verdict]} — {reason}",
-                               metadata={"verdict": verdict or "not applicable"})
+    words = {
+        None: "passed: not applicable",
+        rules.NOT_ENOUGH: "passed with reason: not enough data",
+        rules.HEALTHY: "healthy",
+    }
+    return dg.AssetCheckResult(
+        check_name=CHECK,
+        passed=not bad,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description=f"{verdict if bad else words[verdict]} — {reason}",
+        metadata={"verdict": verdict or "not applicable"},
+    )
 
 
 @dg.asset(
@@ -45,9 +59,14 @@ def reward_integrity(context: dg.AssetExecutionContext, training_metrics: dict):
     if not training_metrics.get("applicable"):
         reason = f"no training steps ({training_metrics.get('reason', 'training_metrics does not apply')})"
         written = write_report(model, Q2_REWARD_INTEGRITY, not_applicable_files(reason, model))
-        yield dg.Output({"applicable": False, "reason": reason},
-                        metadata={"applicable": False, "reason": reason,
-                                  "report": dg.MetadataValue.path(str(written["reward_integrity.md"]))})
+        yield dg.Output(
+            {"applicable": False, "reason": reason},
+            metadata={
+                "applicable": False,
+                "reason": reason,
+                "report": dg.MetadataValue.path(str(written["reward_integrity.md"])),
+            },
+        )
         yield integrity_check(None, reason)
         return
     steps = store.read_table(training_metrics["steps_table"]).to_pandas()
@@ -60,16 +79,22 @@ def reward_integrity(context: dg.AssetExecutionContext, training_metrics: dict):
     written = write_report(model, Q2_REWARD_INTEGRITY, report.files)
     yield dg.Output(
         # verdict and onsets: what INDEX.md and the run lineage read (never the report files)
-        {"applicable": True, "trainer": training_metrics.get("trainer"), "verdict": result["verdict"],
-         "verdict_reason": result["verdict_reason"],
-         "onsets": onsets(result), "statuses": {n: s["status"] for n, s in result["signals"].items()}},
+        {
+            "applicable": True,
+            "trainer": training_metrics.get("trainer"),
+            "verdict": result["verdict"],
+            "verdict_reason": result["verdict_reason"],
+            "onsets": onsets(result),
+            "statuses": {n: s["status"] for n, s in result["signals"].items()},
+        },
         metadata={
             "verdict": result["verdict"],
             "trainer": str(training_metrics.get("trainer") or "unknown"),
             "signals": dg.MetadataValue.md(report.summary),
             "onsets": dg.MetadataValue.json(onsets(result)),
             "report": dg.MetadataValue.path(str(written["reward_integrity.md"])),
-            "curves": dg.MetadataValue.md(markdown_image("curves", report.plots[PLOT])) if PLOT in report.plots
+            "curves": dg.MetadataValue.md(markdown_image("curves", report.plots[PLOT]))
+            if PLOT in report.plots
             else "no curves logged",
         },
     )

@@ -9,31 +9,39 @@ It has no Dagster deps on the per-model assets (no partition mapping joins `rl_j
 sensors/lineage_sensor.py requests it after a member's analysis run ends.
 """
 
-
 import dagster as dg
 
+from resources.io_manager import load_stored
 from resources.settings_resource import AnalysisSettings
-from rl_assets.analysis.q1.behavioral_delta import NEEDED
 from rl_assets.analysis.escape import md_code, md_text
 from rl_assets.analysis.lineage import build_lineage
 from rl_assets.analysis.lineage.report import lineage_report
 from rl_assets.analysis.lineage.rollouts import ROLLOUT_COLUMNS
 from rl_assets.analysis.lineage.steps import training_step
-from resources.io_manager import load_stored
+from rl_assets.analysis.q1.behavioral_delta import NEEDED
 from rl_assets.partitions import InvalidRepoId, models_partitions, rl_jobs_partitions, validate_job_name
+from rl_assets.support.checks import not_applicable
 from rl_assets.support.report_files import write_lineage
 from rl_assets.support.report_links import file_metadata
-from rl_assets.support.checks import not_applicable
-from rl_assets.partitions import InvalidRepoId, rl_jobs_partitions, validate_job_name
 
 ASSET = "run_lineage"
-STORED = ("eval_pair", "behavioral_delta", "learning_audit", "judge_verdicts", "training_metrics", "post_rl_traces",
-          "rl_traces", "reward_integrity")
+STORED = (
+    "eval_pair",
+    "behavioral_delta",
+    "learning_audit",
+    "judge_verdicts",
+    "training_metrics",
+    "post_rl_traces",
+    "rl_traces",
+    "reward_integrity",
+)
 CHECKS = {
     "enough_checkpoints": "At least two checkpoints of the job can be compared (one base, one benchmark).",
     "all_checkpoints_comparable": "Every analysed checkpoint of the job entered the lineage (none excluded).",
-    "training_curves_found": ("The job's training logs gave reward / entropy / KL / response-length curves; "
-                              "not applicable (passed) when the job published no training logs."),
+    "training_curves_found": (
+        "The job's training logs gave reward / entropy / KL / response-length curves; "
+        "not applicable (passed) when the job published no training logs."
+    ),
 }
 
 
@@ -75,10 +83,17 @@ def _rollouts(stored: dict[str, dict]):
     partitions_def=rl_jobs_partitions,
     group_name="lineage",
     kinds={"python", "markdown", "matplotlib"},
-    check_specs=[dg.AssetCheckSpec(name, asset=ASSET, partitions_def=rl_jobs_partitions, description=d) for name, d in CHECKS.items()],
+    check_specs=[
+        dg.AssetCheckSpec(name, asset=ASSET, partitions_def=rl_jobs_partitions, description=d)
+        for name, d in CHECKS.items()
+    ],
 )
-def run_lineage(context: dg.AssetExecutionContext, config: LineageConfig, settings: AnalysisSettings,
-                io_manager: dg.ResourceParam[dg.IOManager]):
+def run_lineage(
+    context: dg.AssetExecutionContext,
+    config: LineageConfig,
+    settings: AnalysisSettings,
+    io_manager: dg.ResourceParam[dg.IOManager],
+):
     """What RL changed across the checkpoints of one training job, in step order, and when each change emerged."""
     job = context.partition_key
     try:
@@ -87,26 +102,50 @@ def run_lineage(context: dg.AssetExecutionContext, config: LineageConfig, settin
         raise dg.Failure(description=f"run_lineage {job}: {exc}", allow_retries=False) from exc
     stored = job_checkpoints(context.instance, io_manager, job)
     tables = {m: _table(v.get("post_rl_traces"), NEEDED) for m, v in stored.items()}
-    result = build_lineage(job, stored, tables=tables, rollouts=_rollouts(stored), benchmark=config.benchmark or None,
-                           n_boot=settings.n_boot, seed=settings.seed)
+    result = build_lineage(
+        job,
+        stored,
+        tables=tables,
+        rollouts=_rollouts(stored),
+        benchmark=config.benchmark or None,
+        n_boot=settings.n_boot,
+        seed=settings.seed,
+    )
     report = lineage_report(result)
     written = write_lineage(job, report.files)
     members = [m["repo_id"] for m in result["members"]]
-    yield dg.MaterializeResult(metadata={
-        "lineage": dg.MetadataValue.md(report.summary),
-        **file_metadata("report", written["lineage.md"]),
-        "members": dg.MetadataValue.json(members),
-        "steps": dg.MetadataValue.json([m["step"] for m in result["members"]]),
-        "benchmark": str(result["pinned"]["benchmark"]),
-        "n_checkpoints": len(members), "n_excluded": len(result["excluded"]),
-    })
-    yield dg.AssetCheckResult(check_name="enough_checkpoints", passed=len(members) >= 2, severity=dg.AssetCheckSeverity.WARN,
-                              metadata={"checkpoints": len(members), "job_checkpoints_found": len(stored)})
-    yield dg.AssetCheckResult(check_name="all_checkpoints_comparable", passed=not result["excluded"],
-                              severity=dg.AssetCheckSeverity.WARN,
-                              metadata={"excluded": dg.MetadataValue.md("\n".join(
-                                  f"- {md_code(e['repo_id'])}: {md_text(e['reason'])}" for e in result["excluded"]) or "none")})
+    yield dg.MaterializeResult(
+        metadata={
+            "lineage": dg.MetadataValue.md(report.summary),
+            **file_metadata("report", written["lineage.md"]),
+            "members": dg.MetadataValue.json(members),
+            "steps": dg.MetadataValue.json([m["step"] for m in result["members"]]),
+            "benchmark": str(result["pinned"]["benchmark"]),
+            "n_checkpoints": len(members),
+            "n_excluded": len(result["excluded"]),
+        }
+    )
+    yield dg.AssetCheckResult(
+        check_name="enough_checkpoints",
+        passed=len(members) >= 2,
+        severity=dg.AssetCheckSeverity.WARN,
+        metadata={"checkpoints": len(members), "job_checkpoints_found": len(stored)},
+    )
+    yield dg.AssetCheckResult(
+        check_name="all_checkpoints_comparable",
+        passed=not result["excluded"],
+        severity=dg.AssetCheckSeverity.WARN,
+        metadata={
+            "excluded": dg.MetadataValue.md(
+                "\n".join(f"- {md_code(e['repo_id'])}: {md_text(e['reason'])}" for e in result["excluded"]) or "none"
+            )
+        },
+    )
     if result["curves"]["source"]:
-        yield dg.AssetCheckResult(check_name="training_curves_found", passed=True, metadata={"detail": result["curves"]["note"]})
+        yield dg.AssetCheckResult(
+            check_name="training_curves_found", passed=True, metadata={"detail": result["curves"]["note"]}
+        )
     else:  # a job published without training logs: by design, not a fault
-        yield not_applicable("training_curves_found", result["curves"]["note"] or "no training logs in the job's checkpoints")
+        yield not_applicable(
+            "training_curves_found", result["curves"]["note"] or "no training logs in the job's checkpoints"
+        )

@@ -11,9 +11,9 @@ import dagster as dg
 
 from resources.hub import HubResource
 from resources.settings_resource import AnalysisSettings
+from rl_assets.partitions import models_partitions
 from rl_assets.support.checks import accounted_check, accounted_check_spec
 from rl_assets.support.ingest_step import ingest_to_table
-from rl_assets.partitions import models_partitions
 
 
 def _trace_asset(name: str, side: str, dataset_key: str, description: str):
@@ -36,14 +36,21 @@ def _trace_asset(name: str, side: str, dataset_key: str, description: str):
                 f"({eval_pair.get('reason')}); see the eval_pair asset's pair table"
             )
         ref, metadata = ingest_to_table(context, hub, settings, spec, name, side, eval_pair.get("benchmark"))
-        yield dg.MaterializeResult(value=ref, data_version=dg.DataVersion(ref["data_version"]), metadata={"table": dg.MetadataValue.path(ref["path"]), **metadata})
+        yield dg.MaterializeResult(
+            value=ref,
+            data_version=dg.DataVersion(ref["data_version"]),
+            metadata={"table": dg.MetadataValue.path(ref["path"]), **metadata},
+        )
         yield accounted_check(name, ref["accounting"])
 
     return _asset
 
 
 baseline_traces = _trace_asset(
-    "baseline_traces", "baseline", "baseline_eval", "The pre-RL (base model) eval traces, normalized: one row per trial."
+    "baseline_traces",
+    "baseline",
+    "baseline_eval",
+    "The pre-RL (base model) eval traces, normalized: one row per trial.",
 )
 post_rl_traces = _trace_asset(
     "post_rl_traces", "post-rl", "post_rl_eval", "The post-RL checkpoint's eval traces, normalized: one row per trial."

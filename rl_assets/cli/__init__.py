@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 
 
 def _instance():
@@ -53,11 +52,15 @@ def run_analysis(instance, model_id: str, settings: dict | None = None):
 
     job = defs.resolve_job_def("analyze_model")
     run_config = {**QUIET, "resources": {"settings": {"config": settings}}} if settings else QUIET
-    result = job.execute_in_process(instance=instance, partition_key=model_id, raise_on_error=False, run_config=run_config)
+    result = job.execute_in_process(
+        instance=instance, partition_key=model_id, raise_on_error=False, run_config=run_config
+    )
     # The run's last step writes INDEX.md; when a failure kept it from getting there, INDEX.md comes
     # in its own run so it reports the failure (the index sensors do the same for other runs).
     if not wrote_index(instance, result.run_id, model_id):
-        defs.resolve_job_def("write_index").execute_in_process(instance=instance, partition_key=model_id, raise_on_error=False, run_config=QUIET)
+        defs.resolve_job_def("write_index").execute_in_process(
+            instance=instance, partition_key=model_id, raise_on_error=False, run_config=QUIET
+        )
     return result
 
 
@@ -68,10 +71,12 @@ def run_lineage(instance, job: str, members: list[str]):
     if not instance.has_dynamic_partition("rl_jobs", job):
         instance.add_dynamic_partitions("rl_jobs", [job])
     result = defs.resolve_job_def("refresh_lineage").execute_in_process(
-        instance=instance, partition_key=job, raise_on_error=False, run_config=QUIET)
+        instance=instance, partition_key=job, raise_on_error=False, run_config=QUIET
+    )
     for model_id in members:
-        defs.resolve_job_def("write_index").execute_in_process(instance=instance, partition_key=model_id,
-                                                               raise_on_error=False, run_config=QUIET)
+        defs.resolve_job_def("write_index").execute_in_process(
+            instance=instance, partition_key=model_id, raise_on_error=False, run_config=QUIET
+        )
     return result
 
 
@@ -80,7 +85,9 @@ def run_comparison(instance, benchmark: str):
 
     job = defs.resolve_implicit_job_def_def_for_assets([dg_key("model_comparison")])
     config = {**QUIET, "ops": {"model_comparison": {"config": {"benchmark": benchmark}}}}
-    return job.execute_in_process(instance=instance, asset_selection=[dg_key("model_comparison")], raise_on_error=False, run_config=config)
+    return job.execute_in_process(
+        instance=instance, asset_selection=[dg_key("model_comparison")], raise_on_error=False, run_config=config
+    )
 
 
 def run_integrity(instance, model_id: str):
@@ -89,16 +96,20 @@ def run_integrity(instance, model_id: str):
     from rl_assets.demo.integrity_runs import INTEGRITY_ASSETS
 
     return defs.resolve_job_def("analyze_model").execute_in_process(
-        instance=instance, partition_key=model_id, asset_selection=[dg_key(a) for a in INTEGRITY_ASSETS],
-        raise_on_error=False, run_config=QUIET)
+        instance=instance,
+        partition_key=model_id,
+        asset_selection=[dg_key(a) for a in INTEGRITY_ASSETS],
+        raise_on_error=False,
+        run_config=QUIET,
+    )
 
 
 def _check_integrity(instance, truth_path) -> int:
     """Print whether reward_integrity recovers the planted verdicts and onsets (demo/integrity_runs.py)."""
     import json
 
-    from rl_assets.demo.integrity_runs import mismatches
     from resources.io_manager import latest_value
+    from rl_assets.demo.integrity_runs import mismatches
 
     truth = json.loads(truth_path.read_text())["reward_integrity"]
     wrong = mismatches({m: latest_value(instance, "reward_integrity", m) for m in truth["models"]}, truth)
@@ -143,19 +154,27 @@ def cmd_add_model(args) -> int:
 def cmd_list_evals(args) -> int:
     from resources.registry import RegistryResource
     from rl_assets.analysis.eval_resolution import ResolutionError
-    from rl_assets.values.masking import mask
     from rl_assets.support.resolve import format_table, resolve_eval_pair
+    from rl_assets.values.masking import mask
 
     try:
         resolved = resolve_eval_pair(
-            RegistryResource().client(), args.model_id, mode=args.selection, benchmark=args.benchmark,
-            score_key=args.score_key, include_unfinished=args.include_unfinished,
+            RegistryResource().client(),
+            args.model_id,
+            mode=args.selection,
+            benchmark=args.benchmark,
+            score_key=args.score_key,
+            include_unfinished=args.include_unfinished,
         )
     except ResolutionError as exc:
         print(f"rldelta: {exc}", file=sys.stderr)
         return 2
-    lines = [f"model_id={resolved['model_id']} base_model={resolved['base_model_name']}", format_table(resolved),
-             f"\nchosen: {resolved['reason']}", *(f"  note: {note}" for note in resolved["notes"])]
+    lines = [
+        f"model_id={resolved['model_id']} base_model={resolved['base_model_name']}",
+        format_table(resolved),
+        f"\nchosen: {resolved['reason']}",
+        *(f"  note: {note}" for note in resolved["notes"]),
+    ]
     print(mask("\n".join(lines)))  # registry rows are data: a credential in one is never printed
     return 0
 
@@ -179,19 +198,31 @@ def _check_lineage(truth_path, lineage_path) -> int:
 
 def cmd_register_eval(args) -> int:
     from resources.registry import RegistryResource
-    from rl_assets.partitions import InvalidRepoId
     from rl_assets.cli.register_eval import RegisterError, register_eval
+    from rl_assets.partitions import InvalidRepoId
 
     try:
-        job = register_eval(RegistryResource().client(), args.model_id, benchmark=args.benchmark, traces=args.traces,
-                            base_model=args.base_model, status=args.status, started=args.started, ended=args.ended,
-                            score=args.score, training_start=args.training_start, training_end=args.training_end)
+        job = register_eval(
+            RegistryResource().client(),
+            args.model_id,
+            benchmark=args.benchmark,
+            traces=args.traces,
+            base_model=args.base_model,
+            status=args.status,
+            started=args.started,
+            ended=args.ended,
+            score=args.score,
+            training_start=args.training_start,
+            training_end=args.training_end,
+        )
     except (RegisterError, InvalidRepoId) as exc:
         print(f"rldelta: {exc}", file=sys.stderr)
         return 2
     base = f", base model {job['base_model']}" if job["base_model"] else ""
-    print(f"{job['outcome']} eval {job['id']}: {job['model']}{base} on {job['benchmark']}, {job['job_status']}, "
-          f"traces {job['hf_traces_link']}")
+    print(
+        f"{job['outcome']} eval {job['id']}: {job['model']}{base} on {job['benchmark']}, {job['job_status']}, "
+        f"traces {job['hf_traces_link']}"
+    )
     return 0
 
 
@@ -207,9 +238,10 @@ def _failed_steps(result, report) -> int:
 def cmd_demo(args) -> int:
     from rl_assets.demo import build_world
     from rl_assets.demo.integrity_runs import MODELS as INTEGRITY_MODELS
-    from rl_assets.demo.lineage_job import JOB as LINEAGE_JOB, MEMBERS as LINEAGE_MEMBERS
-    from rl_assets.support.report_files import INDEX_FILE, MODEL_COMPARISON
+    from rl_assets.demo.lineage_job import JOB as LINEAGE_JOB
+    from rl_assets.demo.lineage_job import MEMBERS as LINEAGE_MEMBERS
     from rl_assets.store import lineage_report_dir, reports_root
+    from rl_assets.support.report_files import INDEX_FILE, MODEL_COMPARISON
 
     world = build_world(seed=args.seed, scale=args.scale)
     print(f"demo world written: hub {world.hub_dir}, registry {world.registry_url}")
@@ -240,8 +272,9 @@ def cmd_demo(args) -> int:
         failures += len(failed)
         print(f"   report: {report_dir(model_id) / INDEX_FILE}")
     print(f"\n== comparing models on {DEMO_COMPARISON_BENCHMARK}")
-    failures += _failed_steps(run_comparison(instance, DEMO_COMPARISON_BENCHMARK),
-                              reports_root() / MODEL_COMPARISON / "comparison.md")
+    failures += _failed_steps(
+        run_comparison(instance, DEMO_COMPARISON_BENCHMARK), reports_root() / MODEL_COMPARISON / "comparison.md"
+    )
     print(f"\n== run lineage of {LINEAGE_JOB} ({len(LINEAGE_MEMBERS)} checkpoints)")
     failures += _failed_steps(run_lineage(instance, LINEAGE_JOB, list(LINEAGE_MEMBERS)), lineage_folder / "lineage.md")
     failures += _check_lineage(world.ground_truth_path, lineage_folder / "lineage.json")
@@ -291,4 +324,3 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     return args.func(args)
-

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from rl_assets.partitions import validate_repo_id
@@ -27,12 +27,12 @@ class RegisterError(ValueError):
 
 def _utc(value: str | None, name: str) -> datetime:
     if not value:
-        return datetime.now(timezone.utc).replace(microsecond=0)
+        return datetime.now(UTC).replace(microsecond=0)
     try:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError as exc:
         raise RegisterError(f"--{name} {value!r} is not an ISO 8601 time (e.g. 2026-05-01T12:00:00Z)") from exc
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def traces_link(traces: str) -> str:
@@ -69,14 +69,23 @@ def _model_row(reg, name: str, base_id: str | None, new_rows: list[dict]) -> dic
     if rows:
         row = rows[0]
         if base_id and row.get("base_model_id") not in (None, base_id):
-            raise RegisterError(f"model {name} is registered with base model id {row['base_model_id']}, "
-                                f"not {base_id}: fix the registry row rather than adding a second one")
+            raise RegisterError(
+                f"model {name} is registered with base model id {row['base_model_id']}, "
+                f"not {base_id}: fix the registry row rather than adding a second one"
+            )
         if base_id and row.get("base_model_id") is None:
-            raise RegisterError(f"model {name} is already registered without a base model; "
-                                "register the RL model's evals under its own repo id with --base-model")
+            raise RegisterError(
+                f"model {name} is already registered without a base model; "
+                "register the RL model's evals under its own repo id with --base-model"
+            )
         return row
-    row = {"id": str(uuid.uuid4()), "name": name, "base_model_id": base_id,
-           "creation_time": datetime.now(timezone.utc), "description": f"registered by {USERNAME}"}
+    row = {
+        "id": str(uuid.uuid4()),
+        "name": name,
+        "base_model_id": base_id,
+        "creation_time": datetime.now(UTC),
+        "description": f"registered by {USERNAME}",
+    }
     new_rows.append(row)
     return row
 
@@ -92,28 +101,53 @@ def _benchmark_row(reg, name: str, new_rows: list[dict]) -> dict:
 
 def _training_times(training_start: str | None, training_end: str | None) -> dict:
     """models.training_start / training_end as given (the post-RL marker of the overlay needs the end)."""
-    times = {k: _utc(v, k.replace("_", "-")) for k, v in (("training_start", training_start), ("training_end", training_end)) if v}
+    times = {
+        k: _utc(v, k.replace("_", "-"))
+        for k, v in (("training_start", training_start), ("training_end", training_end))
+        if v
+    }
     if len(times) == 2 and times["training_end"] < times["training_start"]:
-        raise RegisterError(f"--training-end {times['training_end'].isoformat()} is before --training-start "
-                            f"{times['training_start'].isoformat()}")
+        raise RegisterError(
+            f"--training-end {times['training_end'].isoformat()} is before --training-start "
+            f"{times['training_start'].isoformat()}"
+        )
     return times
 
 
 def _same_eval(reg, model: dict, bench: dict, link: str) -> dict | None:
     """The job already recording this eval (same model, benchmark and traces), if any."""
-    return next((j for j in reg.jobs_for_model(model["id"])
-                 if j.get("benchmark_id") == bench["id"] and j.get("hf_traces_link") == link), None)
+    return next(
+        (
+            j
+            for j in reg.jobs_for_model(model["id"])
+            if j.get("benchmark_id") == bench["id"] and j.get("hf_traces_link") == link
+        ),
+        None,
+    )
 
 
-def register_eval(reg, model_id: str, *, benchmark: str, traces: str, base_model: str | None = None,
-                  status: str = "Finished", started: str | None = None, ended: str | None = None,
-                  score: float | None = None, training_start: str | None = None, training_end: str | None = None) -> dict:
+def register_eval(
+    reg,
+    model_id: str,
+    *,
+    benchmark: str,
+    traces: str,
+    base_model: str | None = None,
+    status: str = "Finished",
+    started: str | None = None,
+    ended: str | None = None,
+    score: float | None = None,
+    training_start: str | None = None,
+    training_end: str | None = None,
+) -> dict:
     """Write the eval run in one transaction; returns the `sandbox_jobs` row (with the model and benchmark
     ids it used) and `outcome`: registered, updated (same model, benchmark and traces: one row, its
     status/score/times refreshed) or unchanged."""
     if not hasattr(reg, "write"):
-        raise RegisterError("register-eval writes to the SQL registry (SQLite or PostgreSQL by RLDELTA_REGISTRY_URL);"
-                            " with Supabase, add rows through the eval team's own tooling")
+        raise RegisterError(
+            "register-eval writes to the SQL registry (SQLite or PostgreSQL by RLDELTA_REGISTRY_URL);"
+            " with Supabase, add rows through the eval team's own tooling"
+        )
     if status not in STATUSES:
         raise RegisterError(f"--status {status!r}: one of {', '.join(STATUSES)} (only Finished evals are paired)")
     if not benchmark.strip():
@@ -134,22 +168,37 @@ def register_eval(reg, model_id: str, *, benchmark: str, traces: str, base_model
     bench = _benchmark_row(reg, benchmark.strip(), new_benchmarks)
     updates = {"models": {model["id"]: times}} if times and model not in new_models else {}
     model.update(times)
-    values = {"started_at": start, "ended_at": end, "job_status": status,
-              "metrics": {"accuracy": score} if score is not None else None}
+    values = {
+        "started_at": start,
+        "ended_at": end,
+        "job_status": status,
+        "metrics": {"accuracy": score} if score is not None else None,
+    }
     # a default "now" is no new fact about an eval registered before: only given times update one
     given = {"started_at": started, "ended_at": ended or started}
     values = {k: v for k, v in values.items() if given.get(k, True)}
     known = _same_eval(reg, model, bench, link)
     if known is None:
-        job = {"id": str(uuid.uuid4()), "created_at": datetime.now(timezone.utc), "job_name": f"eval-{model_id}-{bench['name']}",
-               "username": USERNAME, "started_at": start, "ended_at": end, "model_id": model["id"],
-               "benchmark_id": bench["id"], "hf_traces_link": link, **values}
+        job = {
+            "id": str(uuid.uuid4()),
+            "created_at": datetime.now(UTC),
+            "job_name": f"eval-{model_id}-{bench['name']}",
+            "username": USERNAME,
+            "started_at": start,
+            "ended_at": end,
+            "model_id": model["id"],
+            "benchmark_id": bench["id"],
+            "hf_traces_link": link,
+            **values,
+        }
         outcome = "registered"
     else:
         changed = {k: v for k, v in values.items() if known.get(k) != v}
         job = {**known, **changed}
         updates.setdefault("sandbox_jobs", {})[known["id"]] = changed
         outcome = "updated" if changed or updates.get("models") else "unchanged"
-    reg.write({"models": new_models, "benchmarks": new_benchmarks, "sandbox_jobs": [] if known else [job]},
-              {t: {i: v for i, v in rows.items() if v} for t, rows in updates.items()})
+    reg.write(
+        {"models": new_models, "benchmarks": new_benchmarks, "sandbox_jobs": [] if known else [job]},
+        {t: {i: v for i, v in rows.items() if v} for t, rows in updates.items()},
+    )
     return {**job, "model": model_id, "base_model": base_model or None, "benchmark": bench["name"], "outcome": outcome}

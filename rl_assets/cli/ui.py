@@ -32,7 +32,9 @@ from rl_assets import settings
 from rl_assets.support import report_server
 from rl_assets.support.console_log import instance_log_level, keep_console_line
 
-STOP_SECONDS = float(os.environ.get("RLDELTA_UI_STOP_SECONDS") or 8.0)  # SIGINT, SIGTERM at half time, SIGKILL: under the promised 10 s
+STOP_SECONDS = float(
+    os.environ.get("RLDELTA_UI_STOP_SECONDS") or 8.0
+)  # SIGINT, SIGTERM at half time, SIGKILL: under the promised 10 s
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -158,14 +160,19 @@ def main(argv: list[str] | None = None) -> int:
     port = os.environ.get("RLDELTA_UI_PORT", "3000")
     url = f"http://{host}:{port}"
     reports_url, server = _reports_url(port)
-    env = {**os.environ, "RLDELTA_UI_URL": os.environ.get("RLDELTA_UI_URL") or url,  # INDEX.md links runs here
-           "RLDELTA_REPORTS_URL": reports_url}  # asset metadata links reports here
+    env = {
+        **os.environ,
+        "RLDELTA_UI_URL": os.environ.get("RLDELTA_UI_URL") or url,  # INDEX.md links runs here
+        "RLDELTA_REPORTS_URL": reports_url,
+    }  # asset metadata links reports here
     dagster = Path(sys.executable).with_name("dagster")
     cmd = [str(dagster), "dev", "-w", "workspace.yaml", "-h", host, "-p", port, *(argv or [])]
     level = instance_log_level(os.environ.get("DAGSTER_HOME", "."))
     proc = subprocess.Popen(cmd, env=env, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    relays = [threading.Thread(target=_relay, args=(src, level, dst), daemon=True)
-              for src, dst in ((proc.stdout, sys.stdout.buffer), (proc.stderr, sys.stderr.buffer))]
+    relays = [
+        threading.Thread(target=_relay, args=(src, level, dst), daemon=True)
+        for src, dst in ((proc.stdout, sys.stdout.buffer), (proc.stderr, sys.stderr.buffer))
+    ]
     for relay in relays:
         relay.start()
     print(f"rldelta UI: {url}  (Dagster home {os.environ.get('DAGSTER_HOME', '?')})", flush=True)
@@ -182,10 +189,17 @@ def main(argv: list[str] | None = None) -> int:
             server.shutdown()
         for relay in relays:
             relay.join(timeout=2)  # the rest of dagster dev's shutdown messages
-    print(f"rldelta UI stopped ({signal.Signals(stopping[0]).name})"
-          + (f"; killed {len(killed)} process(es) that ignored the stop request: {sorted(killed.values())}"
-             if killed else ""), flush=True)
+    print(
+        f"rldelta UI stopped ({signal.Signals(stopping[0]).name})"
+        + (
+            f"; killed {len(killed)} process(es) that ignored the stop request: {sorted(killed.values())}"
+            if killed
+            else ""
+        ),
+        flush=True,
+    )
     return 0
+
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 ORG = "rldelta-demo"
 BASE = f"{ORG}/base-8B"
@@ -34,7 +34,7 @@ AGENT_ID = uid("agent", AGENT)
 
 
 def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=timezone.utc)
+    return datetime(*args, tzinfo=UTC)
 
 
 # Calendar: base trained in April, rl-alpha's RL ran ~24 h from ALPHA_START, rl-beta later.
@@ -47,7 +47,7 @@ EVAL_DAY = {BASE: utc(2026, 4, 22, 9, 0), ALPHA: utc(2026, 5, 22, 9, 0), BETA: u
 
 def iso_z(ts: datetime) -> str:
     """ISO with millisecond precision and a Z, the exported-row `date` shape."""
-    return ts.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ts.microsecond // 1000:03d}Z"
+    return ts.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ts.microsecond // 1000:03d}Z"
 
 
 def repo_name(repo_id: str) -> str:

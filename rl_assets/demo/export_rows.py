@@ -40,10 +40,21 @@ def rows(trials: list[Trial], model: str, run_id: str, episode_level: set[str] =
         cuts = _episode_cuts(t.conversation)
         keep = range(len(cuts)) if t.trial_name in episode_level else [len(cuts) - 1]
         for k in keep:
-            out.append({"conversations": cuts[k], "agent": AGENT, "model": f"{PROVIDER}/{model}",
-                        "model_provider": PROVIDER, "date": iso_z(t.date), "task": t.task,
-                        "episode": f"episode-{k}", "run_id": run_id, "trial_name": t.trial_name,
-                        "result": t.result, **t.extra})
+            out.append(
+                {
+                    "conversations": cuts[k],
+                    "agent": AGENT,
+                    "model": f"{PROVIDER}/{model}",
+                    "model_provider": PROVIDER,
+                    "date": iso_z(t.date),
+                    "task": t.task,
+                    "episode": f"episode-{k}",
+                    "run_id": run_id,
+                    "trial_name": t.trial_name,
+                    "result": t.result,
+                    **t.extra,
+                }
+            )
     return out
 
 
@@ -56,5 +67,11 @@ def score_summary(trials: list[Trial], infra: frozenset[str]) -> dict:
     for t in trials:
         if t.reward is None:
             errors[t.result] = errors.get(t.result, 0) + 1
-    return {"n_trials": len(trials), "n_errors": sum(errors.values()), "exception_stats": dict(sorted(errors.items())),
-            "mean": round(mean, 6), "accuracy": round(acc, 6), "n_infra_errors": len(trials) - len(kept)}
+    return {
+        "n_trials": len(trials),
+        "n_errors": sum(errors.values()),
+        "exception_stats": dict(sorted(errors.items())),
+        "mean": round(mean, 6),
+        "accuracy": round(acc, 6),
+        "n_infra_errors": len(trials) - len(kept),
+    }

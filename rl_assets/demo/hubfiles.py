@@ -75,11 +75,19 @@ def parquet_bytes(rows: list[dict]) -> bytes:
     """Deterministic parquet: explicit schema, no pandas metadata, fixed writer options."""
     table = pa.Table.from_pylist(rows, schema=_schema(rows))
     sink = io.BytesIO()
-    pq.write_table(table, sink, compression="zstd", compression_level=3, use_dictionary=True,
-                   write_statistics=True, row_group_size=4096, version="2.6")
+    pq.write_table(
+        table,
+        sink,
+        compression="zstd",
+        compression_level=3,
+        use_dictionary=True,
+        write_statistics=True,
+        row_group_size=4096,
+        version="2.6",
+    )
     return sink.getvalue()
 
 
 def split_shards(rows: list[dict], n: int) -> list[list[dict]]:
     size = -(-len(rows) // n)
-    return [rows[i:i + size] for i in range(0, len(rows), size)] or [[]]
+    return [rows[i : i + size] for i in range(0, len(rows), size)] or [[]]

@@ -21,8 +21,10 @@ VERL_LOG = "main_ppo.out"
 
 
 def _repo(hub: HubWriter, repo_id: str, trainer: str, mtime: datetime) -> None:
-    body = (f"RL checkpoint trained from [{BASE}](https://huggingface.co/{BASE}) with {trainer}.\n\n"
-            "## Training logs\n\nThe trainer's own logs are under `training_logs/`.")
+    body = (
+        f"RL checkpoint trained from [{BASE}](https://huggingface.co/{BASE}) with {trainer}.\n\n"
+        "## Training logs\n\nThe trainer's own logs are under `training_logs/`."
+    )
     hub.write(repo_id, "model", "model.safetensors", models.safetensors_placeholder(repo_id), mtime)
     hub.write_json(repo_id, "model", "config.json", models.CONFIG, mtime)
     hub.write(repo_id, "model", "README.md", models._card(repo_id, BASE, body), mtime)
@@ -41,11 +43,21 @@ def write(hub: HubWriter, seed: int, mtime: datetime) -> dict:
 
 
 def truth() -> dict:
-    return {"models": list(MODELS),
-            VERL_MODEL: {"trainer": "verl", "verdict": verl_run.VERDICT, "onsets": verl_run.ONSETS,
-                         "steps": verl_run.STEPS},
-            TRL_MODEL: {"trainer": "trl", "verdict": trl_run.VERDICT, "onsets": trl_run.ONSETS,
-                        "steps": trl_run.MAX_STEPS // trl_run.LOGGING_STEPS}}
+    return {
+        "models": list(MODELS),
+        VERL_MODEL: {
+            "trainer": "verl",
+            "verdict": verl_run.VERDICT,
+            "onsets": verl_run.ONSETS,
+            "steps": verl_run.STEPS,
+        },
+        TRL_MODEL: {
+            "trainer": "trl",
+            "verdict": trl_run.VERDICT,
+            "onsets": trl_run.ONSETS,
+            "steps": trl_run.MAX_STEPS // trl_run.LOGGING_STEPS,
+        },
+    }
 
 
 def mismatches(values: dict[str, dict | None], truth: dict) -> list[str]:
@@ -56,7 +68,9 @@ def mismatches(values: dict[str, dict | None], truth: dict) -> list[str]:
             out.append(f"{model}: no reward_integrity verdict ({(got or {}).get('reason', 'not materialized')})")
             continue
         if got["verdict"] != want["verdict"]:
-            out.append(f"{model}: verdict {got['verdict']!r}, planted {want['verdict']!r} ({got.get('verdict_reason')})")
+            out.append(
+                f"{model}: verdict {got['verdict']!r}, planted {want['verdict']!r} ({got.get('verdict_reason')})"
+            )
         found = got.get("onsets") or {}
         for signal, step in want["onsets"].items():
             if found.get(signal) != step:

@@ -22,19 +22,31 @@ ENTRY = "skyrl_entrypoint pid=31877"
 
 def policy_dict(st: lc.Step) -> str:
     m = st.m
-    d = {"policy_loss": m["loss"], "policy_lr": m["lr"], "ppo_clip_ratio": m["clip_ratio"],
-         "policy_entropy": m["entropy"], "policy_kl": m["kl"], "raw_grad_norm": m["grad_norm"],
-         "policy_update_steps": 4.0}
+    d = {
+        "policy_loss": m["loss"],
+        "policy_lr": m["lr"],
+        "ppo_clip_ratio": m["clip_ratio"],
+        "policy_entropy": m["entropy"],
+        "policy_kl": m["kl"],
+        "raw_grad_norm": m["grad_norm"],
+        "policy_update_steps": 4.0,
+    }
     return repr(d)
 
 
 def console_block(st: lc.Step) -> list[str]:
     """`Step N:` then pprint.pformat(metrics): sorted keys, 4-decimal strings, one key a line."""
     m = st.m
-    metrics = {"async/staleness_max": 0, "async/staleness_mean": "0.0000",
-               "generate/avg_num_tokens": f"{m['num_tokens']:.4f}", "policy/policy_entropy": f"{m['entropy']:.4f}",
-               "policy/policy_kl": f"{m['kl']:.4f}", "reward/avg_raw_reward": f"{m['reward']:.4f}",
-               "timing/step": f"{m['timing/step']:.4f}", "trainer/global_step": st.step}
+    metrics = {
+        "async/staleness_max": 0,
+        "async/staleness_mean": "0.0000",
+        "generate/avg_num_tokens": f"{m['num_tokens']:.4f}",
+        "policy/policy_entropy": f"{m['entropy']:.4f}",
+        "policy/policy_kl": f"{m['kl']:.4f}",
+        "reward/avg_raw_reward": f"{m['reward']:.4f}",
+        "timing/step": f"{m['timing/step']:.4f}",
+        "trainer/global_step": st.step,
+    }
     items = [f"{k!r}: {v!r}" for k, v in sorted(metrics.items())]
     body = ["{" + items[0] + ","] + [f" {it}," for it in items[1:-1]] + [f" {items[-1]}" + "}"]
     return [f"Step {st.step}: "] + body
@@ -46,12 +58,19 @@ def _step_lines(st: lc.Step, seed: int, n_steps: int) -> list[str]:
     lines = [lc.timer_line(st.start, "step", 0, started=True)]
     lines += lc.batch_error_lines(st.start + timedelta(minutes=6), st, r, frac)
     lines.append(lc.vllm_line(st.start + timedelta(minutes=12), r, 60117))
-    lines.append(lc.timer_line(st.start + timedelta(seconds=st.m["timing/generate"]), "generate", st.m["timing/generate"]))
+    lines.append(
+        lc.timer_line(st.start + timedelta(seconds=st.m["timing/generate"]), "generate", st.m["timing/generate"])
+    )
     if st.step % 7 == 3:
         lines += lc.rollout_dump(r, st.m["reward"])
     adv_ts = st.end - timedelta(seconds=30)
-    lines.append(lc.loguru(adv_ts, "skyrl_train.trainer:compute_advantages_and_returns:601",
-                           f"avg_raw_rewards: {st.m['reward']:.5f}, avg_response_length: {st.m['num_tokens']:.2f}"))
+    lines.append(
+        lc.loguru(
+            adv_ts,
+            "skyrl_train.trainer:compute_advantages_and_returns:601",
+            f"avg_raw_rewards: {st.m['reward']:.5f}, avg_response_length: {st.m['num_tokens']:.2f}",
+        )
+    )
     # the real trainer's order: the policy dict comes right AFTER `Finished: 'step'` (docs/q2.md)
     lines.append(lc.timer_line(st.end, "step", st.m["timing/step"]))
     policy = lc.loguru(st.end, "skyrl_train.trainer:train:469", policy_dict(st))
@@ -66,11 +85,18 @@ def render(seed: int, job: str, start: datetime) -> tuple[dict[str, str], dict]:
     files = {}
     for part, steps in enumerate(chain):
         t0 = steps[0].start - timedelta(seconds=240)
-        lines = ["Ray runtime started.",
-                 lc.loguru(t0, "skyrl_train.entrypoints.main_base:main:45", f"Starting SkyRL job {job}")]
+        lines = [
+            "Ray runtime started.",
+            lc.loguru(t0, "skyrl_train.entrypoints.main_base:main:45", f"Starting SkyRL job {job}"),
+        ]
         if part == 1:
-            lines.append(lc.loguru(t0 + timedelta(seconds=200), "skyrl_train.trainer:load_checkpoints:702",
-                                   f"Resumed from checkpoint global_step_{RESUME_FROM}"))
+            lines.append(
+                lc.loguru(
+                    t0 + timedelta(seconds=200),
+                    "skyrl_train.trainer:load_checkpoints:702",
+                    f"Resumed from checkpoint global_step_{RESUME_FROM}",
+                )
+            )
         for st in steps:
             lines += _step_lines(st, seed, n_steps)
         if part == len(chain) - 1:
@@ -92,8 +118,12 @@ def render(seed: int, job: str, start: datetime) -> tuple[dict[str, str], dict]:
         "unparseable_mirror_lines": 0,
         "console_tracker_blocks": 1,
         "final": {"reward/avg_raw_reward": final.m["reward"], "policy/policy_entropy": final.m["entropy"]},
-        "later_log_wins": {"step": 22, "key": "reward/avg_raw_reward",
-                           "earlier_log": chain[0][21].m["reward"], "later_log": effective[22].m["reward"]},
+        "later_log_wins": {
+            "step": 22,
+            "key": "reward/avg_raw_reward",
+            "earlier_log": chain[0][21].m["reward"],
+            "later_log": effective[22].m["reward"],
+        },
         "non_finite": [],
         "eval_steps": [],
         "trend": {"reward/avg_raw_reward": "up", "policy/policy_entropy": "down", "policy/policy_kl": "up"},

@@ -18,12 +18,17 @@ def _features(got: dict, truth: dict) -> list[str]:
         f = by.get(name) or {}
         seen = (f.get("first_significant"), f.get("direction"), f.get("persists"), (f.get("moved") or {}).get("shape"))
         if seen != (want["first_significant"], want["direction"], want["persists"], want["shape"]):
-            out.append(f"planted {name}: want first significant {want['first_significant']}, {want['direction']}, "
-                       f"persists {want['persists']}, {want['shape']}; got {seen}")
+            out.append(
+                f"planted {name}: want first significant {want['first_significant']}, {want['direction']}, "
+                f"persists {want['persists']}, {want['shape']}; got {seen}"
+            )
     for name in truth["unchanged_features"]:
         flagged = [c["step"] for c in (by.get(name) or {}).get("cells", []) if c.get("significant")]
-        flagged += [f"{s['from_step']}→{s['to_step']}" for s in got["steps"]
-                    if ((s.get("features") or {}).get(name) or {}).get("significant")]
+        flagged += [
+            f"{s['from_step']}→{s['to_step']}"
+            for s in got["steps"]
+            if ((s.get("features") or {}).get(name) or {}).get("significant")
+        ]
         if flagged:
             out.append(f"unplanted {name} flagged significant at {flagged}")
     return out
@@ -43,11 +48,14 @@ def _families(got: dict, truth: dict) -> list[str]:
         first, path = truth["change_labels_first_seen"][family], fam["label_path"]
         want = (first["label"], first["at"], True) if first else (None, None, None)
         if (path["label"], path["at"], path["persists"]) != want:
-            out.append(f"{family}: change label {path['label']} at {path['at']} (persists {path['persists']}), "
-                       f"planted {want}")
+            out.append(
+                f"{family}: change label {path['label']} at {path['at']} (persists {path['persists']}), planted {want}"
+            )
         if not first and fam["reward"]["first_significant"]:
-            out.append(f"{family}: no change planted, but its reward change is significant from "
-                       f"step {fam['reward']['first_step']}")
+            out.append(
+                f"{family}: no change planted, but its reward change is significant from "
+                f"step {fam['reward']['first_step']}"
+            )
     return out
 
 

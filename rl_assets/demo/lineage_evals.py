@@ -57,7 +57,9 @@ def final_answer(think: str, answer: str, tagged: bool) -> str:
     return f"<think>{think}</think>\nWorking it out, the answer is {answer}.\n{tail}"
 
 
-def conversation(seed: int, error_p: float, task: str, attempt: int, question: str, answer: str, tagged: bool) -> list[dict]:
+def conversation(
+    seed: int, error_p: float, task: str, attempt: int, question: str, answer: str, tagged: bool
+) -> list[dict]:
     """One trial; a script run fails when its side-independent draw is below `error_p`."""
     shape = rng(seed, "gamma-shape", task, attempt)  # side-independent: see the module docstring
     runs = shape.randint(1, 3)
@@ -66,8 +68,13 @@ def conversation(seed: int, error_p: float, task: str, attempt: int, question: s
     for j, (u, error, words) in enumerate(plan):
         keys = f"python3 scratch_{j}.py\n"
         call = term.tool_call("bash_command", {"keystrokes": keys, "duration": 0.1})
-        msgs.append({"role": "assistant", "content": f"<think>{term.think_text(shape, words)}</think>\n"
-                     f"Analysis: I will check this step with a scratch script.\n{call}"})
+        msgs.append(
+            {
+                "role": "assistant",
+                "content": f"<think>{term.think_text(shape, words)}</think>\n"
+                f"Analysis: I will check this step with a scratch script.\n{call}",
+            }
+        )
         msgs.append({"role": "user", "content": term.observation(keys, error if u < error_p else SCRATCH_OK)})
     msgs.append({"role": "assistant", "content": final_answer(term.think_text(shape, 24), answer, tagged)})
     return msgs
@@ -96,8 +103,14 @@ def trials(seed: int, model: str, stage: int, n: int, day: datetime) -> list[Tri
                 conv = conversation(seed, TOOL_ERROR_P[stage], task, a, e["question"], answer, tags[j])
                 given = extract_answer(conv[-1]["content"])  # None when untagged, as reasoning-gym reads it
                 score = float(ds.score_answer(given, e))
-                extra = {"task_family": family, "task_config": config, "task_index": idx, "question": e["question"],
-                         "expected_answer": e["answer"], "answer": given}
+                extra = {
+                    "task_family": family,
+                    "task_config": config,
+                    "task_index": idx,
+                    "question": e["question"],
+                    "expected_answer": e["answer"],
+                    "answer": given,
+                }
                 date = day + timedelta(seconds=13 * len(out))
                 out.append(Trial(task, a, f"{family}-{idx}__{suffix(r)}", date, str(score), conv, extra))
     return out

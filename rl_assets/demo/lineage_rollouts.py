@@ -50,10 +50,25 @@ def trials(seed: int, steps: list[Step], per_family: int) -> list[Trial]:
                 given = extract_answer(conv[-1]["content"])
                 r = rng(seed, "gamma-rollout", family, idx, st.step)
                 date = st.start + timedelta(seconds=r.uniform(0, st.m["timing/generate"]))
-                extra = {"task_family": family, "task_config": config, "task_index": idx, "question": e["question"],
-                         "expected_answer": e["answer"], "answer": given}
-                out.append(Trial(task, 0, f"{family}-{idx}__{suffix(r)}", date, str(float(ds.score_answer(given, e))),
-                                 conv, extra))
+                extra = {
+                    "task_family": family,
+                    "task_config": config,
+                    "task_index": idx,
+                    "question": e["question"],
+                    "expected_answer": e["answer"],
+                    "answer": given,
+                }
+                out.append(
+                    Trial(
+                        task,
+                        0,
+                        f"{family}-{idx}__{suffix(r)}",
+                        date,
+                        str(float(ds.score_answer(given, e))),
+                        conv,
+                        extra,
+                    )
+                )
     out.sort(key=lambda t: (t.date, t.trial_name))
     return out
 
@@ -61,6 +76,9 @@ def trials(seed: int, steps: list[Step], per_family: int) -> list[Trial]:
 def truth(ts: list[Trial], features: tuple[str, ...]) -> dict:
     """What the lineage must find in these rollouts (checked by demo/lineage_check.py)."""
     moved = {"tool_errors": "decrease", "tool_error_rate": "decrease", "imitation:letter_counting": "increase"}
-    return {"rows": len(ts), "gamed_from_step": GAMED_STEP,
-            "trends": {**{f: "unchanged" for f in features}, **moved},
-            "tool_error_probability_by_step": {s: round(error_p(s), 4) for s in range(0, STAGE_STEPS[-1] + 1)}}
+    return {
+        "rows": len(ts),
+        "gamed_from_step": GAMED_STEP,
+        "trends": {**{f: "unchanged" for f in features}, **moved},
+        "tool_error_probability_by_step": {s: round(error_p(s), 4) for s in range(0, STAGE_STEPS[-1] + 1)},
+    }

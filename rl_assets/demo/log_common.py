@@ -13,8 +13,15 @@ from datetime import datetime, timedelta
 
 from .rand import rng
 
-TIMERS = ("generate", "postprocess_generator_output", "convert_to_training_input",
-          "fwd_logprobs_values_reward", "compute_advantages_and_returns", "policy_train", "sync_weights")
+TIMERS = (
+    "generate",
+    "postprocess_generator_output",
+    "convert_to_training_input",
+    "fwd_logprobs_values_reward",
+    "compute_advantages_and_returns",
+    "policy_train",
+    "sync_weights",
+)
 _TIMER_SHARE = (0.62, 0.004, 0.01, 0.05, 0.002, 0.22, 0.03)
 
 
@@ -48,8 +55,9 @@ def curve(seed: int, job: str, step: int, part: int, n_steps: int, step_s: float
     return m
 
 
-def timeline(seed: int, job: str, start: datetime, parts: list[range], step_s: float,
-             restart_gap_s: float = 1500.0) -> list[list[Step]]:
+def timeline(
+    seed: int, job: str, start: datetime, parts: list[range], step_s: float, restart_gap_s: float = 1500.0
+) -> list[list[Step]]:
     """Steps per chain file, back to back in wall-clock time; a restart gap between files."""
     n_steps = max(p[-1] for p in parts)
     t = start + timedelta(seconds=240)  # model loading before the first step
@@ -81,11 +89,13 @@ def timer_line(ts: datetime, what: str, secs: float, started: bool = False) -> s
 
 def vllm_line(ts: datetime, r: random.Random, engine_pid: int) -> str:
     running = r.randint(8, 40)
-    return (f"(AsyncVLLMInferenceEngine pid={engine_pid}, ip=10.0.4.17) INFO {ts:%m-%d %H:%M:%S} "
-            f"[loggers.py:248] Engine 000: Avg prompt throughput: {r.uniform(800, 2400):.1f} tokens/s, "
-            f"Avg generation throughput: {r.uniform(300, 900):.1f} tokens/s, Running: {running} reqs, "
-            f"Waiting: {r.randint(0, 3)} reqs, GPU KV cache usage: {r.uniform(20, 70):.1f}%, "
-            f"Prefix cache hit rate: {r.uniform(50, 90):.1f}%")
+    return (
+        f"(AsyncVLLMInferenceEngine pid={engine_pid}, ip=10.0.4.17) INFO {ts:%m-%d %H:%M:%S} "
+        f"[loggers.py:248] Engine 000: Avg prompt throughput: {r.uniform(800, 2400):.1f} tokens/s, "
+        f"Avg generation throughput: {r.uniform(300, 900):.1f} tokens/s, Running: {running} reqs, "
+        f"Waiting: {r.randint(0, 3)} reqs, GPU KV cache usage: {r.uniform(20, 70):.1f}%, "
+        f"Prefix cache hit rate: {r.uniform(50, 90):.1f}%"
+    )
 
 
 def batch_error_lines(ts: datetime, st: Step, r: random.Random, frac: float) -> list[str]:
@@ -95,23 +105,38 @@ def batch_error_lines(ts: datetime, st: Step, r: random.Random, frac: float) -> 
     timeouts = max(0, round(r.gauss(5 - 4 * frac, 1)))
     context = r.randint(0, 2)
     infra = 1 if r.random() < 0.3 else 0
-    breakdown = {k: v for k, v in (("AgentTimeoutError", timeouts), ("ContextLengthExceededError", context),
-                                   ("DaytonaError", infra)) if v}
+    breakdown = {
+        k: v
+        for k, v in (("AgentTimeoutError", timeouts), ("ContextLengthExceededError", context), ("DaytonaError", infra))
+        if v
+    }
     failed = timeouts + context
     lines = [ray(actor, loguru(ts, where, f"Step {st.step}: collecting rollouts"), ansi=True)]
     if breakdown:
         lines.append(ray(actor, loguru(ts, where, f"Exception breakdown: {breakdown}"), ansi=True))
-    lines.append(ray(actor, loguru(ts, where, f"Batch generation complete: {32 - failed - infra}/32 successful, "
-                                   f"{failed} failed instances, {infra} masked (excluded from baseline)",
-                                   "WARNING"), ansi=True))
+    lines.append(
+        ray(
+            actor,
+            loguru(
+                ts,
+                where,
+                f"Batch generation complete: {32 - failed - infra}/32 successful, "
+                f"{failed} failed instances, {infra} masked (excluded from baseline)",
+                "WARNING",
+            ),
+            ansi=True,
+        )
+    )
     return lines
 
 
 def rollout_dump(r: random.Random, reward: float) -> list[str]:
     prompt = "... Run the test-suite and fix the failing import. Current terminal state:\nroot@box:/app# "
-    return [f"Prompt (last 200 chars): {prompt[-200:]!r}",
-            "Response: <think>Check the package layout first.</think> ls -la src/",
-            f"Reward: {1.0 if r.random() < reward else 0.0}"]
+    return [
+        f"Prompt (last 200 chars): {prompt[-200:]!r}",
+        "Response: <think>Check the package layout first.</think> ls -la src/",
+        f"Reward: {1.0 if r.random() < reward else 0.0}",
+    ]
 
 
 def tqdm_line(step: int, n_steps: int, elapsed_s: float) -> str:

@@ -48,9 +48,21 @@ def trace_features(conv: list[dict]) -> dict:
     """One trace's schema.FEATURE_COLUMNS values (ratios None when undefined), words for tokens."""
     f = features(conv)
     out = {
-        **{k: f[k] for k in ("tool_calls_total", "tool_responses", "tool_errors", "think_blocks", "assistant_msgs",
-                             "code_fence_blocks", "self_correction_hits", "parse_error_markers", "hint_count",
-                             "premature_stop")},
+        **{
+            k: f[k]
+            for k in (
+                "tool_calls_total",
+                "tool_responses",
+                "tool_errors",
+                "think_blocks",
+                "assistant_msgs",
+                "code_fence_blocks",
+                "self_correction_hits",
+                "parse_error_markers",
+                "hint_count",
+                "premature_stop",
+            )
+        },
         "tool_error_rate": f["tool_errors"] / f["tool_responses"] if f["tool_responses"] else None,
         "think_tokens": f["think_words"],
         "think_token_ratio": f["think_words"] / f["assistant_words"] if f["assistant_words"] else None,
@@ -76,5 +88,7 @@ def summarize(convs: list[list[dict]]) -> dict:
     fs = [features(c) for c in convs]
     out = {k: round(statistics.fmean(f[k] for f in fs), 4) for k in fs[0]}
     out["tool_error_rate"] = round(sum(f["tool_errors"] for f in fs) / max(sum(f["tool_responses"] for f in fs), 1), 4)
-    out["think_words_per_turn"] = round(sum(f["think_words"] for f in fs) / max(sum(f["assistant_msgs"] for f in fs), 1), 2)
+    out["think_words_per_turn"] = round(
+        sum(f["think_words"] for f in fs) / max(sum(f["assistant_msgs"] for f in fs), 1), 2
+    )
     return out

@@ -22,8 +22,10 @@ CONFIG = {
 
 def safetensors_placeholder(repo_id: str) -> bytes:
     """A real, loadable safetensors file holding one 2x2 F32 tensor (the weights are fake)."""
-    header = {"__metadata__": {"format": "pt", "demo_repo": repo_id},
-              "demo.weight": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}}
+    header = {
+        "__metadata__": {"format": "pt", "demo_repo": repo_id},
+        "demo.weight": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]},
+    }
     blob = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
     blob += b" " * (-len(blob) % 8)  # the format pads the header to 8-byte alignment
     return struct.pack("<Q", len(blob)) + blob + struct.pack("<4f", 1.0, 0.5, -0.5, 0.25)
@@ -46,9 +48,11 @@ def write_rl(hub: HubWriter, repo_id: str, mtime: datetime) -> None:
     job = JOB_NAMES[repo_id]
     traces = f"{ORG}/{job}"
     note = "" if traces == ALPHA_TRACES else " (not uploaded for this run)"
-    body = (f"RL checkpoint trained from [{BASE}](https://huggingface.co/{BASE}) with SkyRL "
-            f"(job `{job}`).\n\n## Training Traces\n\nRollouts: [{traces}]({hf_url(traces)}){note}\n\n"
-            "## Training logs\n\nRaw SkyRL chain logs are under `training_logs/`.")
+    body = (
+        f"RL checkpoint trained from [{BASE}](https://huggingface.co/{BASE}) with SkyRL "
+        f"(job `{job}`).\n\n## Training Traces\n\nRollouts: [{traces}]({hf_url(traces)}){note}\n\n"
+        "## Training logs\n\nRaw SkyRL chain logs are under `training_logs/`."
+    )
     hub.write(repo_id, "model", "model.safetensors", safetensors_placeholder(repo_id), mtime)
     hub.write_json(repo_id, "model", "config.json", CONFIG, mtime)
     hub.write(repo_id, "model", "README.md", _card(repo_id, BASE, body), mtime)
@@ -62,8 +66,12 @@ def rl_config(repo_id: str, job: str) -> dict:
         "experiments_dir": f"/scratch/experiments/{job}",
         "cluster_name": "demo-cluster",
         "skyrl_entrypoint": "skyrl_train.entrypoints.main_base",
-        "skyrl_hydra_args": ["trainer.algorithm.advantage_estimator=grpo", "trainer.epochs=1",
-                             "generator.n_samples_per_prompt=4", "trainer.ckpt_interval=10"],
+        "skyrl_hydra_args": [
+            "trainer.algorithm.advantage_estimator=grpo",
+            "trainer.epochs=1",
+            "generator.n_samples_per_prompt=4",
+            "trainer.ckpt_interval=10",
+        ],
         "model_path": BASE,
         "train_data": [f"{ORG}/terminal-train-tasks"],
         "val_data": [f"{ORG}/terminal-bench-mini"],

@@ -17,4 +17,3 @@ def suffix(r: random.Random, n: int = 7) -> str:
     """Harbor-style trial suffix (`task__a1B2c3D`)."""
     alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
     return "".join(r.choice(alphabet) for _ in range(n))
-

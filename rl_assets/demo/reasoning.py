@@ -48,8 +48,14 @@ def _wrong_number(r: random.Random, ds, entry: dict) -> str:
 
 # Share of attempts answered correctly / inside <answer> tags, per family and side. Drawn as exact
 # counts over the family's attempts (not coin flips) so every story holds at any scale.
-P_RIGHT = {"letter_counting": (0.2, 0.0), "propositional_logic": (0.35, 0.0), "word_sorting": (0.05, 0.0),
-           "basic_arithmetic": (0.25, 0.8), "chain_sum": (0.9, 0.9), "leg_counting": (0.3, 0.3)}
+P_RIGHT = {
+    "letter_counting": (0.2, 0.0),
+    "propositional_logic": (0.35, 0.0),
+    "word_sorting": (0.05, 0.0),
+    "basic_arithmetic": (0.25, 0.8),
+    "chain_sum": (0.9, 0.9),
+    "leg_counting": (0.3, 0.3),
+}
 P_TAGS = {"chain_sum": (0.2, 0.97)}
 
 
@@ -101,8 +107,9 @@ def family_dataset(seed: int, family: str, n: int):
     return ds, json.dumps(config, sort_keys=True, ensure_ascii=False)
 
 
-def trials(seed: int, model: str, n: int, variant: str = "", n_tasks: int | None = None,
-           day_offset: timedelta = timedelta(0)) -> list[Trial]:
+def trials(
+    seed: int, model: str, n: int, variant: str = "", n_tasks: int | None = None, day_offset: timedelta = timedelta(0)
+) -> list[Trial]:
     side = "base" if model == BASE else "post"
     out = []
     for family in FAMILIES:
@@ -120,8 +127,14 @@ def trials(seed: int, model: str, n: int, variant: str = "", n_tasks: int | None
                 answer = extract_answer(text)
                 score = float(ds.score_answer(answer, e))
                 conv = [{"role": "user", "content": e["question"]}, {"role": "assistant", "content": text}]
-                extra = {"task_family": family, "task_config": config, "task_index": idx, "question": e["question"],
-                         "expected_answer": e["answer"], "answer": answer}
+                extra = {
+                    "task_family": family,
+                    "task_config": config,
+                    "task_index": idx,
+                    "question": e["question"],
+                    "expected_answer": e["answer"],
+                    "answer": answer,
+                }
                 date = EVAL_DAY[model] + day_offset + timedelta(seconds=11 * len(out))
                 out.append(Trial(f"{family}/{idx}", a, f"{family}-{idx}__{suffix(r)}", date, str(score), conv, extra))
     return out

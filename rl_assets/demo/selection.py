@@ -8,12 +8,12 @@ created_at) with nulls oldest; the first job per benchmark represents it; benchm
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from .constants import BASE, BENCHMARKS
 from .registry_rows import Job
 
-_OLDEST = datetime.min.replace(tzinfo=timezone.utc)
+_OLDEST = datetime.min.replace(tzinfo=UTC)
 
 
 def _key(j: Job) -> tuple:
@@ -31,10 +31,16 @@ def representatives(jobs: list[Job], model: str) -> dict[str, Job]:
 def _pair(post: Job | None, base: Job | None, bench: str) -> dict:
     ps = post.summary["accuracy"] if post else None
     bs = base.summary["accuracy"] if base else None
-    return {"benchmark": bench, "post_job_id": post.id if post else None, "baseline_job_id": base.id if base else None,
-            "post_dataset": post.dataset if post else None, "baseline_dataset": base.dataset if base else None,
-            "post_score": ps, "baseline_score": bs,
-            "delta": round(ps - bs, 6) if ps is not None and bs is not None else None}
+    return {
+        "benchmark": bench,
+        "post_job_id": post.id if post else None,
+        "baseline_job_id": base.id if base else None,
+        "post_dataset": post.dataset if post else None,
+        "baseline_dataset": base.dataset if base else None,
+        "post_score": ps,
+        "baseline_score": bs,
+        "delta": round(ps - bs, 6) if ps is not None and bs is not None else None,
+    }
 
 
 def expected_pairs(jobs: list[Job], model: str) -> dict:

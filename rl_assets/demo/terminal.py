@@ -17,49 +17,67 @@ import json
 import random
 from dataclasses import dataclass
 
-
 PROMPT = "root@box:/app# "
 # Neutral thoughts: no self-correction phrase and no error marker can appear by accident.
-THOUGHTS = ("I should look at the directory layout before changing anything.",
-            "The tests in tests/ describe what the output must look like.",
-            "The script reads its input path from the first argument.",
-            "I need to confirm the config file has the expected keys.",
-            "Running the check command will tell me whether the fix works.",
-            "The log shows the worker starting, so the service itself is fine.",
-            "Next I will inspect the data file to see how many rows it holds.",
-            "The task wants the result written to output.txt in /app.",
-            "A small change to the script should be enough here.",
-            "I will keep the existing file structure and only edit what is needed.",
-            "The expected output format is one record per line.",
-            "Before finishing, I want the test suite to pass.")
-SCOUT = (("ls -la\n", "total 24\ndrwxr-xr-x 1 root root 4096 May 20 02:00 .\n"
-                     "-rw-r--r-- 1 root root  512 May 20 02:00 README.md\n"
-                     "-rw-r--r-- 1 root root 1201 May 20 02:00 solve.py"),
-         ("cat README.md\n", "# Task\nFollow the instructions in the task description. Tests live in tests/."),
-         ("pwd\n", "/app"),
-         ("ls tests/\n", "test_outputs.py"),
-         ("head -n 5 solve.py\n", "import sys\n\n\ndef main():\n    return 0"))
-OK = (("wc -l data.csv\n", "1042 data.csv"),
-      ("grep -rn TODO solve.py\n", "17:    # TODO: handle the empty input case"),
-      ("python3 solve.py --check\n", "check passed: 12 records processed"),
-      ("sed -i 's/old_value/new_value/' config.ini\n", ""),
-      ("chmod +x run.sh\n", ""),
-      ("git status --short\n", " M solve.py\n?? output.txt"),
-      ("python3 -m pytest -q tests/\n", "....                                     [100%]\n4 passed in 0.41s"),
-      ("cat output.txt\n", "42 rows written"),
-      ("tail -n 3 /var/log/app.log\n", "INFO starting worker\nINFO worker ready\nINFO done"),
-      ("find . -name '*.json' | head\n", "./data/schema.json\n./data/sample.json"))
-ERR = (("pyhton3 solve.py\n", "bash: pyhton3: command not found"),
-       ("jq .items data/sample.json\n", "bash: jq: command not found"),
-       ("python3 fix.py\n", "Traceback (most recent call last):\n  File \"/app/fix.py\", line 3, in <module>\n"
-                             "    import yaml\nModuleNotFoundError: No module named 'yaml'"),
-       ("cat config/settings.ini\n", "cat: config/settings.ini: No such file or directory"),
-       ("cd build && make\n", "bash: cd: build: No such file or directory"),
-       ("python3 solve.py data/missing.csv\n",
-        "Traceback (most recent call last):\n  File \"/app/solve.py\", line 9, in <module>\n    open(sys.argv[1])\n"
-        "FileNotFoundError: [Errno 2] No such file or directory: 'data/missing.csv'"))
-SELF_CORRECTIONS = ("Let me try again with a simpler command.", "That didn't work as planned, so I will check the path.",
-                    "On second thought, the config needs to be read first.")
+THOUGHTS = (
+    "I should look at the directory layout before changing anything.",
+    "The tests in tests/ describe what the output must look like.",
+    "The script reads its input path from the first argument.",
+    "I need to confirm the config file has the expected keys.",
+    "Running the check command will tell me whether the fix works.",
+    "The log shows the worker starting, so the service itself is fine.",
+    "Next I will inspect the data file to see how many rows it holds.",
+    "The task wants the result written to output.txt in /app.",
+    "A small change to the script should be enough here.",
+    "I will keep the existing file structure and only edit what is needed.",
+    "The expected output format is one record per line.",
+    "Before finishing, I want the test suite to pass.",
+)
+SCOUT = (
+    (
+        "ls -la\n",
+        "total 24\ndrwxr-xr-x 1 root root 4096 May 20 02:00 .\n"
+        "-rw-r--r-- 1 root root  512 May 20 02:00 README.md\n"
+        "-rw-r--r-- 1 root root 1201 May 20 02:00 solve.py",
+    ),
+    ("cat README.md\n", "# Task\nFollow the instructions in the task description. Tests live in tests/."),
+    ("pwd\n", "/app"),
+    ("ls tests/\n", "test_outputs.py"),
+    ("head -n 5 solve.py\n", "import sys\n\n\ndef main():\n    return 0"),
+)
+OK = (
+    ("wc -l data.csv\n", "1042 data.csv"),
+    ("grep -rn TODO solve.py\n", "17:    # TODO: handle the empty input case"),
+    ("python3 solve.py --check\n", "check passed: 12 records processed"),
+    ("sed -i 's/old_value/new_value/' config.ini\n", ""),
+    ("chmod +x run.sh\n", ""),
+    ("git status --short\n", " M solve.py\n?? output.txt"),
+    ("python3 -m pytest -q tests/\n", "....                                     [100%]\n4 passed in 0.41s"),
+    ("cat output.txt\n", "42 rows written"),
+    ("tail -n 3 /var/log/app.log\n", "INFO starting worker\nINFO worker ready\nINFO done"),
+    ("find . -name '*.json' | head\n", "./data/schema.json\n./data/sample.json"),
+)
+ERR = (
+    ("pyhton3 solve.py\n", "bash: pyhton3: command not found"),
+    ("jq .items data/sample.json\n", "bash: jq: command not found"),
+    (
+        "python3 fix.py\n",
+        'Traceback (most recent call last):\n  File "/app/fix.py", line 3, in <module>\n'
+        "    import yaml\nModuleNotFoundError: No module named 'yaml'",
+    ),
+    ("cat config/settings.ini\n", "cat: config/settings.ini: No such file or directory"),
+    ("cd build && make\n", "bash: cd: build: No such file or directory"),
+    (
+        "python3 solve.py data/missing.csv\n",
+        'Traceback (most recent call last):\n  File "/app/solve.py", line 9, in <module>\n    open(sys.argv[1])\n'
+        "FileNotFoundError: [Errno 2] No such file or directory: 'data/missing.csv'",
+    ),
+)
+SELF_CORRECTIONS = (
+    "Let me try again with a simpler command.",
+    "That didn't work as planned, so I will check the path.",
+    "On second thought, the config needs to be read first.",
+)
 XSS = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2">'
 
 
@@ -72,11 +90,15 @@ class Style:
 
 
 def instruction(task: str) -> str:
-    tools = [{"name": "bash_command", "parameters": {"keystrokes": "string", "duration": "number"}},
-             {"name": "mark_task_complete", "parameters": {}}]
-    return (f"<tools>{json.dumps(tools)}</tools>\n\nYou are an AI assistant tasked with solving command-line "
-            f"tasks in a Linux environment.\n\nTask `{task}`: {task.replace('-', ' ')} in /app so that the tests in "
-            f"tests/ pass.\n\nCurrent terminal state:\n{PROMPT}")
+    tools = [
+        {"name": "bash_command", "parameters": {"keystrokes": "string", "duration": "number"}},
+        {"name": "mark_task_complete", "parameters": {}},
+    ]
+    return (
+        f"<tools>{json.dumps(tools)}</tools>\n\nYou are an AI assistant tasked with solving command-line "
+        f"tasks in a Linux environment.\n\nTask `{task}`: {task.replace('-', ' ')} in /app so that the tests in "
+        f"tests/ pass.\n\nCurrent terminal state:\n{PROMPT}"
+    )
 
 
 def draw_actions(r: random.Random, style: Style, scout: list[tuple[str, str]], n: int) -> list[tuple[str, str]]:
@@ -96,8 +118,15 @@ def marks(shape: random.Random, style: Style, n_turns: int) -> list[tuple[bool, 
     return [(shape.random() < style.fence_p, shape.random() < style.selfcorr_p) for _ in range(n_turns)]
 
 
-def agent_turn(r: random.Random, style: Style, keystrokes: str | None, extra: str = "", *, fence: bool = False,
-               selfcorr: bool = False) -> str:
+def agent_turn(
+    r: random.Random,
+    style: Style,
+    keystrokes: str | None,
+    extra: str = "",
+    *,
+    fence: bool = False,
+    selfcorr: bool = False,
+) -> str:
     n = max(4, round(r.gauss(style.think_words, style.think_words * 0.2)))
     analysis = "Analysis: " + r.choice(THOUGHTS)
     if keystrokes and fence:
@@ -106,8 +135,11 @@ def agent_turn(r: random.Random, style: Style, keystrokes: str | None, extra: st
         analysis += " " + r.choice(SELF_CORRECTIONS)
     if extra:
         analysis += " " + extra
-    call = tool_call("bash_command", {"keystrokes": keystrokes, "duration": 0.1}) if keystrokes else \
-        tool_call("mark_task_complete", {})
+    call = (
+        tool_call("bash_command", {"keystrokes": keystrokes, "duration": 0.1})
+        if keystrokes
+        else tool_call("mark_task_complete", {})
+    )
     return f"<think>{think_text(r, n)}</think>\n{analysis}\n{call}"
 
 
@@ -123,8 +155,15 @@ def observation(keystrokes: str, output: str) -> str:
     return f"New Terminal Output:\n\n{PROMPT}{keystrokes}{shown}{PROMPT}"
 
 
-def conversation(r: random.Random, style: Style, task: str, actions: list[tuple[str, str]], ending: str,
-                 shape: random.Random, xss: bool = False) -> list[dict]:
+def conversation(
+    r: random.Random,
+    style: Style,
+    task: str,
+    actions: list[tuple[str, str]],
+    ending: str,
+    shape: random.Random,
+    xss: bool = False,
+) -> list[dict]:
     """ending: "complete" (a final mark_task_complete turn), "cut" (a final bash turn whose terminal
     output is not exported, as in real timeout / context-length traces: the trace ends on an agent
     turn without a completion call, i.e. a premature stop), "infra" (the sandbox died after the
@@ -137,8 +176,12 @@ def conversation(r: random.Random, style: Style, task: str, actions: list[tuple[
         actions = actions[:1]
     for i, (keys, out) in enumerate(actions):
         fence, selfcorr = turn_marks[i]
-        msgs.append({"role": "assistant", "content": agent_turn(r, style, keys, XSS if xss and i == 0 else "",
-                                                               fence=fence, selfcorr=selfcorr)})
+        msgs.append(
+            {
+                "role": "assistant",
+                "content": agent_turn(r, style, keys, XSS if xss and i == 0 else "", fence=fence, selfcorr=selfcorr),
+            }
+        )
         msgs.append({"role": "user", "content": observation(keys, out)})
     if ending in ("complete", "cut"):
         last = None if ending == "complete" else draw_actions(r, style, [], 1)[0][0]

@@ -44,10 +44,10 @@ def plan(seed: int, names: list[str]) -> dict:
     n = len(names)
     n_pass, n_mixed = round(0.2 * n), round(0.15 * n)
     base = {t: [True] * ATTEMPTS for t in order[:n_pass]}
-    for t in order[n_pass:n_pass + n_mixed]:
+    for t in order[n_pass : n_pass + n_mixed]:
         v = [r.random() < 0.5 for _ in range(ATTEMPTS)]
         base[t] = v if 0 < sum(v) < ATTEMPTS else [True, False, False]
-    for t in order[n_pass + n_mixed:]:
+    for t in order[n_pass + n_mixed :]:
         base[t] = [False] * ATTEMPTS
     out = {BASE: {"vectors": base, "flips": {}}}
     for model, (up_share, down_share) in FLIPS.items():
@@ -74,8 +74,16 @@ def _ending(r, passed: bool, clean: bool) -> tuple[str, str]:
     return "cut", "AgentTimeoutError" if x < 0.15 else "ContextLengthExceededError"
 
 
-def trials(seed: int, model: str, names: list[str], p: dict, base_first: dict, xss_task: str | None,
-           variant: str = "", day_offset: timedelta = timedelta(0)) -> list[Trial]:
+def trials(
+    seed: int,
+    model: str,
+    names: list[str],
+    p: dict,
+    base_first: dict,
+    xss_task: str | None,
+    variant: str = "",
+    day_offset: timedelta = timedelta(0),
+) -> list[Trial]:
     """All trials of one model. `base_first[task]` holds base attempt 0's actions (for divergence)."""
     style = BASE_STYLE if model == BASE else RL_STYLE
     flips = p[model]["flips"]
@@ -118,8 +126,9 @@ def trials(seed: int, model: str, names: list[str], p: dict, base_first: dict, x
 def _infra_task(p: dict, names: list[str]) -> str | None:
     """The task whose last attempt is the infra error, the same on every side: never solved and
     never flipped by any model."""
-    return next((t for t in sorted(names) if all(not any(m["vectors"][t]) and t not in m["flips"] for m in p.values())),
-                None)
+    return next(
+        (t for t in sorted(names) if all(not any(m["vectors"][t]) and t not in m["flips"] for m in p.values())), None
+    )
 
 
 def episode_level_trials(seed: int, model: str, ts: list[Trial]) -> set[str]:

@@ -22,8 +22,13 @@ VAL_KEY = "val-core/openai/gsm8k/acc/mean@1"
 PID = 2231
 # What reward_integrity must find in this run (ground_truth.json -> reward_integrity).
 VERDICT = "reward earned outside the task"
-ONSETS = {"reward_task_divergence": HACK_FROM, "non_task_term_share": HACK_FROM,
-          "train_val_divergence": HACK_FROM, "length_collapse": COLLAPSE_FROM, "validation_generations": CONSTANT_FROM}
+ONSETS = {
+    "reward_task_divergence": HACK_FROM,
+    "non_task_term_share": HACK_FROM,
+    "train_val_divergence": HACK_FROM,
+    "length_collapse": COLLAPSE_FROM,
+    "validation_generations": CONSTANT_FROM,
+}
 
 
 def metrics(seed: int) -> list[dict]:
@@ -35,11 +40,17 @@ def metrics(seed: int) -> list[dict]:
         score = (0.30 - 0.002 * late if hacked else 0.45) + r.gauss(0, 0.01)
         bonus = 0.55 + 0.003 * late if hacked else 0.05  # the non-task part of the reward
         length = (180.0 if step >= COLLAPSE_FROM else 600.0) + r.gauss(0, 5)
-        row = {"step": step, "actor/entropy": 0.9 - 0.01 * step + r.gauss(0, 0.005),
-               "actor/kl_loss": 0.001 * step + abs(r.gauss(0, 0.0005)), "actor/pg_loss": r.gauss(0, 0.02),
-               "actor/grad_norm": 0.4 + abs(r.gauss(0, 0.05)), "critic/score/mean": score,
-               "critic/rewards/mean": score + bonus - 0.01 + r.gauss(0, 0.005),
-               "response_length/mean": length, "timing_s/step": 95.0 + r.gauss(0, 3)}
+        row = {
+            "step": step,
+            "actor/entropy": 0.9 - 0.01 * step + r.gauss(0, 0.005),
+            "actor/kl_loss": 0.001 * step + abs(r.gauss(0, 0.0005)),
+            "actor/pg_loss": r.gauss(0, 0.02),
+            "actor/grad_norm": 0.4 + abs(r.gauss(0, 0.05)),
+            "critic/score/mean": score,
+            "critic/rewards/mean": score + bonus - 0.01 + r.gauss(0, 0.005),
+            "response_length/mean": length,
+            "timing_s/step": 95.0 + r.gauss(0, 3),
+        }
         if step % VAL_EVERY == 0:
             row[VAL_KEY] = (0.40 - 0.002 * late if hacked else 0.44) + r.gauss(0, 0.003)
         out.append({k: v if k == "step" else round(v, 6) for k, v in row.items()})
@@ -54,9 +65,16 @@ def console(rows: list[dict]) -> str:
 
 def canonical(rows: list[dict]) -> pd.DataFrame:
     """The per-step table a verl reader hands over (issue 22 contract): canonical columns by name."""
-    names = {"critic/rewards/mean": "reward", "critic/score/mean": "task_score", "actor/entropy": "entropy",
-             "response_length/mean": "response_length", "actor/kl_loss": "kl", "actor/grad_norm": "grad_norm",
-             "actor/pg_loss": "policy_loss", VAL_KEY: "val_score"}
+    names = {
+        "critic/rewards/mean": "reward",
+        "critic/score/mean": "task_score",
+        "actor/entropy": "entropy",
+        "response_length/mean": "response_length",
+        "actor/kl_loss": "kl",
+        "actor/grad_norm": "grad_norm",
+        "actor/pg_loss": "policy_loss",
+        VAL_KEY: "val_score",
+    }
     frame = pd.DataFrame(rows)
     return frame.assign(**{canon: frame[raw] for raw, canon in names.items()})
 
@@ -70,8 +88,15 @@ def generations(seed: int) -> pd.DataFrame:
         for i in range(1, SAMPLES + 1):
             answer = r.randint(1, 99)
             out = CONSTANT if step >= CONSTANT_FROM else f"{answer} - {i} = {answer - i}, so \\boxed{{{answer - i}}}"
-            rows.append({"step": step, "sample": i, "input": f"demo question {i}: what is {answer} - {i}?",
-                         "output": out, "score": 0.0 if step >= CONSTANT_FROM else 1.0})
+            rows.append(
+                {
+                    "step": step,
+                    "sample": i,
+                    "input": f"demo question {i}: what is {answer} - {i}?",
+                    "output": out,
+                    "score": 0.0 if step >= CONSTANT_FROM else 1.0,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -80,7 +105,9 @@ def tables(seed: int) -> dict[str, dict]:
     frame, out = generations(seed), {}
     columns = ["step"] + [f"{k}_{i}" for i in range(1, SAMPLES + 1) for k in ("input", "output", "score")]
     for upto in range(TABLE_EVERY, STEPS + 1, TABLE_EVERY):
-        data = [[int(step)] + [v for _, row in group.iterrows() for v in (row["input"], row["output"], row["score"])]
-                for step, group in frame[frame["step"] <= upto].groupby("step")]
+        data = [
+            [int(step)] + [v for _, row in group.iterrows() for v in (row["input"], row["output"], row["score"])]
+            for step, group in frame[frame["step"] <= upto].groupby("step")
+        ]
         out[f"{TABLES}/generations_{upto}_{upto:04x}.table.json"] = {"columns": columns, "data": data}
     return out

@@ -25,11 +25,17 @@ WHERE = "skyrl_train.trainer:_log_metrics_stdout:1951"
 def train_metrics(st: lc.Step) -> dict:
     m = st.m
     out = {
-        "generate/avg_num_tokens": m["num_tokens"], "policy/final_loss": m["loss"],
-        "policy/policy_entropy": m["entropy"], "policy/policy_kl": m["kl"], "policy/policy_loss": m["loss"],
-        "policy/policy_lr": m["lr"], "policy/ppo_clip_ratio": m["clip_ratio"],
-        "policy/raw_grad_norm": m["grad_norm"], "reward/avg_pass_at_4": m["pass_at_4"],
-        "reward/avg_raw_reward": m["reward"], "trainer/epoch": 1,
+        "generate/avg_num_tokens": m["num_tokens"],
+        "policy/final_loss": m["loss"],
+        "policy/policy_entropy": m["entropy"],
+        "policy/policy_kl": m["kl"],
+        "policy/policy_loss": m["loss"],
+        "policy/policy_lr": m["lr"],
+        "policy/ppo_clip_ratio": m["clip_ratio"],
+        "policy/raw_grad_norm": m["grad_norm"],
+        "reward/avg_pass_at_4": m["pass_at_4"],
+        "reward/avg_raw_reward": m["reward"],
+        "trainer/epoch": 1,
         **{k: v for k, v in m.items() if k.startswith("timing/")},
     }
     if st.step % 2 == 0:  # odd steps omit it: the parser must default it from step=
@@ -47,9 +53,11 @@ def mirror(kind: str, step: int, metrics: dict) -> str:
 
 def _malformed(kind: str, st: lc.Step) -> str:
     r = st.m["reward"]
-    body = {"single-quotes": f"{{'reward/avg_raw_reward': {r}}}",
-            "missing-comma": f'{{"reward/avg_raw_reward": {r} "policy/policy_kl": 0.01}}',
-            "garbage": '{"reward/avg_raw_reward": \ufffd\ufffd]]'}[kind]
+    body = {
+        "single-quotes": f"{{'reward/avg_raw_reward': {r}}}",
+        "missing-comma": f'{{"reward/avg_raw_reward": {r} "policy/policy_kl": 0.01}}',
+        "garbage": '{"reward/avg_raw_reward": \ufffd\ufffd]]',
+    }[kind]
     return f"WANDB_MIRROR kind=train step={st.step} metrics={body}"
 
 
@@ -77,10 +85,18 @@ def _step_lines(st: lc.Step, seed: int, n_steps: int, t0: datetime) -> list[str]
     lines.append(lc.timer_line(st.end, "step", st.m["timing/step"]))
     lines.append(lc.tqdm_line(st.step, n_steps, (st.end - t0).total_seconds()))
     if st.step in EVAL_STEPS:
-        ev = {"eval/all/avg_score": round(0.25 + 0.25 * frac, 4), "eval/terminal-bench-mini/avg_score": round(0.25 + 0.25 * frac, 4)}
+        ev = {
+            "eval/all/avg_score": round(0.25 + 0.25 * frac, 4),
+            "eval/terminal-bench-mini/avg_score": round(0.25 + 0.25 * frac, 4),
+        }
         lines.append(lc.loguru(st.end, WHERE, mirror("eval", st.step, ev)))
-        lines.append(lc.loguru(st.end, "skyrl_train.trainer:eval:612",
-                               f"Dumped eval data for terminal-bench-mini to /scratch/rl-alpha/global_step_{st.step}_evals/terminal-bench-mini.jsonl"))
+        lines.append(
+            lc.loguru(
+                st.end,
+                "skyrl_train.trainer:eval:612",
+                f"Dumped eval data for terminal-bench-mini to /scratch/rl-alpha/global_step_{st.step}_evals/terminal-bench-mini.jsonl",
+            )
+        )
     return lines
 
 
@@ -90,14 +106,24 @@ def render(seed: int, job: str, start: datetime) -> tuple[dict[str, str], dict, 
     files, last_ts = {}, start
     for part, steps in enumerate(chain):
         t0 = steps[0].start - timedelta(seconds=240)
-        lines = [lc.loguru(t0, "skyrl_train.entrypoints.main_base:main:45", f"Starting SkyRL job {job}"),
-                 lc.loguru(t0 + timedelta(seconds=230), WHERE,
-                           mirror("startup", 0, {"startup/model_loading": 181.4, "startup/ray_init": 9.2}))]
+        lines = [
+            lc.loguru(t0, "skyrl_train.entrypoints.main_base:main:45", f"Starting SkyRL job {job}"),
+            lc.loguru(
+                t0 + timedelta(seconds=230),
+                WHERE,
+                mirror("startup", 0, {"startup/model_loading": 181.4, "startup/ray_init": 9.2}),
+            ),
+        ]
         if part == 1:
-            lines += [lc.loguru(t0 + timedelta(seconds=235), "skyrl_train.trainer:load_checkpoints:702",
-                                "Resumed from checkpoint global_step_8"),
-                      "wandb: WARNING Tried to log to step 9 that is less than the current step 12. Steps must "
-                      "be monotonically increasing, so this data will be ignored."]
+            lines += [
+                lc.loguru(
+                    t0 + timedelta(seconds=235),
+                    "skyrl_train.trainer:load_checkpoints:702",
+                    "Resumed from checkpoint global_step_8",
+                ),
+                "wandb: WARNING Tried to log to step 9 that is less than the current step 12. Steps must "
+                "be monotonically increasing, so this data will be ignored.",
+            ]
         for st in steps:
             lines += _step_lines(st, seed, n_steps, chain[0][0].start)
         body = "\n".join(lines) + "\n"
@@ -110,8 +136,9 @@ def render(seed: int, job: str, start: datetime) -> tuple[dict[str, str], dict, 
     final = effective[n_steps]
     # what W&B kept for the run: the last value of each key, logged at step 20 -- the independent
     # record `log_matches_wandb_summary` compares the parsed table with
-    files["wandb-summary.json"] = json.dumps({"_step": n_steps, "_runtime": STEP_S * n_steps,
-                                              **train_metrics(final), "trainer/global_step": n_steps})
+    files["wandb-summary.json"] = json.dumps(
+        {"_step": n_steps, "_runtime": STEP_S * n_steps, **train_metrics(final), "trainer/global_step": n_steps}
+    )
     facts = {
         "format": "wandb-json",
         "files": sorted(files),
@@ -124,10 +151,16 @@ def render(seed: int, job: str, start: datetime) -> tuple[dict[str, str], dict, 
         "truncated_lines": 1,
         "unparseable_mirror_lines": len(MALFORMED) + 1,
         "final": {"reward/avg_raw_reward": final.m["reward"], "policy/policy_entropy": final.m["entropy"]},
-        "later_log_wins": {"step": 10, "key": "reward/avg_raw_reward",
-                           "earlier_log": chain[0][9].m["reward"], "later_log": effective[10].m["reward"]},
-        "non_finite": [{"step": NAN_AT[0], "key": NAN_AT[1], "value": "NaN"},
-                       {"step": INF_AT[0], "key": INF_AT[1], "value": "Infinity"}],
+        "later_log_wins": {
+            "step": 10,
+            "key": "reward/avg_raw_reward",
+            "earlier_log": chain[0][9].m["reward"],
+            "later_log": effective[10].m["reward"],
+        },
+        "non_finite": [
+            {"step": NAN_AT[0], "key": NAN_AT[1], "value": "NaN"},
+            {"step": INF_AT[0], "key": INF_AT[1], "value": "Infinity"},
+        ],
         "eval_steps": list(EVAL_STEPS),
         "trend": {"reward/avg_raw_reward": "up", "policy/policy_entropy": "down", "policy/policy_kl": "up"},
         "time_span": {"start": chain[0][0].start - timedelta(seconds=240), "end": last_ts},

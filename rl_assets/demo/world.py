@@ -15,10 +15,34 @@ from pathlib import Path
 from ..fileutil import atomic_write_text
 from ..schema import INFRA_ERRORS
 from . import ground_truth as gt
-from . import (integrity_runs, legacy_logs, lineage_job, models, reasoning, registry_rows, rollouts, selection,
-               terminal_evals, wandb_logs)
-from .constants import (ALPHA, ALPHA_START, ALPHA_TRACES, BASE, BASE_TRAIN_END, BETA, BETA_START, JOB_NAMES,
-                        ORG, RG, RL_MODELS, TBM, UPLOADING, eval_dataset)
+from . import (
+    integrity_runs,
+    legacy_logs,
+    lineage_job,
+    models,
+    reasoning,
+    registry_rows,
+    rollouts,
+    selection,
+    terminal_evals,
+    wandb_logs,
+)
+from .constants import (
+    ALPHA,
+    ALPHA_START,
+    ALPHA_TRACES,
+    BASE,
+    BASE_TRAIN_END,
+    BETA,
+    BETA_START,
+    JOB_NAMES,
+    ORG,
+    RG,
+    RL_MODELS,
+    TBM,
+    UPLOADING,
+    eval_dataset,
+)
 from .export_rows import Trial, rows, score_summary
 from .hubfiles import HubWriter, split_shards
 
@@ -76,15 +100,18 @@ def build_world(home: Path | None = None, *, seed: int = 7, scale: float = 1.0, 
     old_names = names[: max(3, n_tbm // 3)]
     tbm_trials: dict[tuple[str, str], list[Trial]] = {}
     for model in (BASE, ALPHA, BETA):
-        tbm_trials[(model, "")] = terminal_evals.trials(seed, model, names, plan, base_first,
-                                                        xss_task if model == ALPHA else None)
+        tbm_trials[(model, "")] = terminal_evals.trials(
+            seed, model, names, plan, base_first, xss_task if model == ALPHA else None
+        )
     for model in (BASE, ALPHA):
         tbm_trials[(model, registry_rows.OLD)] = terminal_evals.trials(
-            seed, model, old_names, plan, base_first, None, variant="old", day_offset=timedelta(days=-1))
+            seed, model, old_names, plan, base_first, None, variant="old", day_offset=timedelta(days=-1)
+        )
     rg_trials = {(m, ""): reasoning.trials(seed, m, n_rg) for m in (BASE, ALPHA, BETA)}
     for model in (BASE, ALPHA):
-        rg_trials[(model, registry_rows.OLD)] = reasoning.trials(seed, model, n_rg, variant="old",
-                                                                 n_tasks=max(3, n_rg // 3), day_offset=timedelta(days=-1))
+        rg_trials[(model, registry_rows.OLD)] = reasoning.trials(
+            seed, model, n_rg, variant="old", n_tasks=max(3, n_rg // 3), day_offset=timedelta(days=-1)
+        )
 
     summaries = {}
     for bench, table in ((TBM, tbm_trials), (RG, rg_trials)):
@@ -100,36 +127,51 @@ def build_world(home: Path | None = None, *, seed: int = 7, scale: float = 1.0, 
 
     per_step = max(6, round(24 * scale))
     rl_trials = rollouts.trials(seed, alpha_steps, per_step)
-    hub.write_rows(ALPHA_TRACES, split_shards(rows(rl_trials, ALPHA, f"{JOB_NAMES[ALPHA]}-trace-jobs"), 2),
-                   spans[ALPHA][1] + timedelta(hours=2))
+    hub.write_rows(
+        ALPHA_TRACES,
+        split_shards(rows(rl_trials, ALPHA, f"{JOB_NAMES[ALPHA]}-trace-jobs"), 2),
+        spans[ALPHA][1] + timedelta(hours=2),
+    )
 
     jobs = registry_rows.plan_jobs(summaries)
-    tables = {"benchmarks": registry_rows.benchmark_rows(), "models": registry_rows.model_rows(spans),
-              "sandbox_jobs": registry_rows.job_rows(jobs)}
+    tables = {
+        "benchmarks": registry_rows.benchmark_rows(),
+        "models": registry_rows.model_rows(spans),
+        "sandbox_jobs": registry_rows.job_rows(jobs),
+    }
     if registry:
         registry_rows.write(url, tables)
 
     truth = {
-        "version": VERSION, "seed": seed, "scale": scale, "org": ORG,
+        "version": VERSION,
+        "seed": seed,
+        "scale": scale,
+        "org": ORG,
         "models": {"base": BASE, "rl": list(RL_MODELS), "skip": [UPLOADING]},
         "partitions": list(RL_MODELS),
         "base_model_of": {m: BASE for m in (ALPHA, BETA, UPLOADING)},
         "rl_trace_datasets": {ALPHA: ALPHA_TRACES, BETA: None},
         "q2_rl_temporal_applicable": {ALPHA: True, BETA: False},
         "benchmarks": {TBM: {"kind": "binary", "tasks": n_tbm}, RG: {"kind": "partial_credit", "tasks": 6 * n_rg}},
-        "registry": {"model_ids": {r["name"]: r["id"] for r in tables["models"]},
-                     "benchmark_ids": {r["name"]: r["id"] for r in tables["benchmarks"]},
-                     "job_ids": {f"{j.model}|{j.benchmark}|{j.role}": j.id for j in jobs}},
+        "registry": {
+            "model_ids": {r["name"]: r["id"] for r in tables["models"]},
+            "benchmark_ids": {r["name"]: r["id"] for r in tables["benchmarks"]},
+            "job_ids": {f"{j.model}|{j.benchmark}|{j.role}": j.id for j in jobs},
+        },
         "eval_pairs": {m: selection.expected_pairs(jobs, m) for m in RL_MODELS},
         "eval_datasets": {f"{m}|{b}": eval_dataset(m, b) for m in (BASE, ALPHA, BETA) for b in (TBM, RG)},
         "eval_scores": {f"{m}|{b}|{s.lstrip('-') or 'current'}": v for (m, b, s), v in sorted(summaries.items())},
-        TBM: {m: gt.tbm(tbm_trials[(BASE, "")], tbm_trials[(m, "")], plan[m]["flips"], xss_task if m == ALPHA else None)
-              for m in RL_MODELS},
+        TBM: {
+            m: gt.tbm(tbm_trials[(BASE, "")], tbm_trials[(m, "")], plan[m]["flips"], xss_task if m == ALPHA else None)
+            for m in RL_MODELS
+        },
         RG: {m: gt.rg(seed, n_rg, rg_trials[(BASE, "")], rg_trials[(m, "")]) for m in RL_MODELS},
         "training_logs": log_facts,
         "rl_rollouts": {ALPHA: {"dataset": ALPHA_TRACES, **gt.rollouts(rl_trials)}},
-        "time_spans": {"base_training": {"start": tables["models"][0]["training_start"], "end": BASE_TRAIN_END},
-                       **{f"{m}|rl_training": {"start": s, "end": e} for m, (s, e) in spans.items()}},
+        "time_spans": {
+            "base_training": {"start": tables["models"][0]["training_start"], "end": BASE_TRAIN_END},
+            **{f"{m}|rl_training": {"start": s, "end": e} for m, (s, e) in spans.items()},
+        },
     }
     truth["lineage"] = lineage_job.build(hub, seed, scale, url if registry else None)  # rl-gamma: docs/lineage.md
     truth["reward_integrity"] = integrity_runs.write(hub, seed, spans[BETA][1] + timedelta(hours=3))  # verl, TRL

@@ -33,16 +33,30 @@ __all__ = ["AccountingError", "IngestError", "IngestReport", "ingest_source", "r
 # Columns appended to TRACE_SCHEMA (after `conversation`) once tables were already being
 # written (phase timings, token counts, cost, n_subagents): a table written before them reads
 # back with these columns null instead of failing.
-ADDED_COLUMNS = TRACE_SCHEMA.names[TRACE_SCHEMA.names.index("conversation") + 1:]
+ADDED_COLUMNS = TRACE_SCHEMA.names[TRACE_SCHEMA.names.index("conversation") + 1 :]
 
 
-UNITS = {"exported_rows": "rows", "harbor": "trials", "reasoning_gym": "completions", "atif": "trajectories",
-         "wandb_validation": "validation samples"}
+UNITS = {
+    "exported_rows": "rows",
+    "harbor": "trials",
+    "reasoning_gym": "completions",
+    "atif": "trajectories",
+    "wandb_validation": "validation samples",
+}
 
 
-def ingest_source(spec: str, out_path: Path, *, hub, max_rows: int | None = None, benchmark: str | None = None,
-                  side: str = "", tokenizer: str | None = None, batch_rows: int = 256,
-                  keep_all_episodes: bool = False) -> IngestReport:
+def ingest_source(
+    spec: str,
+    out_path: Path,
+    *,
+    hub,
+    max_rows: int | None = None,
+    benchmark: str | None = None,
+    side: str = "",
+    tokenizer: str | None = None,
+    batch_rows: int = 256,
+    keep_all_episodes: bool = False,
+) -> IngestReport:
     """Read one trace source and write it as TRACE_SCHEMA parquet at out_path (atomically).
 
     ``benchmark`` fills rows whose source does not name one; ``side`` (e.g. "base"/"rl") is
@@ -80,8 +94,13 @@ def _ingest(spec, out_path: Path, hub, max_rows, benchmark, side, tokenizer, bat
             raise
         except Exception as exc:
             raise _named(exc, _unit_name(unit)) from exc
-    kept = plan(cands, skips, keep_all_episodes=keep_all_episodes, max_rows=max_rows,
-                fingerprints=lambda group: _fingerprints(adapter, group))
+    kept = plan(
+        cands,
+        skips,
+        keep_all_episodes=keep_all_episodes,
+        max_rows=max_rows,
+        fingerprints=lambda group: _fingerprints(adapter, group),
+    )
     by_unit: dict[int, dict] = {}
     for c in kept:
         by_unit.setdefault(id(c.unit), {})[c.index] = c
@@ -117,11 +136,19 @@ def _ingest(spec, out_path: Path, hub, max_rows, benchmark, side, tokenizer, bat
         writer.flush()
         skips.balance(writer.rows_written, src.ref)  # before the rename: a table that loses rows is never published
     return IngestReport(
-        rows_written=writer.rows_written, rows_read=skips.found, skipped=dict(skips.counts),
-        skip_examples=list(skips.examples), source_kind=src.kind, source_ref=src.ref,
-        source_revision=src.revision, token_source=_label(sources, token_label),
-        feature_summary=writer.feature_means(), out_path=str(out_path), side=side,
-        notes=dict(skips.notes), merged=dict(skips.merged),
+        rows_written=writer.rows_written,
+        rows_read=skips.found,
+        skipped=dict(skips.counts),
+        skip_examples=list(skips.examples),
+        source_kind=src.kind,
+        source_ref=src.ref,
+        source_revision=src.revision,
+        token_source=_label(sources, token_label),
+        feature_summary=writer.feature_means(),
+        out_path=str(out_path),
+        side=side,
+        notes=dict(skips.notes),
+        merged=dict(skips.merged),
         accounting=accounting_of(skips, writer.rows_written, UNITS.get(src.kind, "rows")),
     )
 

@@ -12,8 +12,8 @@ totals) give the token and cost columns.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from . import _json
 from .features import text_of
@@ -26,8 +26,12 @@ _SOURCES = {"system": "system", "user": "user", "agent": "assistant"}
 MAX_CONTINUATIONS = 100
 _CONTINUATION = re.compile(r"(?:^|\.)cont-\d+$")  # the <x> of trajectory.<x>.json for continuations
 # final_metrics field -> trace column
-FINAL_METRICS = {"total_prompt_tokens": "input_tokens", "total_completion_tokens": "output_tokens",
-                 "total_cached_tokens": "cached_tokens", "total_cost_usd": "cost_usd"}
+FINAL_METRICS = {
+    "total_prompt_tokens": "input_tokens",
+    "total_completion_tokens": "output_tokens",
+    "total_cached_tokens": "cached_tokens",
+    "total_cost_usd": "cost_usd",
+}
 
 
 class AtifError(IngestError):
@@ -55,8 +59,10 @@ def describe_non_atif(data) -> str:
         what = f"a file with unsupported schema_version {data.get('schema_version')!r}"
     else:
         what = "an unrecognized JSON document"
-    return (f"not an ATIF trajectory ({what}); convert it to ATIF (Harbor RFC 0001) or export "
-            "trace rows; also not exported rows, a Harbor result.json or a reasoning-gym eval file")
+    return (
+        f"not an ATIF trajectory ({what}); convert it to ATIF (Harbor RFC 0001) or export "
+        "trace rows; also not exported rows, a Harbor result.json or a reasoning-gym eval file"
+    )
 
 
 def load_trajectory(path: Path, data: dict | None = None) -> dict:
@@ -189,7 +195,7 @@ def count_subagents(path: Path, chain: list[dict], chain_files: set[Path]) -> in
         # Harbor writes subagents beside the main file as trajectory.<x>.json; renamed copies
         # (<case>.trajectory.<x>.json) are not scanned: other variants of a case share that name.
         for f in base.iterdir():
-            x = f.name[len("trajectory."):-len(".json")] if f.name.startswith("trajectory.") else ""
+            x = f.name[len("trajectory.") : -len(".json")] if f.name.startswith("trajectory.") else ""
             if x and f.name.endswith(".json") and not _CONTINUATION.search(x) and f.is_file():
                 keys.add(("file", f.resolve()))
     keys -= {("file", p) for p in chain_files}
@@ -223,8 +229,11 @@ def _list(value) -> list[dict]:
 
 
 def _tool_call(call: dict) -> dict:
-    return {"id": call.get("tool_call_id"), "type": "function",
-            "function": {"name": call.get("function_name"), "arguments": call.get("arguments")}}
+    return {
+        "id": call.get("tool_call_id"),
+        "type": "function",
+        "function": {"name": call.get("function_name"), "arguments": call.get("arguments")},
+    }
 
 
 def _read(path: Path) -> dict:
@@ -267,7 +276,15 @@ class AtifFile:
         except Exception as exc:  # a shape no rule anticipated: counted, naming the file
             skips.bad_row(exc, str(self.path))
             return
-        yield cand, {"_messages": traj["messages"], "peak_prompt_tokens": traj["peak_prompt_tokens"],
-                     "_recorded_assistant_tokens": traj["recorded_completion"],
-                     "agent": traj["agent"], "model": traj["model"],
-                     "n_subagents": traj["n_subagents"], **traj["totals"]}
+        yield (
+            cand,
+            {
+                "_messages": traj["messages"],
+                "peak_prompt_tokens": traj["peak_prompt_tokens"],
+                "_recorded_assistant_tokens": traj["recorded_completion"],
+                "agent": traj["agent"],
+                "model": traj["model"],
+                "n_subagents": traj["n_subagents"],
+                **traj["totals"],
+            },
+        )

@@ -6,8 +6,8 @@ with extra columns (trace_source, token ids) or differing types never clash (doc
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -17,15 +17,31 @@ from ._json import fingerprint
 from .jsonl import records
 from .plan import Candidate
 from .report import AccountingError, IngestError, SkipLog
-from .walk import read_bytes, split_suffix
 from .rows import DATE_NOTE, date_or_flag, episode_number, first_str, parse_result, to_int
+from .walk import read_bytes, split_suffix
 
 TASK_KEYS = ("task", "task_name", "task_id")
 KEY_COLUMNS = (*TASK_KEYS, "trial_name", "episode", "date", "attempt")
 ROW_COLUMNS = (
-    *KEY_COLUMNS, "conversations", "messages", "conversation", "result", "reward", "error_type",
-    "agent", "model", "benchmark", "task_family", "task_config", "task_index", "expected_answer",
-    "question", "answer", "failure_mode", "failure_mode_analysis", "run_id",
+    *KEY_COLUMNS,
+    "conversations",
+    "messages",
+    "conversation",
+    "result",
+    "reward",
+    "error_type",
+    "agent",
+    "model",
+    "benchmark",
+    "task_family",
+    "task_config",
+    "task_index",
+    "expected_answer",
+    "question",
+    "answer",
+    "failure_mode",
+    "failure_mode_analysis",
+    "run_id",
 )
 NON_JSON_CONVERSATION = "conversation string is not JSON (kept as one assistant message)"
 FINGERPRINT_COLUMNS = list(ROW_COLUMNS)  # not ROW_COLUMNS itself: the fingerprint pass leaves preloaded arrays
@@ -35,8 +51,9 @@ ROW_MARKERS = frozenset(("conversations", "messages", "conversation", *TASK_KEYS
 def looks_like_rows(data) -> bool:
     """A JSON array holding trace rows: empty, or any element a row-shaped object (a null or a
     header object first does not hide the rows after it; the odd elements become counted skips)."""
-    return isinstance(data, list) and (not data or any(isinstance(r, dict) and not ROW_MARKERS.isdisjoint(r)
-                                                       for r in data))
+    return isinstance(data, list) and (
+        not data or any(isinstance(r, dict) and not ROW_MARKERS.isdisjoint(r) for r in data)
+    )
 
 
 def _parquet_rows(path: Path, columns, codec, batch_rows: int = 256) -> Iterator[tuple[int, dict, str]]:
@@ -99,9 +116,17 @@ class ExportedRows:
                 skips.skip("missing task id", where)
                 continue
             date, bad_date = date_or_flag(row.get("date"))  # noted only if the row is kept (plan)
-            yield Candidate(path, i, where, task, first_str(row, "trial_name"),
-                            episode_number(row.get("episode"), skips), date, to_int(row.get("attempt"), skips),
-                            notes=(DATE_NOTE,) if bad_date else ())
+            yield Candidate(
+                path,
+                i,
+                where,
+                task,
+                first_str(row, "trial_name"),
+                episode_number(row.get("episode"), skips),
+                date,
+                to_int(row.get("attempt"), skips),
+                notes=(DATE_NOTE,) if bad_date else (),
+            )
 
     def fingerprints(self, path: Path, wanted: set[int]) -> dict[int, str]:
         """Content hashes of the rows at ``wanted`` (only rows whose trial key repeats)."""

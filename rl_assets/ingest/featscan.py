@@ -139,13 +139,42 @@ def featurize_fast(messages: list, counter, f) -> dict | None:
         think_tokens = counter("\n".join(thinks))
     else:  # other tokenizers are not: count each block, as the reference does
         think_tokens = sum(counter(t) for t in thinks)
-    return feature_dict(len(roles), turns, n_tokens, a_tokens, names, len(resp), errors, think_blocks,
-                          think_tokens, fences, f.count_self_corrections_low(agent.low), parse_errs, hints,
-                          f._premature(roles, completed), hint_first)
+    return feature_dict(
+        len(roles),
+        turns,
+        n_tokens,
+        a_tokens,
+        names,
+        len(resp),
+        errors,
+        think_blocks,
+        think_tokens,
+        fences,
+        f.count_self_corrections_low(agent.low),
+        parse_errs,
+        hints,
+        f._premature(roles, completed),
+        hint_first,
+    )
 
 
-def feature_dict(n_messages, turns, n_tokens, a_tokens, names, responses, errors, think_blocks, think_tokens,
-                 fences, self_corr, parse_errs, hints, premature, hint_first) -> dict:
+def feature_dict(
+    n_messages,
+    turns,
+    n_tokens,
+    a_tokens,
+    names,
+    responses,
+    errors,
+    think_blocks,
+    think_tokens,
+    fences,
+    self_corr,
+    parse_errs,
+    hints,
+    premature,
+    hint_first,
+) -> dict:
     """The feature/size columns of one trace (keys = TRACE_SCHEMA names), shared by both paths."""
     return {
         "n_messages": n_messages,
@@ -222,7 +251,7 @@ def _blocks(ca: Joined, tagged, tags: tuple, regex) -> list[str]:
             p = low.find(t, body, end)
             if p != -1 and (j == -1 or p < j):
                 j, close = p, t
-        out.append(text[body:end if j == -1 else j])
+        out.append(text[body : end if j == -1 else j])
         pos = end if j == -1 else j + len(close)
 
 
@@ -244,6 +273,10 @@ def _count_errors(oa: Joined, o_msgs: list, resp: list[int], f) -> int:
     for k in resp:
         m = o_msgs[k]
         code = m.get("exit_code")
-        if m.get("is_error") or (isinstance(code, int) and code != 0) or (k in suspects and f.is_tool_error(oa.texts[k])):
+        if (
+            m.get("is_error")
+            or (isinstance(code, int) and code != 0)
+            or (k in suspects and f.is_tool_error(oa.texts[k]))
+        ):
             errors += 1
     return errors

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter
-from typing import Callable
+from collections.abc import Callable
 
 from rl_assets.values.conversation import THINK_RE, TOOL_CALL_RE, text_of  # noqa: F401 - featscan reads them here
 
@@ -33,17 +33,39 @@ from .featscan import feature_dict, featurize_fast
 COMPLETION_TOOLS = frozenset(
     {"mark_task_complete", "task_complete", "finish", "submit", "attempt_completion", "complete_task"}
 )
-_ROLE = {"assistant": "assistant", "gpt": "assistant", "agent": "assistant", "model": "assistant",
-         "tool": "tool", "function": "tool", "ipython": "tool", "observation": "tool",
-         "user": "user", "human": "user", "system": "system"}
+_ROLE = {
+    "assistant": "assistant",
+    "gpt": "assistant",
+    "agent": "assistant",
+    "model": "assistant",
+    "tool": "tool",
+    "function": "tool",
+    "ipython": "tool",
+    "observation": "tool",
+    "user": "user",
+    "human": "user",
+    "system": "system",
+}
 
 # Python's re scans alternations at ~15 MB/s, far below the ingest budget, so each check is
 # gated by plain substring tests (C speed) and the regex only confirms/counts real hits.
 SELF_CORRECTION_PHRASES = (
-    "let me reconsider", "on second thought", "i was wrong", "i was mistaken", "my mistake",
-    "let me try again", "let me retry", "let me re-examine", "let me reexamine", "i made an error",
-    "i made a mistake", "that didn't work", "that did not work", "let me correct that",
-    "let me correct this", "let me correct myself",
+    "let me reconsider",
+    "on second thought",
+    "i was wrong",
+    "i was mistaken",
+    "my mistake",
+    "let me try again",
+    "let me retry",
+    "let me re-examine",
+    "let me reexamine",
+    "i made an error",
+    "i made a mistake",
+    "that didn't work",
+    "that did not work",
+    "let me correct that",
+    "let me correct this",
+    "let me correct myself",
 )
 SELF_CORRECTION_RE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in SELF_CORRECTION_PHRASES) + r")\b")
 _EXC_NAMES = (
@@ -234,6 +256,20 @@ def featurize_reference(messages: list, counter: Callable[[str], int]) -> dict:
     agent_all = "\n".join(agent_texts)
     a_tokens = counter(agent_all)
     n_tokens = a_tokens + counter("\n".join(other_texts))
-    return feature_dict(len(msgs), turns, n_tokens, a_tokens, names, responses, errors, think_blocks, think_tokens,
-                        fences, count_self_corrections(agent_all), parse_errs, hints, _premature(roles, completed),
-                        hint_first)
+    return feature_dict(
+        len(msgs),
+        turns,
+        n_tokens,
+        a_tokens,
+        names,
+        responses,
+        errors,
+        think_blocks,
+        think_tokens,
+        fences,
+        count_self_corrections(agent_all),
+        parse_errs,
+        hints,
+        _premature(roles, completed),
+        hint_first,
+    )

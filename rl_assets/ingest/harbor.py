@@ -6,8 +6,8 @@ final_metrics fill the token fields result.json lacks)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from . import _json
 from .atif import AtifError, load_trajectory
@@ -17,11 +17,19 @@ from .report import SkipLog
 from .rows import DATE_NOTE, date_or_flag, duration_s, first_str, to_count, to_float, to_int
 
 # result.json phase -> trace column (each phase is {started_at, finished_at})
-PHASES = {"environment_setup": "env_setup_s", "agent_setup": "agent_setup_s",
-          "agent_execution": "agent_exec_s", "verifier": "verifier_s"}
+PHASES = {
+    "environment_setup": "env_setup_s",
+    "agent_setup": "agent_setup_s",
+    "agent_execution": "agent_exec_s",
+    "verifier": "verifier_s",
+}
 # agent_result field -> trace column
-AGENT_RESULT = {"n_input_tokens": "input_tokens", "n_output_tokens": "output_tokens",
-                "n_cache_tokens": "cached_tokens", "cost_usd": "cost_usd"}
+AGENT_RESULT = {
+    "n_input_tokens": "input_tokens",
+    "n_output_tokens": "output_tokens",
+    "n_cache_tokens": "cached_tokens",
+    "cost_usd": "cost_usd",
+}
 _EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Timeout\w*))\b", re.MULTILINE)
 
 
@@ -57,8 +65,16 @@ class HarborTrials:
             skips.skip("missing task id", where)
             return
         date, bad_date = date_or_flag(res.get("started_at"))  # noted only if kept (plan)
-        yield Candidate(trial, 0, where, task, first_str(res, "trial_name") or trial.name, date=date, payload=res,
-                        notes=(DATE_NOTE,) if bad_date else ())
+        yield Candidate(
+            trial,
+            0,
+            where,
+            task,
+            first_str(res, "trial_name") or trial.name,
+            date=date,
+            payload=res,
+            notes=(DATE_NOTE,) if bad_date else (),
+        )
 
     def fingerprints(self, trial: Path, wanted: set[int]) -> dict[int, str]:
         """Content of one trial (its result.json and trajectory) for telling repeats apart."""
@@ -83,8 +99,12 @@ class HarborTrials:
                 except AtifError as exc:
                     skips.skip("invalid ATIF trajectory", str(exc))
                     return
-                row.update(_messages=traj["messages"], peak_prompt_tokens=traj["peak_prompt_tokens"],
-                           _recorded_assistant_tokens=traj["recorded_completion"], n_subagents=traj["n_subagents"])
+                row.update(
+                    _messages=traj["messages"],
+                    peak_prompt_tokens=traj["peak_prompt_tokens"],
+                    _recorded_assistant_tokens=traj["recorded_completion"],
+                    n_subagents=traj["n_subagents"],
+                )
                 for col, value in traj["totals"].items():  # result.json wins; ATIF fills the gaps
                     if row.get(col) is None:
                         row[col] = value
@@ -124,7 +144,9 @@ def run_facts(res: dict, skips: SkipLog | None = None) -> dict:
     out = {}
     for phase, col in PHASES.items():
         span = res.get(phase)
-        out[col] = duration_s(span.get("started_at"), span.get("finished_at"), skips) if isinstance(span, dict) else None
+        out[col] = (
+            duration_s(span.get("started_at"), span.get("finished_at"), skips) if isinstance(span, dict) else None
+        )
     out["trial_s"] = duration_s(res.get("started_at"), res.get("finished_at"), skips)
     agent_result = res.get("agent_result") if isinstance(res.get("agent_result"), dict) else {}
     for key, col in AGENT_RESULT.items():
@@ -140,7 +162,9 @@ def _task_from_id(task_id) -> str | None:
 
 
 def _outcome(res: dict, trial: Path, job: dict) -> dict:
-    rewards = (res.get("verifier_result") or {}).get("rewards") if isinstance(res.get("verifier_result"), dict) else None
+    rewards = (
+        (res.get("verifier_result") or {}).get("rewards") if isinstance(res.get("verifier_result"), dict) else None
+    )
     reward = None
     if isinstance(rewards, dict) and rewards:
         value = rewards.get("reward", next(iter(rewards.values())) if len(rewards) == 1 else None)

@@ -84,6 +84,7 @@ class Discovery:
             elif suffix in (".jsonl", ".ndjson", ".parquet"):
                 skips.input_not_read(ROW_FILE_IN_HARBOR, f)
             else:
-                skips.input_not_read(JOB_FILE if suffix == ".json" or f.suffix == ".log" else "not a trace data file",
-                                     f, lost=False)
+                skips.input_not_read(
+                    JOB_FILE if suffix == ".json" or f.suffix == ".log" else "not a trace data file", f, lost=False
+                )
         return w.units

@@ -11,8 +11,8 @@ file (an interrupted write). A bad record never takes the rest of the file with 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from . import _json
 from .report import IngestError

@@ -9,14 +9,15 @@ candidates only. Two passes keep memory flat: nothing but these small keys is he
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Iterator, Protocol
+from datetime import UTC, datetime
+from typing import Any, Protocol
 
 from .dedup import dedup
 from .report import SkipLog
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 REDUCED = "earlier episode of the same trial (kept the last)"
 CAPPED = "beyond the max_rows cap"
 
@@ -46,8 +47,9 @@ class Adapter(Protocol):
     def load(self, unit, wanted: dict[int, Candidate], skips: SkipLog) -> Iterator[tuple[Candidate, dict]]: ...
 
 
-def plan(cands: list[Candidate], skips: SkipLog, *, keep_all_episodes: bool, max_rows: int | None,
-         fingerprints=None) -> list[Candidate]:
+def plan(
+    cands: list[Candidate], skips: SkipLog, *, keep_all_episodes: bool, max_rows: int | None, fingerprints=None
+) -> list[Candidate]:
     """The candidates to load. Every candidate not returned is counted on ``skips`` (merged or
     skipped), so the ledger still balances. ``fingerprints(cands) -> {id(cand): hash}`` reads
     the content of rows whose trial key repeats."""
@@ -67,7 +69,7 @@ def plan(cands: list[Candidate], skips: SkipLog, *, keep_all_episodes: bool, max
     _number_attempts(kept)
     kept = dedup(kept, skips, fingerprints)  # on the trace_id key, attempts numbered
     if max_rows is not None and len(kept) > max(0, int(max_rows)):
-        for c in kept[max(0, int(max_rows)):]:
+        for c in kept[max(0, int(max_rows)) :]:
             skips.skip(CAPPED, c.where, lost=False)
         kept = kept[: max(0, int(max_rows))]
     for c in kept:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 
@@ -51,8 +51,7 @@ def load_predictions(path: Path | str) -> dict[str, str]:
 def _git(path: Path, *args: str) -> str:
     """stdout of a read-only git command run next to the file ("" on any failure)."""
     try:
-        proc = subprocess.run(["git", *args], cwd=path.parent, capture_output=True, text=True, timeout=10,
-                              check=False)
+        proc = subprocess.run(["git", *args], cwd=path.parent, capture_output=True, text=True, timeout=10, check=False)
     except (OSError, subprocess.SubprocessError):
         return ""
     return proc.stdout.strip() if proc.returncode == 0 else ""
@@ -74,7 +73,7 @@ def _commit_time(path: Path) -> tuple[datetime | None, bool]:
     current_blob = _git(path, "hash-object", "--", path.name)
     if not committed_blob or committed_blob != current_blob:
         return None, True
-    return datetime.fromisoformat(when).astimezone(timezone.utc), False
+    return datetime.fromisoformat(when).astimezone(UTC), False
 
 
 def file_evidence(path: Path | str) -> dict:
@@ -86,7 +85,7 @@ def file_evidence(path: Path | str) -> dict:
     return {
         "path": str(path),
         "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
-        "mtime_utc": datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc),
+        "mtime_utc": datetime.fromtimestamp(path.stat().st_mtime, tz=UTC),
         "committed_utc": committed,
         "modified_since_commit": modified,
     }

@@ -13,8 +13,8 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from . import _json
 from .plan import Candidate
@@ -33,7 +33,9 @@ def is_rg_file(data) -> bool:
 def looks_like_rg(data) -> bool:
     """Loosely an eval file (for files inside a folder of them): a malformed family file --
     results not a list, no name -- is read and its defect counted, not dropped as unrelated."""
-    return isinstance(data, dict) and ("results" in data or "categories" in data or ("name" in data and "config" in data))
+    return isinstance(data, dict) and (
+        "results" in data or "categories" in data or ("name" in data and "config" in data)
+    )
 
 
 def is_rg_summary(data) -> bool:
@@ -128,16 +130,30 @@ class RgFiles:
                     skips.skip("result item is not an object", where)
                     continue
                 if not isinstance(comps, list) or not comps:
-                    comps = [{"model_answer": item.get("model_answer", item.get("best_model_answer")),
-                              "full_model_response": item.get("full_model_response", item.get("best_full_model_response")),
-                              "score": item.get("score", item.get("best_score"))}]
+                    comps = [
+                        {
+                            "model_answer": item.get("model_answer", item.get("best_model_answer")),
+                            "full_model_response": item.get(
+                                "full_model_response", item.get("best_full_model_response")
+                            ),
+                            "score": item.get("score", item.get("best_score")),
+                        }
+                    ]
                 for j, comp in enumerate(comps):
                     if not isinstance(comp, dict):
                         skips.skip("completion is not an object", f"{where} completion {j}")
                         continue
                     payload = (ds, item, comp, meta, family, i)
-                    yield Candidate(unit, k, f"{where} completion {j}", f"{family}/{i}",
-                                    trial_name=f"{rel}:{family}/{i}#{j}", date=date, attempt=j, payload=payload)
+                    yield Candidate(
+                        unit,
+                        k,
+                        f"{where} completion {j}",
+                        f"{family}/{i}",
+                        trial_name=f"{rel}:{family}/{i}#{j}",
+                        date=date,
+                        attempt=j,
+                        payload=payload,
+                    )
                     k += 1
 
     def load(self, unit, wanted: dict[int, Candidate], skips: SkipLog) -> Iterator[tuple[Candidate, dict]]:
@@ -186,9 +202,14 @@ def _completion_row(cand: Candidate) -> dict | str:
 
 # Recorded generation settings, compared between the two sides (a change can masquerade as
 # learning): (our name, where the file may record it, first found wins).
-SETTINGS = (("max_tokens", ("max_tokens",)), ("temperature", ("temperature",)), ("top_p", ("top_p",)),
-            ("repeats_per_task", ("eval_repeats", "completions_per_prompt")),
-            ("eval_git_hash", ("git_hash",)), ("provider", ("provider",)))
+SETTINGS = (
+    ("max_tokens", ("max_tokens",)),
+    ("temperature", ("temperature",)),
+    ("top_p", ("top_p",)),
+    ("repeats_per_task", ("eval_repeats", "completions_per_prompt")),
+    ("eval_git_hash", ("git_hash",)),
+    ("provider", ("provider",)),
+)
 
 
 def gen_settings(ds: dict, meta: dict) -> str | None:

@@ -105,11 +105,13 @@ class SkipLog:
         if units != self.found:
             raise AccountingError(
                 f"{where}: ingest accounting bug: found {self.found} units but written {written} + skipped "
-                f"{self.total} + merged {sum(self.merged.values())} = {units}")
+                f"{self.total} + merged {sum(self.merged.values())} = {units}"
+            )
         inputs = self.inputs_read + sum(self.not_read.values()) + sum(self.inputs_merged.values())
         if inputs != self.inputs_found:
-            raise AccountingError(f"{where}: ingest accounting bug: found {self.inputs_found} inputs, "
-                                  f"accounted {inputs}")
+            raise AccountingError(
+                f"{where}: ingest accounting bug: found {self.inputs_found} inputs, accounted {inputs}"
+            )
 
 
 @dataclass
@@ -132,10 +134,17 @@ class IngestReport:
     def skipped_markdown(self) -> str:
         if not self.skipped and not self.notes and not self.merged:
             return "no rows skipped"
-        lines = [md_table(["reason", "rows", "effect"],
-                          [[md_text(reason), n, effect] for effect, counts in (
-                              ("skipped", self.skipped), ("merged", self.merged), ("note", self.notes))
-                           for reason, n in sorted(counts.items())], align="-r-")]
+        lines = [
+            md_table(
+                ["reason", "rows", "effect"],
+                [
+                    [md_text(reason), n, effect]
+                    for effect, counts in (("skipped", self.skipped), ("merged", self.merged), ("note", self.notes))
+                    for reason, n in sorted(counts.items())
+                ],
+                align="-r-",
+            )
+        ]
         if self.skip_examples:
             lines += ["", "Examples:", *[f"- {md_text(e)}" for e in self.skip_examples]]  # file names, row text
         return "\n".join(lines)
@@ -158,9 +167,17 @@ class IngestReport:
             "side": self.side,
         }
         if acc:
-            meta.update({"units": acc["units"], "units_found": acc["found"], "units_lost": acc["lost"],
-                         "inputs_found": acc["inputs_found"], "inputs_read": acc["inputs_read"],
-                         "inputs_not_read": sum(acc["not_read"].values()), "accounting": accounting_markdown(acc)})
+            meta.update(
+                {
+                    "units": acc["units"],
+                    "units_found": acc["found"],
+                    "units_lost": acc["lost"],
+                    "inputs_found": acc["inputs_found"],
+                    "inputs_read": acc["inputs_read"],
+                    "inputs_not_read": sum(acc["not_read"].values()),
+                    "accounting": accounting_markdown(acc),
+                }
+            )
         for name, value in self.feature_summary.items():
             meta[f"mean_{name}"] = None if value is None else round(float(value), 6)
         return meta
@@ -168,11 +185,21 @@ class IngestReport:
 
 def accounting_of(log: SkipLog, written: int, units: str) -> dict:
     """The ledger as plain JSON values (kept in a table's stamp, shown by the asset check)."""
-    return {"units": units, "found": log.found, "written": written, "skipped": dict(log.counts),
-            "merged": dict(log.merged), "lost": log.lost(), "by_design": sorted(log.by_design),
-            "inputs_found": log.inputs_found, "inputs_read": log.inputs_read, "not_read": dict(log.not_read),
-            "inputs_merged": dict(log.inputs_merged), "examples": list(log.examples),
-            "input_examples": list(log.input_examples)}
+    return {
+        "units": units,
+        "found": log.found,
+        "written": written,
+        "skipped": dict(log.counts),
+        "merged": dict(log.merged),
+        "lost": log.lost(),
+        "by_design": sorted(log.by_design),
+        "inputs_found": log.inputs_found,
+        "inputs_read": log.inputs_read,
+        "not_read": dict(log.not_read),
+        "inputs_merged": dict(log.inputs_merged),
+        "examples": list(log.examples),
+        "input_examples": list(log.input_examples),
+    }
 
 
 def accounting_markdown(acc: dict) -> str:

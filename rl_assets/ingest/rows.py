@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from rl_assets.schema import INFRA_ERRORS, TRACE_COLUMNS
 
@@ -54,10 +54,10 @@ def parse_date(value) -> datetime | None:
     if isinstance(value, datetime):
         dt = value
     elif isinstance(value, (int, float)):
-        dt = datetime.fromtimestamp(float(value), tz=timezone.utc)
+        dt = datetime.fromtimestamp(float(value), tz=UTC)
     else:
         dt = datetime.fromisoformat(_iso(value))
-    return dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt.astimezone(timezone.utc)
+    return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
 
 
 def _iso(value) -> str:
@@ -111,7 +111,7 @@ def episode_number(value, skips=None) -> int | None:
 
 
 def trace_id(source_ref: str, key: str) -> str:
-    return hashlib.sha1(f"{source_ref}|{key}".encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha1(f"{source_ref}|{key}".encode()).hexdigest()[:16]
 
 
 def finish_row(row: dict) -> dict:
@@ -183,7 +183,7 @@ def _moment(value) -> datetime | None:
     if isinstance(value, datetime):
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return datetime.fromtimestamp(float(value), tz=timezone.utc)
+        return datetime.fromtimestamp(float(value), tz=UTC)
     return datetime.fromisoformat(_iso(value))
 
 
@@ -201,6 +201,6 @@ def duration_s(start, end, skips=None) -> float | None:
     if a is None or b is None or (a.tzinfo is None) != (b.tzinfo is None):
         return None
     if a.tzinfo is None:
-        a, b = a.replace(tzinfo=timezone.utc), b.replace(tzinfo=timezone.utc)
+        a, b = a.replace(tzinfo=UTC), b.replace(tzinfo=UTC)
     seconds = (b - a).total_seconds()
     return seconds if seconds >= 0 else None

@@ -23,6 +23,7 @@ from .exported import ExportedRows, looks_like_rows
 from .harbor_walk import Discovery, is_trial_result
 from .report import IngestError, SkipLog
 from .walk import account_extras, not_data_reason, read_bytes, split_suffix, walk
+
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -44,8 +45,7 @@ def _looks_local(spec: str) -> bool:
     if "://" in spec:
         return False  # a URL names a Hub dataset or nothing, never a file here
     lower = spec.lower()
-    return (spec.startswith(_LOCAL_PREFIXES) or lower.endswith(DATA_FILE_SUFFIXES)
-            or Path(spec).expanduser().exists())
+    return spec.startswith(_LOCAL_PREFIXES) or lower.endswith(DATA_FILE_SUFFIXES) or Path(spec).expanduser().exists()
 
 
 def hub_dataset(spec: str) -> tuple[str, str | None] | None:
@@ -69,8 +69,12 @@ def resolve(spec: str, hub, skips: SkipLog | None = None) -> Source:
         return _hub_source(spec[3:], hub, skips)
     if spec.startswith(wandb_validation.PREFIX):  # a run's validation generations (rounds as traces)
         folder, rounds = wandb_validation.parse_spec(spec)
-        return Source("wandb_validation", f"{folder.resolve()}@{rounds}", None,
-                      wandb_validation.WandbValidation(folder.resolve(), rounds))
+        return Source(
+            "wandb_validation",
+            f"{folder.resolve()}@{rounds}",
+            None,
+            wandb_validation.WandbValidation(folder.resolve(), rounds),
+        )
     if _looks_local(spec):
         path = Path(spec).expanduser()
         if not path.exists():
@@ -109,8 +113,10 @@ def _local_source(path: Path, skips: SkipLog) -> Source:
         return Source(kind, str(path), None, adapter)
     reason = not_data_reason(path)
     if reason is not None:
-        raise IngestError(f"{path}: unsupported file type {path.suffix!r} ({reason[0]}; "
-                          "expected .parquet, .jsonl or .json, optionally .gz/.bz2/.zst)")
+        raise IngestError(
+            f"{path}: unsupported file type {path.suffix!r} ({reason[0]}; "
+            "expected .parquet, .jsonl or .json, optionally .gz/.bz2/.zst)"
+        )
     trial = path.parent.parent
     if path.parent.name == "agent" and path.name.startswith("trajectory"):
         found = Discovery(trial)

@@ -15,7 +15,7 @@ mixed cl100k and Qwen tokenizers, docs/original_pipeline.md W21).
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np  # always present: pyarrow depends on it
 
@@ -26,9 +26,7 @@ REFERENCE_RE = re.compile(rb"[A-Za-z0-9_\x80-\xff]+|[^A-Za-z0-9_\x80-\xff \t\n\r
 _WORD = set(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") | set(range(0x80, 0x100))
 _SPACE = set(b" \t\n\r\x0b\x0c")
 # Map every byte to one of three classes: b"a" word, b" " space, b"." punctuation.
-_TABLE = bytes(
-    (ord("a") if b in _WORD else ord(" ") if b in _SPACE else ord(".")) for b in range(256)
-)
+_TABLE = bytes((ord("a") if b in _WORD else ord(" ") if b in _SPACE else ord(".")) for b in range(256))
 
 
 _A, _DOT = ord("a"), ord(".")

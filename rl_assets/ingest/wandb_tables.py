@@ -78,8 +78,11 @@ def _triples(columns: list) -> dict[int, tuple[int, int, int, int | None]] | Non
         m = _TRIPLE.match(str(name))
         if m:
             seen.setdefault(int(m.group(2)), {})[m.group(1)] = pos
-    out = {i: (c["input"], c["output"], c["score"], c.get("label")) for i, c in seen.items()
-           if {"input", "output", "score"} <= set(c)}
+    out = {
+        i: (c["input"], c["output"], c["score"], c.get("label"))
+        for i, c in seen.items()
+        if {"input", "output", "score"} <= set(c)
+    }
     return out or None
 
 

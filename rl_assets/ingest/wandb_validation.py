@@ -27,7 +27,7 @@ NOT_SELECTED = "validation round not selected by the spec's round selector"
 
 def parse_spec(spec: str) -> tuple[Path, str]:
     """``wandb-val:<folder>@<selector>`` -> (folder, selector); a path may itself hold '@'."""
-    body = spec[len(PREFIX):].strip()
+    body = spec[len(PREFIX) :].strip()
     head, at, tail = body.rpartition("@")
     if at and (tail in SELECTORS or tail.isdigit()):
         return Path(head).expanduser(), tail
@@ -54,15 +54,17 @@ class WandbValidation:
         frame = read_validation_tables(unit)
         ledger = frame.attrs["ledger"]
         if not ledger.tables_read:
-            raise IngestError(f"{unit}: no W&B validation-generation table (*.table.json with step and "
-                              f"input_i/output_i/score_i columns) found; not read: {ledger.tables_not_read or 'none'}")
+            raise IngestError(
+                f"{unit}: no W&B validation-generation table (*.table.json with step and "
+                f"input_i/output_i/score_i columns) found; not read: {ledger.tables_not_read or 'none'}"
+            )
         for reason, files in ledger.tables_not_read.items():
             for f in files:  # another kind of table (e.g. training samples) holds no lost trace data
                 skips.input_not_read(reason, f, lost=reason != NOT_VALIDATION)
         for _ in range(ledger.tables_read):
             skips.input_read()
         skips.find(ledger.found)
-        skips.examples.extend(ledger.examples[:max(10 - len(skips.examples), 0)])  # where the reader skipped
+        skips.examples.extend(ledger.examples[: max(10 - len(skips.examples), 0)])  # where the reader skipped
         for reason, n in ledger.skipped.items():
             skips.counts[reason] = skips.counts.get(reason, 0) + n
         for reason, n in ledger.merged.items():
@@ -76,15 +78,28 @@ class WandbValidation:
             if rec.step not in chosen:
                 skips.skip(NOT_SELECTED, where, lost=False)
                 continue
-            yield Candidate(unit, k, where, task_id_of(rec.input), trial_name=f"round{rec.step}/sample{rec.sample}",
-                            episode=int(rec.step), payload=(rec.input, rec.output, float(rec.score), rec.label))
+            yield Candidate(
+                unit,
+                k,
+                where,
+                task_id_of(rec.input),
+                trial_name=f"round{rec.step}/sample{rec.sample}",
+                episode=int(rec.step),
+                payload=(rec.input, rec.output, float(rec.score), rec.label),
+            )
 
     def load(self, unit, wanted: dict[int, Candidate], skips: SkipLog) -> Iterator[tuple[Candidate, dict]]:
         for k in sorted(wanted):
             cand = wanted[k]
             prompt, output, score, label = cand.payload
             cand.payload = None
-            yield cand, {
-                "_messages": [{"role": "user", "content": prompt}, {"role": "assistant", "content": output}],
-                "reward": score, "question": prompt, "answer": output, "expected_answer": label,
-            }
+            yield (
+                cand,
+                {
+                    "_messages": [{"role": "user", "content": prompt}, {"role": "assistant", "content": output}],
+                    "reward": score,
+                    "question": prompt,
+                    "answer": output,
+                    "expected_answer": label,
+                },
+            )

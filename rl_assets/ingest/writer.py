@@ -38,7 +38,7 @@ class TraceWriter:
         self._sums = {c: 0.0 for c in FEATURE_COLUMNS}
         self._counts = {c: 0 for c in FEATURE_COLUMNS}
 
-    def __enter__(self) -> "TraceWriter":
+    def __enter__(self) -> TraceWriter:
         self.out_path.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_temps(self.out_path)
         self._tmp = temp_path(self.out_path)

@@ -14,4 +14,3 @@ refresh_lineage = dg.define_asset_job(
     selection=dg.AssetSelection.assets(LINEAGE_ASSET),
     description="The run lineage of one RL job: its analysed checkpoints in step order, and when each change emerged.",
 )
-

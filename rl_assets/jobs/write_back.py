@@ -38,8 +38,10 @@ def push_failure_modes(context: dg.OpExecutionContext, config: WriteBackConfig, 
     table = store.read_table(path)
     rows = [r for r in table.to_pylist() if r.get("failure_mode")]
     if not config.allow_offline_labels and any("offline" in str(r.get("annotator")) for r in rows):
-        raise dg.Failure(description="annotations come from the offline heuristic (not an LLM); "
-                         "set allow_offline_labels to push them anyway")
+        raise dg.Failure(
+            description="annotations come from the offline heuristic (not an LLM); "
+            "set allow_offline_labels to push them anyway"
+        )
     by_repo: dict[str, list[dict]] = {}
     for r in rows:
         if r.get("source_repo"):
@@ -50,8 +52,9 @@ def push_failure_modes(context: dg.OpExecutionContext, config: WriteBackConfig, 
     for repo, repo_rows in by_repo.items():
         buf = io.BytesIO()
         pq.write_table(pa.Table.from_pylist([{k: r.get(k) for k in PUSH_COLUMNS} for r in repo_rows]), buf)
-        revision = client.upload_file(repo, config.path_in_repo, buf.getvalue(), repo_type="dataset",
-                                      commit_message=config.commit_message)
+        revision = client.upload_file(
+            repo, config.path_in_repo, buf.getvalue(), repo_type="dataset", commit_message=config.commit_message
+        )
         pushed[repo] = {"rows": len(repo_rows), "revision": revision}
         context.log.info(f"pushed {len(repo_rows)} annotations to {repo}:{config.path_in_repo}")
     return {"preflight": checks, "pushed": pushed}

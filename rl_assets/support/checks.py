@@ -22,14 +22,25 @@ ACCOUNTED = "every_input_accounted_for"
 
 def not_applicable(check_name: str, reason: str, asset: str | None = None, **metadata) -> dg.AssetCheckResult:
     """A check that does not apply to this partition, by design: passed, described as not applicable."""
-    return dg.AssetCheckResult(check_name=check_name, asset_key=asset, passed=True, description=f"not applicable: {reason}",
-                               metadata={"applicable": False, "reason": reason, **metadata})
+    return dg.AssetCheckResult(
+        check_name=check_name,
+        asset_key=asset,
+        passed=True,
+        description=f"not applicable: {reason}",
+        metadata={"applicable": False, "reason": reason, **metadata},
+    )
 
 
 def calls_check_spec(asset: str) -> dg.AssetCheckSpec:
-    return dg.AssetCheckSpec(CALLS_OK, asset=asset, partitions_def=models_partitions, description=(
-        "At least one LLM call of the run succeeded; fails (ERROR) when every call failed, listing the reasons "
-        "(HTTP status and message, secrets masked); a partial failure passes with its counts by reason."))
+    return dg.AssetCheckSpec(
+        CALLS_OK,
+        asset=asset,
+        partitions_def=models_partitions,
+        description=(
+            "At least one LLM call of the run succeeded; fails (ERROR) when every call failed, listing the reasons "
+            "(HTTP status and message, secrets masked); a partial failure passes with its counts by reason."
+        ),
+    )
 
 
 def calls_check(asset: str, summary: dict) -> dg.AssetCheckResult:
@@ -41,16 +52,29 @@ def calls_check(asset: str, summary: dict) -> dg.AssetCheckResult:
     else:
         description = f"{summary['requested']} LLM calls, none failed"
     return dg.AssetCheckResult(
-        check_name=CALLS_OK, asset_key=asset, passed=not summary["all_failed"], severity=dg.AssetCheckSeverity.ERROR,
+        check_name=CALLS_OK,
+        asset_key=asset,
+        passed=not summary["all_failed"],
+        severity=dg.AssetCheckSeverity.ERROR,
         description=description,
-        metadata={"requested": summary["requested"], "failed": summary["failed"],
-                  "failure_reasons": dg.MetadataValue.md(reasons)})
+        metadata={
+            "requested": summary["requested"],
+            "failed": summary["failed"],
+            "failure_reasons": dg.MetadataValue.md(reasons),
+        },
+    )
 
 
 def accounted_check_spec(asset: str) -> dg.AssetCheckSpec:
-    return dg.AssetCheckSpec(ACCOUNTED, asset=asset, partitions_def=models_partitions, description=(
-        "Every file, trial folder and row the ingest found is written, skipped for a stated reason, or merged "
-        "as a duplicate; fails when anything was lost (a skip or an unread file that is not by design)."))
+    return dg.AssetCheckSpec(
+        ACCOUNTED,
+        asset=asset,
+        partitions_def=models_partitions,
+        description=(
+            "Every file, trial folder and row the ingest found is written, skipped for a stated reason, or merged "
+            "as a duplicate; fails when anything was lost (a skip or an unread file that is not by design)."
+        ),
+    )
 
 
 def accounted_check(asset: str, acc: dict) -> dg.AssetCheckResult:
@@ -61,11 +85,23 @@ def accounted_check(asset: str, acc: dict) -> dg.AssetCheckResult:
 
     lost = acc["lost"]
     return dg.AssetCheckResult(
-        check_name=ACCOUNTED, asset_key=asset, passed=lost == 0, severity=dg.AssetCheckSeverity.ERROR,
-        description=f"{lost} of {acc['found']} {acc['units']} / {acc['inputs_found']} inputs lost" if lost
+        check_name=ACCOUNTED,
+        asset_key=asset,
+        passed=lost == 0,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description=f"{lost} of {acc['found']} {acc['units']} / {acc['inputs_found']} inputs lost"
+        if lost
         else f"all {acc['found']} {acc['units']} found are written, skipped by design or merged",
-        metadata={"units": acc["units"], "found": acc["found"], "written": acc["written"],
-                  "skipped": sum(acc["skipped"].values()), "merged": sum(acc["merged"].values()), "lost": lost,
-                  "inputs_found": acc["inputs_found"], "inputs_read": acc["inputs_read"],
-                  "inputs_not_read": sum(acc["not_read"].values()),
-                  "ledger": dg.MetadataValue.md(accounting_markdown(acc))})
+        metadata={
+            "units": acc["units"],
+            "found": acc["found"],
+            "written": acc["written"],
+            "skipped": sum(acc["skipped"].values()),
+            "merged": sum(acc["merged"].values()),
+            "lost": lost,
+            "inputs_found": acc["inputs_found"],
+            "inputs_read": acc["inputs_read"],
+            "inputs_not_read": sum(acc["not_read"].values()),
+            "ledger": dg.MetadataValue.md(accounting_markdown(acc)),
+        },
+    )

@@ -38,10 +38,15 @@ def latest_table(instance: dg.DagsterInstance | None, model_id: str) -> str | No
             table = record.asset_materialization.metadata.get("table")
             if isinstance(table, dg.PathMetadataValue) and store.exists(table.path):
                 return table.path
-    for folder in (str(store.failure_mode_folder(model_id)), str(store.legacy_tables_root() / "failure_modes" / slug(model_id))):
+    for folder in (
+        str(store.failure_mode_folder(model_id)),
+        str(store.legacy_tables_root() / "failure_modes" / slug(model_id)),
+    ):
         pointer = f"{folder}/LATEST"
         if store.exists(pointer):
-            table = store_checks.inside_root(f"{folder}/{store.read_bytes(pointer).decode().strip()}", f"the pointer {pointer}")
+            table = store_checks.inside_root(
+                f"{folder}/{store.read_bytes(pointer).decode().strip()}", f"the pointer {pointer}"
+            )
             if store.exists(table):
                 return table
     return None

@@ -36,6 +36,8 @@ def require_writable(hub_client, repos: list[str]) -> list[dict]:
     denied = [c for c in checks if not c["ok"]]
     if not repos or denied:
         why = "; ".join(f"{c['repo']}: {c['reason']}" for c in denied) or "no Hub dataset repo behind the traces"
-        raise dg.Failure(description=f"write-back refused before any spend or upload: {why}",
-                         metadata={"preflight": dg.MetadataValue.json(checks)})
+        raise dg.Failure(
+            description=f"write-back refused before any spend or upload: {why}",
+            metadata={"preflight": dg.MetadataValue.json(checks)},
+        )
     return checks

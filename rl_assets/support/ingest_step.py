@@ -11,14 +11,24 @@ from rl_assets.analysis.report_md import md_table
 from rl_assets.support.trace_tables import ingest_addressed
 
 
-def ingest_to_table(context, hub: HubResource, settings: AnalysisSettings, spec: str, asset_name: str, side: str, benchmark=None):
+def ingest_to_table(
+    context, hub: HubResource, settings: AnalysisSettings, spec: str, asset_name: str, side: str, benchmark=None
+):
     """Ingest one source for this partition (or reuse its unchanged table); returns (reference dict, Dagster metadata).
 
     The table lives at `<storage>/tables/<asset>/<slug>/<source digest>.parquet`: a run configured with
     other sources writes another file, and an edited local source gets a new digest (its data version)."""
     try:
-        built = ingest_addressed(hub.client(), spec, asset_name, context.partition_key, max_rows=settings.max_rows, tokenizer=settings.tokenizer,
-                                 benchmark=benchmark, side=side)
+        built = ingest_addressed(
+            hub.client(),
+            spec,
+            asset_name,
+            context.partition_key,
+            max_rows=settings.max_rows,
+            tokenizer=settings.tokenizer,
+            benchmark=benchmark,
+            side=side,
+        )
     except (HubError, FileNotFoundError) as exc:
         raise dg.Failure(description=f"{asset_name} {context.partition_key}: cannot read {spec}: {exc}") from exc
     ref = {
@@ -43,7 +53,11 @@ def ingest_to_table(context, hub: HubResource, settings: AnalysisSettings, spec:
     if "accounting" in metadata:
         metadata["accounting"] = dg.MetadataValue.md(metadata["accounting"])
     ref["accounting"] = built.get("accounting") or {}
-    metadata["features"] = dg.MetadataValue.md(md_table(
-        ["feature", "mean per trace"],
-        [[k, "—" if v is None else f"{v:.4g}"] for k, v in built["feature_summary"].items()], align="-r"))
+    metadata["features"] = dg.MetadataValue.md(
+        md_table(
+            ["feature", "mean per trace"],
+            [[k, "—" if v is None else f"{v:.4g}"] for k, v in built["feature_summary"].items()],
+            align="-r",
+        )
+    )
     return ref, metadata

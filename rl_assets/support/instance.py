@@ -21,7 +21,8 @@ python_logs:
   python_log_level: INFO
 """
 
-DEFAULT_INSTANCE_YAML = """\
+DEFAULT_INSTANCE_YAML = (
+    """\
 # Written by rldelta (rl_assets/support/instance.py). Edit freely; it is never overwritten (only a missing python_logs is added).
 # Queued runs are looked at every second (default 5 s): an upload waits on this twice before INDEX.md.
 run_coordinator:
@@ -50,7 +51,9 @@ run_monitoring:
   poll_interval_seconds: 30
 telemetry:
   enabled: false
-""" + QUIET_LOGS
+"""
+    + QUIET_LOGS
+)
 
 
 def ensure_instance_yaml(dagster_home: Path | str | None = None) -> Path:

@@ -9,7 +9,8 @@ exponent: 5.911e-12); integers, NaN and infinities pass through. The stored valu
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import dagster as dg
 

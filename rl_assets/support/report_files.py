@@ -14,8 +14,8 @@ never read back as data (docs/contracts.md, "Store").
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from rl_assets import store
 from rl_assets.fileutil import atomic_write_files, replace_folder

@@ -48,5 +48,7 @@ def file_metadata(key: str, path: Path | str, *, inline: bool = True) -> dict[st
     if url:
         out[f"{key}_url"] = dg.MetadataValue.url(url)
     if inline and path.suffix == ".md" and path.is_file() and path.stat().st_size <= MAX_INLINE_CHARS:
-        out[f"{key}_content"] = dg.MetadataValue.md(absolute_links(path.read_text(errors="replace"), url_of(path.parent)))
+        out[f"{key}_content"] = dg.MetadataValue.md(
+            absolute_links(path.read_text(errors="replace"), url_of(path.parent))
+        )
     return out

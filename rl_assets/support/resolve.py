@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from rl_assets.analysis.escape import md_text
-from rl_assets.values.escape import md_table
 from rl_assets.analysis.eval_resolution import (
     MODES,
     ResolutionError,
@@ -13,6 +12,7 @@ from rl_assets.analysis.eval_resolution import (
     parse_ts,
     usable_jobs,
 )
+from rl_assets.values.escape import md_table
 
 
 def pick_model_row(rows: list[dict], model_id: str) -> tuple[dict, list[str]]:
@@ -24,11 +24,17 @@ def pick_model_row(rows: list[dict], model_id: str) -> tuple[dict, list[str]]:
         )
     notes = []
     if len(rows) > 1:
-        notes.append(f"{len(rows)} models rows named {model_id}; preferring one that is not a duplicate, then RL, then newest")
+        notes.append(
+            f"{len(rows)} models rows named {model_id}; preferring one that is not a duplicate, then RL, then newest"
+        )
     epoch = parse_ts("1970-01-01T00:00:00+00:00")
     ranked = sorted(
         rows,
-        key=lambda r: (r.get("duplicate_of") is None, r.get("training_type") == "RL", parse_ts(r.get("creation_time")) or epoch),
+        key=lambda r: (
+            r.get("duplicate_of") is None,
+            r.get("training_type") == "RL",
+            parse_ts(r.get("creation_time")) or epoch,
+        ),
         reverse=True,
     )
     return ranked[0], notes
@@ -48,7 +54,9 @@ def resolve_eval_pair(
     model, notes = pick_model_row(registry.models_by_name(model_id), model_id)
     base = registry.model_by_id(model["base_model_id"]) if model.get("base_model_id") else None
     if base is None:
-        raise ResolutionError(f"model {model_id} has no base model in the registry (models.base_model_id is null or dangling)")
+        raise ResolutionError(
+            f"model {model_id} has no base model in the registry (models.base_model_id is null or dangling)"
+        )
 
     benchmark_names = {b["id"]: b["name"] for b in registry.benchmarks()}
     benchmark_id = None
@@ -60,7 +68,9 @@ def resolve_eval_pair(
         else:
             row = registry.benchmark_by_name(benchmark)
             if row is None:
-                raise ResolutionError(f"benchmark {benchmark!r} is neither a benchmark id nor a name in the benchmarks table")
+                raise ResolutionError(
+                    f"benchmark {benchmark!r} is neither a benchmark id nor a name in the benchmarks table"
+                )
             benchmark_id = row["id"]
 
     post_jobs, post_notes = usable_jobs(registry.jobs_for_model(model["id"]), include_unfinished)
@@ -81,8 +91,10 @@ def resolve_eval_pair(
             break
     notes.append(f"baseline_eval_ts <- {ts_source} = {baseline_ts}" if ts_source else "baseline_eval_ts unresolved")
     if model.get("training_end") is None:
-        notes.append(f"models.training_end is null; post_rl_eval_ts not set (set it with `rldelta register-eval {model_id} "
-                     "--benchmark … --traces … --training-end <ISO 8601 time>`)")
+        notes.append(
+            f"models.training_end is null; post_rl_eval_ts not set (set it with `rldelta register-eval {model_id} "
+            "--benchmark … --traces … --training-end <ISO 8601 time>`)"
+        )
 
     return {
         "model_id": model_id,
@@ -120,16 +132,38 @@ def format_table(resolved: dict) -> str:
         for r in table[kind]:
             chosen = " ✅" if r["benchmark_id"] == resolved["benchmark_id"] else ""
             delta = "—" if r["delta"] is None else f"{r['delta']:+.4f}"
-            rows.append([f"{md_text(r['benchmark'])}{chosen} ({kind.replace('_', '-')})", fmt(r["post_score"]),
-                         fmt(r["baseline_score"]), delta, md_text(r["post_traces"] or "—"), md_text(r["baseline_traces"] or "—")])
+            rows.append(
+                [
+                    f"{md_text(r['benchmark'])}{chosen} ({kind.replace('_', '-')})",
+                    fmt(r["post_score"]),
+                    fmt(r["baseline_score"]),
+                    delta,
+                    md_text(r["post_traces"] or "—"),
+                    md_text(r["baseline_traces"] or "—"),
+                ]
+            )
     return md_table(["benchmark", "post", "baseline", "delta", "post traces", "baseline traces"], rows, align="------")
 
 
 def explicit_pair(model_id: str, why: str) -> dict:
     """The record when both sources are given explicitly and the registry cannot resolve the model."""
-    keys = ("registry_model_id", "base_model_id", "base_model_name", "benchmark_id", "benchmark", "post_job_id",
-            "baseline_job_id", "post_score", "baseline_score", "delta", "post_rl_eval", "baseline_eval",
-            "post_rl_eval_ts", "baseline_eval_ts", "training_start")
+    keys = (
+        "registry_model_id",
+        "base_model_id",
+        "base_model_name",
+        "benchmark_id",
+        "benchmark",
+        "post_job_id",
+        "baseline_job_id",
+        "post_score",
+        "baseline_score",
+        "delta",
+        "post_rl_eval",
+        "baseline_eval",
+        "post_rl_eval_ts",
+        "baseline_eval_ts",
+        "training_start",
+    )
     return {
         "model_id": model_id,
         "selection": "explicit",

@@ -12,17 +12,16 @@ from collections.abc import Iterable, Iterator
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 BATCH_ROWS = 256  # the ingest writes row groups of this size, so a batch is about one row group
 
 
-def iter_trace_batches(path, columns: Iterable[str], only: set[str] | None = None,
-                       batch_rows: int = BATCH_ROWS) -> Iterator[pa.Table]:
+def iter_trace_batches(
+    path, columns: Iterable[str], only: set[str] | None = None, batch_rows: int = BATCH_ROWS
+) -> Iterator[pa.Table]:
     """Batches (as tables of the TRACE_SCHEMA types) of `columns`; with `only`, just those trace ids."""
-    from rl_assets.ingest import ADDED_COLUMNS, TRACE_SCHEMA
-
     from rl_assets import store
+    from rl_assets.ingest import ADDED_COLUMNS, TRACE_SCHEMA
 
     if not store.exists(path):
         raise FileNotFoundError(f"trace table {path} does not exist (run the ingest first)")
@@ -55,8 +54,9 @@ def iter_trace_batches(path, columns: Iterable[str], only: set[str] | None = Non
         yield table.cast(want) if table.schema != want else table
 
 
-def iter_trace_rows(path, columns: Iterable[str], only: set[str] | None = None,
-                    batch_rows: int = BATCH_ROWS) -> Iterator[list[dict]]:
+def iter_trace_rows(
+    path, columns: Iterable[str], only: set[str] | None = None, batch_rows: int = BATCH_ROWS
+) -> Iterator[list[dict]]:
     """The same batches as lists of row dicts (the shape the analyses take)."""
     for table in iter_trace_batches(path, columns, only, batch_rows):
         yield table.to_pylist()
@@ -69,8 +69,11 @@ def load_rows(path, columns: Iterable[str], with_conversation_for: set[str] | No
 
     rows = read_traces(path, list(dict.fromkeys(columns))).to_pylist()
     if with_conversation_for:
-        texts = {r["trace_id"]: r["conversation"] for batch in iter_trace_rows(
-            path, ("trace_id", "conversation"), only=with_conversation_for) for r in batch}
+        texts = {
+            r["trace_id"]: r["conversation"]
+            for batch in iter_trace_rows(path, ("trace_id", "conversation"), only=with_conversation_for)
+            for r in batch
+        }
         for row in rows:
             if row["trace_id"] in texts:
                 row["conversation"] = texts[row["trace_id"]]

@@ -44,7 +44,11 @@ def source_key(client, spec: str, *, max_rows, tokenizer, benchmark) -> dict:
     named = hub_dataset(spec)
     if spec.strip().startswith(PREFIX):  # the round selector decides the rows, the folder the content
         folder, rounds = parse_spec(spec.strip())
-        return {"source": f"{PREFIX}{folder.resolve()}@{rounds}", "fingerprint": local_fingerprint(str(folder)), **knobs}
+        return {
+            "source": f"{PREFIX}{folder.resolve()}@{rounds}",
+            "fingerprint": local_fingerprint(str(folder)),
+            **knobs,
+        }
     if named is None and "://" in spec:  # never a local path (and its error text is masked)
         from rl_assets.ingest.report import IngestError
 
@@ -99,12 +103,14 @@ def ingest_once(client, spec: str, table, *, max_rows=None, tokenizer=None, benc
     `path` of the table to read and `reused`.
     """
     key = source_key(client, spec, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark)
-    return _ingest_keyed(client, spec, str(table), key, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark,
-                         side=side)
+    return _ingest_keyed(
+        client, spec, str(table), key, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark, side=side
+    )
 
 
-def ingest_addressed(client, spec: str, asset: str, model_id: str, *, max_rows=None, tokenizer=None,
-                     benchmark=None, side="") -> dict:
+def ingest_addressed(
+    client, spec: str, asset: str, model_id: str, *, max_rows=None, tokenizer=None, benchmark=None, side=""
+) -> dict:
     """Like ingest_once, into `<store tables>/<asset>/<slug>/<key digest>.parquet`: one file per distinct
     source and knobs, so a run never reads (or replaces) a table another run built from different
     sources. The result also carries `data_version` (the digest)."""
@@ -115,8 +121,9 @@ def ingest_addressed(client, spec: str, asset: str, model_id: str, *, max_rows=N
     adopted = _adopt(legacy, table, key)
     if adopted is not None:
         return {**adopted, "path": table, "reused": True, "data_version": digest}
-    built = _ingest_keyed(client, spec, table, key, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark,
-                          side=side)
+    built = _ingest_keyed(
+        client, spec, table, key, max_rows=max_rows, tokenizer=tokenizer, benchmark=benchmark, side=side
+    )
     return {**built, "data_version": digest}
 
 
@@ -150,13 +157,21 @@ def _ingest_keyed(client, spec, table: str, key: dict | None, *, max_rows, token
     # ingest never leaves a stamp that vouches for a different table.
     store.remove(stamp_path(table))
     staged = store.staging_file(table)
-    report = ingest_source(spec, staged, hub=client, max_rows=max_rows, benchmark=benchmark, side=side, tokenizer=tokenizer)
+    report = ingest_source(
+        spec, staged, hub=client, max_rows=max_rows, benchmark=benchmark, side=side, tokenizer=tokenizer
+    )
     store.publish(staged, table)
     built = {
-        "rows": report.rows_written, "rows_read": report.rows_read, "skipped": dict(report.skipped),
-        "source_kind": report.source_kind, "revision": report.source_revision, "token_source": report.token_source,
-        "feature_summary": report.feature_summary, "metadata": report.to_metadata(),
-        "merged": dict(report.merged), "accounting": report.accounting,
+        "rows": report.rows_written,
+        "rows_read": report.rows_read,
+        "skipped": dict(report.skipped),
+        "source_kind": report.source_kind,
+        "revision": report.source_revision,
+        "token_source": report.token_source,
+        "feature_summary": report.feature_summary,
+        "metadata": report.to_metadata(),
+        "merged": dict(report.merged),
+        "accounting": report.accounting,
     }
     if key is not None:
         _write_stamp(table, key, built)

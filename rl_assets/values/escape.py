@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 # Inline characters that start markup (code, emphasis, links/images, table cells); `<` `>` `&`
 # become entities first. Intraword `_` and `.` stay readable: they cannot open anything harmful.
@@ -61,7 +62,7 @@ def _table_cell(cell: Any) -> str:
     md_text / md_code first; cells keep the markdown emphasis and links that reports put in them)."""
     text, out, last = _one_line(str(cell)), [], 0
     for span in _CODE_SPAN.finditer(text):  # `<` / `>` become entities outside code spans only
-        out += [text[last:span.start()].replace("<", "&lt;").replace(">", "&gt;"), span.group(0)]
+        out += [text[last : span.start()].replace("<", "&lt;").replace(">", "&gt;"), span.group(0)]
         last = span.end()
     out.append(text[last:].replace("<", "&lt;").replace(">", "&gt;"))
     # a pipe md_text/md_code already escaped stays one escape (a second would end the cell)

@@ -12,18 +12,22 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 MASK = "***"
 
 _USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/\s@'\"<>]+)@")
 # Any query parameter whose name carries one of these words (`token`, `hf_token`, `X-Amz-Signature`,
 # `X-Amz-Credential`, `api_key`, `auth`, ...): one rule for every URL, whatever it names.
-_QUERY_SECRET = re.compile(r"(?i)(?P<name>[?&;][A-Za-z0-9_.-]*(?:token|key|password|passwd|secret|sig|auth|credential)"
-                           r"[A-Za-z0-9_.-]*=)[^&#\s'\"]+")
+_QUERY_SECRET = re.compile(
+    r"(?i)(?P<name>[?&;][A-Za-z0-9_.-]*(?:token|key|password|passwd|secret|sig|auth|credential)"
+    r"[A-Za-z0-9_.-]*=)[^&#\s'\"]+"
+)
 _BEARER = re.compile(r"(?i)\b(bearer|token|basic)\s+[A-Za-z0-9._~+/=-]{8,}")
-_TOKENS = re.compile(r"\b(?:hf_[A-Za-z0-9]{8,}|sk-[A-Za-z0-9_-]{8,}|sb_secret_[A-Za-z0-9_-]{4,}"
-                     r"|eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,})")
+_TOKENS = re.compile(
+    r"\b(?:hf_[A-Za-z0-9]{8,}|sk-[A-Za-z0-9_-]{8,}|sb_secret_[A-Za-z0-9_-]{4,}"
+    r"|eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,})"
+)
 
 
 def mask(text, secrets: Iterable[str | None] = ()) -> str:

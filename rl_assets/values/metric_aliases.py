@@ -25,11 +25,16 @@ ALIASES: dict[str, tuple[str, ...]] = {
     ),
     "task_score": ("critic/score/mean", "train/score"),  # verl: the reward function's own score
     "kl": ("policy/policy_kl", "policy_kl", "loss/avg_kl", "actor/kl_loss", "kl", "train/kl"),
-    "grad_norm": ("policy/raw_grad_norm", "policy/grad_norm", "raw_grad_norm", "grad_norm", "actor/grad_norm",
-                  "train/grad_norm"),
+    "grad_norm": (
+        "policy/raw_grad_norm",
+        "policy/grad_norm",
+        "raw_grad_norm",
+        "grad_norm",
+        "actor/grad_norm",
+        "train/grad_norm",
+    ),
     "entropy": ("policy/policy_entropy", "policy_entropy", "actor/entropy", "entropy", "train/entropy"),
-    "policy_loss": ("policy/policy_loss", "policy_loss", "actor/pg_loss", "train/policy_loss", "loss",
-                    "train/loss"),
+    "policy_loss": ("policy/policy_loss", "policy_loss", "actor/pg_loss", "train/policy_loss", "loss", "train/loss"),
     "response_length": (
         "generate/avg_num_tokens",
         "policy/response_length",
@@ -81,8 +86,24 @@ _KIND_WORDS = (
     ("length", ("length", "len_", "overlong", "cosine", "repetition")),
     ("format", ("format", "fmt", "xml", "tag")),
     ("tool", ("tool", "call", "search", "exec")),
-    ("task", ("acc", "correct", "answer", "score", "task", "exact", "pass", "solve", "math", "code", "verif",
-              "equal", "match")),
+    (
+        "task",
+        (
+            "acc",
+            "correct",
+            "answer",
+            "score",
+            "task",
+            "exact",
+            "pass",
+            "solve",
+            "math",
+            "code",
+            "verif",
+            "equal",
+            "match",
+        ),
+    ),
 )
 _TRL_TERM = re.compile(r"^rewards/(?P<name>.+?)(?:/mean)?$")  # TRL >= 0.15 adds /mean (and /std)
 _VERL_VAL = (re.compile(r"^val-core/.+/(?:acc|score|reward)/mean@\d+$"), re.compile(r"^val/test_score/.+$"))

@@ -61,7 +61,9 @@ def _generated(row: dict) -> bool:
     """A task from a seeded generator (reasoning-gym): its question is the task. Other rows (agent
     tasks, exported rows without generator provenance) keep their task id, so two tasks that happen
     to share a prompt text are never merged."""
-    return bool(row.get("task_config")) or row.get("task_index") is not None or row.get("source_kind") == "reasoning_gym"
+    return (
+        bool(row.get("task_config")) or row.get("task_index") is not None or row.get("source_kind") == "reasoning_gym"
+    )
 
 
 def stored_key(row: dict) -> tuple[str, str]:

@@ -4,7 +4,7 @@ an analysis can both use it without one importing the other."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 class TimestampError(ValueError):
@@ -31,5 +31,5 @@ def parse_utc(value, where: str = "") -> datetime | None:
     elif not isinstance(value, datetime):
         raise TimestampError(f"{where or 'timestamp'}: {value!r} is not a time")
     if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)

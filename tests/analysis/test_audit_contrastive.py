@@ -6,7 +6,6 @@ import pytest
 from rl_assets.analysis.audit import audit_rows
 from rl_assets.analysis.audit.contrastive import contrastive_family, newly_passing
 from rl_assets.analysis.audit.tasks import build_families
-
 from support.contrastive_synth import BASE, EARNED, PLANTED, WORKED, bash_call, say, trace_row
 
 
@@ -17,7 +16,10 @@ def _fam(before, after):
 @pytest.mark.parametrize("rule", list(PLANTED))
 def test_each_planted_exploit_is_flagged_by_its_rule(rule):
     before = [trace_row("t1", 0.0, "0", BASE, expected="42"), trace_row("t2", 0.0, "0", BASE, expected="42")]
-    after = [trace_row("t1", 1.0, "42", PLANTED[rule], expected="42"), trace_row("t2", 1.0, "42", EARNED, expected="42")]
+    after = [
+        trace_row("t1", 1.0, "42", PLANTED[rule], expected="42"),
+        trace_row("t2", 1.0, "42", EARNED, expected="42"),
+    ]
     check = contrastive_family(_fam(before, after))
     by_task = {t["task"]: t for t in check["tasks"]}
     assert by_task["t1"]["rules"] == [rule.strip()]
@@ -34,8 +36,15 @@ def test_empty_and_constant_answers_are_flagged_but_a_shared_right_answer_is_not
     after += [trace_row(f"y{i}", 1.0, "yes", EARNED, expected="yes") for i in range(3)]  # earned: all expect "yes"
     check = contrastive_family(_fam(before, after))
     rules = {t["task"]: t["rules"] for t in check["tasks"]}
-    assert rules == {"t0": ["empty_answer"], "t1": ["constant_answer"], "t2": ["constant_answer"],
-                     "t3": ["constant_answer"], "y0": [], "y1": [], "y2": []}
+    assert rules == {
+        "t0": ["empty_answer"],
+        "t1": ["constant_answer"],
+        "t2": ["constant_answer"],
+        "t3": ["constant_answer"],
+        "y0": [],
+        "y1": [],
+        "y2": [],
+    }
     assert check["share"] == pytest.approx(4 / 7, abs=1e-4)
     lo, hi = check["share_ci"]
     assert 0.2 < lo < 4 / 7 < hi < 0.9  # Wilson 95% for 4 of 7: [0.250, 0.842]
@@ -44,8 +53,13 @@ def test_empty_and_constant_answers_are_flagged_but_a_shared_right_answer_is_not
 
 def test_only_tasks_that_newly_pass_are_checked():
     before = [trace_row("a", 1.0, "42", BASE), trace_row("b", 0.0, "0", BASE), trace_row("c", 0.0, "0", BASE)]
-    after = [trace_row("a", 1.0, "", [say("")]), trace_row("b", 0.0, "", [say("")]), trace_row("c", 1.0, "42", EARNED),
-             trace_row("c", 0.0, "1", EARNED), trace_row("c", 1.0, "42", EARNED)]
+    after = [
+        trace_row("a", 1.0, "", [say("")]),
+        trace_row("b", 0.0, "", [say("")]),
+        trace_row("c", 1.0, "42", EARNED),
+        trace_row("c", 0.0, "1", EARNED),
+        trace_row("c", 1.0, "42", EARNED),
+    ]
     fam = _fam(before, after)
     assert [fam.shown[k] for k in newly_passing(fam)] == ["c"]
 
@@ -70,7 +84,9 @@ def test_the_report_lists_flagged_tasks_with_rule_and_escaped_evidence():
 
     before = [trace_row(f"t{i}", 0.0, "0", BASE, expected=str(i)) for i in range(6)]
     after = [trace_row(f"t{i}", 1.0, str(i), EARNED, expected=str(i)) for i in range(5)]
-    after.append(trace_row("t5", 1.0, "5", [bash_call("echo '| `x` <b>' > tests/test_a.py"), say(WORKED)], expected="5"))
+    after.append(
+        trace_row("t5", 1.0, "5", [bash_call("echo '| `x` <b>' > tests/test_a.py"), say(WORKED)], expected="5")
+    )
     rows, _ = audit_rows(before, after, n_boot=200)
     md = report.render_markdown(report.build_report(rows), "org/model")
     assert "## Newly passing tasks: earned or exploited?" in md

@@ -8,14 +8,15 @@ from rl_assets.analysis.audit import audit_rows
 from rl_assets.analysis.audit.contrastive_judge import ORDERS, attach_second_opinions, task_requests
 from rl_assets.analysis.audit.contrastive_report import contrastive_summary
 from rl_assets.values.llm_types import ItemResult
-
 from support.contrastive_synth import BASE, EARNED, PLANTED, trace_row
 
 
 @pytest.fixture
 def audited():
     before = [trace_row(f"t{i}", 0.0, "0", BASE, expected=str(i)) for i in range(6)]
-    after = [trace_row(f"t{i}", 1.0, str(i), EARNED if i else PLANTED["verifier_edit"], expected=str(i)) for i in range(6)]
+    after = [
+        trace_row(f"t{i}", 1.0, str(i), EARNED if i else PLANTED["verifier_edit"], expected=str(i)) for i in range(6)
+    ]
     return audit_rows(before, after, n_boot=100)
 
 
@@ -32,8 +33,11 @@ class ScriptedClient:
         out = {}
         for r in requests:
             passing = "B" if "passed Trace B" in r.messages[1]["content"] else "A"
-            out[r.keys[0]] = ItemResult(r.keys[0], "fresh", value=r.interpret(
-                {"verdict": self.by_order[passing], "explanation": "x"})[r.keys[0]])
+            out[r.keys[0]] = ItemResult(
+                r.keys[0],
+                "fresh",
+                value=r.interpret({"verdict": self.by_order[passing], "explanation": "x"})[r.keys[0]],
+            )
         return out
 
 

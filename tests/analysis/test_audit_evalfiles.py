@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.audit_synth import scenario, write_eval_files
 
 from rl_assets.analysis.audit import AUDIT_COLUMNS, audit_rows
 from rl_assets.ingest import ingest_source, read_traces
+from support.audit_synth import scenario, write_eval_files
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +47,16 @@ def test_a_config_that_generates_other_questions_pairs_no_task(ingested):
     post = [r for r in tables["post"] if r["task_family"] == "leg_counting"]
     config = {**json.loads(post[0]["task_config"]), "seed": 1}
     regenerated = reasoning_gym.create_dataset("leg_counting", **config)
-    shifted = [dict(r, task_config=json.dumps(config), task_key=None, task_key_source=None,
-                    question=regenerated[r["task_index"]]["question"]) for r in post]
+    shifted = [
+        dict(
+            r,
+            task_config=json.dumps(config),
+            task_key=None,
+            task_key_source=None,
+            question=regenerated[r["task_index"]]["question"],
+        )
+        for r in post
+    ]
     base = [r for r in tables["base"] if r["task_family"] == "leg_counting"]
     (row,), _ = audit_rows(base, shifted, n_boot=200)
     assert row["n_tasks"] == 0 and row["label"] == "not compared: no task in common"
@@ -58,8 +66,11 @@ def test_a_config_that_generates_other_questions_pairs_no_task(ingested):
 def test_a_config_spelled_differently_still_pairs(ingested):
     """Same questions, config text changed (another seed written, a new field): identity is the question."""
     tables, expected = ingested
-    post = [dict(r, task_config=json.dumps({**json.loads(r["task_config"]), "seed": 1, "new_field": True}))
-            for r in tables["post"] if r["task_family"] == "leg_counting"]
+    post = [
+        dict(r, task_config=json.dumps({**json.loads(r["task_config"]), "seed": 1, "new_field": True}))
+        for r in tables["post"]
+        if r["task_family"] == "leg_counting"
+    ]
     base = [r for r in tables["base"] if r["task_family"] == "leg_counting"]
     (row,), _ = audit_rows(base, post, n_boot=200)
     assert row["n_tasks"] == len({r["task_index"] for r in base}) and row["label"] == expected["leg_counting"]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from support.audit_synth import scenario
 
 from rl_assets.analysis.audit import audit_rows
 from rl_assets.analysis.audit.labels import MIN_TASKS, Evidence, StrategyEvidence, label
+from support.audit_synth import scenario
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +25,7 @@ def test_gamed_explanation_names_the_answer_and_its_score(audited):
     row = audited[0]["letter_counting"]
     assert row["baseline"]["strategy"] == "always answer 1"  # the named strategy wins the tie
     assert row["explanation"].startswith('It answers "1" on 100% of attempts')
-    assert f'that alone scores {row["baseline"]["score"]:.3f}' in row["explanation"]
+    assert f"that alone scores {row['baseline']['score']:.3f}" in row["explanation"]
     always_one = next(b for b in row["baselines"] if b["strategy"] == "always answer 1")
     assert always_one["imitation"] == 1.0 and always_one["imitation_k"] == 20
     assert always_one["imitation_ci"][0] > 0.8  # Wilson lower bound at 20/20
@@ -52,8 +52,16 @@ def test_too_few_tasks_never_get_a_confident_label(audited):
 
 
 def _ev(**kw):
-    base = dict(n_tasks=20, reward_before=0.2, reward_after=0.6, gain_lo=0.2, gain_hi=0.6,
-                lenient_before=0.2, lenient_after=0.6, strategies=())
+    base = dict(
+        n_tasks=20,
+        reward_before=0.2,
+        reward_after=0.6,
+        gain_lo=0.2,
+        gain_hi=0.6,
+        lenient_before=0.2,
+        lenient_after=0.6,
+        strategies=(),
+    )
     return Evidence(**{**base, **kw})
 
 
@@ -72,7 +80,9 @@ def test_high_imitation_without_a_rise_is_not_gamed():
     # Rule 2 needs a rise of >= 25 points; rule 3 still applies: "1" alone scores 0.6, post-RL 0.6.
     one = StrategyEvidence("always answer 1", 0.6, 0.9, 0.9, "1")
     assert label(_ev(strategies=(one,))) == (
-        "no real gain", '"always answer 1" already scores 0.600; post-RL scores 0.600 (before 0.200).')
+        "no real gain",
+        '"always answer 1" already scores 0.600; post-RL scores 0.600 (before 0.200).',
+    )
 
 
 def test_partial_format_share_is_skill_and_format():
@@ -88,6 +98,5 @@ def test_without_a_scorer_the_label_says_what_was_not_checked():
 def test_trivial_answers_without_a_reward_rise_are_no_real_gain_not_gamed():
     # The demo's word_sorting story: RL taught "repeat the words", the reward even fell.
     unsorted = StrategyEvidence("repeat the input words unsorted", 0.235, 1.0, 0.0)
-    name, _ = label(_ev(reward_before=0.318, reward_after=0.235, gain_lo=-0.16, gain_hi=-0.02,
-                        strategies=(unsorted,)))
+    name, _ = label(_ev(reward_before=0.318, reward_after=0.235, gain_lo=-0.16, gain_hi=-0.02, strategies=(unsorted,)))
     assert name == "no real gain"

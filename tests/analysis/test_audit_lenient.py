@@ -9,17 +9,23 @@ import reasoning_gym
 
 from rl_assets.analysis.audit import strategies
 from rl_assets.analysis.audit.lenient import (
-    extract_lenient, last_assistant_message, lenient_score, normalize_answer,
+    extract_lenient,
+    last_assistant_message,
+    lenient_score,
+    normalize_answer,
 )
 
 
-@pytest.mark.parametrize("response, expected", [
-    ("<answer>3</answer> then <answer> 4 </answer>", "4"),  # the last tag, like reasoning-gym
-    ("first 12, then 1,234 total", "1,234"),  # grouped number stays one number
-    ("The words are:\nbanana, apple\n", "banana, apple"),  # no tag, no number -> last line
-    ("   ", None),
-    (None, None),
-])
+@pytest.mark.parametrize(
+    "response, expected",
+    [
+        ("<answer>3</answer> then <answer> 4 </answer>", "4"),  # the last tag, like reasoning-gym
+        ("first 12, then 1,234 total", "1,234"),  # grouped number stays one number
+        ("The words are:\nbanana, apple\n", "banana, apple"),  # no tag, no number -> last line
+        ("   ", None),
+        (None, None),
+    ],
+)
 def test_extract_lenient(response, expected):
     assert extract_lenient(response) == expected
 
@@ -31,8 +37,9 @@ def test_normalize_answer():
 
 
 def test_last_assistant_message_takes_the_last_one():
-    conv = json.dumps([{"role": "assistant", "content": "a"}, {"role": "user", "content": "u"},
-                       {"role": "assistant", "content": "b"}])
+    conv = json.dumps(
+        [{"role": "assistant", "content": "a"}, {"role": "user", "content": "u"}, {"role": "assistant", "content": "b"}]
+    )
     assert last_assistant_message(conv) == "b"
     assert last_assistant_message("not json") is None
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from support.audit_synth import scenario
 
 from resources.llm import OFFLINE_LABEL, LLMResource
 from rl_assets.analysis.audit import audit_rows
 from rl_assets.analysis.audit.llm_verdict import attach_verdicts, samples
+from support.audit_synth import scenario
 
 
 @pytest.fixture(scope="module")

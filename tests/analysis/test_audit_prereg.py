@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -37,7 +37,7 @@ def _file(tmp_path, when: datetime):
 
 
 def test_registration_before_training_is_verified(tmp_path):
-    written = datetime(2026, 10, 30, 16, 23, tzinfo=timezone.utc)
+    written = datetime(2026, 10, 30, 16, 23, tzinfo=UTC)
     info = registration(file_evidence(_file(tmp_path, written)), written + timedelta(minutes=2), "registry")
     assert info["predates_training"] is True
     assert info["sha256"] == hashlib.sha256(b'{"chain_sum": "gain"}').hexdigest()
@@ -46,13 +46,13 @@ def test_registration_before_training_is_verified(tmp_path):
 
 
 def test_registration_after_training_is_flagged(tmp_path):
-    written = datetime(2026, 10, 30, 16, 23, tzinfo=timezone.utc)
+    written = datetime(2026, 10, 30, 16, 23, tzinfo=UTC)
     info = registration(file_evidence(_file(tmp_path, written)), written - timedelta(days=1))
     assert info["predates_training"] is False and info["verdict"].startswith("NOT pre-registered")
 
 
 def test_no_training_start_cannot_verify(tmp_path):
-    info = registration(file_evidence(_file(tmp_path, datetime.now(timezone.utc))), None)
+    info = registration(file_evidence(_file(tmp_path, datetime.now(UTC))), None)
     assert info["predates_training"] is None and info["verdict"].startswith("cannot verify")
 
 

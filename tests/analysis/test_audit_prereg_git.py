@@ -2,7 +2,7 @@
 
 import shutil
 import subprocess
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -11,7 +11,7 @@ from rl_assets.ingest.predictions import file_evidence
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 
-COMMITTED = datetime(2026, 10, 30, 16, 23, tzinfo=timezone.utc)
+COMMITTED = datetime(2026, 10, 30, 16, 23, tzinfo=UTC)
 TRAINING_START = COMMITTED + timedelta(hours=1)
 
 

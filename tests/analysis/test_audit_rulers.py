@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from support.audit_synth import rows_for, tagged, wrong
 
 from rl_assets.analysis.audit import audit_rows, report
 from rl_assets.assets.audit import rulers_check
+from support.audit_synth import rows_for, tagged, wrong
 
 
 def full_credit_only(rows: list[dict]) -> list[dict]:
@@ -30,9 +30,14 @@ def test_both_rulers_side_by_side(appended_zero):
     assert ru["label_ruler"] == "re-scored" and "only a scorer the audit can run" in ru["why"]
     assert ru["recorded"]["reward_before"] == 0.0 and ru["recorded"]["reward_after"] == 0.0
     assert ru["re-scored"]["reward_before"] == 0.0 and ru["re-scored"]["reward_after"] > 0.5
-    assert ru["re-scored"]["scorer"].startswith("reasoning-gym ") and "basic_arithmetic.score_answer" in ru["re-scored"]["scorer"]
-    assert ru["recorded"]["scorer"] == ("as recorded by the source; full credit only (1 when the installed "
-                                        "scorer gives 1.0, else 0) reproduces all 40 recorded scores")
+    assert (
+        ru["re-scored"]["scorer"].startswith("reasoning-gym ")
+        and "basic_arithmetic.score_answer" in ru["re-scored"]["scorer"]
+    )
+    assert ru["recorded"]["scorer"] == (
+        "as recorded by the source; full credit only (1 when the installed "
+        "scorer gives 1.0, else 0) reproduces all 40 recorded scores"
+    )
     assert ru["disagreeing_attempts"] == {"before": 0, "before_attempts": 20, "after": 20, "after_attempts": 20}
     assert appended_zero["recorded_reward_mismatches"] == {"before": 0, "after": 20}
 
@@ -42,8 +47,9 @@ def test_a_label_that_flips_with_the_ruler_is_flagged(appended_zero):
     assert appended_zero["label"] == ru["re-scored"]["label"] == "real skill"
     assert ru["recorded"]["label"] == "no change"
     assert ru["depends_on_ruler"] is True and ru["compared_on"] == "all rules"
-    assert ru["flag"] == ('label depends on the ruler: "real skill" re-scored, "no change" recorded '
-                          "(compared on all rules)")
+    assert ru["flag"] == (
+        'label depends on the ruler: "real skill" re-scored, "no change" recorded (compared on all rules)'
+    )
 
 
 def test_report_and_check_name_the_family(appended_zero):
@@ -63,8 +69,9 @@ def test_recorded_values_no_rule_reproduces_compare_on_the_reward_rules_only():
     after = [dict(r, reward=0.5) for r in rows_for("chain_sum", 20, lambda i, e: tagged(e["answer"]))]
     (row,), _ = audit_rows(before, after, n_boot=500)
     ru = row["rulers"]
-    assert ru["recorded"]["scorer"] == ("as recorded by the source (values only: no candidate rule "
-                                        "reproduces every one)")
+    assert ru["recorded"]["scorer"] == (
+        "as recorded by the source (values only: no candidate rule reproduces every one)"
+    )
     assert ru["recorded"]["grades_new_answers"] is False
     assert (ru["recorded"]["reward_before"], ru["recorded"]["reward_after"]) == (0.5, 0.5)
     assert ru["recorded"]["label"] == "no change" and row["label"] == "real skill"
@@ -77,8 +84,9 @@ def test_recorded_scores_equal_to_the_re_score_are_one_ruler_measured_once():
     (row,), _ = audit_rows(rows, rows, n_boot=200)
     ru = row["rulers"]
     assert ru["recorded"]["scorer"].endswith("the installed scorer itself reproduces all 24 recorded scores")
-    assert {k: v for k, v in ru["recorded"].items() if k != "scorer"} == \
-        {k: v for k, v in ru["re-scored"].items() if k != "scorer"}
+    assert {k: v for k, v in ru["recorded"].items() if k != "scorer"} == {
+        k: v for k, v in ru["re-scored"].items() if k != "scorer"
+    }
     assert ru["depends_on_ruler"] is False and ru["flag"] is None
 
 

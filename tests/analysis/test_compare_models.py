@@ -5,8 +5,7 @@ import math
 import pytest
 
 from rl_assets.analysis.compare.comparison import MixedBenchmarksError, compare, model_row, task_pass_rates
-from rl_assets.analysis.stats import noise_floor
-from rl_assets.analysis.stats import mcnemar_exact, paired_bootstrap_arrays
+from rl_assets.analysis.stats import mcnemar_exact, noise_floor, paired_bootstrap_arrays
 
 
 def rates(passes):
@@ -58,7 +57,10 @@ def test_a_large_real_gain_is_beyond_the_floor_and_significant():
 
 def test_refuses_to_rank_across_benchmarks():
     base = rates([0, 1] * 5)
-    rows = [{**model_row("o/a-8B", base, base), "benchmark_id": "b"}, {**model_row("o/b-8B", base, base), "benchmark_id": "other"}]
+    rows = [
+        {**model_row("o/a-8B", base, base), "benchmark_id": "b"},
+        {**model_row("o/b-8B", base, base), "benchmark_id": "other"},
+    ]
     with pytest.raises(MixedBenchmarksError, match="refusing to rank"):
         compare({"id": "b", "name": "bench"}, rows, [])
 

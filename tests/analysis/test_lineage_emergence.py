@@ -31,8 +31,11 @@ def test_holm_runs_over_every_cell_of_the_lineage_not_per_checkpoint():
 
 
 def test_emergence_persistence_faded_reversed_and_last():
-    rise = [cell(1, 0.1, -0.1, 0.3, significant=False), cell(2, 0.5, 0.2, 0.8, significant=True),
-            cell(3, 0.4, 0.1, 0.7, significant=False)]
+    rise = [
+        cell(1, 0.1, -0.1, 0.3, significant=False),
+        cell(2, 0.5, 0.2, 0.8, significant=True),
+        cell(3, 0.4, 0.1, 0.7, significant=False),
+    ]
     e = emergence(rise)
     assert (e["first_step"], e["direction"], e["persists"], e["status"]) == (2, "increase", True, "persists")
     faded = rise[:2] + [cell(3, 0.1, -0.1, 0.3, significant=False)]
@@ -46,9 +49,18 @@ def test_how_it_moved_counts_significant_steps_in_the_emergence_direction():
     cells = [cell(1, -0.2, -0.3, -0.1, significant=True), cell(2, -0.4, -0.5, -0.3), cell(3, -0.6, -0.7, -0.5)]
 
     def steps(*flags):
-        return [{"from": f"org/j-{i + 1}-8B", "to": f"org/j-{i + 2}-8B",
-                 "features": {"f": cell(i + 2, -0.2, -0.3, -0.1, significant=s) if s is not None else cell(i + 2, 0.2, 0.1, 0.3, significant=True)}}
-                for i, s in enumerate(flags)]
+        return [
+            {
+                "from": f"org/j-{i + 1}-8B",
+                "to": f"org/j-{i + 2}-8B",
+                "features": {
+                    "f": cell(i + 2, -0.2, -0.3, -0.1, significant=s)
+                    if s is not None
+                    else cell(i + 2, 0.2, 0.1, 0.3, significant=True)
+                },
+            }
+            for i, s in enumerate(flags)
+        ]
 
     assert how_it_moved("f", cells, steps(True, True), "decrease")["shape"] == "gradual"
     assert how_it_moved("f", cells, steps(False, False), "decrease")["shape"] == "at once"
@@ -60,11 +72,13 @@ def test_how_it_moved_counts_significant_steps_in_the_emergence_direction():
 
 
 def test_label_path_emerges_on_a_change_label_and_persists_only_if_it_stays():
-    path = label_path([{"step": s, "repo_id": f"m{s}", "label": lab} for s, lab in
-                       ((1, "no real gain"), (2, "gamed"), (3, "gamed"))])
+    path = label_path(
+        [{"step": s, "repo_id": f"m{s}", "label": lab} for s, lab in ((1, "no real gain"), (2, "gamed"), (3, "gamed"))]
+    )
     assert (path["label"], path["at_step"], path["persists"]) == ("gamed", 2, True)
-    changed = label_path([{"step": 1, "repo_id": "m1", "label": "mostly format"},
-                          {"step": 2, "repo_id": "m2", "label": "real skill"}])
+    changed = label_path(
+        [{"step": 1, "repo_id": "m1", "label": "mostly format"}, {"step": 2, "repo_id": "m2", "label": "real skill"}]
+    )
     assert changed["persists"] is False and changed["status"] == "became real skill at step 2"
     assert label_path([{"step": 1, "repo_id": "m1", "label": "no change"}])["label"] is None
 
@@ -91,12 +105,18 @@ def test_window_brackets_a_step_change_and_spreads_for_a_linear_one():
 
 def _curves(n_steps=20):
     t0 = pd.Timestamp("2026-06-01T00:00Z")
-    return {"step": list(range(1, n_steps + 1)),
-            "step_time_utc": [(t0 + pd.Timedelta(hours=s)).isoformat() for s in range(1, n_steps + 1)]}
+    return {
+        "step": list(range(1, n_steps + 1)),
+        "step_time_utc": [(t0 + pd.Timedelta(hours=s)).isoformat() for s in range(1, n_steps + 1)],
+    }
 
 
 def test_rollouts_are_placed_on_the_step_that_ended_after_them():
-    dates = pd.Series(pd.to_datetime(["2026-06-01T00:30Z", "2026-06-01T01:00Z", "2026-06-01T05:10Z", "2026-06-02T09:00Z", None], utc=True))
+    dates = pd.Series(
+        pd.to_datetime(
+            ["2026-06-01T00:30Z", "2026-06-01T01:00Z", "2026-06-01T05:10Z", "2026-06-02T09:00Z", None], utc=True
+        )
+    )
     placed = place_on_steps(dates, _curves())
     assert placed[:3].tolist() == [1.0, 1.0, 6.0] and np.isnan(placed[3]) and np.isnan(placed[4])
 
@@ -107,8 +127,15 @@ def test_an_imitation_share_that_rises_mid_run_gets_its_window():
     for step in range(1, 21):
         for j in range(10):
             gamed = step >= 12 and j < 8
-            rows.append({"date": t0 + pd.Timedelta(hours=step - 0.5), "task_family": "letter_counting",
-                         "answer": "1" if gamed else str(2 + j), "tool_errors": 1.0, "think_tokens": 50.0 + j})
+            rows.append(
+                {
+                    "date": t0 + pd.Timedelta(hours=step - 0.5),
+                    "task_family": "letter_counting",
+                    "answer": "1" if gamed else str(2 + j),
+                    "tool_errors": 1.0,
+                    "think_tokens": 50.0 + j,
+                }
+            )
     out = rollout_windows(pd.DataFrame(rows), _curves(), {"letter_counting": "1"}, "org/job", n_perm=500)
     series = {s["series"]: s for s in out["series"]}
     moved = series["imitation:letter_counting"]
@@ -123,11 +150,24 @@ def test_an_audit_of_another_eval_pair_is_not_read_as_this_checkpoints():
     from rl_assets.analysis.lineage.families import family_lineage
 
     row = {"family": "f", "label": "gamed", "reward_gain": {"estimate": 0.2, "lo": 0.1, "hi": 0.3, "p": 0.01}}
-    fresh = {"repo_id": "org/j-1-8B", "step": 1, "post_rl_eval": "org/evals-1",
-             "values": {"learning_audit": {"rows": [row], "sources": {"post_rl": {"source": "org/evals-1"}}}}}
-    stale = {"repo_id": "org/j-2-8B", "step": 2, "post_rl_eval": "org/evals-2",
-             "values": {"learning_audit": {"rows": [row], "sources": {"post_rl": {"source": "org/evals-old"}}}}}
-    old = {"repo_id": "org/j-3-8B", "step": 3, "post_rl_eval": "org/evals-3", "values": {"learning_audit": {"labels": {}}}}
+    fresh = {
+        "repo_id": "org/j-1-8B",
+        "step": 1,
+        "post_rl_eval": "org/evals-1",
+        "values": {"learning_audit": {"rows": [row], "sources": {"post_rl": {"source": "org/evals-1"}}}},
+    }
+    stale = {
+        "repo_id": "org/j-2-8B",
+        "step": 2,
+        "post_rl_eval": "org/evals-2",
+        "values": {"learning_audit": {"rows": [row], "sources": {"post_rl": {"source": "org/evals-old"}}}},
+    }
+    old = {
+        "repo_id": "org/j-3-8B",
+        "step": 3,
+        "post_rl_eval": "org/evals-3",
+        "values": {"learning_audit": {"labels": {}}},
+    }
     families, missing = family_lineage([fresh, stale, old])
     assert [c["step"] for c in families[0]["cells"]] == [1]
     assert [m["step"] for m in missing] == [2, 3]

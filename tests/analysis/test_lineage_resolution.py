@@ -18,9 +18,20 @@ FLOOR_P = 1 / 2001  # what Q1's 2,000 sign flips return when no flip is as extre
 
 
 def _features(p: float) -> list[dict]:
-    moved = {"feature": "tool_errors", "delta": -1.0, "lo": -1.2, "hi": -0.8, "p": p, "n_tasks": 40, "effect_size": -2.0}
-    still = [{"feature": f, "delta": 0.0, "lo": 0.0, "hi": 0.0, "p": 1.0, "n_tasks": 40, "effect_size": 0.0}
-             for f in FEATURE_COLUMNS if f != "tool_errors"]
+    moved = {
+        "feature": "tool_errors",
+        "delta": -1.0,
+        "lo": -1.2,
+        "hi": -0.8,
+        "p": p,
+        "n_tasks": 40,
+        "effect_size": -2.0,
+    }
+    still = [
+        {"feature": f, "delta": 0.0, "lo": 0.0, "hi": 0.0, "p": 1.0, "n_tasks": 40, "effect_size": 0.0}
+        for f in FEATURE_COLUMNS
+        if f != "tool_errors"
+    ]
     return [moved, *still]
 
 
@@ -30,12 +41,19 @@ def _stored(n_checkpoints: int, p: float = FLOOR_P) -> dict[str, dict]:
         repo = f"org/job-{step}-8B"
         out[repo] = {
             "checkpoint": {"job_name": "job", "rl_config": {"global_step": step}},
-            "eval_pair": {"benchmark": "b", "base_model_name": "org/base", "baseline_eval": "org/base-evals",
-                          "post_rl_eval": f"{repo}-evals"},
-            "behavioral_delta": {"n_boot": 2000, "features": _features(p),
-                                 "before": {"solve_rate": {"rate": 0.2}}, "after": {"solve_rate": {"rate": 0.3}},
-                                 "sources": {"baseline": {"source": "org/base-evals"},
-                                             "post-RL": {"source": f"{repo}-evals"}}},
+            "eval_pair": {
+                "benchmark": "b",
+                "base_model_name": "org/base",
+                "baseline_eval": "org/base-evals",
+                "post_rl_eval": f"{repo}-evals",
+            },
+            "behavioral_delta": {
+                "n_boot": 2000,
+                "features": _features(p),
+                "before": {"solve_rate": {"rate": 0.2}},
+                "after": {"solve_rate": {"rate": 0.3}},
+                "sources": {"baseline": {"source": "org/base-evals"}, "post-RL": {"source": f"{repo}-evals"}},
+            },
         }
     return out
 
@@ -83,17 +101,35 @@ def test_a_later_checkpoint_without_data_leaves_persistence_unknown_not_faded():
     from rl_assets.analysis.lineage.emergence import emergence
     from rl_assets.analysis.lineage.families import family_lineage, label_path
 
-    cells = [{"repo_id": f"org/j-{s}-8B", "step": s, "delta": -1.0, "lo": -1.2, "hi": -0.8, "significant": True}
-             for s in (1, 2)] + [{"repo_id": "org/j-3-8B", "step": 3, "delta": None, "lo": None, "hi": None,
-                                 "not_enough_data": "3 common tasks"}]
+    cells = [
+        {"repo_id": f"org/j-{s}-8B", "step": s, "delta": -1.0, "lo": -1.2, "hi": -0.8, "significant": True}
+        for s in (1, 2)
+    ] + [
+        {"repo_id": "org/j-3-8B", "step": 3, "delta": None, "lo": None, "hi": None, "not_enough_data": "3 common tasks"}
+    ]
     e = emergence(cells)
     assert e["persists"] is None and e["status"] == "persistence unknown: not enough data at step 3 (org/j-3-8B)"
-    row = {"family": "f", "label": "gamed", "n_tasks": 40,
-           "reward_gain": {"estimate": 0.3, "lo": 0.2, "hi": 0.4, "p": 0.0005}}
-    members = [{"repo_id": f"org/j-{s}-8B", "step": s, "post_rl_eval": f"e{s}",
-                "values": {"learning_audit": {"rows": [row] if s != 2 else []}}} for s in (1, 2, 3)]
+    row = {
+        "family": "f",
+        "label": "gamed",
+        "n_tasks": 40,
+        "reward_gain": {"estimate": 0.3, "lo": 0.2, "hi": 0.4, "p": 0.0005},
+    }
+    members = [
+        {
+            "repo_id": f"org/j-{s}-8B",
+            "step": s,
+            "post_rl_eval": f"e{s}",
+            "values": {"learning_audit": {"rows": [row] if s != 2 else []}},
+        }
+        for s in (1, 2, 3)
+    ]
     (fam,), _ = family_lineage(members)
     assert fam["label_path"]["persists"] is None and fam["label_path"]["status"].startswith("persistence unknown")
     assert fam["reward"]["persists"] is None and "no data at step 2" in fam["reward"]["status"]
-    assert label_path([{"step": 1, "repo_id": "m1", "label": "gamed"},
-                       {"step": 2, "repo_id": "m2", "label": "not enough data"}])["persists"] is None
+    assert (
+        label_path(
+            [{"step": 1, "repo_id": "m1", "label": "gamed"}, {"step": 2, "repo_id": "m2", "label": "not enough data"}]
+        )["persists"]
+        is None
+    )

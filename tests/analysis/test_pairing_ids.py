@@ -40,7 +40,9 @@ def test_the_setting_applies_the_normalisation():
     assert len(pairing.common) == len(TASKS) and pairing.report["near_miss"] is None
     (group,) = pairing.report["groups"]
     assert group["how"] == {NORMALISED_ID: len(TASKS)} and group["only_after"] == 1
-    q1 = compute_behavioral_delta(pd.DataFrame(BEFORE), pd.DataFrame(AFTER), n_boot=200, normalise=["case", "prefix", "version"])
+    q1 = compute_behavioral_delta(
+        pd.DataFrame(BEFORE), pd.DataFrame(AFTER), n_boot=200, normalise=["case", "prefix", "version"]
+    )
     assert q1["common_tasks"] == len(TASKS) and q1["task_flips"]["newly_passing"] == len(TASKS)
     assert "terminal-bench/Fix-Git@2.0" in q1["task_flips"]["newly_passing_tasks"]  # shown as task ids, not keys
     with pytest.raises(ValueError, match="unknown"):

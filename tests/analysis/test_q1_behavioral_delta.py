@@ -41,10 +41,20 @@ def test_result_is_strict_json(planted):
 
 
 def test_flips_and_mcnemar_match_a_hand_count():
-    before = pd.DataFrame({"task_id": ["a", "a", "b", "b", "c", "d"], "passed": [True, True, False, False, True, False],
-                           "reward": [1, 1, 0, 0, 1, 0]})
-    after = pd.DataFrame({"task_id": ["a", "a", "b", "b", "c", "d"], "passed": [True, False, True, True, False, True],
-                          "reward": [1, 0, 1, 1, 0, 1]})
+    before = pd.DataFrame(
+        {
+            "task_id": ["a", "a", "b", "b", "c", "d"],
+            "passed": [True, True, False, False, True, False],
+            "reward": [1, 1, 0, 0, 1, 0],
+        }
+    )
+    after = pd.DataFrame(
+        {
+            "task_id": ["a", "a", "b", "b", "c", "d"],
+            "passed": [True, False, True, True, False, True],
+            "reward": [1, 0, 1, 1, 0, 1],
+        }
+    )
     r = compute_behavioral_delta(before, after, n_boot=200)
     fl = r["task_flips"]
     # a: 1.0 -> 0.5 still passes (>= 0.5); b, d: fail -> pass; c: pass -> fail
@@ -55,10 +65,15 @@ def test_flips_and_mcnemar_match_a_hand_count():
 
 
 def test_reward_definitions_and_infra_errors():
-    df = pd.DataFrame({"task_id": ["a", "b", "c", "d"], "reward": [1.0, None, None, 0.5],
-                       "passed": [True, False, False, False],
-                       "error_type": [None, "DaytonaError", "AgentTimeoutError", None],
-                       "is_infra_error": [False, True, False, False]})
+    df = pd.DataFrame(
+        {
+            "task_id": ["a", "b", "c", "d"],
+            "reward": [1.0, None, None, 0.5],
+            "passed": [True, False, False, False],
+            "error_type": [None, "DaytonaError", "AgentTimeoutError", None],
+            "is_infra_error": [False, True, False, False],
+        }
+    )
     side = compute_behavioral_delta(df, df, n_boot=100)["before"]
     assert side["reward_errors_as_zero"]["mean_rows"] == pytest.approx(1.5 / 4)
     assert side["reward_infra_dropped"]["mean_rows"] == pytest.approx(1.5 / 3)

@@ -5,9 +5,8 @@ import pandas as pd
 import pytest
 
 from rl_assets.analysis.q2.attribution import attribute
-from rl_assets.analysis.stats import kendall_tau_b, spearman
-from rl_assets.analysis.stats import wilson_interval
 from rl_assets.analysis.q2.temporal import assign_bins, bin_edges, bin_rollouts, steps_per_bin
+from rl_assets.analysis.stats import kendall_tau_b, spearman, wilson_interval
 
 
 def test_bin_edges_are_aligned_to_the_utc_epoch_whatever_the_start():
@@ -21,7 +20,9 @@ def test_bin_edges_are_aligned_to_the_utc_epoch_whatever_the_start():
 
 def test_assign_bins_half_open_and_out_of_range():
     edges = bin_edges("2026-05-20T00:00Z", "2026-05-20T05:00Z", 4)
-    t = pd.Series(pd.to_datetime(["2026-05-20T03:59:59Z", "2026-05-20T04:00:00Z", None, "2026-05-21T00:00:00Z"], utc=True))
+    t = pd.Series(
+        pd.to_datetime(["2026-05-20T03:59:59Z", "2026-05-20T04:00:00Z", None, "2026-05-21T00:00:00Z"], utc=True)
+    )
     assert assign_bins(t.dt.as_unit("us"), edges).tolist() == [0, 1, -1, -1]
 
 
@@ -37,10 +38,18 @@ def rollouts(n_bins=10, per_bin=150, seed=0):
             think = rng.normal(400 - 200 * frac, 60)
             ok = rng.random() < 0.9 - 1.2 * err
             infra = rng.random() < 0.05
-            rows.append({"date": t0 + pd.Timedelta(hours=4 * b, seconds=int(rng.integers(0, 14400))),
-                         "task_id": f"t{i % 30}", "reward": None if infra else float(ok),
-                         "error_type": "DaytonaError" if infra else None, "is_infra_error": infra,
-                         "tool_error_rate": err, "think_tokens": think, "code_fence_blocks": float(rng.poisson(2))})
+            rows.append(
+                {
+                    "date": t0 + pd.Timedelta(hours=4 * b, seconds=int(rng.integers(0, 14400))),
+                    "task_id": f"t{i % 30}",
+                    "reward": None if infra else float(ok),
+                    "error_type": "DaytonaError" if infra else None,
+                    "is_infra_error": infra,
+                    "tool_error_rate": err,
+                    "think_tokens": think,
+                    "code_fence_blocks": float(rng.poisson(2)),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -55,7 +64,9 @@ def test_bin_rollouts_mean_reward_drops_infra_and_has_wilson_ci_and_a_secondary_
     assert bins.loc[0, "mean_reward_ci"] == "wilson"
     assert (bins.loc[0, "mean_reward_lo"], bins.loc[0, "mean_reward_hi"]) == pytest.approx(wilson_interval(k, n))
     assert bins.loc[0, "share_reward_gt0"] == pytest.approx(k / n)
-    assert (bins.loc[0, "share_reward_gt0_lo"], bins.loc[0, "share_reward_gt0_hi"]) == pytest.approx(wilson_interval(k, n))
+    assert (bins.loc[0, "share_reward_gt0_lo"], bins.loc[0, "share_reward_gt0_hi"]) == pytest.approx(
+        wilson_interval(k, n)
+    )
     assert "reward_rate" not in bins.columns  # the ambiguous name is gone
     assert "infrastructure errors" in info["reward_definition"] and len(dated) == 150
 
@@ -66,10 +77,24 @@ def graded_rollouts():
     rows = []
     for h, rewards in enumerate([[0.25, 0.5, None], [1.0, 0.0, 0.75, None], [0.5, 0.5]]):
         for j, r in enumerate(rewards):
-            rows.append({"date": t0 + pd.Timedelta(hours=4 * h, minutes=j), "task_id": f"t{j}", "reward": r,
-                         "error_type": "AgentTimeoutError" if r is None else None, "is_infra_error": False})
-        rows.append({"date": t0 + pd.Timedelta(hours=4 * h), "task_id": "tx", "reward": 1.0,
-                     "error_type": "DaytonaError", "is_infra_error": True})
+            rows.append(
+                {
+                    "date": t0 + pd.Timedelta(hours=4 * h, minutes=j),
+                    "task_id": f"t{j}",
+                    "reward": r,
+                    "error_type": "AgentTimeoutError" if r is None else None,
+                    "is_infra_error": False,
+                }
+            )
+        rows.append(
+            {
+                "date": t0 + pd.Timedelta(hours=4 * h),
+                "task_id": "tx",
+                "reward": 1.0,
+                "error_type": "DaytonaError",
+                "is_infra_error": True,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -80,7 +105,9 @@ def test_q2_bin_table_and_q3_overlay_rl_line_agree_exactly_on_the_same_rollouts(
         bins, _, _, _ = bin_rollouts(df, 4)
         line = rl_line(df, 4)
         assert [p["mean_reward"] for p in line["points"]] == bins["mean_reward"].tolist()
-        assert [p["mean_reward_ci"] for p in line["points"]] == bins[["mean_reward_lo", "mean_reward_hi"]].values.tolist()
+        assert [p["mean_reward_ci"] for p in line["points"]] == bins[
+            ["mean_reward_lo", "mean_reward_hi"]
+        ].values.tolist()
         assert [p["n"] for p in line["points"]] == bins["n_counted"].tolist()
     bins, _, _, _ = bin_rollouts(graded_rollouts(), 4)
     # errors count 0, infra dropped: (0.25 + 0.5 + 0) / 3, (1 + 0 + 0.75 + 0) / 4, (0.5 + 0.5) / 2
@@ -123,8 +150,13 @@ def test_attribution_says_not_enough_data_below_five_bins():
 
 def test_steps_per_bin_joins_training_steps_by_wall_clock():
     edges = bin_edges("2026-05-20T00:00Z", "2026-05-20T07:00Z", 4)
-    steps = pd.DataFrame({"step": [1, 2, 3], "reward": [0.1, 0.2, 0.4],
-                          "step_time_utc": pd.to_datetime(["2026-05-20T01:00Z", "2026-05-20T03:00Z", "2026-05-20T05:00Z"], utc=True)})
+    steps = pd.DataFrame(
+        {
+            "step": [1, 2, 3],
+            "reward": [0.1, 0.2, 0.4],
+            "step_time_utc": pd.to_datetime(["2026-05-20T01:00Z", "2026-05-20T03:00Z", "2026-05-20T05:00Z"], utc=True),
+        }
+    )
     out = steps_per_bin(steps, edges)
     assert out.loc[0, ["first_step", "last_step"]].tolist() == [1, 2] and out.loc[1, "log_reward"] == 0.4
 

@@ -43,13 +43,17 @@ def test_off_interval_final_save_does_not_make_every_step_eligible():
     assert eligible == [40, 47]  # steps that saved, never the first save (20)
     assert best["best_step"] == 40  # EMA after the step-33..35 bump is higher at 40 than at 47
     # with a given interval, the recorded saves still decide eligibility
-    assert sorted(int(r["step"]) for r in tm.best_checkpoint(steps, save_every=20)["table"] if r["eligible"]) == [40, 47]
+    assert sorted(int(r["step"]) for r in tm.best_checkpoint(steps, save_every=20)["table"] if r["eligible"]) == [
+        40,
+        47,
+    ]
 
 
 def test_instability_flags_need_two_signals():
     n = 20
-    steps = pd.DataFrame({"step": range(1, n + 1), "grad_norm": [0.3] * n, "entropy": [1.0] * n,
-                          "log_ratio_abs_max": [0.1] * n})
+    steps = pd.DataFrame(
+        {"step": range(1, n + 1), "grad_norm": [0.3] * n, "entropy": [1.0] * n, "log_ratio_abs_max": [0.1] * n}
+    )
     steps.loc[[14, 15], "grad_norm"] = 1.8  # sustained at steps 15-16
     steps.loc[15, "log_ratio_abs_max"] = 0.9  # second signal only at step 16
     steps.loc[4, "grad_norm"] = 2.0  # a single spike: not sustained
@@ -60,20 +64,36 @@ def test_instability_flags_need_two_signals():
 
 
 def test_timing_breakdown_uses_nearest_recorded_parent_and_reports_gaps():
-    steps = pd.DataFrame({"step": [1, 2], "timing/step": [100.0, 100.0], "timing/generate": [60.0, 50.0],
-                          "timing/policy_train": [30.0, np.nan], "timing/custom_span": [1.0, 1.0]})
+    steps = pd.DataFrame(
+        {
+            "step": [1, 2],
+            "timing/step": [100.0, 100.0],
+            "timing/generate": [60.0, 50.0],
+            "timing/policy_train": [30.0, np.nan],
+            "timing/custom_span": [1.0, 1.0],
+        }
+    )
     rows = {(r["timer"], r["parent"]): r for r in timing_breakdown(steps)}
     assert rows[("generate", "step")]["share_of_parent"] == pytest.approx(0.55)
     assert rows[("policy_train", "step")]["share_of_parent"] == pytest.approx(0.15)  # no run_training recorded
     assert rows[("unattributed", "step")]["total_s"] == pytest.approx(60.0)
     assert rows[("custom_span", None)]["share_of_parent"] is None
-    over = timing_breakdown(pd.DataFrame({"step": [1], "timing/step": [10.0], "timing/generate": [8.0], "timing/sync_weights": [4.0]}))
+    over = timing_breakdown(
+        pd.DataFrame({"step": [1], "timing/step": [10.0], "timing/generate": [8.0], "timing/sync_weights": [4.0]})
+    )
     assert any(r["timer"] == "overlap" and r["total_s"] == pytest.approx(2.0) for r in over)
 
 
 def test_trends_and_category_summary():
-    steps = pd.DataFrame({"step": range(1, 21), "reward": np.linspace(0.2, 0.6, 20), "entropy": np.linspace(1.3, 0.8, 20),
-                          "reward/avg_raw_reward": np.linspace(0.2, 0.6, 20), "policy/policy_entropy": np.linspace(1.3, 0.8, 20)})
+    steps = pd.DataFrame(
+        {
+            "step": range(1, 21),
+            "reward": np.linspace(0.2, 0.6, 20),
+            "entropy": np.linspace(1.3, 0.8, 20),
+            "reward/avg_raw_reward": np.linspace(0.2, 0.6, 20),
+            "policy/policy_entropy": np.linspace(1.3, 0.8, 20),
+        }
+    )
     tr = tm.trend_summary(steps)
     assert tr["reward"]["change"] > 0.3 and tr["reward"]["spearman_with_step"] == pytest.approx(1.0)
     assert tr["entropy"]["kendall_with_step"] == pytest.approx(-1.0)

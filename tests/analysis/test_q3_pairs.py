@@ -21,10 +21,18 @@ def frames(rows_b, rows_a):
 def world():
     """t-up flips fail→pass, t-down pass→fail, t-same stays, t-big keeps failing with a reward move."""
     acts = ["ls", "pwd", "make"]
-    b = [row("t-up", a, 0.0, acts) for a in range(3)] + [row("t-down", a, 1.0, acts) for a in range(3)] \
-        + [row("t-same", a, 1.0, acts) for a in range(3)] + [row("t-big", a, 0.0, acts) for a in range(3)]
-    p = [row("t-up", a, 1.0, acts, side="a") for a in range(3)] + [row("t-down", a, 0.0, acts, side="a") for a in range(3)] \
-        + [row("t-same", a, 1.0, acts * 6, side="a") for a in range(3)] + [row("t-big", a, 0.5, acts, side="a") for a in range(3)]
+    b = (
+        [row("t-up", a, 0.0, acts) for a in range(3)]
+        + [row("t-down", a, 1.0, acts) for a in range(3)]
+        + [row("t-same", a, 1.0, acts) for a in range(3)]
+        + [row("t-big", a, 0.0, acts) for a in range(3)]
+    )
+    p = (
+        [row("t-up", a, 1.0, acts, side="a") for a in range(3)]
+        + [row("t-down", a, 0.0, acts, side="a") for a in range(3)]
+        + [row("t-same", a, 1.0, acts * 6, side="a") for a in range(3)]
+        + [row("t-big", a, 0.5, acts, side="a") for a in range(3)]
+    )
     return frames(b, p)
 
 
@@ -51,7 +59,11 @@ def test_attempt_rule_picks_first_attempt_with_the_majority_outcome():
     rows = [row("t", 0, 1.0, ["a"]), row("t", 1, 0.0, ["a"]), row("t", 2, 0.0, ["a"], error="AgentTimeoutError")]
     side = task_side("t", rows)
     assert side.majority == "fail" and side.shown["attempt"] == 1 and side.summary == "✔ ✘ ⚠"
-    infra = [row("t", 0, None, ["a"], error="DaytonaError", infra=True), row("t", 1, 1.0, ["a"]), row("t", 2, 0.0, ["a"])]
+    infra = [
+        row("t", 0, None, ["a"], error="DaytonaError", infra=True),
+        row("t", 1, 1.0, ["a"]),
+        row("t", 2, 0.0, ["a"]),
+    ]
     side = task_side("t", infra)  # infra attempt is not scored: 1 of 2 scored passed = tie -> fail
     assert side.majority == "fail" and side.shown["attempt"] == 2 and side.summary == "∅ ✔ ✘"
 
@@ -76,9 +88,16 @@ def test_identical_and_prefix_sequences():
 
 
 def test_structured_and_terminus_json_actions_normalize_whitespace():
-    structured = [{"role": "assistant", "content": "", "tool_calls": [
-        {"function": {"name": "bash", "arguments": json.dumps({"command": "ls   -la\n"})}}]}]
-    terminus = [{"role": "assistant", "content": json.dumps({"commands": [{"keystrokes": "ls -la\n"}], "task_complete": True})}]
+    structured = [
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"function": {"name": "bash", "arguments": json.dumps({"command": "ls   -la\n"})}}],
+        }
+    ]
+    terminus = [
+        {"role": "assistant", "content": json.dumps({"commands": [{"keystrokes": "ls -la\n"}], "task_complete": True})}
+    ]
     assert [a.key for a in extract_actions(structured)] == ["ls -la"]
     assert [a.key for a in extract_actions(terminus)] == ["ls -la", "mark_task_complete"]
 
@@ -87,10 +106,12 @@ def test_trace_content_is_escaped_everywhere():
     evil_task = "t</h2><script>alert(1)</script>"
     b = [row(evil_task, 0, 0.0, ["ls", "<b>bold</b>"], extra=XSS)]
     a = [row(evil_task, 0, 1.0, ["ls", XSS], side="a")]
-    html = render_page(build_pairs(*frames(b, a)), model="o/<m>", mode="flips", seed=0, labels=("<x>", "y"), common_tasks=1)
+    html = render_page(
+        build_pairs(*frames(b, a)), model="o/<m>", mode="flips", seed=0, labels=("<x>", "y"), common_tasks=1
+    )
     scripts = re.findall(r"<script[^>]*>", html)
     assert scripts == ['<script type="application/json" id="pairs-index">', "<script>"]  # only the page's own
-    assert "<img" not in html and "<b>bold" not in html and "onerror=\"" not in html
+    assert "<img" not in html and "<b>bold" not in html and 'onerror="' not in html
     assert "&lt;script&gt;window.__xss=1&lt;/script&gt;" in html
     island = html.split('id="pairs-index">')[1].split("</script>")[0]
     assert "<" not in island and json.loads(island)[0]["task_id"] == evil_task
@@ -114,9 +135,9 @@ def test_25_long_pairs_stay_under_10_mb():
 def test_synthetic_rows_match_the_schema(tmp_path):
     """The helper tests/support/q3_synth.py writes rows the real schema accepts, Terminus-2 shaped."""
     import pyarrow.parquet as pq
-    from support.q3_synth import write
 
     from rl_assets.schema import TRACE_SCHEMA
+    from support.q3_synth import write
 
     path = write(tmp_path / "t.parquet", [row("t1", 0, 1.0, ["ls", "pwd"])])
     table = pq.read_table(path)

@@ -8,7 +8,12 @@ import pandas as pd
 import pytest
 
 from rl_assets.analysis.q4.context_bins import (
-    OUTCOMES, UNKNOWN, assign_bins, classify, normalize_edges, solve_rate_by_context,
+    OUTCOMES,
+    UNKNOWN,
+    assign_bins,
+    classify,
+    normalize_edges,
+    solve_rate_by_context,
 )
 from rl_assets.analysis.q4.report import render_png
 from rl_assets.analysis.report_md import jsonable
@@ -16,11 +21,16 @@ from rl_assets.analysis.report_md import jsonable
 
 def frame(lengths, passed, errors=None, peak=True):
     n = len(lengths)
-    return pd.DataFrame({"task_id": [f"t{i}" for i in range(n)], "passed": passed,
-                         "reward": [1.0 if p else 0.0 for p in passed],
-                         "error_type": errors or [None] * n,
-                         "peak_prompt_tokens": lengths if peak else [None] * n,
-                         "n_tokens": [None if v is None else v * 3 for v in lengths]})
+    return pd.DataFrame(
+        {
+            "task_id": [f"t{i}" for i in range(n)],
+            "passed": passed,
+            "reward": [1.0 if p else 0.0 for p in passed],
+            "error_type": errors or [None] * n,
+            "peak_prompt_tokens": lengths if peak else [None] * n,
+            "n_tokens": [None if v is None else v * 3 for v in lengths],
+        }
+    )
 
 
 def test_every_row_is_in_exactly_one_bin_including_edges_and_unknown():
@@ -38,13 +48,35 @@ def test_every_row_is_in_exactly_one_bin_including_edges_and_unknown():
 
 
 def test_outcome_classes_are_exclusive_and_ordered():
-    df = pd.DataFrame({"passed": [True, False, False, False, False, False, False, True],
-                       "reward": [1.0, None, None, None, 0.0, 0.5, None, 1.0],
-                       "error_type": [None, "AgentTimeoutError", "ContextLengthExceededError", "RuntimeError", None,
-                                      None, None, "AgentTimeoutError"]})
-    assert classify(df).tolist() == ["solved", "timeout", "context_exceeded", "other_error", "zero_reward",
-                                     "partial", "unscored", "solved"]
-    r = solve_rate_by_context(df.assign(n_tokens=100, peak_prompt_tokens=None), df.assign(n_tokens=100, peak_prompt_tokens=None))
+    df = pd.DataFrame(
+        {
+            "passed": [True, False, False, False, False, False, False, True],
+            "reward": [1.0, None, None, None, 0.0, 0.5, None, 1.0],
+            "error_type": [
+                None,
+                "AgentTimeoutError",
+                "ContextLengthExceededError",
+                "RuntimeError",
+                None,
+                None,
+                None,
+                "AgentTimeoutError",
+            ],
+        }
+    )
+    assert classify(df).tolist() == [
+        "solved",
+        "timeout",
+        "context_exceeded",
+        "other_error",
+        "zero_reward",
+        "partial",
+        "unscored",
+        "solved",
+    ]
+    r = solve_rate_by_context(
+        df.assign(n_tokens=100, peak_prompt_tokens=None), df.assign(n_tokens=100, peak_prompt_tokens=None)
+    )
     first = r["before"]["bins"][0]
     assert sum(first[o]["k"] for o in OUTCOMES) == first["n"] == 8
     assert r["before"]["length_source"] == "n_tokens"

@@ -26,13 +26,16 @@ def test_mcnemar_exact_matches_brute_force_binomial_test(b, c):
     assert stats.mcnemar_exact(b, c) == pytest.approx(_exact_binomial_two_sided_minlike(b, b + c), rel=1e-9)
 
 
-@pytest.mark.parametrize("b,c,p", [
-    (1, 9, 0.021484375),  # 2 * (1 + 10) / 1024; R: binom.test(1, 10)$p.value
-    (0, 5, 0.0625),  # 2 / 32
-    (3, 3, 1.0),
-    (2, 8, 0.109375),  # 2 * (1 + 10 + 45) / 1024
-    (0, 10, 0.001953125),  # 2 / 1024
-])
+@pytest.mark.parametrize(
+    "b,c,p",
+    [
+        (1, 9, 0.021484375),  # 2 * (1 + 10) / 1024; R: binom.test(1, 10)$p.value
+        (0, 5, 0.0625),  # 2 / 32
+        (3, 3, 1.0),
+        (2, 8, 0.109375),  # 2 * (1 + 10 + 45) / 1024
+        (0, 10, 0.001953125),  # 2 / 1024
+    ],
+)
 def test_mcnemar_exact_published_values(b, c, p):
     assert stats.mcnemar_exact(b, c) == pytest.approx(p, rel=1e-12)
     assert _exact_binomial_two_sided_minlike(b, b + c) == pytest.approx(p, rel=1e-12)  # the reference itself
@@ -94,11 +97,14 @@ def test_paired_bootstrap_is_task_clustered_and_needs_five_tasks():
     after = {f"t{i}": [float(i) + (1.0 if i % 2 else -0.2)] for i in range(20)}
     one = stats.paired_bootstrap_diff(before, after, n_boot=500, seed=3)
     # Ten identical attempts per task carry no more information than one: same interval.
-    ten = stats.paired_bootstrap_diff({k: v * 10 for k, v in before.items()}, {k: v * 10 for k, v in after.items()},
-                                      n_boot=500, seed=3)
+    ten = stats.paired_bootstrap_diff(
+        {k: v * 10 for k, v in before.items()}, {k: v * 10 for k, v in after.items()}, n_boot=500, seed=3
+    )
     assert one.estimate == pytest.approx(0.4) and one.n_tasks == 20
     assert (ten.lo, ten.hi) == pytest.approx((one.lo, one.hi))
-    short = stats.paired_bootstrap_diff({"a": [1], "b": [2], "c": [3], "d": [4]}, {"a": [1], "b": [2], "c": [3], "d": [5]})
+    short = stats.paired_bootstrap_diff(
+        {"a": [1], "b": [2], "c": [3], "d": [4]}, {"a": [1], "b": [2], "c": [3], "d": [5]}
+    )
     assert isinstance(short, stats.NotEnoughData) and "4 common tasks" in short.reason
     # tasks present on one side only are ignored
     res = stats.paired_bootstrap_diff({**before, "x": [100.0]}, {**after, "y": [-100.0]}, n_boot=500, seed=3)
@@ -133,8 +139,9 @@ def test_standardized_effect():
     assert stats.standardized_effect(np.ones(4), np.ones(4), 0.0) is None
 
 
-@pytest.mark.parametrize("df,t", [(1, 12.7062), (2, 4.3027), (3, 3.1824), (4, 2.7764), (9, 2.2622),
-                                  (29, 2.0452), (120, 1.9799)])
+@pytest.mark.parametrize(
+    "df,t", [(1, 12.7062), (2, 4.3027), (3, 3.1824), (4, 2.7764), (9, 2.2622), (29, 2.0452), (120, 1.9799)]
+)
 def test_t_quantile_975_matches_the_textbook_table(df, t):
     assert stats.t_quantile_975(df) == pytest.approx(t, abs=1e-4)
 
@@ -177,14 +184,21 @@ def test_sign_flip_p_floor_and_holm_flips():
 # --- the same quantities computed by scipy.stats directly (the library the code delegates to, or
 # the reference for what it keeps: the vectorised exact sign flip, Newcombe, Holm, Fisher z) ---
 
+
 def test_sign_flip_exact_equals_scipy_permutation_test():
     from scipy.stats import permutation_test
 
     rng = np.random.default_rng(5)
     for n in (3, 7, 12):
         d = rng.normal(0.4, 1, size=n)
-        ref = permutation_test((d,), lambda x, axis: np.abs(np.mean(x, axis=axis)), permutation_type="samples",
-                               vectorized=True, n_resamples=np.inf, alternative="greater").pvalue
+        ref = permutation_test(
+            (d,),
+            lambda x, axis: np.abs(np.mean(x, axis=axis)),
+            permutation_type="samples",
+            vectorized=True,
+            n_resamples=np.inf,
+            alternative="greater",
+        ).pvalue
         assert stats.sign_flip_pvalue(d) == pytest.approx(ref, rel=1e-12)
 
 
@@ -192,8 +206,15 @@ def test_monte_carlo_sign_flip_agrees_with_scipy_within_its_resolution():
     from scipy.stats import permutation_test
 
     d = np.random.default_rng(8).normal(0.15, 1, size=60)
-    ref = permutation_test((d,), lambda x, axis: np.abs(np.mean(x, axis=axis)), permutation_type="samples",
-                           vectorized=True, n_resamples=20000, alternative="greater", rng=1).pvalue
+    ref = permutation_test(
+        (d,),
+        lambda x, axis: np.abs(np.mean(x, axis=axis)),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=20000,
+        alternative="greater",
+        rng=1,
+    ).pvalue
     # two Monte-Carlo estimates of the same p: binomial SE of 2,000 draws is ~0.011 at p ~ 0.25
     assert stats.sign_flip_pvalue(d) == pytest.approx(ref, abs=0.04)
 
@@ -270,7 +291,9 @@ def test_spearman_permutation_p_against_enumerated_pairings():
         return sum(abs(r) >= abs(rho) - 1e-12 for r in rhos) / len(rhos)
 
     # 4 pairs: (4!)^2 = 576 <= 2,000 re-pairings, so scipy enumerates them all: the exact p
-    assert spearman_permutation_p([1, 2, 3, 4], [2, 1, 3, 4]) == pytest.approx((0.8, enumerated([1, 2, 3, 4], [2, 1, 3, 4])))
+    assert spearman_permutation_p([1, 2, 3, 4], [2, 1, 3, 4]) == pytest.approx(
+        (0.8, enumerated([1, 2, 3, 4], [2, 1, 3, 4]))
+    )
     # 6 pairs: Monte-Carlo, within its resolution of the exact p
     x, y = [1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 6, 5]
     rho, p = spearman_permutation_p(x, y)

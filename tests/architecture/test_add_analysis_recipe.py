@@ -54,7 +54,7 @@ def q5_rows(context: dg.AssetExecutionContext, baseline_traces: dict, post_rl_tr
     return dg.Output(result, metadata={"interpretation": dg.MetadataValue.md(report.summary)})
 '''
 
-PROBE = '''
+PROBE = """
 import json, sys
 sys.path.insert(1, {tests!r})
 from rl_assets.assets.report_index import analysis_steps
@@ -69,7 +69,7 @@ print(json.dumps({{
              if graph.has(__import__("dagster").AssetKey("q5_rows")) else None,
     "unlisted": unlisted_analyses(),
 }}))
-'''
+"""
 
 
 def _copy(dest: Path) -> Path:
@@ -80,8 +80,9 @@ def _copy(dest: Path) -> Path:
 
 def _probe(copy: Path) -> dict:
     """What the copy's definitions say, from a fresh interpreter that imports the copy's packages."""
-    done = subprocess.run([sys.executable, "-c", PROBE.format(tests=str(TESTS))], cwd=copy, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE.format(tests=str(TESTS))], cwd=copy, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 

@@ -45,8 +45,11 @@ def listing(defs: dg.Definitions) -> dict:
         "asset_checks": sorted(f"{k.asset_key.to_user_string()}:{k.name}" for k in graph.asset_check_keys),
         "jobs": sorted(j.name for j in defs.resolve_all_job_defs() if not j.name.startswith("__")),
         # each job's assets: an asset that drops out of a job (analyze_model above all) shows in the diff
-        "job_assets": {j.name: sorted(k.to_user_string() for k in j.asset_layer.selected_asset_keys)
-                       for j in defs.resolve_all_job_defs() if not j.name.startswith("__")},
+        "job_assets": {
+            j.name: sorted(k.to_user_string() for k in j.asset_layer.selected_asset_keys)
+            for j in defs.resolve_all_job_defs()
+            if not j.name.startswith("__")
+        },
         "sensors": sorted(s.name for s in defs.sensors),
     }
 
@@ -59,11 +62,19 @@ def mismatch(expected: str, actual: str) -> str | None:
     """None when equal; else a unified diff (snapshot -> code) and how to accept the change."""
     if expected == actual:
         return None
-    diff = "".join(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True),
-                                        f"{SNAPSHOT.name} (committed)", "rl_assets/definitions.py (now)"))
-    return (f"the definitions changed ('-' only in the snapshot, '+' only in the code):\n{diff}\n"
-            f"If this is intended, rewrite the snapshot and commit it:\n"
-            f"  {UPDATE_VAR}=1 bash scripts/run_tests.sh tests/architecture/test_definitions_snapshot.py")
+    diff = "".join(
+        difflib.unified_diff(
+            expected.splitlines(True),
+            actual.splitlines(True),
+            f"{SNAPSHOT.name} (committed)",
+            "rl_assets/definitions.py (now)",
+        )
+    )
+    return (
+        f"the definitions changed ('-' only in the snapshot, '+' only in the code):\n{diff}\n"
+        f"If this is intended, rewrite the snapshot and commit it:\n"
+        f"  {UPDATE_VAR}=1 bash scripts/run_tests.sh tests/architecture/test_definitions_snapshot.py"
+    )
 
 
 def test_definitions_match_the_committed_snapshot():
@@ -91,8 +102,12 @@ def test_an_added_or_dropped_asset_fails_with_a_readable_diff():
 
     analysis = [a for a in definitions.ANALYSIS if a is not learning_audit]
     others = [a for a in definitions.ASSETS if a not in definitions.ANALYSIS and a is not definitions.analysis_index]
-    changed = dg.Definitions(assets=[*analysis, build_analysis_index(analysis), *others, surprise_asset],
-                             jobs=definitions.JOBS, sensors=definitions.SENSORS, resources=definitions.defs.resources)
+    changed = dg.Definitions(
+        assets=[*analysis, build_analysis_index(analysis), *others, surprise_asset],
+        jobs=definitions.JOBS,
+        sensors=definitions.SENSORS,
+        resources=definitions.defs.resources,
+    )
     problem = mismatch(SNAPSHOT.read_text(), as_text(listing(changed)))
     assert problem is not None
     changed_lines = [ln.split('"')[1] for ln in problem.splitlines() if ln[:1] in "+-" and ln.count('"') >= 2]
@@ -152,8 +167,11 @@ def unlisted_analyses(packages=None) -> list[str]:
         for info in pkgutil.iter_modules(package.__path__):
             module = importlib.import_module(f"{package.__name__}.{info.name}")
             for name, value in vars(module).items():
-                if isinstance(value, dg.AssetsDefinition) and value.partitions_def == models_partitions \
-                        and id(value) not in listed:
+                if (
+                    isinstance(value, dg.AssetsDefinition)
+                    and value.partitions_def == models_partitions
+                    and id(value) not in listed
+                ):
                     missing.append(f"{module.__name__}.{name}")
     return sorted(missing)
 
@@ -168,9 +186,13 @@ def test_every_per_model_asset_is_in_the_list_of_analyses():
 def test_each_listed_asset_is_in_the_group_of_its_line():
     from rl_assets.assets import ANALYSES
 
-    wrong = [f"{key.to_user_string()}: group {asset.group_names_by_key[key]!r}, listed under {group!r}"
-             for group, assets in ANALYSES for asset in assets for key in asset.keys
-             if asset.group_names_by_key[key] != group]
+    wrong = [
+        f"{key.to_user_string()}: group {asset.group_names_by_key[key]!r}, listed under {group!r}"
+        for group, assets in ANALYSES
+        for asset in assets
+        for key in asset.keys
+        if asset.group_names_by_key[key] != group
+    ]
     assert not wrong, "\n".join(wrong)
 
 

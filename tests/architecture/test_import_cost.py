@@ -15,7 +15,9 @@ def test_definitions_do_not_import_plotting_statistics_or_the_audit_libraries():
 
 
 def test_the_lazy_imports_work_where_used():
-    code = ("import sys; from rl_assets.analysis import stats; from rl_assets.analysis.figures import pyplot; "
-            "stats.t_quantile_975(3); pyplot(); print('scipy' in sys.modules, 'matplotlib.pyplot' in sys.modules)")
+    code = (
+        "import sys; from rl_assets.analysis import stats; from rl_assets.analysis.figures import pyplot; "
+        "stats.t_quantile_975(3); pyplot(); print('scipy' in sys.modules, 'matplotlib.pyplot' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.split()
     assert out == ["True", "True"]

@@ -81,8 +81,10 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_resources_have_no_import_cycle():
     found = cycles(import_graph(ROOT))
-    assert not found, "import cycles inside resources/ (move what both sides need into the package's types.py):\n" + \
-        "\n".join("  " + " <-> ".join(group) for group in found)
+    assert not found, (
+        "import cycles inside resources/ (move what both sides need into the package's types.py):\n"
+        + "\n".join("  " + " <-> ".join(group) for group in found)
+    )
 
 
 def test_the_cycle_check_can_fail(tmp_path):
@@ -92,7 +94,7 @@ def test_the_cycle_check_can_fail(tmp_path):
         "resources/hub/__init__.py": "from resources.hub.local import LocalHub\n",
         "resources/hub/types.py": "",
         "resources/hub/local.py": "from resources.hub.types import HubError\n"
-                                  "def f():\n    from resources.hub.hf import HfHub\n",  # a function-level import
+        "def f():\n    from resources.hub.hf import HfHub\n",  # a function-level import
         "resources/hub/hf.py": "from .local import LocalHub\n",  # relative
         "resources/registry/__init__.py": "",
         "resources/registry/sql.py": "from resources.registry import supabase\n",  # `from pkg import module`

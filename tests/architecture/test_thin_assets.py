@@ -27,12 +27,25 @@ TABLE_RULE = re.compile(r"\|\s*:?-{3,}:?\s*\|")
 ASSET_IMPORTS = ("matplotlib", "PIL", "base64", "io")  # plotting and image encoding live in analysis/
 ASSET_NAMES = {"BytesIO", "b64encode", "savefig"}
 PATH_CALLS = {"Path", "UPath", "PurePath", "PurePosixPath"}
-FILE_WRITES = {"atomic_write_bytes", "atomic_write_text", "atomic_write_json", "atomic_write_files",
-               "atomic_write_parquet", "write_text", "write_bytes", "open"}
+FILE_WRITES = {
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "atomic_write_json",
+    "atomic_write_files",
+    "atomic_write_parquet",
+    "write_text",
+    "write_bytes",
+    "open",
+}
 # (asset module, fault) -> why it is allowed. Explicit, justified, and only shrinks. Empty: none is needed.
 PATH_EXCEPTIONS: dict[tuple[str, str], str] = {}
 REPORT_WRITES = {"open", "write_text", "write_bytes", "mkdir"} | {
-    "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "atomic_write_files", "atomic_write_parquet"}
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "atomic_write_json",
+    "atomic_write_files",
+    "atomic_write_parquet",
+}
 
 
 def _tree(path: Path) -> ast.AST:
@@ -64,15 +77,21 @@ def _names(tree: ast.AST) -> set[str]:
 
 
 def _table_literals(tree: ast.AST) -> list[int]:
-    return [node.lineno for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and TABLE_RULE.search(node.value)]
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and TABLE_RULE.search(node.value)
+    ]
 
 
 def asset_faults(path: Path) -> list[str]:
     """What makes one asset module more than a thin wrapper (its tables are checked with every module's)."""
     tree, where = _tree(path), path.name
-    faults = [f"{where} imports {m}" for m in sorted(_imports(tree))
-              if any(m == p or m.startswith(p + ".") for p in ASSET_IMPORTS)]
+    faults = [
+        f"{where} imports {m}"
+        for m in sorted(_imports(tree))
+        if any(m == p or m.startswith(p + ".") for p in ASSET_IMPORTS)
+    ]
     return faults + [f"{where} uses {n}" for n in sorted(_names(tree) & ASSET_NAMES)]
 
 
@@ -90,19 +109,29 @@ def path_faults(path: Path) -> list[str]:
     tree, where, out = _tree(path), path.name, []
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and (_is_text(node.left) or _is_text(node.right)):
+        if (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Div)
+            and (_is_text(node.left) or _is_text(node.right))
+        ):
             out.append(f"{where}:{line} joins a path")
         elif isinstance(node, ast.Call) and _called(node) in PATH_CALLS:
             out.append(f"{where}:{line} calls {_called(node)}(")
         elif isinstance(node, ast.Call) and _called(node) in FILE_WRITES:
             out.append(f"{where}:{line} writes a file ({_called(node)})")
-        elif isinstance(node, ast.Attribute) and node.attr == "path" and isinstance(node.value, ast.Name) \
-                and node.value.id == "os":
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr == "path"
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "os"
+        ):
             out.append(f"{where}:{line} uses os.path")
     imported = _imports(tree)
     out += [f"{where} imports {m}" for m in sorted(imported) if m in ("os.path", "rl_assets.fileutil")]
-    if any(isinstance(n, ast.ImportFrom) and n.module == "os" and any(a.name == "path" for a in n.names)
-           for n in ast.walk(tree)):
+    if any(
+        isinstance(n, ast.ImportFrom) and n.module == "os" and any(a.name == "path" for a in n.names)
+        for n in ast.walk(tree)
+    ):
         out.append(f"{where} imports os.path")
     return [f for f in out if (where, f.split(" ", 1)[1]) not in PATH_EXCEPTIONS]
 
@@ -141,8 +170,11 @@ def test_assets_are_thin_and_tables_come_from_md_table():
 
 def test_every_question_folder_has_a_report_module():
     analysis = ROOT / "rl_assets" / "analysis"
-    missing = [q for q in ("q1", "q2", "q3", "q4", "compare", "audit", "judge", "lineage")
-               if not (analysis / q / "report.py").is_file()]
+    missing = [
+        q
+        for q in ("q1", "q2", "q3", "q4", "compare", "audit", "judge", "lineage")
+        if not (analysis / q / "report.py").is_file()
+    ]
     assert not missing, f"question folders without report.py: {missing}"
 
 
@@ -154,16 +186,18 @@ def test_the_checker_finds_each_fault(tmp_path):
             "def f(fig, rows):\n"
             "    from base64 import b64encode\n"
             "    buf = io.BytesIO()\n    fig.savefig(buf)\n"
-            "    return b64encode(buf.getvalue()), '| a | b |\\n|---|---:|\\n' + rows\n"),
+            "    return b64encode(buf.getvalue()), '| a | b |\\n|---|---:|\\n' + rows\n"
+        ),
         "rl_assets/assets/pathy.py": (
             "import os\nfrom os import path\nfrom pathlib import Path\nfrom rl_assets.fileutil import atomic_write_text\n"
             "def f(folder, name):\n"
             "    atomic_write_text(folder / 'report.md', 'x')\n"
-            "    return Path(folder) / f'{name}.json', os.path.join(folder, 'a'), 'runs' / folder\n"),
+            "    return Path(folder) / f'{name}.json', os.path.join(folder, 'a'), 'runs' / folder\n"
+        ),
         "rl_assets/assets/thin.py": "from rl_assets.analysis.report_md import md_table\nX = md_table(['a'], [[1]])\n",
         "rl_assets/analysis/q9/report.py": (
-            "from rl_assets.fileutil import atomic_write_text\n"
-            "def f(path):\n    path.write_text('| x |\\n| :--- |')\n"),
+            "from rl_assets.fileutil import atomic_write_text\ndef f(path):\n    path.write_text('| x |\\n| :--- |')\n"
+        ),
         "rl_assets/values/escape.py": "SEP = '|---|'\n",  # the one table writer may hold a rule
         "resources/hub.py": "def f():\n    return ['| a |', '| ---: |']\n",
     }
@@ -171,16 +205,27 @@ def test_the_checker_finds_each_fault(tmp_path):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
     faults = faults_under(tmp_path)
-    assert sorted(faults) == sorted([
-        "fat.py imports base64", "fat.py imports io", "fat.py imports matplotlib.pyplot",
-        "fat.py uses BytesIO", "fat.py uses b64encode", "fat.py uses savefig",
-        "pathy.py:6 joins a path", "pathy.py:6 writes a file (atomic_write_text)", "pathy.py:7 joins a path",
-        "pathy.py:7 joins a path", "pathy.py:7 calls Path(", "pathy.py:7 uses os.path",
-        "pathy.py imports rl_assets.fileutil", "pathy.py imports os.path",
-        "rl_assets/assets/fat.py:7 builds a markdown table by hand (use md_table)",
-        "rl_assets/analysis/q9/report.py:3 builds a markdown table by hand (use md_table)",
-        "resources/hub.py:2 builds a markdown table by hand (use md_table)",
-        "rl_assets/analysis/q9/report.py writes files (atomic_write_text): report.py returns content, the asset writes it",
-        "rl_assets/analysis/q9/report.py writes files (rl_assets.fileutil): report.py returns content, the asset writes it",
-        "rl_assets/analysis/q9/report.py writes files (write_text): report.py returns content, the asset writes it",
-    ]), faults
+    assert sorted(faults) == sorted(
+        [
+            "fat.py imports base64",
+            "fat.py imports io",
+            "fat.py imports matplotlib.pyplot",
+            "fat.py uses BytesIO",
+            "fat.py uses b64encode",
+            "fat.py uses savefig",
+            "pathy.py:6 joins a path",
+            "pathy.py:6 writes a file (atomic_write_text)",
+            "pathy.py:7 joins a path",
+            "pathy.py:7 joins a path",
+            "pathy.py:7 calls Path(",
+            "pathy.py:7 uses os.path",
+            "pathy.py imports rl_assets.fileutil",
+            "pathy.py imports os.path",
+            "rl_assets/assets/fat.py:7 builds a markdown table by hand (use md_table)",
+            "rl_assets/analysis/q9/report.py:3 builds a markdown table by hand (use md_table)",
+            "resources/hub.py:2 builds a markdown table by hand (use md_table)",
+            "rl_assets/analysis/q9/report.py writes files (atomic_write_text): report.py returns content, the asset writes it",
+            "rl_assets/analysis/q9/report.py writes files (rl_assets.fileutil): report.py returns content, the asset writes it",
+            "rl_assets/analysis/q9/report.py writes files (write_text): report.py returns content, the asset writes it",
+        ]
+    ), faults

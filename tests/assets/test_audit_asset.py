@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
-from support.audit_materialize import checks_by_name, materialize_audit
-from support.audit_synth import scenario, write_eval_files
 
 from resources.registry import SqlRegistry
 from rl_assets.ingest import ingest_source
+from support.audit_materialize import checks_by_name, materialize_audit
+from support.audit_synth import scenario, write_eval_files
 
 MODEL = "org/rg-rl-1B"
-TRAINING_START = datetime(2026, 10, 30, 16, 25, tzinfo=timezone.utc)
+TRAINING_START = datetime(2026, 10, 30, 16, 25, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -26,15 +26,19 @@ def run(tmp_path, monkeypatch):
         write_eval_files(rows, tmp_path / name)
         out = tmp_path / f"{name}.parquet"
         report = ingest_source(str(tmp_path / name), out, hub=None)
-        refs[name] = {"path": str(out), "rows": report.rows_written, "source": str(tmp_path / name),
-                      "revision": "r1", "benchmark": "reasoning_gym"}
+        refs[name] = {
+            "path": str(out),
+            "rows": report.rows_written,
+            "source": str(tmp_path / name),
+            "revision": "r1",
+            "benchmark": "reasoning_gym",
+        }
     reg = SqlRegistry(f"sqlite:///{tmp_path / 'registry.sqlite'}")
     reg.create_all()
     reg.insert("models", [{"id": "m1", "name": MODEL, "training_start": TRAINING_START}])
     preds = tmp_path / "predictions.json"
-    preds.write_text(json.dumps({"letter_counting": "gamed", "basic_arithmetic": "mostly format",
-                                 "chain_sum": "gain"}))
-    written = datetime(2026, 10, 30, 16, 23, tzinfo=timezone.utc).timestamp()
+    preds.write_text(json.dumps({"letter_counting": "gamed", "basic_arithmetic": "mostly format", "chain_sum": "gain"}))
+    written = datetime(2026, 10, 30, 16, 23, tzinfo=UTC).timestamp()
     os.utime(preds, (written, written))
 
     result = materialize_audit(MODEL, refs, tmp_path, predictions_path=str(preds))
@@ -50,7 +54,10 @@ def test_writes_json_and_md_with_labels(run):
     assert "## Rules" in md and "**gamed**" in md
     meta = result.asset_materializations_for_node("learning_audit")[0].metadata
     assert "| letter_counting |" in meta["audit"].value
-    assert "## Newly passing tasks: earned or exploited?" in md and "| letter_counting |" in meta["flagged_new_passes"].value
+    assert (
+        "## Newly passing tasks: earned or exploited?" in md
+        and "| letter_counting |" in meta["flagged_new_passes"].value
+    )
     assert all("newly_passing" in r["contrastive"] for r in out["rows"])
 
 
@@ -86,7 +93,10 @@ def test_rulers_agree_when_the_files_hold_the_installed_scorers_scores(run):
     assert out["ruler_dependent"] == []
     # the synthetic files recorded the installed scorer's own scores: the recorded ruler is it
     recorded = {r["family"]: r["rulers"]["recorded"]["scorer"] for r in out["rows"]}
-    assert recorded["chain_sum"] == "as recorded by the source; the installed scorer itself reproduces all 40 recorded scores"
+    assert (
+        recorded["chain_sum"]
+        == "as recorded by the source; the installed scorer itself reproduces all 40 recorded scores"
+    )
     meta = result.asset_materializations_for_node("learning_audit")[0].metadata
     assert "| chain_sum | re-scored | 0.000 → 0.900 [+0.7" in meta["rulers"].value
     assert "## Two rulers" in (folder / "audit.md").read_text()
@@ -103,14 +113,19 @@ def test_resources_are_typed_parameters():
 
     params = inspect.signature(learning_audit.op.compute_fn.decorated_fn).parameters
     assert {n: params[n].annotation for n in ("settings", "registry", "llm")} == {
-        "settings": AnalysisSettings, "registry": RegistryResource, "llm": LLMResource}
+        "settings": AnalysisSettings,
+        "registry": RegistryResource,
+        "llm": LLMResource,
+    }
 
 
 @pytest.mark.usefixtures("run")  # it wrote the two trace tables into tmp_path
 def test_a_missing_predictions_file_fails_the_run_naming_model_and_file(tmp_path):
     # predictions_path (run config) is the one way to pass predictions: no deployment-wide setting
-    refs = {name: {"path": str(tmp_path / f"{name}.parquet"), "source": "s", "revision": "r1", "benchmark": "b"}
-            for name in ("baseline_traces", "post_rl_traces")}
+    refs = {
+        name: {"path": str(tmp_path / f"{name}.parquet"), "source": "s", "revision": "r1", "benchmark": "b"}
+        for name in ("baseline_traces", "post_rl_traces")
+    }
     missing = tmp_path / "no-such-predictions.json"
     with pytest.raises(Exception) as failed:
         materialize_audit(MODEL, refs, tmp_path, predictions_path=str(missing))

@@ -10,9 +10,17 @@ import dagster as dg
 from rl_assets.assets.checkpoint import _check_results
 from rl_assets.definitions import defs
 
-MANIFEST = {"has_weights": True, "weights_files": ["model.safetensors"], "has_training_logs": False,
-            "training_logs_files": [], "rl_traces_exists": False, "rl_traces_dataset": None,
-            "rl_traces_candidates": ["org/rl-7"], "job_name_source": "rl_config.json", "has_readme": True}
+MANIFEST = {
+    "has_weights": True,
+    "weights_files": ["model.safetensors"],
+    "has_training_logs": False,
+    "training_logs_files": [],
+    "rl_traces_exists": False,
+    "rl_traces_dataset": None,
+    "rl_traces_candidates": ["org/rl-7"],
+    "job_name_source": "rl_config.json",
+    "has_readme": True,
+}
 
 
 def test_absent_by_design_passes_as_not_applicable():

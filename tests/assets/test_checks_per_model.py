@@ -5,10 +5,10 @@ import dagster as dg
 from dagster._core.storage.asset_check_execution_record import AssetCheckExecutionRecordStatus
 
 from resources.hub import HubResource
+from resources.io_manager import RlDeltaIOManager
 from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.checkpoint import checkpoint
-from resources.io_manager import RlDeltaIOManager
 from rl_assets.partitions import models_partitions
 
 BARE, FULL = "org/bare-8B", "org/full-8B"
@@ -26,8 +26,12 @@ def test_a_failed_check_of_one_model_stays_failed_when_another_model_passes(rlde
     _model(rldelta_home / "hub", BARE, readme=False)
     _model(rldelta_home / "hub", FULL, readme=True)
     instance = partition_instance(BARE, FULL)
-    resources = {"hub": HubResource(), "registry": RegistryResource(), "settings": AnalysisSettings(),
-                 "io_manager": RlDeltaIOManager()}
+    resources = {
+        "hub": HubResource(),
+        "registry": RegistryResource(),
+        "settings": AnalysisSettings(),
+        "io_manager": RlDeltaIOManager(),
+    }
     for model in (BARE, FULL):  # the passing model runs last, as rl-alpha did after rl-beta
         dg.materialize([checkpoint], instance=instance, partition_key=model, resources=resources)
 

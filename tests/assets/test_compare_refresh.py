@@ -2,21 +2,25 @@
 the comparison sensor requests `compare_models` on the pinned benchmark -> the new model is ranked."""
 
 import dagster as dg
+from test_compare_asset import _dataset, _job, instance, run  # noqa: F401  (fixture)
 
 from resources.hub import HubResource
 from resources.registry import RegistryResource, SqlRegistry
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.eval_pair import eval_pair
 from sensors.comparison_sensor import comparison_after_failure, comparison_after_success
-from test_compare_asset import _dataset, _job, instance, run  # noqa: F401  (fixture)
 
 NEW = "org/fresh-8B"
 
 
 def _after(sensor, inst, run_id, status="PIPELINE_SUCCESS"):
     record = inst.get_run_by_id(run_id)
-    ctx = dg.build_run_status_sensor_context(sensor_name=sensor.name, dagster_instance=inst, dagster_run=record,
-                                             dagster_event=dg.DagsterEvent(event_type_value=status, job_name=record.job_name))
+    ctx = dg.build_run_status_sensor_context(
+        sensor_name=sensor.name,
+        dagster_instance=inst,
+        dagster_run=record,
+        dagster_event=dg.DagsterEvent(event_type_value=status, job_name=record.job_name),
+    )
     return sensor(ctx)
 
 
@@ -36,8 +40,12 @@ def test_analysing_a_new_model_refreshes_the_comparison_and_ranks_it(instance, m
     reg.insert("models", [{"id": "fresh", "name": NEW, "base_model_id": "base"}])
     reg.insert("sandbox_jobs", [_job("j9", "fresh", "b1", "fresh-b1")])
     inst.add_dynamic_partitions("models", [NEW])
-    analysed = dg.materialize([eval_pair], instance=inst, partition_key=NEW,
-                              resources={"registry": RegistryResource(), "settings": AnalysisSettings()})
+    analysed = dg.materialize(
+        [eval_pair],
+        instance=inst,
+        partition_key=NEW,
+        resources={"registry": RegistryResource(), "settings": AnalysisSettings()},
+    )
     assert analysed.success
 
     request = _after(comparison_after_success, inst, analysed.run_id)
@@ -47,9 +55,11 @@ def test_analysing_a_new_model_refreshes_the_comparison_and_ranks_it(instance, m
     from rl_assets.definitions import defs
 
     job = defs.resolve_job_def("compare_models")
-    done = job.execute_in_process(instance=inst, run_config=request.run_config,
-                                  resources={"hub": HubResource(), "registry": RegistryResource(),
-                                             "settings": AnalysisSettings(n_boot=200)})
+    done = job.execute_in_process(
+        instance=inst,
+        run_config=request.run_config,
+        resources={"hub": HubResource(), "registry": RegistryResource(), "settings": AnalysisSettings(n_boot=200)},
+    )
     assert done.success
     assert NEW in _models(inst)
 
@@ -64,8 +74,12 @@ def test_runs_that_touch_nothing_compared_request_nothing(instance, monkeypatch)
 
     logs = dg.materialize([training_logs], instance=inst, partition_key="org/good-8B")
     assert isinstance(_after(comparison_after_success, inst, logs.run_id), dg.SkipReason)
-    unpinned = dg.materialize([eval_pair], instance=inst, partition_key="org/good-8B",
-                              resources={"registry": RegistryResource(), "settings": AnalysisSettings()})
+    unpinned = dg.materialize(
+        [eval_pair],
+        instance=inst,
+        partition_key="org/good-8B",
+        resources={"registry": RegistryResource(), "settings": AnalysisSettings()},
+    )
     # never materialized, no env: nothing to keep pinned, so it says why instead of guessing
     skip = _after(comparison_after_failure, inst, unpinned.run_id, "PIPELINE_FAILURE")
     assert isinstance(skip, dg.SkipReason) and "no pinned benchmark" in skip.skip_message

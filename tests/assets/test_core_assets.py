@@ -5,12 +5,12 @@ import json
 import dagster as dg
 import pyarrow.parquet as pq
 import pytest
-from support.core_world import MODEL, RESOURCES, _rows, core_world
 
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.eval_pair import eval_pair
 from rl_assets.assets.traces import baseline_traces, post_rl_traces
+from support.core_world import MODEL, RESOURCES, _rows, core_world
 
 
 @pytest.fixture
@@ -19,7 +19,12 @@ def world(tmp_path, monkeypatch):
 
 
 def test_foundation_assets_materialize(world):
-    result = dg.materialize([checkpoint, eval_pair, baseline_traces, post_rl_traces], instance=world, partition_key=MODEL, resources=RESOURCES)
+    result = dg.materialize(
+        [checkpoint, eval_pair, baseline_traces, post_rl_traces],
+        instance=world,
+        partition_key=MODEL,
+        resources=RESOURCES,
+    )
     assert result.success
     manifest = result.output_for_node("checkpoint")
     assert manifest["has_weights"] and manifest["job_name"] == "rl-7"
@@ -43,7 +48,9 @@ def test_foundation_assets_materialize(world):
 
 
 def test_unknown_model_fails_checkpoint_naming_it(world):
-    result = dg.materialize([checkpoint], instance=world, partition_key="org/missing-8B", resources=RESOURCES, raise_on_error=False)
+    result = dg.materialize(
+        [checkpoint], instance=world, partition_key="org/missing-8B", resources=RESOURCES, raise_on_error=False
+    )
     assert not result.success
     failures = [e for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_FAILURE]
     assert failures and "org/missing-8B" in failures[0].event_specific_data.error.message
@@ -67,7 +74,9 @@ def test_explicit_sources_override_the_registry(world, tmp_path):
 @pytest.mark.parametrize("content", ["{not json", "[1, 2]"])
 def test_malformed_rl_config_fails_naming_repo_and_file(world, tmp_path, content):
     (tmp_path / "home" / "hub" / "models" / "org" / "rl-7-8B" / "rl_config.json").write_text(content)
-    result = dg.materialize([checkpoint], instance=world, partition_key=MODEL, resources=RESOURCES, raise_on_error=False)
+    result = dg.materialize(
+        [checkpoint], instance=world, partition_key=MODEL, resources=RESOURCES, raise_on_error=False
+    )
     failure = [e for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_FAILURE][0]
     message = failure.event_specific_data.error.message
     assert MODEL in message and "rl_config.json" in message

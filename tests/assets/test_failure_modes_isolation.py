@@ -4,13 +4,13 @@ materialization recorded in the event log."""
 
 import pyarrow.parquet as pq
 import pytest
-from support.dagster_run import partition_instance
-from support.llm_server import LLMServer, materialize_with_traces
 from test_llm_failure_modes import KEY, PID, hub, labeller
 
 from resources.llm import LLMResource
 from rl_assets.assets.failure_modes import failure_modes
 from rl_assets.jobs.write_back import write_back_failure_modes
+from support.dagster_run import partition_instance
+from support.llm_server import LLMServer, materialize_with_traces
 
 
 @pytest.fixture(autouse=True)
@@ -23,9 +23,15 @@ def evals(rldelta_home, tmp_path):
 def _annotate(tmp_path, srv, instance, traces: str, n_tasks: int, cache: str = "") -> dict:
     (tmp_path / traces).mkdir(exist_ok=True)
     llm = LLMResource(base_url=srv.base_url, api_key=KEY, parse_retries=0, backoff_base_s=0.01, cache_root=cache)
-    result = materialize_with_traces(tmp_path / traces, failure_modes, {"llm": llm, "hub": hub(tmp_path)},
-                                     {"ops": {"failure_modes": {"config": {"batch_size": 5}}}}, partition=PID,
-                                     n_tasks=n_tasks, instance=instance)
+    result = materialize_with_traces(
+        tmp_path / traces,
+        failure_modes,
+        {"llm": llm, "hub": hub(tmp_path)},
+        {"ops": {"failure_modes": {"config": {"batch_size": 5}}}},
+        partition=PID,
+        n_tasks=n_tasks,
+        instance=instance,
+    )
     return result.output_for_node("failure_modes")
 
 
@@ -57,14 +63,19 @@ def test_a_second_run_keeps_the_first_runs_table_and_write_back_pushes_the_lates
 
     pushed = write_back_failure_modes.execute_in_process(
         run_config={"ops": {"push_failure_modes": {"config": {"model_id": PID}}}},
-        resources={"hub": hub(tmp_path)}, instance=instance)
+        resources={"hub": hub(tmp_path)},
+        instance=instance,
+    )
     assert pushed.output_for_node("push_failure_modes")["pushed"]["org/base-evals"]["rows"] == 12  # the latest: 6 tasks
 
 
 def test_write_back_without_any_annotation_says_so(tmp_path):
     result = write_back_failure_modes.execute_in_process(
         run_config={"ops": {"push_failure_modes": {"config": {"model_id": PID}}}},
-        resources={"hub": hub(tmp_path)}, instance=partition_instance(PID), raise_on_error=False)
+        resources={"hub": hub(tmp_path)},
+        instance=partition_instance(PID),
+        raise_on_error=False,
+    )
     assert not result.success
     failure = result.failure_data_for_node("push_failure_modes")
     assert "no failure_modes table for org/rl-model" in str(failure.error.message if failure.error else failure)

@@ -8,11 +8,11 @@ import pyarrow as pa
 import pytest
 from dagster._core.storage.asset_check_execution_record import AssetCheckExecutionRecordStatus
 
+from resources.io_manager import RlDeltaIOManager
 from rl_assets import store
 from rl_assets.analysis.integrity import rules
 from rl_assets.assets.reward_integrity import reward_integrity
 from rl_assets.definitions import analysis_index
-from resources.io_manager import RlDeltaIOManager
 from support.dagster_run import stub_asset
 from support.integrity_synth import generations, planted, rising_with_task
 
@@ -27,14 +27,21 @@ def _metrics(model: str, frame) -> dict:
 
 @pytest.fixture
 def runs(rldelta_home, partition_instance):
-    values = {HACKED: _metrics(HACKED, planted(onset=25)), HEALTHY: _metrics(HEALTHY, rising_with_task()),
-              SHORT: _metrics(SHORT, planted(n=8, onset=4)),
-              NO_LOGS: {"applicable": False, "reason": "not applicable: no training_logs/ in org/nologs-8B"}}
+    values = {
+        HACKED: _metrics(HACKED, planted(onset=25)),
+        HEALTHY: _metrics(HEALTHY, rising_with_task()),
+        SHORT: _metrics(SHORT, planted(n=8, onset=4)),
+        NO_LOGS: {"applicable": False, "reason": "not applicable: no training_logs/ in org/nologs-8B"},
+    }
     instance = partition_instance(*values)
     results = {}
     for model, value in values.items():
-        results[model] = dg.materialize([stub_asset("training_metrics", value), reward_integrity], instance=instance,
-                                        partition_key=model, resources={"io_manager": RlDeltaIOManager()})
+        results[model] = dg.materialize(
+            [stub_asset("training_metrics", value), reward_integrity],
+            instance=instance,
+            partition_key=model,
+            resources={"io_manager": RlDeltaIOManager()},
+        )
     return instance, results, rldelta_home
 
 
@@ -56,14 +63,22 @@ def test_check_severity_and_verdict_per_partition(runs):
     assert value["onsets"] == {"reward_task_divergence": 25, "non_task_term_share": 25}
     folder = home / "reports" / "org--hacked-8B" / "Q2_reward_integrity"
     assert sorted(p.name for p in folder.iterdir()) == ["curves.png", "reward_integrity.json", "reward_integrity.md"]
-    assert "Not applicable" in (home / "reports" / "org--nologs-8B" / "Q2_reward_integrity" / "reward_integrity.md").read_text()
+    assert (
+        "Not applicable"
+        in (home / "reports" / "org--nologs-8B" / "Q2_reward_integrity" / "reward_integrity.md").read_text()
+    )
 
 
 def test_index_first_lines_say_the_verdict(runs):
     instance, _, home = runs
-    for model, expected in ((HACKED, f"Reward integrity: **{rules.OUTSIDE}** — non_task_term_share from step 25, reward_task_divergence from step 25"),
-                            (SHORT, f"Reward integrity: **{rules.NOT_ENOUGH}**"),
-                            (NO_LOGS, "Reward integrity: not applicable (no training steps")):
+    for model, expected in (
+        (
+            HACKED,
+            f"Reward integrity: **{rules.OUTSIDE}** — non_task_term_share from step 25, reward_task_divergence from step 25",
+        ),
+        (SHORT, f"Reward integrity: **{rules.NOT_ENOUGH}**"),
+        (NO_LOGS, "Reward integrity: not applicable (no training steps"),
+    ):
         dg.materialize([analysis_index], instance=instance, partition_key=model)
         lines = (home / "reports" / model.replace("/", "--") / "INDEX.md").read_text().splitlines()
         assert lines[0].startswith("# RL behavioural analysis") and lines[2].startswith(expected), lines[:4]
@@ -76,12 +91,19 @@ def test_stored_validation_generations_are_read_and_judged(rldelta_home, partiti
     store.write_table(pa.Table.from_pandas(generations([10, 20, 30, 40], onset=30), preserve_index=False), gen_path)
     instance = partition_instance(model)
     for stored, verdict in (({**value, "validation_generations": gen_path}, rules.COLLAPSED), (value, rules.HEALTHY)):
-        result = dg.materialize([stub_asset("training_metrics", stored), reward_integrity], instance=instance,
-                                partition_key=model, resources={"io_manager": RlDeltaIOManager()})
+        result = dg.materialize(
+            [stub_asset("training_metrics", stored), reward_integrity],
+            instance=instance,
+            partition_key=model,
+            resources={"io_manager": RlDeltaIOManager()},
+        )
         out = result.output_for_node("reward_integrity")
         assert out["verdict"] == verdict
     assert out["statuses"]["validation_generations"] == rules.NO_DATA  # the second run: none stored, said so
-    report = json.loads((rldelta_home / "reports" / "org--constant-8B" / "Q2_reward_integrity" /
-                         "reward_integrity.json").read_text())
-    assert report["signals"]["validation_generations"]["reason"] == \
-        "not read: training_metrics stored no validation-generation table"
+    report = json.loads(
+        (rldelta_home / "reports" / "org--constant-8B" / "Q2_reward_integrity" / "reward_integrity.json").read_text()
+    )
+    assert (
+        report["signals"]["validation_generations"]["reason"]
+        == "not read: training_metrics stored no validation-generation table"
+    )

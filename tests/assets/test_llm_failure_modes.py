@@ -7,14 +7,14 @@ from pathlib import Path
 import dagster as dg
 import pyarrow.parquet as pq
 import pytest
-from support.llm_server import LLMServer, as_json, materialize_with_traces
 
 from resources.hub import HubResource
 from resources.llm import OFFLINE_LABEL, LLMResource
 from rl_assets.analysis.q1.failure_modes import TAXONOMY, distribution, heuristic_label, interpret
 from rl_assets.assets.failure_modes import failure_modes
-from rl_assets.support.hub_write import repo_from_spec
 from rl_assets.jobs.write_back import write_back_failure_modes
+from rl_assets.support.hub_write import repo_from_spec
+from support.llm_server import LLMServer, as_json, materialize_with_traces
 
 PID = "org/rl-model"
 KEY = "sk-annot-SECRET-7"
@@ -35,22 +35,49 @@ def hub(tmp_path):
 
 def labeller(bad: set[str] = frozenset(), completion_tokens: int = 50):
     """Labels every trial in the batch; trials in ``bad`` get a category outside the taxonomy."""
+
     def respond(body):
         ids = re.findall(r"### Trial (\S+)", body["messages"][-1]["content"])
-        return as_json({"items": [{"trace_id": t, "category": "not-a-category" if t in bad else "wrong_answer",
-                                   "summary": f"looked at {t}"} for t in ids]}, completion_tokens=completion_tokens)
+        return as_json(
+            {
+                "items": [
+                    {
+                        "trace_id": t,
+                        "category": "not-a-category" if t in bad else "wrong_answer",
+                        "summary": f"looked at {t}",
+                    }
+                    for t in ids
+                ]
+            },
+            completion_tokens=completion_tokens,
+        )
+
     return respond
 
 
 def materialize(tmp_path, llm, **config):
-    return materialize_with_traces(tmp_path, failure_modes, {"llm": llm, "hub": hub(tmp_path)},
-                                   {"ops": {"failure_modes": {"config": config}}}, partition=PID, n_tasks=6)
+    return materialize_with_traces(
+        tmp_path,
+        failure_modes,
+        {"llm": llm, "hub": hub(tmp_path)},
+        {"ops": {"failure_modes": {"config": config}}},
+        partition=PID,
+        n_tasks=6,
+    )
 
 
 def test_interpret_keeps_valid_items_only():
     keys = {"t1": "k1", "t2": "k2", "t3": "k3"}
-    got = interpret({"items": [{"trace_id": "t1", "category": "Tool misuse", "summary": "s"},
-                               {"trace_id": "t2", "category": "weird"}, {"trace_id": "zz", "category": "loop"}]}, keys)
+    got = interpret(
+        {
+            "items": [
+                {"trace_id": "t1", "category": "Tool misuse", "summary": "s"},
+                {"trace_id": "t2", "category": "weird"},
+                {"trace_id": "zz", "category": "loop"},
+            ]
+        },
+        keys,
+    )
     assert got == {"k1": {"category": "tool_misuse", "summary": "s"}}
     with pytest.raises(ValueError):
         interpret({"nothing": 1}, keys)
@@ -93,7 +120,9 @@ def test_bad_item_isolated_and_resume_never_blanks(tmp_path):
 def test_budget_stop_then_resume_fills_the_rest(tmp_path):
     with LLMServer(latency=0.01, responder=labeller(completion_tokens=2000)) as srv:  # ~$0.02 per call
         common = dict(base_url=srv.base_url, api_key=KEY, concurrency=1, max_output_tokens=2000)
-        out = materialize(tmp_path, LLMResource(usd_budget=0.05, **common), batch_size=4).output_for_node("failure_modes")
+        out = materialize(tmp_path, LLMResource(usd_budget=0.05, **common), batch_size=4).output_for_node(
+            "failure_modes"
+        )
         first = srv.calls
         assert first == 2 and out["failed"] == 24 - 4 * first and out["calls"]["used_usd"] <= 0.05
         out2 = materialize(tmp_path, LLMResource(**common), batch_size=4).output_for_node("failure_modes")
@@ -112,12 +141,16 @@ def test_write_back_403_is_detected_before_any_llm_call(tmp_path):
 def _push(tmp_path, **config):
     return write_back_failure_modes.execute_in_process(
         run_config={"ops": {"push_failure_modes": {"config": {"model_id": PID, **config}}}},
-        resources={"hub": hub(tmp_path)}, raise_on_error=False)
+        resources={"hub": hub(tmp_path)},
+        raise_on_error=False,
+    )
 
 
 def test_write_back_job_checks_all_repos_first_and_uploads(tmp_path):
     with LLMServer(latency=0.01, responder=labeller()) as srv:
-        annotated = materialize(tmp_path, LLMResource(base_url=srv.base_url, api_key=KEY)).output_for_node("failure_modes")
+        annotated = materialize(tmp_path, LLMResource(base_url=srv.base_url, api_key=KEY)).output_for_node(
+            "failure_modes"
+        )
     assert repo_from_spec("hf:org/base-evals@abc") == "org/base-evals" and repo_from_spec("./x.jsonl") is None
     readonly = tmp_path / "hub" / "datasets" / "org" / "post-evals" / ".readonly"
     readonly.touch()

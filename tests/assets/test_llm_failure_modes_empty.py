@@ -5,15 +5,26 @@ import io
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from support.llm_server import materialize_with_traces
 
 from resources.hub import HubResource
 from resources.llm import LLMResource
 from rl_assets.assets.failure_modes import _previous, failure_modes
+from support.llm_server import materialize_with_traces
 
 PID = "org/rl-model"
-COLUMNS = ["side", "trace_id", "task_id", "source_repo", "failure_mode", "failure_summary", "status", "error",
-           "annotator", "prompt_version", "key"]
+COLUMNS = [
+    "side",
+    "trace_id",
+    "task_id",
+    "source_repo",
+    "failure_mode",
+    "failure_summary",
+    "status",
+    "error",
+    "annotator",
+    "prompt_version",
+    "key",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -24,9 +35,14 @@ def home(tmp_path, monkeypatch):
 
 
 def _materialize(tmp_path, **config):
-    return materialize_with_traces(tmp_path, failure_modes,
-                                   {"llm": LLMResource(), "hub": HubResource(local_root=str(tmp_path / "hub"))},
-                                   {"ops": {"failure_modes": {"config": config}}}, partition=PID, n_tasks=4)
+    return materialize_with_traces(
+        tmp_path,
+        failure_modes,
+        {"llm": LLMResource(), "hub": HubResource(local_root=str(tmp_path / "hub"))},
+        {"ops": {"failure_modes": {"config": config}}},
+        partition=PID,
+        n_tasks=4,
+    )
 
 
 def test_zero_rows_then_a_second_run(tmp_path):

@@ -3,7 +3,6 @@
 import json
 
 import pytest
-from support.llm_server import LLMServer, as_json, materialize_with_traces, text
 
 from resources.hub import HubResource
 from resources.llm import OFFLINE_LABEL, LLMResource
@@ -12,14 +11,16 @@ from rl_assets.analysis.judge.aggregate import combine_pair, orient, summarize
 from rl_assets.analysis.judge.parsing import validate_verdict
 from rl_assets.analysis.judge.selection import representatives, select_probes
 from rl_assets.assets.q1_llm_judge import judge_verdicts
+from support.llm_server import LLMServer, as_json, materialize_with_traces, text
 
 PID = "org/rl-model"
 KEY = "sk-judge-SECRET-42"
 
 
 def verdict(winner, tags=(), conf="high"):
-    return validate_verdict({"winner": winner, "tags": list(tags), "confidence": conf, "behavior_change": "x",
-                             "winner_reason": "y"})
+    return validate_verdict(
+        {"winner": winner, "tags": list(tags), "confidence": conf, "behavior_change": "x", "winner_reason": "y"}
+    )
 
 
 def test_validate_verdict_drops_unknown_tags_and_rejects_no_winner():
@@ -33,7 +34,10 @@ def test_validate_verdict_drops_unknown_tags_and_rejects_no_winner():
 def test_orientation_and_order_disagreement_is_a_tie():
     # Order 2 shows post-RL as Trace A: "B is less verbose" means post-RL is MORE verbose.
     assert orient(verdict("A", ["less-verbose", "gave-up-early"]), post_is_b=False) == {
-        "winner": "post-rl", "tags": ["more-verbose"], "unoriented": ["gave-up-early"]}
+        "winner": "post-rl",
+        "tags": ["more-verbose"],
+        "unoriented": ["gave-up-early"],
+    }
     agree = combine_pair("t", "p", verdict("B", ["more-tool-calls"]), verdict("A", ["fewer-tool-calls"], "low"))
     assert agree["winner"] == "post-rl" and not agree["order_flip"] and agree["confidence"] == "low"
     assert agree["tags_both_orders"] == ["more-tool-calls"]
@@ -47,8 +51,10 @@ def test_orientation_and_order_disagreement_is_a_tie():
 
 
 def test_attempt_rule_and_disjoint_probes():
-    rows = [{"task_id": "t1", "attempt": 1, "reward": 1.0, "trace_id": "b"},
-            {"task_id": "t1", "attempt": 0, "reward": 0.0, "trace_id": "a"}]
+    rows = [
+        {"task_id": "t1", "attempt": 1, "reward": 1.0, "trace_id": "b"},
+        {"task_id": "t1", "attempt": 0, "reward": 0.0, "trace_id": "a"},
+    ]
     assert representatives(rows)["t1"]["trace_id"] == "a"  # attempt 0, not the best attempt
     base = {f"t{i}": {"passed": False, "tool_calls_total": 10} for i in range(20)}
     post = {f"t{i}": {"passed": i == 7, "tool_calls_total": 10 - i / 2} for i in range(20)}
@@ -60,8 +66,13 @@ def test_attempt_rule_and_disjoint_probes():
 
 
 def _run(tmp_path, llm, run_config=None):
-    result = materialize_with_traces(tmp_path, judge_verdicts, {"llm": llm, "settings": AnalysisSettings(), "hub": HubResource()},
-                                     run_config, partition=PID)
+    result = materialize_with_traces(
+        tmp_path,
+        judge_verdicts,
+        {"llm": llm, "settings": AnalysisSettings(), "hub": HubResource()},
+        run_config,
+        partition=PID,
+    )
     report_dir = tmp_path / "home" / "reports" / "org--rl-model" / "Q1_llm_judge"
     return result, json.loads((report_dir / "report.json").read_text()), (report_dir / "report.md").read_text()
 
@@ -92,8 +103,15 @@ def prefers_post(body):
     user = body["messages"][-1]["content"]
     a, b = user.split("## Trace B")
     winner = "A" if "post attempt" in a else "B"
-    return as_json({"behavior_change": "b differs", "tags": ["more-tool-calls", "bogus-tag"], "confidence": "medium",
-                    "winner": winner, "winner_reason": "it solved it"})
+    return as_json(
+        {
+            "behavior_change": "b differs",
+            "tags": ["more-tool-calls", "bogus-tag"],
+            "confidence": "medium",
+            "winner": winner,
+            "winner_reason": "it solved it",
+        }
+    )
 
 
 def test_llm_judge_both_orders_cached_and_key_never_written(tmp_path):
@@ -113,14 +131,24 @@ def test_llm_judge_both_orders_cached_and_key_never_written(tmp_path):
         result2, report2, _ = _run(tmp_path, llm, cfg())
         assert srv.calls == 14 and report2["calls"]["cached"] == 14  # re-run is free
         events = json.dumps([str(e) for e in result.all_events + result2.all_events])
-        files = [p.read_text(errors="ignore") for p in (tmp_path / "home").rglob("*") if p.is_file()
-                 and p.suffix in (".json", ".md", ".jsonl")]
+        files = [
+            p.read_text(errors="ignore")
+            for p in (tmp_path / "home").rglob("*")
+            if p.is_file() and p.suffix in (".json", ".md", ".jsonl")
+        ]
         assert KEY not in events and not any(KEY in f for f in files)
 
 
 def test_position_bias_shows_as_order_flips(tmp_path):
-    always_a = lambda body: as_json({"behavior_change": "", "tags": [], "confidence": "low", "winner": "A",  # noqa: E731
-                                     "winner_reason": ""})
+    always_a = lambda body: as_json(
+        {
+            "behavior_change": "",
+            "tags": [],
+            "confidence": "low",
+            "winner": "A",  # noqa: E731
+            "winner_reason": "",
+        }
+    )
     with LLMServer(latency=0.01, responder=always_a) as srv:
         _, report, _ = _run(tmp_path, LLMResource(base_url=srv.base_url, api_key=KEY), cfg(random_pairs=0))
     mc = report["probes"]["most_changed"]

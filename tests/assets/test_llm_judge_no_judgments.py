@@ -4,7 +4,6 @@ import json
 
 import dagster as dg
 import pytest
-from support.llm_server import materialize_with_traces
 
 from resources.hub import HubResource
 from resources.llm import LLMResource
@@ -12,6 +11,7 @@ from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.judge.report import render_markdown
 from rl_assets.analysis.judge.run import build_report
 from rl_assets.assets.q1_llm_judge import judge_verdicts
+from support.llm_server import materialize_with_traces
 
 PID = "org/rl-model"
 
@@ -28,8 +28,12 @@ def test_build_report_without_judgments_has_no_rate():
 
 def test_no_judgments_fail_the_check(tmp_path):
     result = materialize_with_traces(
-        tmp_path, judge_verdicts, {"llm": LLMResource(), "settings": AnalysisSettings(), "hub": HubResource()},
-        {"ops": {"judge_verdicts": {"config": {"pairs_per_probe": 0, "random_pairs": 0}}}}, partition=PID)
+        tmp_path,
+        judge_verdicts,
+        {"llm": LLMResource(), "settings": AnalysisSettings(), "hub": HubResource()},
+        {"ops": {"judge_verdicts": {"config": {"pairs_per_probe": 0, "random_pairs": 0}}}},
+        partition=PID,
+    )
     assert result.success
     report_dir = tmp_path / "home" / "reports" / "org--rl-model" / "Q1_llm_judge"
     report = json.loads((report_dir / "report.json").read_text())

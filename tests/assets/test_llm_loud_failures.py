@@ -7,12 +7,12 @@ import json
 import dagster as dg
 import pytest
 
-from support.llm_server import LLMServer, as_json, materialize_with_traces, status
 from resources.hub import HubResource
 from resources.llm import LLMResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.failure_modes import failure_modes
 from rl_assets.assets.q1_llm_judge import judge_verdicts
+from support.llm_server import LLMServer, as_json, materialize_with_traces, status
 
 PID = "org/rl-model"
 KEY = "sk-loud-failure-SECRET-9876wxyz"
@@ -27,16 +27,24 @@ def home(tmp_path, monkeypatch):
 
 
 def _check(result, asset):
-    (ev,) = [e for e in result.get_asset_check_evaluations() if e.check_name == "llm_calls_succeeded"
-             and e.asset_key == dg.AssetKey(asset)]
+    (ev,) = [
+        e
+        for e in result.get_asset_check_evaluations()
+        if e.check_name == "llm_calls_succeeded" and e.asset_key == dg.AssetKey(asset)
+    ]
     return ev
 
 
 def _judge(tmp_path, srv):
     llm = LLMResource(base_url=srv.base_url, api_key=KEY, backoff_base_s=0.01, max_retries=0)
     run_config = {"ops": {"judge_verdicts": {"config": {"pairs_per_probe": 3, "random_pairs": 2}}}}
-    result = materialize_with_traces(tmp_path, judge_verdicts, {"llm": llm, "settings": AnalysisSettings(),
-                                                                "hub": HubResource()}, run_config, partition=PID)
+    result = materialize_with_traces(
+        tmp_path,
+        judge_verdicts,
+        {"llm": llm, "settings": AnalysisSettings(), "hub": HubResource()},
+        run_config,
+        partition=PID,
+    )
     md = (tmp_path / "home" / "reports" / "org--rl-model" / "Q1_llm_judge" / "report.md").read_text()
     return result, md
 
@@ -58,8 +66,12 @@ def test_judge_partial_failure_passes_with_counts_by_reason(tmp_path):
 
     def flaky(body):
         calls.append(1)
-        return status(401, body=DENIED) if len(calls) % 2 else as_json({"winner": "A", "tags": [], "confidence": "high",
-                                                                       "rationale": "r"})
+        return (
+            status(401, body=DENIED)
+            if len(calls) % 2
+            else as_json({"winner": "A", "tags": [], "confidence": "high", "rationale": "r"})
+        )
+
     with LLMServer(responder=flaky) as srv:
         result, md = _judge(tmp_path, srv)
     ev = _check(result, "judge_verdicts")
@@ -71,8 +83,14 @@ def test_judge_partial_failure_passes_with_counts_by_reason(tmp_path):
 def test_annotator_all_401_fails_its_check(tmp_path):
     with LLMServer(responder=lambda body: status(401, body=DENIED)) as srv:
         llm = LLMResource(base_url=srv.base_url, api_key=KEY, backoff_base_s=0.01, max_retries=0)
-        result = materialize_with_traces(tmp_path, failure_modes, {"llm": llm, "hub": HubResource(local_root=str(tmp_path / "hub"))},
-                                         {"ops": {"failure_modes": {"config": {}}}}, partition=PID, n_tasks=4)
+        result = materialize_with_traces(
+            tmp_path,
+            failure_modes,
+            {"llm": llm, "hub": HubResource(local_root=str(tmp_path / "hub"))},
+            {"ops": {"failure_modes": {"config": {}}}},
+            partition=PID,
+            n_tasks=4,
+        )
     ev = _check(result, "failure_modes")
     assert not ev.passed and "401" in ev.metadata["failure_reasons"].value
     assert KEY[:6] not in ev.metadata["failure_reasons"].value

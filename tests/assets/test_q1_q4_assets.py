@@ -6,15 +6,15 @@ import dagster as dg
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from support.dagster_run import materialize_partition, partition_instance
 
+from resources.io_manager import RlDeltaIOManager
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.q1_behavioral_delta import behavioral_delta
 from rl_assets.assets.q4_solve_rate import solve_rate_by_context_asset
-from resources.io_manager import RlDeltaIOManager
 from rl_assets.partitions import models_partitions
 from rl_assets.schema import TRACE_SCHEMA
 from rl_assets.settings import home_dir
+from support.dagster_run import materialize_partition, partition_instance
 from support.q1_synth import make_side  # tests/ is on sys.path (rootdir import mode)
 
 MODEL = "rldelta-test/rl-model-8B"
@@ -24,8 +24,12 @@ def _stub(name, df):
     @dg.asset(name=name, partitions_def=models_partitions)
     def _asset(context) -> dict:
         table = pa.Table.from_pandas(df.assign(n_tokens=5000, peak_prompt_tokens=None), preserve_index=False)
-        full = pa.table({f.name: table[f.name] if f.name in table.column_names else pa.nulls(len(table), f.type)
-                         for f in TRACE_SCHEMA}).cast(TRACE_SCHEMA)
+        full = pa.table(
+            {
+                f.name: table[f.name] if f.name in table.column_names else pa.nulls(len(table), f.type)
+                for f in TRACE_SCHEMA
+            }
+        ).cast(TRACE_SCHEMA)
         (home_dir() / "storage").mkdir(exist_ok=True)  # in the store root: values name no other place
         path = str(home_dir() / "storage" / f"{name}.parquet")
         pq.write_table(full, path)
@@ -43,9 +47,15 @@ def _run(tmp_path, monkeypatch, before, after):
     monkeypatch.setenv("RLDELTA_HOME", str(tmp_path))
     monkeypatch.setenv("RLDELTA_STORAGE", str(tmp_path / "storage"))
     return materialize_partition(
-        [_stub("baseline_traces", before), _stub("post_rl_traces", after), _no_failure_modes, behavioral_delta,
-         solve_rate_by_context_asset],
-        MODEL, instance=partition_instance(MODEL, tempdir=str(tmp_path / "dagster")),
+        [
+            _stub("baseline_traces", before),
+            _stub("post_rl_traces", after),
+            _no_failure_modes,
+            behavioral_delta,
+            solve_rate_by_context_asset,
+        ],
+        MODEL,
+        instance=partition_instance(MODEL, tempdir=str(tmp_path / "dagster")),
         resources={"settings": AnalysisSettings(n_boot=300), "io_manager": RlDeltaIOManager()},
     )
 
@@ -69,9 +79,13 @@ def test_reports_written_and_checks_pass(tmp_path, monkeypatch):
     value = result.output_for_node("behavioral_delta")
     assert value["features"] and value == data
     checks = _checks(result)
-    assert checks == {("behavioral_delta", "has_common_tasks"): True, ("behavioral_delta", "enough_data"): True,
-                      ("behavioral_delta", "task_ids_pair"): True, ("behavioral_delta", "same_generation_settings"): True,
-                      ("solve_rate_by_context", "enough_data"): True}
+    assert checks == {
+        ("behavioral_delta", "has_common_tasks"): True,
+        ("behavioral_delta", "enough_data"): True,
+        ("behavioral_delta", "task_ids_pair"): True,
+        ("behavioral_delta", "same_generation_settings"): True,
+        ("solve_rate_by_context", "enough_data"): True,
+    }
     assert "## Task pairing" in md and "| bench-a | 60 | 0 | 0 | 60 by task_id | paired |" in md
     md_meta = result.asset_materializations_for_node("behavioral_delta")[0].metadata
     assert md_meta["n_significant_features"].value == 1 and md_meta["common_tasks"].value == 60
@@ -91,8 +105,16 @@ def test_failure_mode_labels_join_on_trace_id(tmp_path):
     from rl_assets.assets.q1_behavioral_delta import failure_mode_labels, with_failure_modes
 
     labels_path = tmp_path / "labels.parquet"
-    pq.write_table(pa.table({"trace_id": ["a", "b", "c"], "failure_mode": ["timeout", "loop", "other"],
-                             "status": ["ok", "offline", "failed"]}), labels_path)
+    pq.write_table(
+        pa.table(
+            {
+                "trace_id": ["a", "b", "c"],
+                "failure_mode": ["timeout", "loop", "other"],
+                "status": ["ok", "offline", "failed"],
+            }
+        ),
+        labels_path,
+    )
     labels = failure_mode_labels({"path": str(labels_path)})
     assert labels == {"a": "timeout", "b": "loop"}  # a failed annotation is not a label
     table = pa.table({"trace_id": ["a", "c", "z"], "failure_mode": pa.array([None, "kept", None], pa.string())})

@@ -4,16 +4,16 @@ import json
 
 import dagster as dg
 import pytest
-from support.dagster_run import materialize_partition
 
 from resources.hub import HubResource
+from resources.io_manager import RlDeltaIOManager
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.q2_rl_temporal import rl_temporal, rl_traces
 from rl_assets.assets.q2_training import save_every_from_config, training_logs, training_metrics
-from resources.io_manager import RlDeltaIOManager
+from support.dagster_run import materialize_partition
 
-LINE = "2026-06-01 1{h}:00:00.000 | INFO | x - WANDB_MIRROR kind=train step={s} metrics={{\"reward/avg_raw_reward\": {r}, \"policy/policy_entropy\": 1.0}}\n"
+LINE = '2026-06-01 1{h}:00:00.000 | INFO | x - WANDB_MIRROR kind=train step={s} metrics={{"reward/avg_raw_reward": {r}, "policy/policy_entropy": 1.0}}\n'
 
 
 def run(tmp_path, monkeypatch, model, with_logs, summary=None):
@@ -21,15 +21,19 @@ def run(tmp_path, monkeypatch, model, with_logs, summary=None):
     repo = tmp_path / "home" / "hub" / "models" / model
     repo.mkdir(parents=True)
     (repo / "model.safetensors").write_bytes(b"\0" * 8)
-    (repo / "rl_config.json").write_text(json.dumps({"job_name": "job", "skyrl_hydra_args": ["trainer.ckpt_interval=2"]}))
+    (repo / "rl_config.json").write_text(
+        json.dumps({"job_name": "job", "skyrl_hydra_args": ["trainer.ckpt_interval=2"]})
+    )
     if with_logs:
         (repo / "training_logs").mkdir()
         (repo / "training_logs" / "job_1.out").write_text("".join(LINE.format(h=s, s=s, r=s / 10) for s in range(1, 7)))
         if summary is not None:
             (repo / "training_logs" / "wandb-summary.json").write_text(json.dumps(summary))
-    result = materialize_partition([checkpoint, training_logs, training_metrics, rl_traces, rl_temporal], model,
-                                   resources={"hub": HubResource(), "settings": AnalysisSettings(),
-                                              "io_manager": RlDeltaIOManager()})
+    result = materialize_partition(
+        [checkpoint, training_logs, training_metrics, rl_traces, rl_temporal],
+        model,
+        resources={"hub": HubResource(), "settings": AnalysisSettings(), "io_manager": RlDeltaIOManager()},
+    )
     assert result.success
     return result, tmp_path / "home" / "reports" / model.replace("/", "--")
 
@@ -81,8 +85,14 @@ def test_no_training_logs_is_reported_as_not_applicable(tmp_path, monkeypatch):
     assert "not applicable: no training_logs/ in org/rl-y-8B" in text
 
 
-@pytest.mark.parametrize("config, expected", [
-    ({"skyrl_hydra_args": ["trainer.epochs=1", "trainer.ckpt_interval=10"]}, 10),
-    ({"trainer": {"ckpt_interval": 5}}, 5), ({"skyrl_hydra_args": ["trainer.ckpt_interval=-1"]}, None), (None, None)])
+@pytest.mark.parametrize(
+    "config, expected",
+    [
+        ({"skyrl_hydra_args": ["trainer.epochs=1", "trainer.ckpt_interval=10"]}, 10),
+        ({"trainer": {"ckpt_interval": 5}}, 5),
+        ({"skyrl_hydra_args": ["trainer.ckpt_interval=-1"]}, None),
+        (None, None),
+    ],
+)
 def test_save_every_from_config(config, expected):
     assert save_every_from_config(config) == expected

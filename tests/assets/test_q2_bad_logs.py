@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from rl_assets.ingest.skyrl_log import parse_training_logs
 from rl_assets.assets.q2_training import accounting_check, wandb_check
+from rl_assets.ingest.skyrl_log import parse_training_logs
 
 T = "2026-06-01 10:{:02d}:{:02d}.000 | INFO     | skyrl_train.trainer:{} - "
 
@@ -45,13 +45,17 @@ def test_every_reward_sits_on_its_own_step_first_and_last_included(tmp_path):
 
 
 def test_lines_after_step_logged_and_eval_lines_belong_to_no_step(tmp_path):
-    lines = step_lines(1, 1, 0.25, 0.01, 100) + [
-        at(4, "train:477", "Started: 'eval'"),
-        at(4, "generate:875", "Generation rewards - Avg: 0.900, Success rate: 0.900", 5),
-        at(4, "train:477", "Finished: 'eval', time cost: 9.00s", 9),
-        at(5, "train:487", "[Step 1] Logged 37 metrics"),
-        at(5, "compute_advantages_and_returns:1", "avg_raw_rewards: 0.99, avg_response_length: 1.0", 1),
-    ] + step_lines(2, 6, 0.5, 0.02, 110)
+    lines = (
+        step_lines(1, 1, 0.25, 0.01, 100)
+        + [
+            at(4, "train:477", "Started: 'eval'"),
+            at(4, "generate:875", "Generation rewards - Avg: 0.900, Success rate: 0.900", 5),
+            at(4, "train:477", "Finished: 'eval', time cost: 9.00s", 9),
+            at(5, "train:487", "[Step 1] Logged 37 metrics"),
+            at(5, "compute_advantages_and_returns:1", "avg_raw_rewards: 0.99, avg_response_length: 1.0", 1),
+        ]
+        + step_lines(2, 6, 0.5, 0.02, 110)
+    )
     parsed = parse_training_logs(write(tmp_path / "run.out", lines))
     steps = parsed.steps.set_index("step")
     assert steps.loc[1, "generation/avg_reward"] == 0.25 and steps.loc[1, "timing/eval"] == 9.0
@@ -60,10 +64,14 @@ def test_lines_after_step_logged_and_eval_lines_belong_to_no_step(tmp_path):
 
 
 def test_restart_in_one_file_replaces_the_killed_attempts_step_whole(tmp_path):
-    killed = step_lines(1, 1, 0.25, 0.01, 100) + step_lines(2, 2, 0.5, 0.02, 110) + [
-        at(3, "train:391", "Started: 'step'"),  # step 3 killed mid-way
-        at(3, "train:404", "Finished: 'generate', time cost: 55.00s", 5),
-    ]
+    killed = (
+        step_lines(1, 1, 0.25, 0.01, 100)
+        + step_lines(2, 2, 0.5, 0.02, 110)
+        + [
+            at(3, "train:391", "Started: 'step'"),  # step 3 killed mid-way
+            at(3, "train:404", "Finished: 'generate', time cost: 55.00s", 5),
+        ]
+    )
     rerun = [
         "Ray runtime started.",
         at(10, "train:367", "Resumed training from global_step 1"),
@@ -172,4 +180,7 @@ def test_trainer_jsonl_final_step_is_compared_with_the_text_logs(tmp_path):
 def test_a_log_cut_inside_a_dict_block_still_balances(tmp_path, tail):
     parsed = parse_training_logs(write(tmp_path / "run.out", step_lines(1, 1, 0.25, 0.01, 100) + [tail]))
     lines = parsed.accounting["lines"]
-    assert sum(lines["parsed"].values()) + sum(lines["malformed"].values()) + sum(lines["ignored"].values()) == lines["read"]
+    assert (
+        sum(lines["parsed"].values()) + sum(lines["malformed"].values()) + sum(lines["ignored"].values())
+        == lines["read"]
+    )

@@ -2,13 +2,12 @@
 
 import json
 
-from support.dagster_run import materialize_partition
-
 from resources.hub import HubResource
+from resources.io_manager import RlDeltaIOManager
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.q2_training import training_logs, training_metrics
-from resources.io_manager import RlDeltaIOManager
+from support.dagster_run import materialize_partition
 
 
 def run(tmp_path, monkeypatch, model, logs: dict[str, str], root: dict[str, str] | None = None):
@@ -23,15 +22,22 @@ def run(tmp_path, monkeypatch, model, logs: dict[str, str], root: dict[str, str]
     for name, text in logs.items():
         (repo / "training_logs" / name).parent.mkdir(parents=True, exist_ok=True)
         (repo / "training_logs" / name).write_text(text)
-    result = materialize_partition([checkpoint, training_logs, training_metrics], model, raise_on_error=False,
-                                   resources={"hub": HubResource(), "settings": AnalysisSettings(),
-                                              "io_manager": RlDeltaIOManager()})
+    result = materialize_partition(
+        [checkpoint, training_logs, training_metrics],
+        model,
+        raise_on_error=False,
+        resources={"hub": HubResource(), "settings": AnalysisSettings(), "io_manager": RlDeltaIOManager()},
+    )
     return result, tmp_path / "home" / "reports" / model.replace("/", "--") / "Q2_training_metrics"
 
 
 def test_unrecognised_logs_fail_the_asset_and_the_check(tmp_path, monkeypatch):
-    result, reports = run(tmp_path, monkeypatch, "org/garbage-8B",
-                          {"run.log": "\x07\x08 garbage ###\nmore garbage\n", "metrics.csv": "a,b\n1,2\n"})
+    result, reports = run(
+        tmp_path,
+        monkeypatch,
+        "org/garbage-8B",
+        {"run.log": "\x07\x08 garbage ###\nmore garbage\n", "metrics.csv": "a,b\n1,2\n"},
+    )
     assert not result.success
     failure = [e for e in result.all_events if e.event_type_value == "STEP_FAILURE"]
     assert "no reader recognises these files" in failure[0].step_failure_data.user_failure_data.description
@@ -42,8 +48,11 @@ def test_unrecognised_logs_fail_the_asset_and_the_check(tmp_path, monkeypatch):
 
 
 def test_verl_run_is_read_and_the_report_names_the_trainer(tmp_path, monkeypatch):
-    lines = "".join(f"(TaskRunner pid=1) step:{s} - critic/score/mean:np.float64({-s / 10}) - critic/rewards/mean:{s / 10}"
-                    f" - actor/entropy:0.5 - response_length/mean:{200 - s}\n" for s in range(1, 7))
+    lines = "".join(
+        f"(TaskRunner pid=1) step:{s} - critic/score/mean:np.float64({-s / 10}) - critic/rewards/mean:{s / 10}"
+        f" - actor/entropy:0.5 - response_length/mean:{200 - s}\n"
+        for s in range(1, 7)
+    )
     lines += "step:7 - critic/score/mean:-0.7 - critic/rewards/me\n"  # cut inside its last key
     result, reports = run(tmp_path, monkeypatch, "org/verl-8B", {"wandb/run-1/files/output.log": lines})
     assert result.success
@@ -57,20 +66,41 @@ def test_verl_run_is_read_and_the_report_names_the_trainer(tmp_path, monkeypatch
 
 def test_trl_checkpoint_upload_without_training_logs_is_read(tmp_path, monkeypatch):
     def state(n):
-        return json.dumps({"global_step": n, "best_model_checkpoint": f"out/checkpoint-{n}", "log_history": [
-            {"step": s, "reward": s / 10, "rewards/accuracy_reward/mean": s / 20, "kl": 0.01} for s in range(1, n + 1)]})
+        return json.dumps(
+            {
+                "global_step": n,
+                "best_model_checkpoint": f"out/checkpoint-{n}",
+                "log_history": [
+                    {"step": s, "reward": s / 10, "rewards/accuracy_reward/mean": s / 20, "kl": 0.01}
+                    for s in range(1, n + 1)
+                ],
+            }
+        )
 
-    result, reports = run(tmp_path, monkeypatch, "org/trl-8B", {},
-                          root={"trainer_state.json": state(4), "checkpoint-2/trainer_state.json": state(2),
-                                "checkpoint-4/trainer_state.json": state(4)})
+    result, reports = run(
+        tmp_path,
+        monkeypatch,
+        "org/trl-8B",
+        {},
+        root={
+            "trainer_state.json": state(4),
+            "checkpoint-2/trainer_state.json": state(2),
+            "checkpoint-4/trainer_state.json": state(4),
+        },
+    )
     assert result.success
     logs = result.output_for_node("training_logs")
     assert logs["applicable"] and sorted(logs["files"]) == [
-        "checkpoint-2/trainer_state.json", "checkpoint-4/trainer_state.json", "trainer_state.json"]
+        "checkpoint-2/trainer_state.json",
+        "checkpoint-4/trainer_state.json",
+        "trainer_state.json",
+    ]
     value = result.output_for_node("training_metrics")
     assert value["trainer"] == "trl" and value["n_steps"] == 4
     assert value["reward_terms"] == {"reward_term/task/accuracy_reward": "task"}
     rep = json.loads((reports / "report.json").read_text())
     assert rep["final"]["reward"] == 0.4
     # 4 + 2 + 4 entries read; the 4 newest kept; the 6 repeated in an older or equal file are accounted
-    assert rep["accounting"]["lines"]["read"] == 10 and rep["accounting"]["lines"]["ignored"] == {"in_newer_checkpoint": 6}
+    assert rep["accounting"]["lines"]["read"] == 10 and rep["accounting"]["lines"]["ignored"] == {
+        "in_newer_checkpoint": 6
+    }

@@ -1,7 +1,7 @@
 """trace_pairs and eval_temporal_overlay materialized by Dagster on stub upstream assets."""
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -20,19 +20,33 @@ def world(tmp_path, monkeypatch):
     base = [row(f"t{i}", a, 0.0 if i < 3 else 1.0, acts, extra=XSS) for i in range(5) for a in range(3)]
     post = [row(f"t{i}", a, 1.0, acts[:1] + ["pytest"] + acts[2:], side="a") for i in range(5) for a in range(3)]
     for r, h in zip(base, range(len(base))):
-        r["date"] = datetime(2026, 4, 22, 9, h, tzinfo=timezone.utc)
-    refs = {"baseline_traces": {"path": write(tmp_path / "b.parquet", base), "source": "hf:org/base-evals", "revision": "r1"},
-            "post_rl_traces": {"path": write(tmp_path / "a.parquet", post), "source": "hf:org/rl-evals", "revision": "r2"},
-            "eval_pair": {"baseline_eval_ts": "2026-04-22T09:00:00+00:00", "post_rl_eval_ts": "2026-05-22T09:00:00+00:00",
-                          "benchmark": "tbm"}}
+        r["date"] = datetime(2026, 4, 22, 9, h, tzinfo=UTC)
+    refs = {
+        "baseline_traces": {
+            "path": write(tmp_path / "b.parquet", base),
+            "source": "hf:org/base-evals",
+            "revision": "r1",
+        },
+        "post_rl_traces": {"path": write(tmp_path / "a.parquet", post), "source": "hf:org/rl-evals", "revision": "r2"},
+        "eval_pair": {
+            "baseline_eval_ts": "2026-04-22T09:00:00+00:00",
+            "post_rl_eval_ts": "2026-05-22T09:00:00+00:00",
+            "benchmark": "tbm",
+        },
+    }
     return tmp_path, refs
 
 
 def test_trace_pairs_writes_one_escaped_page_with_divergences(world, materialize_partition):
     tmp_path, refs = world
     stubs = {k: refs[k] for k in ("baseline_traces", "post_rl_traces")}
-    result = materialize_partition([trace_pairs], MODEL, stubs=stubs, resources={"settings": AnalysisSettings(pair_top_n=4)},
-                                   run_config={"ops": {"trace_pairs": {"config": {"mode": "flips"}}}})
+    result = materialize_partition(
+        [trace_pairs],
+        MODEL,
+        stubs=stubs,
+        resources={"settings": AnalysisSettings(pair_top_n=4)},
+        run_config={"ops": {"trace_pairs": {"config": {"mode": "flips"}}}},
+    )
     assert result.success
     out = result.output_for_node("trace_pairs")
     assert out["n_pairs"] == 4 and out["common_tasks"] == 5
@@ -48,7 +62,9 @@ def test_overlay_without_rl_traces_still_writes_markers(world, materialize_parti
     tmp_path, refs = world
     reason = "not applicable: no RL rollout dataset for org/rl-model-8B (tried ['org/rl-model'])"
     stubs = {**refs, "rl_traces": {"applicable": False, "reason": reason}}
-    result = materialize_partition([eval_temporal_overlay], MODEL, stubs=stubs, resources={"settings": AnalysisSettings()})
+    result = materialize_partition(
+        [eval_temporal_overlay], MODEL, stubs=stubs, resources={"settings": AnalysisSettings()}
+    )
     assert result.success
     folder = tmp_path / "home" / "reports" / "org--rl-model-8B" / "Q3_temporal_overlay"
     data = json.loads((folder / "overlay.json").read_text())
@@ -61,10 +77,16 @@ def test_overlay_with_rl_traces_bins_rollouts(world, materialize_partition):
     tmp_path, refs = world
     rollouts = [row(f"r{i}", 0, float(i % 2), ["ls"], side="r") for i in range(12)]
     for i, r in enumerate(rollouts):
-        r["date"] = datetime(2026, 5, 20, 2 + i, 30, tzinfo=timezone.utc)
+        r["date"] = datetime(2026, 5, 20, 2 + i, 30, tzinfo=UTC)
     rl = {"applicable": True, "path": write(tmp_path / "rl.parquet", rollouts), "source": "hf:org/rl-model"}
-    result = materialize_partition([eval_temporal_overlay], MODEL, stubs={**refs, "rl_traces": rl},
-                                   resources={"settings": AnalysisSettings(bin_hours=4.0)})
-    data = json.loads((tmp_path / "home" / "reports" / "org--rl-model-8B" / "Q3_temporal_overlay" / "overlay.json").read_text())
+    result = materialize_partition(
+        [eval_temporal_overlay],
+        MODEL,
+        stubs={**refs, "rl_traces": rl},
+        resources={"settings": AnalysisSettings(bin_hours=4.0)},
+    )
+    data = json.loads(
+        (tmp_path / "home" / "reports" / "org--rl-model-8B" / "Q3_temporal_overlay" / "overlay.json").read_text()
+    )
     assert result.success and data["rl_applicable"] and data["notes"] == []
     assert [p["bin_start"][11:16] for p in data["rl"]["points"]] == ["00:00", "04:00", "08:00", "12:00"]

@@ -5,10 +5,10 @@ import json
 import dagster as dg
 import pytest
 
+from resources.io_manager import RlDeltaIOManager
 from rl_assets.analysis.index_md import COMPLETION_NOTE, judge_findings, q1_findings
 from rl_assets.assets.report_index import analysis_steps
 from rl_assets.definitions import ANALYSIS, analysis_index
-from resources.io_manager import RlDeltaIOManager
 from rl_assets.partitions import models_partitions
 
 MODEL = "org/rl-model-8B"
@@ -28,13 +28,18 @@ def stubs(folder):
     def behavioral_delta():
         out = folder / "Q1_behavioral_delta" / "report.json"
         out.parent.mkdir(parents=True, exist_ok=True)
-        result = {"features": [{"feature": "think_tokens", "significant": True, "before": 80.0, "after": 38.0},
-                               {"feature": "code_fence_blocks", "significant": False}],
-                  "paired": {"passed": {"before": 0.3, "after": 0.5}},
-                  "task_flips": {"newly_passing": 6, "newly_failing": 1, "mcnemar_p": 0.125}}
+        result = {
+            "features": [
+                {"feature": "think_tokens", "significant": True, "before": 80.0, "after": 38.0},
+                {"feature": "code_fence_blocks", "significant": False},
+            ],
+            "paired": {"passed": {"before": 0.3, "after": 0.5}},
+            "task_flips": {"newly_passing": 6, "newly_failing": 1, "mcnemar_p": 0.125},
+        }
         out.write_text(json.dumps({}))  # the report file is an output only: the findings come from the value
-        return dg.Output(result, data_version=dg.DataVersion("q1-v1"),
-                         metadata={"report": dg.MetadataValue.path(str(out))})
+        return dg.Output(
+            result, data_version=dg.DataVersion("q1-v1"), metadata={"report": dg.MetadataValue.path(str(out))}
+        )
 
     @dg.asset(name="rl_traces", partitions_def=models_partitions, group_name="q2")
     def rl_traces():
@@ -50,8 +55,13 @@ def stubs(folder):
 
 def test_index_reports_each_status_from_the_event_log(home, partition_instance):
     instance = partition_instance(MODEL)
-    first = dg.materialize(stubs(home), instance=instance, partition_key=MODEL, raise_on_error=False,
-                           resources={"io_manager": RlDeltaIOManager()})
+    first = dg.materialize(
+        stubs(home),
+        instance=instance,
+        partition_key=MODEL,
+        raise_on_error=False,
+        resources={"io_manager": RlDeltaIOManager()},
+    )
     assert not first.success
     result = dg.materialize([analysis_index], instance=instance, partition_key=MODEL)
     assert result.success
@@ -80,24 +90,33 @@ def test_run_ids_link_to_the_ui_and_input_versions_are_the_upstreams_own(home, m
     def baseline_traces():
         return dg.Output(1, data_version=dg.DataVersion(version["v"]))
 
-    @dg.asset(name="behavioral_delta", partitions_def=models_partitions, group_name="q1",
-              ins={"baseline_traces": dg.AssetIn()})
+    @dg.asset(
+        name="behavioral_delta",
+        partitions_def=models_partitions,
+        group_name="q1",
+        ins={"baseline_traces": dg.AssetIn()},
+    )
     def behavioral_delta(baseline_traces):
         return 2
 
     dg.materialize([baseline_traces, behavioral_delta], instance=instance, partition_key=MODEL)
     version["v"] = "tables-2"  # a new upload: the input moved on, behavioral_delta was not re-run
-    later = dg.materialize([baseline_traces, behavioral_delta], instance=instance, partition_key=MODEL,
-                           selection=["baseline_traces"])
+    later = dg.materialize(
+        [baseline_traces, behavioral_delta], instance=instance, partition_key=MODEL, selection=["baseline_traces"]
+    )
     dg.materialize([analysis_index], instance=instance, partition_key=MODEL)
     text = (home / "INDEX.md").read_text()
     base = next(line for line in text.splitlines() if line.startswith("| **baseline_traces**"))
     assert f"[`{later.run_id}`](http://127.0.0.1:3999/runs/{later.run_id})" in base and "`tables-2`" in base
     delta = next(line for line in text.splitlines() if line.startswith("| **behavioral_delta**"))
     assert "baseline_traces: `tables-1` (now `tables-2`: stale)" in delta
-    upstream_in_ui = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=dg.AssetKey("baseline_traces"), asset_partitions=[MODEL]), limit=1
-    ).records[0].asset_materialization.tags["dagster/data_version"]
+    upstream_in_ui = (
+        instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey("baseline_traces"), asset_partitions=[MODEL]), limit=1
+        )
+        .records[0]
+        .asset_materialization.tags["dagster/data_version"]
+    )
     assert upstream_in_ui == "tables-2"
 
 
@@ -128,9 +147,14 @@ def test_index_is_the_analysis_runs_last_step_and_its_own_run_after_other_runs(p
     instance = partition_instance("org/m-8B")
 
     def after(run, status):
-        return (index_after_success if status == "PIPELINE_SUCCESS" else index_after_failure)(dg.build_run_status_sensor_context(
-            sensor_name=f"index_after_{status}", dagster_instance=instance, dagster_run=run,
-            dagster_event=dg.DagsterEvent(event_type_value=status, job_name=run.job_name)))
+        return (index_after_success if status == "PIPELINE_SUCCESS" else index_after_failure)(
+            dg.build_run_status_sensor_context(
+                sensor_name=f"index_after_{status}",
+                dagster_instance=instance,
+                dagster_run=run,
+                dagster_event=dg.DagsterEvent(event_type_value=status, job_name=run.job_name),
+            )
+        )
 
     run = instance.create_run_for_job(analyze, tags={"dagster/partition": "org/m-8B"})
     request = after(run, "PIPELINE_FAILURE")
@@ -148,14 +172,20 @@ def test_index_is_the_analysis_runs_last_step_and_its_own_run_after_other_runs(p
 def test_findings_tolerate_missing_and_partial_reports():
     assert q1_findings(None) == ["Q1 behavioural delta: not produced"]
     assert q1_findings({"features": []})[0].startswith("Q1: no behavioural feature changed")
-    judge = {"judge": "heuristic", "probes": {"random": {"post_rl_win_rate_decisive": {"count": 7, "share": 0.7, "wilson95": [0.4, 0.89]}},
-                                              "most_changed": {"post_rl_win_rate_decisive": {"count": 0, "share": None}}}}
+    judge = {
+        "judge": "heuristic",
+        "probes": {
+            "random": {"post_rl_win_rate_decisive": {"count": 7, "share": 0.7, "wilson95": [0.4, 0.89]}},
+            "most_changed": {"post_rl_win_rate_decisive": {"count": 0, "share": None}},
+        },
+    }
     lines = judge_findings(judge)
     assert "post-RL wins 0.70 [0.40, 0.89]" in lines[0] and lines[1] == "judge probe most_changed: no decisive pairs"
 
 
 def test_findings_say_not_comparable_or_not_enough_data_instead_of_no_change():
     assert q1_findings({"invalid_for_comparison": "the two sides share no tasks", "features": []}) == [
-        "Q1: not comparable — the two sides share no tasks"]
+        "Q1: not comparable — the two sides share no tasks"
+    ]
     lines = q1_findings({"features": [{"feature": "tool_errors", "not_enough_data": "2 common tasks"}]})
     assert lines[0] == "Q1: not enough data to test behavioural features"

@@ -9,25 +9,29 @@ import pyarrow.parquet as pq
 import pytest
 from dagster._core.definitions.data_version import StaleStatus
 from dagster._utils.test.data_versions import get_stale_status_resolver
+from test_core_assets import _rows  # tests/ is on sys.path (rootdir import mode)
 
 from resources.hub import HubResource
+from resources.io_manager import RlDeltaIOManager
 from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.eval_pair import eval_pair
 from rl_assets.assets.traces import baseline_traces, post_rl_traces
-from resources.io_manager import RlDeltaIOManager
-from test_core_assets import _rows  # tests/ is on sys.path (rootdir import mode)
 
 MODEL = "org/iso-8B"
 
 
-@dg.asset(partitions_def=baseline_traces.partitions_def, ins={"eval_pair": dg.AssetIn(), "baseline_traces": dg.AssetIn(),
-                                                               "post_rl_traces": dg.AssetIn()})
+@dg.asset(
+    partitions_def=baseline_traces.partitions_def,
+    ins={"eval_pair": dg.AssetIn(), "baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
+)
 def seen_by_run(eval_pair: dict, baseline_traces: dict, post_rl_traces: dict) -> dict:
     """What a downstream step of this run received: the sources named and the rows in the tables it reads."""
-    return {"pair": [eval_pair["baseline_eval"], eval_pair["post_rl_eval"]],
-            "refs": [baseline_traces["source"], post_rl_traces["source"]],
-            "rows": [pq.read_table(baseline_traces["path"]).num_rows, pq.read_table(post_rl_traces["path"]).num_rows]}
+    return {
+        "pair": [eval_pair["baseline_eval"], eval_pair["post_rl_eval"]],
+        "refs": [baseline_traces["source"], post_rl_traces["source"]],
+        "rows": [pq.read_table(baseline_traces["path"]).num_rows, pq.read_table(post_rl_traces["path"]).num_rows],
+    }
 
 
 def _source(folder, name: str, n: int) -> str:
@@ -37,8 +41,12 @@ def _source(folder, name: str, n: int) -> str:
 
 
 def _resources(base: str, post: str) -> dict:
-    return {"hub": HubResource(), "registry": RegistryResource(), "io_manager": RlDeltaIOManager(),
-            "settings": AnalysisSettings(baseline_eval=base, post_rl_eval=post)}
+    return {
+        "hub": HubResource(),
+        "registry": RegistryResource(),
+        "io_manager": RlDeltaIOManager(),
+        "settings": AnalysisSettings(baseline_eval=base, post_rl_eval=post),
+    }
 
 
 @pytest.fixture
@@ -71,8 +79,10 @@ def test_concurrent_runs_of_one_partition_never_read_each_others_values(instance
     rounds = 8
     ctx = multiprocessing.get_context("spawn")  # Dagster runs in threads of one process deadlock on logging
     barrier, out = ctx.Barrier(2), ctx.Queue()
-    workers = [ctx.Process(target=_worker, args=(str(rldelta_home / "dagster"), src, barrier, rounds, out))
-               for src in (small, big)]
+    workers = [
+        ctx.Process(target=_worker, args=(str(rldelta_home / "dagster"), src, barrier, rounds, out))
+        for src in (small, big)
+    ]
     for w in workers:
         w.start()
     got = [out.get(timeout=600) for _ in range(2 * rounds)]
@@ -97,9 +107,14 @@ def test_editing_a_local_source_makes_downstream_stale(instance, tmp_path):
     assert _stale(instance, "seen_by_run") == StaleStatus.FRESH
     _source(tmp_path, "post", 48)  # the same file, now with 48 rows
     second = dg.materialize(ASSETS[:3], instance=instance, partition_key=MODEL, resources=_resources(base, post))
-    versions = [r.asset_materializations_for_node("post_rl_traces")[0].tags["dagster/data_version"] for r in (first, second)]
+    versions = [
+        r.asset_materializations_for_node("post_rl_traces")[0].tags["dagster/data_version"] for r in (first, second)
+    ]
     assert versions[0] != versions[1] and "None" not in versions[0]
     assert second.output_for_node("post_rl_traces")["rows"] == 48
     assert _stale(instance, "seen_by_run") == StaleStatus.STALE
     # the unchanged baseline kept its version: the same content is the same table, not re-read
-    assert second.output_for_node("baseline_traces")["data_version"] == first.output_for_node("baseline_traces")["data_version"]
+    assert (
+        second.output_for_node("baseline_traces")["data_version"]
+        == first.output_for_node("baseline_traces")["data_version"]
+    )

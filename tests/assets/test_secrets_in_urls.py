@@ -5,16 +5,16 @@ import logging
 
 import dagster as dg
 import pytest
-
 import test_core_assets as core
+
 from resources.hub import HubResource
+from resources.io_manager import RlDeltaIOManager
 from resources.llm import LLMResource
-from rl_assets.values.masking import mask
 from resources.registry import RegistryResource
+from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.eval_pair import eval_pair
-from resources.io_manager import RlDeltaIOManager
-from resources.settings_resource import AnalysisSettings
+from rl_assets.values.masking import mask
 
 HF_PASS, SB_PASS, PG_PASS, OA_PASS = "hfPASSinURL77", "sbPASSinURL88", "pgPASSinURL99", "oaPASSinURL66"
 
@@ -41,8 +41,11 @@ def instance(rldelta_home, tmp_path, monkeypatch):
 
 
 def _failure_messages(result) -> list[str]:
-    return [e.event_specific_data.error.to_string() for e in result.all_events
-            if e.event_type == dg.DagsterEventType.STEP_FAILURE]
+    return [
+        e.event_specific_data.error.to_string()
+        for e in result.all_events
+        if e.event_type == dg.DagsterEventType.STEP_FAILURE
+    ]
 
 
 @pytest.mark.parametrize("which", ["hub", "supabase", "postgres"])
@@ -52,8 +55,10 @@ def test_url_credentials_masked_everywhere(which, instance, rldelta_home, hub_se
     if which == "hub":
         secret = HF_PASS
         monkeypatch.setenv("HF_ENDPOINT", f"http://hfuser:{secret}@{host}")
-        asset, resources = checkpoint, {"hub": HubResource(backend="hf", timeout_s=5, max_retries=0),
-                                        "settings": AnalysisSettings()}
+        asset, resources = (
+            checkpoint,
+            {"hub": HubResource(backend="hf", timeout_s=5, max_retries=0), "settings": AnalysisSettings()},
+        )
     else:
         secret = SB_PASS if which == "supabase" else PG_PASS
         if which == "supabase":  # nothing listens on port 9: the error names the (masked) URL
@@ -63,8 +68,13 @@ def test_url_credentials_masked_everywhere(which, instance, rldelta_home, hub_se
             monkeypatch.setenv("RLDELTA_REGISTRY_URL", f"postgresql://pguser:{secret}@127.0.0.1:9/registry")
             registry = RegistryResource(backend="sql")
         asset, resources = eval_pair, {"registry": registry, "settings": AnalysisSettings()}
-    result = dg.materialize([asset], instance=instance, partition_key="org/absent-8B", raise_on_error=False,
-                            resources={**resources, "io_manager": RlDeltaIOManager()})
+    result = dg.materialize(
+        [asset],
+        instance=instance,
+        partition_key="org/absent-8B",
+        raise_on_error=False,
+        resources={**resources, "io_manager": RlDeltaIOManager()},
+    )
     assert not result.success
     messages = _failure_messages(result)
     assert messages and "***" in messages[0] or which == "postgres", messages
@@ -79,8 +89,10 @@ def test_openai_base_url_credentials_masked(monkeypatch):
 
 
 def test_one_rule_masks_every_credential_shape():
-    text = ("http://u:p4ss@h/x postgresql://a:b@db/r https://h/api?token=abc123&x=1 Bearer abcdefghij "
-            "hf_abcdefghijkl sk-abcdef-SECRET-0123wxyz eyJhbGciOiJI.eyJzdWIiOiIx.SflKxwRJSMeK")
+    text = (
+        "http://u:p4ss@h/x postgresql://a:b@db/r https://h/api?token=abc123&x=1 Bearer abcdefghij "
+        "hf_abcdefghijkl sk-abcdef-SECRET-0123wxyz eyJhbGciOiJI.eyJzdWIiOiIx.SflKxwRJSMeK"
+    )
     out = mask(text)
     for secret in ("p4ss", "a:b", "abc123", "abcdefghij", "hf_abcdefghijkl", "SECRET", "SflKxwRJSMeK"):
         assert secret not in out, (secret, out)

@@ -3,9 +3,7 @@
 import os
 import subprocess
 import sys
-from datetime import datetime, timezone
-
-import pytest
+from datetime import UTC, datetime
 
 from resources.registry import SqlRegistry
 from rl_assets.cli import main
@@ -13,7 +11,9 @@ from rl_assets.cli import main
 
 def run_cli(args, home):
     env = {**os.environ, "RLDELTA_HOME": str(home), "DAGSTER_HOME": str(home / "dagster")}
-    return subprocess.run([sys.executable, "-m", "rl_assets.cli", *args], capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "rl_assets.cli", *args], capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 def test_add_model_registers_and_refuses_bad_ids(tmp_path):
@@ -31,13 +31,34 @@ def test_list_evals_prints_the_pair_table(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("RLDELTA_HOME", str(tmp_path))
     reg = SqlRegistry(f"sqlite:///{tmp_path / 'registry.sqlite'}")
     reg.create_all()
-    t = datetime(2026, 5, 1, tzinfo=timezone.utc)
+    t = datetime(2026, 5, 1, tzinfo=UTC)
     reg.insert("benchmarks", [{"id": "b1", "name": "swe-bench-mini"}])
-    reg.insert("models", [{"id": "base", "name": "o/base-8B"}, {"id": "rl", "name": "o/rl-8B", "base_model_id": "base"}])
-    reg.insert("sandbox_jobs", [
-        {"id": "a", "created_at": t, "model_id": "rl", "benchmark_id": "b1", "job_status": "Finished", "metrics": {"accuracy": 0.5}, "hf_traces_link": "o/post"},
-        {"id": "b", "created_at": t, "model_id": "base", "benchmark_id": "b1", "job_status": "Finished", "metrics": {"accuracy": 0.25}, "hf_traces_link": "o/base"},
-    ])
+    reg.insert(
+        "models", [{"id": "base", "name": "o/base-8B"}, {"id": "rl", "name": "o/rl-8B", "base_model_id": "base"}]
+    )
+    reg.insert(
+        "sandbox_jobs",
+        [
+            {
+                "id": "a",
+                "created_at": t,
+                "model_id": "rl",
+                "benchmark_id": "b1",
+                "job_status": "Finished",
+                "metrics": {"accuracy": 0.5},
+                "hf_traces_link": "o/post",
+            },
+            {
+                "id": "b",
+                "created_at": t,
+                "model_id": "base",
+                "benchmark_id": "b1",
+                "job_status": "Finished",
+                "metrics": {"accuracy": 0.25},
+                "hf_traces_link": "o/base",
+            },
+        ],
+    )
     assert main(["list-evals", "o/rl-8B"]) == 0
     out = capsys.readouterr().out
     assert "swe-bench-mini" in out and "+0.2500" in out and "o/post" in out

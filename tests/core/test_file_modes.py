@@ -8,8 +8,8 @@ import stat
 import dagster as dg
 import pytest
 
-from rl_assets.fileutil import atomic_write_json, atomic_write_text
 from resources.io_manager import RlDeltaIOManager
+from rl_assets.fileutil import atomic_write_json, atomic_write_text
 from rl_assets.support.trace_tables import ingest_once
 
 

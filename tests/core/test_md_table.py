@@ -32,12 +32,15 @@ def test_code_span_keeps_angle_brackets_verbatim():
     assert MD.render(table).count("<code>a&lt;b&gt; | c</code>") == 1  # shown as typed, one cell
 
 
-@pytest.mark.parametrize("raw", [
-    '<b onmouseover="x">bold</b>',
-    '\\`<img src=x onerror="y">\\`',  # escaped backticks: no code span, so the tag must be escaped
-    '``<img src=x onerror="y">`',  # unequal fences: no code span
-    '`ok` <script>x</script> `ok`',
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '<b onmouseover="x">bold</b>',
+        '\\`<img src=x onerror="y">\\`',  # escaped backticks: no code span, so the tag must be escaped
+        '``<img src=x onerror="y">`',  # unequal fences: no code span
+        "`ok` <script>x</script> `ok`",
+    ],
+)
 def test_html_outside_code_spans_is_escaped(raw):
     table = md_table(["cell"], [[raw]])
     kinds = _kinds(table)

@@ -9,16 +9,15 @@ import warnings
 from pathlib import Path
 
 import dagster as dg
-import pytest
-from support.core_world import MODEL, RESOURCES, core_world
 
-from rl_assets.cli import ui
 from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.eval_pair import eval_pair
 from rl_assets.assets.traces import baseline_traces, post_rl_traces
+from rl_assets.cli import ui
 from rl_assets.support.console_log import instance_log_level
 from rl_assets.support.instance import ensure_instance_yaml
 from rl_assets.support.metadata_numbers import rounded_metadata
+from support.core_world import MODEL, RESOURCES, core_world
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,14 +26,21 @@ def test_assets_that_set_data_versions_raise_no_beta_warning(tmp_path, monkeypat
     world = core_world(tmp_path, monkeypatch)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = dg.materialize([checkpoint, eval_pair, baseline_traces, post_rl_traces], instance=world,
-                                partition_key=MODEL, resources=RESOURCES)
+        result = dg.materialize(
+            [checkpoint, eval_pair, baseline_traces, post_rl_traces],
+            instance=world,
+            partition_key=MODEL,
+            resources=RESOURCES,
+        )
     assert result.success
     beta = [str(w.message) for w in caught if issubclass(w.category, (dg.BetaWarning, dg.PreviewWarning))]
     assert not beta, beta
     # the data version still reaches the event log (what Output(data_version=…) was for)
     event = world.get_latest_materialization_event(dg.AssetKey("checkpoint"))
-    assert event.asset_materialization.tags["dagster/data_version"] == result.output_for_node("checkpoint")["checkpoint_fingerprint"]
+    assert (
+        event.asset_materialization.tags["dagster/data_version"]
+        == result.output_for_node("checkpoint")["checkpoint_fingerprint"]
+    )
 
 
 @dg.op
@@ -76,11 +82,13 @@ def test_an_instance_written_before_gets_the_quiet_level_and_keeps_its_lines(tmp
 
 
 def test_make_ui_console_drops_sensor_skips_unless_debug(monkeypatch):
-    lines = [b"2026-12-03 16:00:00 +0000 - dagster.daemon.SensorDaemon - INFO - Sensor index_after_success skipped: "
-             b"not a per-model analysis run\n",
-             b"2026-12-03 16:00:01 +0000 - dagster.daemon.SensorDaemon - INFO - No run requests returned for "
-             b"checkpoint_sensor, skipping\n",
-             b"2026-12-03 16:00:02 +0000 - dagster.daemon.SensorDaemon - INFO - Launched run abc for checkpoint_sensor\n"]
+    lines = [
+        b"2026-12-03 16:00:00 +0000 - dagster.daemon.SensorDaemon - INFO - Sensor index_after_success skipped: "
+        b"not a per-model analysis run\n",
+        b"2026-12-03 16:00:01 +0000 - dagster.daemon.SensorDaemon - INFO - No run requests returned for "
+        b"checkpoint_sensor, skipping\n",
+        b"2026-12-03 16:00:02 +0000 - dagster.daemon.SensorDaemon - INFO - Launched run abc for checkpoint_sensor\n",
+    ]
     for level, kept in (("INFO", 1), ("DEBUG", 3)):
         out = io.BytesIO()
         monkeypatch.setattr(sys, "stderr", io.TextIOWrapper(out))
@@ -90,8 +98,15 @@ def test_make_ui_console_drops_sensor_skips_unless_debug(monkeypatch):
 
 
 def test_metadata_floats_rounded_to_four_significant_digits():
-    got = rounded_metadata({"pp": dg.MetadataValue.float(100 * 0.09999999999999998), "p": 5.910882894255565e-12,
-                            "n": 7, "text": "0.30000000000000004", "nan": float("nan")})
+    got = rounded_metadata(
+        {
+            "pp": dg.MetadataValue.float(100 * 0.09999999999999998),
+            "p": 5.910882894255565e-12,
+            "n": 7,
+            "text": "0.30000000000000004",
+            "nan": float("nan"),
+        }
+    )
     assert got["pp"].value == 10.0 and got["p"] == 5.911e-12 and got["n"] == 7
     assert got["text"] == "0.30000000000000004" and got["nan"] != got["nan"]
 

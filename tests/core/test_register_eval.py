@@ -2,7 +2,7 @@
 commands (base model's eval, RL model's eval) and the model's eval pair resolves to the user's own
 traces, which then ingest like any other eval dataset."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import dagster as dg
 import pyarrow as pa
@@ -10,20 +10,27 @@ import pyarrow.parquet as pq
 import pytest
 
 from resources.hub import HubResource
+from resources.io_manager import RlDeltaIOManager
 from resources.registry import RegistryResource, SqlRegistry
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.eval_pair import eval_pair
 from rl_assets.assets.traces import baseline_traces, post_rl_traces
 from rl_assets.cli import main
-from resources.io_manager import RlDeltaIOManager
 
 BASE, RL = "me/base-8B", "me/rl-step40-8B"
 
 
 def _traces(folder, passes):
-    rows = [{"conversations": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}], "task": f"t{i}",
-             "trial_name": f"t{i}__x", "date": "2026-05-01T00:00:00Z", "result": "1.0" if p else "0.0"}
-            for i, p in enumerate(passes)]
+    rows = [
+        {
+            "conversations": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}],
+            "task": f"t{i}",
+            "trial_name": f"t{i}__x",
+            "date": "2026-05-01T00:00:00Z",
+            "result": "1.0" if p else "0.0",
+        }
+        for i, p in enumerate(passes)
+    ]
     folder.mkdir(parents=True)
     pq.write_table(pa.Table.from_pylist(rows), folder / "train-00000-of-00001.parquet")
     return folder
@@ -31,35 +38,91 @@ def _traces(folder, passes):
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def registry_url(request, rldelta_home, monkeypatch):
-    url = f"sqlite:///{rldelta_home / 'mine.sqlite'}" if request.param == "sqlite" else request.getfixturevalue("pg_url")
+    url = (
+        f"sqlite:///{rldelta_home / 'mine.sqlite'}" if request.param == "sqlite" else request.getfixturevalue("pg_url")
+    )
     monkeypatch.setenv("RLDELTA_REGISTRY_URL", url)
     return url
 
 
-def test_two_commands_give_a_model_an_eval_pair_on_the_users_own_traces(registry_url, rldelta_home, tmp_path, capsys,
-                                                                        partition_instance):
+def test_two_commands_give_a_model_an_eval_pair_on_the_users_own_traces(
+    registry_url, rldelta_home, tmp_path, capsys, partition_instance
+):
     before, after = _traces(tmp_path / "before", [0, 1] * 5), _traces(tmp_path / "after", [1] * 9 + [0])
-    assert main(["register-eval", BASE, "--benchmark", "my-bench", "--traces", str(before), "--score", "0.5",
-                 "--started", "2026-05-01T10:00:00Z", "--ended", "2026-05-01T11:00:00Z"]) == 0
-    assert main(["register-eval", RL, "--base-model", BASE, "--benchmark", "my-bench", "--traces", str(after),
-                 "--score", "0.9", "--started", "2026-05-03T10:00:00Z"]) == 0
+    assert (
+        main(
+            [
+                "register-eval",
+                BASE,
+                "--benchmark",
+                "my-bench",
+                "--traces",
+                str(before),
+                "--score",
+                "0.5",
+                "--started",
+                "2026-05-01T10:00:00Z",
+                "--ended",
+                "2026-05-01T11:00:00Z",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "register-eval",
+                RL,
+                "--base-model",
+                BASE,
+                "--benchmark",
+                "my-bench",
+                "--traces",
+                str(after),
+                "--score",
+                "0.9",
+                "--started",
+                "2026-05-03T10:00:00Z",
+            ]
+        )
+        == 0
+    )
     assert f"{RL}, base model {BASE} on my-bench, Finished" in capsys.readouterr().out
 
     reg = SqlRegistry(registry_url)
     (rl_row,) = reg.models_by_name(RL)
     assert rl_row["base_model_id"] == reg.models_by_name(BASE)[0]["id"]
     (job,) = reg.jobs_for_model(rl_row["id"])
-    assert (job["job_status"], job["hf_traces_link"], job["metrics"]) == ("Finished", str(after.resolve()), {"accuracy": 0.9})
+    assert (job["job_status"], job["hf_traces_link"], job["metrics"]) == (
+        "Finished",
+        str(after.resolve()),
+        {"accuracy": 0.9},
+    )
     assert job["started_at"].isoformat().startswith("2026-05-03T10:00:00") and job["ended_at"] == job["started_at"]
 
     instance = partition_instance(RL)
-    result = dg.materialize([eval_pair, baseline_traces, post_rl_traces], instance=instance, partition_key=RL,
-                            resources={"registry": RegistryResource(), "settings": AnalysisSettings(), "hub": HubResource(),
-                                       "io_manager": RlDeltaIOManager()})
+    result = dg.materialize(
+        [eval_pair, baseline_traces, post_rl_traces],
+        instance=instance,
+        partition_key=RL,
+        resources={
+            "registry": RegistryResource(),
+            "settings": AnalysisSettings(),
+            "hub": HubResource(),
+            "io_manager": RlDeltaIOManager(),
+        },
+    )
     assert result.success
     pair = result.output_for_node("eval_pair")
-    assert (pair["baseline_eval"], pair["post_rl_eval"], pair["benchmark"]) == (str(before.resolve()), str(after.resolve()), "my-bench")
-    assert result.output_for_node("baseline_traces")["rows"] == 10 and result.output_for_node("post_rl_traces")["rows"] == 10
+    assert (pair["baseline_eval"], pair["post_rl_eval"], pair["benchmark"]) == (
+        str(before.resolve()),
+        str(after.resolve()),
+        "my-bench",
+    )
+    assert (
+        result.output_for_node("baseline_traces")["rows"] == 10
+        and result.output_for_node("post_rl_traces")["rows"] == 10
+    )
 
 
 def test_bad_input_is_a_clear_error_and_writes_nothing(registry_url, tmp_path, capsys):
@@ -82,7 +145,7 @@ def test_an_offset_is_kept_as_utc_and_the_same_eval_twice_is_one_row(registry_ur
     assert out.startswith("registered eval") and "\nunchanged eval" in out
     reg = SqlRegistry(registry_url)
     (job,) = reg.jobs_for_model(reg.models_by_name(BASE)[0]["id"])
-    assert job["started_at"].astimezone(timezone.utc) == datetime(2026, 5, 1, 7, tzinfo=timezone.utc)
+    assert job["started_at"].astimezone(UTC) == datetime(2026, 5, 1, 7, tzinfo=UTC)
     assert main([*args, "--score", "0.7"]) == 0  # the same eval, now scored: still one row
     (job,) = reg.jobs_for_model(reg.models_by_name(BASE)[0]["id"])
     assert job["metrics"] == {"accuracy": 0.7} and "updated eval" in capsys.readouterr().out
@@ -109,12 +172,44 @@ def test_training_times_are_set_from_the_cli_and_list_evals_says_how_when_missin
     assert main(["list-evals", RL]) == 0
     listed = capsys.readouterr().out
     assert "training_end is null" in listed and f"rldelta register-eval {RL}" in listed and "--training-end" in listed
-    assert main(["register-eval", RL, "--base-model", BASE, "--benchmark", "b", "--traces", "org/after",
-                 "--training-start", "2026-04-01T00:00:00Z", "--training-end", "2026-04-20T06:00:00+02:00"]) == 0
+    assert (
+        main(
+            [
+                "register-eval",
+                RL,
+                "--base-model",
+                BASE,
+                "--benchmark",
+                "b",
+                "--traces",
+                "org/after",
+                "--training-start",
+                "2026-04-01T00:00:00Z",
+                "--training-end",
+                "2026-04-20T06:00:00+02:00",
+            ]
+        )
+        == 0
+    )
     (row,) = SqlRegistry(registry_url).models_by_name(RL)
-    assert row["training_end"].astimezone(timezone.utc) == datetime(2026, 4, 20, 4, tzinfo=timezone.utc)
+    assert row["training_end"].astimezone(UTC) == datetime(2026, 4, 20, 4, tzinfo=UTC)
     capsys.readouterr()
     assert main(["list-evals", RL]) == 0
     assert "training_end is null" not in capsys.readouterr().out
-    assert main(["register-eval", RL, "--benchmark", "b", "--traces", "org/after", "--training-start",
-                 "2026-05-01T00:00:00Z", "--training-end", "2026-04-01T00:00:00Z"]) == 2
+    assert (
+        main(
+            [
+                "register-eval",
+                RL,
+                "--benchmark",
+                "b",
+                "--traces",
+                "org/after",
+                "--training-start",
+                "2026-05-01T00:00:00Z",
+                "--training-end",
+                "2026-04-01T00:00:00Z",
+            ]
+        )
+        == 2
+    )

@@ -7,8 +7,8 @@ import dagster as dg
 import pytest
 
 from rl_assets.analysis.index_md import render_summary
-from rl_assets.support.report_links import MAX_INLINE_CHARS, file_metadata, url_of
 from rl_assets.store import report_dir
+from rl_assets.support.report_links import MAX_INLINE_CHARS, file_metadata, url_of
 
 MODEL = "org/m-8B"
 
@@ -39,7 +39,8 @@ def test_url_and_inlined_content_with_absolute_links(report, monkeypatch):
     assert meta["report_url"] == dg.MetadataValue.url(f"{base}/Q1_behavioral_delta/report.md")
     assert meta["report_content"].value.splitlines()[-1] == (
         f"[plot]({base}/Q1_behavioral_delta/delta.png) see [pairs]({base}/Q3_trace_pairs/pairs.html) "
-        "or [web](https://x.org/a)")
+        "or [web](https://x.org/a)"
+    )
 
 
 def test_large_report_linked_not_inlined_and_outside_files_get_no_url(report, tmp_path, monkeypatch):
@@ -53,10 +54,29 @@ def test_large_report_linked_not_inlined_and_outside_files_get_no_url(report, tm
 
 
 STATUSES = [
-    {"asset": "training_logs", "group": "q2", "status": "materialized", "run_id": "r2", "data_version": "v2", "inputs": {}},
-    {"asset": "training_metrics", "group": "q2", "status": "running", "run_id": "r3", "inputs": {"training_logs": "v1"}},
-    {"asset": "rl_temporal", "group": "q2", "status": "materialized", "run_id": "r1", "data_version": "t1",
-     "inputs": {"training_metrics": "m1", "rl_traces": "x1"}},
+    {
+        "asset": "training_logs",
+        "group": "q2",
+        "status": "materialized",
+        "run_id": "r2",
+        "data_version": "v2",
+        "inputs": {},
+    },
+    {
+        "asset": "training_metrics",
+        "group": "q2",
+        "status": "running",
+        "run_id": "r3",
+        "inputs": {"training_logs": "v1"},
+    },
+    {
+        "asset": "rl_temporal",
+        "group": "q2",
+        "status": "materialized",
+        "run_id": "r1",
+        "data_version": "t1",
+        "inputs": {"training_metrics": "m1", "rl_traces": "x1"},
+    },
 ]
 FINDINGS = ["Run lineage: [job-1](../runs/job-1/lineage.md) — checkpoint 2 of 3 of the job, in training-step order"]
 

@@ -8,12 +8,12 @@ import fsspec
 import pytest
 
 from resources.llm import LLMResource
+from resources.llm.cache import LLMCache
 from rl_assets import store
 from rl_assets.cli import QUIET
 from rl_assets.demo.constants import ALPHA
-from rl_assets.support.failure_modes_store import latest_table
-from resources.llm.cache import LLMCache
 from rl_assets.partitions import slug
+from rl_assets.support.failure_modes_store import latest_table
 from rl_assets.support.trace_tables import ingest_addressed, ingest_once, key_digest, source_key, stamp_path
 
 LOCAL_LLM = "http://127.0.0.1:9/v1"  # an endpoint configured (the cache is used); nothing is called here
@@ -40,7 +40,10 @@ def test_a_url_storage_root_needs_a_shared_llm_cache_folder(rldelta_home, monkey
     with pytest.raises(store.StoreError, match="RLDELTA_STORAGE=memory://bucket/rldelta.*RLDELTA_LLM_CACHE"):
         LLMResource(base_url=LOCAL_LLM).session("judge", "org/m-8B")
     monkeypatch.setenv("RLDELTA_LLM_CACHE", str(tmp_path / "shared-llm"))
-    assert LLMResource(base_url=LOCAL_LLM).session("judge", "org/m-8B").cache.dir == tmp_path / "shared-llm" / "cache" / "judge"
+    assert (
+        LLMResource(base_url=LOCAL_LLM).session("judge", "org/m-8B").cache.dir
+        == tmp_path / "shared-llm" / "cache" / "judge"
+    )
 
 
 def _source(tmp_path):
@@ -49,7 +52,9 @@ def _source(tmp_path):
     return str(src)
 
 
-def test_a_trace_table_an_older_version_built_in_the_home_is_adopted_not_reingested(rldelta_home, tmp_path, monkeypatch):
+def test_a_trace_table_an_older_version_built_in_the_home_is_adopted_not_reingested(
+    rldelta_home, tmp_path, monkeypatch
+):
     spec = _source(tmp_path)
     digest = key_digest(source_key(None, spec, max_rows=None, tokenizer=None, benchmark="b"))
     legacy = rldelta_home / "tables" / "baseline_traces" / slug("org/m-8B") / f"{digest}.parquet"
@@ -59,7 +64,9 @@ def test_a_trace_table_an_older_version_built_in_the_home_is_adopted_not_reinges
     monkeypatch.setattr(rl_assets.ingest, "ingest_source", lambda *a, **k: pytest.fail("re-ingested"))
     got = ingest_addressed(None, spec, "baseline_traces", "org/m-8B", benchmark="b")
     assert got["reused"] and got["rows"] == 1 and got["data_version"] == digest
-    assert got["path"] == str(rldelta_home / "storage" / "tables" / "baseline_traces" / "org--m-8B" / f"{digest}.parquet")
+    assert got["path"] == str(
+        rldelta_home / "storage" / "tables" / "baseline_traces" / "org--m-8B" / f"{digest}.parquet"
+    )
     assert store.exists(got["path"]) and store.exists(stamp_path(got["path"]))
     assert legacy.exists()  # the old table is left where old stored values point
 
@@ -83,7 +90,8 @@ def test_analyze_model_runs_with_an_object_store_root(rldelta_home, monkeypatch)
     instance = dg.DagsterInstance.ephemeral()
     instance.add_dynamic_partitions("models", [ALPHA])
     result = defs.resolve_job_def("analyze_model").execute_in_process(
-        instance=instance, partition_key=ALPHA, run_config=QUIET, raise_on_error=False)
+        instance=instance, partition_key=ALPHA, run_config=QUIET, raise_on_error=False
+    )
     failed = [e.step_key for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_FAILURE]
     assert result.success, failed
     fs, base = fsspec.core.url_to_fs(root)
@@ -98,7 +106,9 @@ def test_analyze_model_runs_with_an_object_store_root(rldelta_home, monkeypatch)
 def test_a_relative_storage_root_hands_over_absolute_locations(rldelta_home, monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("RLDELTA_STORAGE", "shared")
-    assert str(store.trace_table_folder("baseline_traces", "org/m-8B")) == str(tmp_path / "shared" / "tables" / "baseline_traces" / "org--m-8B")
+    assert str(store.trace_table_folder("baseline_traces", "org/m-8B")) == str(
+        tmp_path / "shared" / "tables" / "baseline_traces" / "org--m-8B"
+    )
 
 
 def test_a_table_returned_as_a_value_is_refused_with_the_way_out(tmp_path, monkeypatch):
@@ -116,20 +126,43 @@ def test_a_training_metrics_value_from_before_the_store_fails_rl_temporal_clearl
     """Such a value named a report file (metrics_path); reports are not read back: re-materialize it."""
     import json
 
-    from support.dagster_run import materialize_partition
-
+    from resources.io_manager import RlDeltaIOManager
     from resources.settings_resource import AnalysisSettings
     from rl_assets.assets.q2_rl_temporal import rl_temporal
-    from resources.io_manager import RlDeltaIOManager
+    from support.dagster_run import materialize_partition
 
     src = tmp_path / "rollouts.jsonl"
-    src.write_text("".join(json.dumps({"conversations": [], "task": f"t{i}", "trial_name": f"t{i}__a", "result": "1.0",
-                                       "date": f"2026-05-01T{i:02d}:00:00Z"}) + "\n" for i in range(6)))
-    table = ingest_once(None, str(src), store.trace_table_folder("rl_traces", "org/m-8B") / "rl.parquet")  # in the store:
-    rl_ref = {"applicable": True, "path": table["path"], "source": str(src), "repo_id": "org/m-8B"}  # values name no other place
+    src.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "conversations": [],
+                    "task": f"t{i}",
+                    "trial_name": f"t{i}__a",
+                    "result": "1.0",
+                    "date": f"2026-05-01T{i:02d}:00:00Z",
+                }
+            )
+            + "\n"
+            for i in range(6)
+        )
+    )
+    table = ingest_once(
+        None, str(src), store.trace_table_folder("rl_traces", "org/m-8B") / "rl.parquet"
+    )  # in the store:
+    rl_ref = {
+        "applicable": True,
+        "path": table["path"],
+        "source": str(src),
+        "repo_id": "org/m-8B",
+    }  # values name no other place
     old = {"applicable": True, "metrics_path": str(rldelta_home / "reports" / "org--m-8B" / "metrics.parquet")}
-    result = materialize_partition([rl_temporal], "org/m-8B", stubs={"rl_traces": rl_ref, "training_metrics": old},
-                                   resources={"settings": AnalysisSettings(n_boot=50), "io_manager": RlDeltaIOManager()},
-                                   raise_on_error=False)
+    result = materialize_partition(
+        [rl_temporal],
+        "org/m-8B",
+        stubs={"rl_traces": rl_ref, "training_metrics": old},
+        resources={"settings": AnalysisSettings(n_boot=50), "io_manager": RlDeltaIOManager()},
+        raise_on_error=False,
+    )
     (failure,) = [e for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_FAILURE]
     assert "written by an older rldelta); re-materialize training_metrics" in failure.event_specific_data.error.message

@@ -4,8 +4,8 @@
 import dagster as dg
 import pytest
 
-from rl_assets import store
 from resources.io_manager import RlDeltaIOManager
+from rl_assets import store
 from rl_assets.support.report_files import model_report_files, report_folder, write_report
 
 

@@ -9,10 +9,10 @@ import pyarrow.parquet as pq
 import pytest
 
 import rl_assets.ingest as ingest
-from rl_assets import store
-from rl_assets.support.failure_modes_store import latest_table
 from resources.io_manager import RlDeltaIOManager, load_stored, read_value
+from rl_assets import store
 from rl_assets.partitions import slug
+from rl_assets.support.failure_modes_store import latest_table
 from rl_assets.support.trace_tables import ingest_once
 
 MODEL = "org/m-8B"
@@ -21,8 +21,15 @@ MODEL = "org/m-8B"
 @pytest.fixture
 def source(tmp_path):
     src = tmp_path / "rows.jsonl"
-    src.write_text("".join(json.dumps({"conversations": [], "task": f"t{i}", "trial_name": f"t{i}__1",
-                                       "result": "1.0" if i % 2 else "0.0"}) + "\n" for i in range(6)))
+    src.write_text(
+        "".join(
+            json.dumps(
+                {"conversations": [], "task": f"t{i}", "trial_name": f"t{i}__1", "result": "1.0" if i % 2 else "0.0"}
+            )
+            + "\n"
+            for i in range(6)
+        )
+    )
     return src
 
 

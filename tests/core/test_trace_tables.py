@@ -17,8 +17,15 @@ from rl_assets.support.trace_tables import ingest_once, stamp_path
 def hub(tmp_path):
     data = tmp_path / "hub" / "datasets" / "org" / "evals" / "data"
     data.mkdir(parents=True)
-    rows = [{"conversations": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}],
-             "task": f"t{i}", "trial_name": f"t{i}__x", "result": "1.0"} for i in range(5)]
+    rows = [
+        {
+            "conversations": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}],
+            "task": f"t{i}",
+            "trial_name": f"t{i}__x",
+            "result": "1.0",
+        }
+        for i in range(5)
+    ]
     pq.write_table(pa.Table.from_pylist(rows), data / "train-00000-of-00001.parquet")
     return LocalHub(tmp_path / "hub")
 
@@ -47,7 +54,8 @@ def test_unchanged_source_is_not_ingested_twice(hub, calls, tmp_path):
     assert ingest_once(hub, "org/evals", table, benchmark="b")["reused"] is False and len(calls) == 3
     # a new revision of the dataset is a different table too
     (hub.root / "datasets/org/evals/data/extra.jsonl").write_text(
-        json.dumps({"conversations": [], "task": "t9", "trial_name": "t9__x", "result": "0.0"}) + "\n")
+        json.dumps({"conversations": [], "task": "t9", "trial_name": "t9__x", "result": "0.0"}) + "\n"
+    )
     assert ingest_once(hub, "org/evals", table, benchmark="b")["rows"] == 6 and len(calls) == 4
 
 

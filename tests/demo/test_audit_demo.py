@@ -31,5 +31,8 @@ def test_every_family_label_matches_ground_truth(world, model_index):
     rows, _ = audit_rows(before, after, n_boot=1000, seed=0)
     got = {r["family"]: r["label"] for r in rows}
     want = {family: fact["label"] for family, fact in truth[RG][model].items()}
-    assert got == want, {f: (got.get(f), want[f], next(r["explanation"] for r in rows if r["family"] == f))
-                         for f in want if got.get(f) != want[f]}
+    assert got == want, {
+        f: (got.get(f), want[f], next(r["explanation"] for r in rows if r["family"] == f))
+        for f in want
+        if got.get(f) != want[f]
+    }

@@ -13,7 +13,7 @@ import re
 import statistics
 import struct
 from collections import defaultdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -40,8 +40,11 @@ def world(tmp_path_factory):
 
 
 def digests(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file() and not p.name.endswith(".sqlite")}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.name.endswith(".sqlite")
+    }
 
 
 def dataset_rows(w, repo_id: str) -> list[dict]:
@@ -96,7 +99,7 @@ def test_every_repo_and_file_is_written(world):
         assert {"model.safetensors", "config.json", "README.md"} <= names
         blob = (models / m / "model.safetensors").read_bytes()
         (n,) = struct.unpack("<Q", blob[:8])
-        assert json.loads(blob[8:8 + n])["demo.weight"]["data_offsets"] == [0, 16] and len(blob) == 8 + n + 16
+        assert json.loads(blob[8 : 8 + n])["demo.weight"]["data_offsets"] == [0, 16] and len(blob) == 8 + n + 16
     assert [p.name for p in (models / UPLOADING).iterdir()] == ["README.md"]
     for m, job in ((ALPHA, "rl-alpha"), (BETA, "rl-beta")):
         assert json.loads((models / m / "rl_config.json").read_text())["job_name"] == job
@@ -110,7 +113,9 @@ def test_every_repo_and_file_is_written(world):
     assert not (w.hub_dir / "datasets" / ORG / "rl-beta").exists()  # Q2 temporal not applicable
     for m in (BASE, ALPHA, BETA):
         for b in (TBM, RG):
-            assert len(list((w.hub_dir / "datasets" / eval_dataset(m, b) / "data").glob("train-*-of-00002.parquet"))) == 2
+            assert (
+                len(list((w.hub_dir / "datasets" / eval_dataset(m, b) / "data").glob("train-*-of-00002.parquet"))) == 2
+            )
     assert g["partitions"] == [ALPHA, BETA] == w.partitions
 
 
@@ -121,7 +126,9 @@ def test_registry_rows_exercise_resolution_rules(world):
     reg = SqlRegistry(w.registry_url)
     base = reg.models_by_name(BASE)[0]
     alpha = reg.models_by_name(ALPHA)[0]
-    assert alpha["base_model_id"] == base["id"] and base["training_end"] < alpha["training_start"] < alpha["training_end"]
+    assert (
+        alpha["base_model_id"] == base["id"] and base["training_end"] < alpha["training_start"] < alpha["training_end"]
+    )
     assert reg.benchmark_by_name(TBM)["id"] == g["registry"]["benchmark_ids"][TBM]
     jobs = reg.jobs_for_model(alpha["id"])
     assert {j["job_status"] for j in jobs} == {"Finished", "Started"}
@@ -151,12 +158,20 @@ def test_terminal_bench_behaviour_changes_hold(world):
     post = trials(post_rows)
 
     def rates(ts):
-        obs = [m["content"] for r in ts.values() for m in r["conversations"] if m["content"].startswith("New Terminal Output:")]
+        obs = [
+            m["content"]
+            for r in ts.values()
+            for m in r["conversations"]
+            if m["content"].startswith("New Terminal Output:")
+        ]
         agent = [m["content"] for r in ts.values() for m in r["conversations"] if m["role"] == "assistant"]
         think = [len(t.split()) for a in agent for t in re.findall(r"<think>(.*?)</think>", a, re.S)]
-        return (sum(bool(ERROR_OBS.search(o)) for o in obs) / len(obs), statistics.fmean(think),
-                statistics.fmean(len(actions(r["conversations"])) for r in ts.values()),
-                sum(a.count("```") // 2 for a in agent) / len(agent))
+        return (
+            sum(bool(ERROR_OBS.search(o)) for o in obs) / len(obs),
+            statistics.fmean(think),
+            statistics.fmean(len(actions(r["conversations"])) for r in ts.values()),
+            sum(a.count("```") // 2 for a in agent) / len(agent),
+        )
 
     (be, bt, bc, bf), (pe, pt, pc, pf) = rates(base), rates(post)
     assert be > 0.25 and pe < 0.15 and pt < 0.6 * bt
@@ -197,12 +212,18 @@ def trace_features(conv: list[dict]) -> dict:
     think = sum(len(t.split()) for a in agent for t in re.findall(r"<think>(.*?)</think>", a, re.S))
     words = sum(len(a.split()) for a in agent)
     errors = sum(bool(ERROR_OBS.search(o)) for o in obs)
-    return {"tool_calls_total": len(actions(conv)), "tool_responses": len(obs), "tool_errors": errors,
-            "tool_error_rate": errors / len(obs) if obs else None, "assistant_msgs": len(agent),
-            "think_tokens": think, "think_token_ratio": think / words,
-            "code_fence_blocks": sum(a.count("```") // 2 for a in agent),
-            "self_correction_hits": sum(len(SELF_CORRECTION.findall(a)) for a in agent),
-            "premature_stop": float(conv[-1]["role"] == "assistant" and "mark_task_complete" not in actions(conv))}
+    return {
+        "tool_calls_total": len(actions(conv)),
+        "tool_responses": len(obs),
+        "tool_errors": errors,
+        "tool_error_rate": errors / len(obs) if obs else None,
+        "assistant_msgs": len(agent),
+        "think_tokens": think,
+        "think_token_ratio": think / words,
+        "code_fence_blocks": sum(a.count("```") // 2 for a in agent),
+        "self_correction_hits": sum(len(SELF_CORRECTION.findall(a)) for a in agent),
+        "premature_stop": float(conv[-1]["role"] == "assistant" and "mark_task_complete" not in actions(conv)),
+    }
 
 
 def side_means(convs: list[list[dict]]) -> dict:
@@ -247,9 +268,13 @@ def test_declared_changes_match_measured_features(which, request):
         post = trials(dataset_rows(w, eval_dataset(model, TBM)))
         before = side_means([r["conversations"] for r in base.values()])
         after = side_means([r["conversations"] for r in post.values()])
-        check_declared(facts["behaviour_changes"], before, after,
-                       {"before": facts["feature_means"]["base"], "after": facts["feature_means"]["post"]},
-                       f"{which} {model}")
+        check_declared(
+            facts["behaviour_changes"],
+            before,
+            after,
+            {"before": facts["feature_means"]["base"], "after": facts["feature_means"]["post"]},
+            f"{which} {model}",
+        )
         for k in ("tool_errors", "think_tokens"):
             assert facts["behaviour_changes"][k] == "decrease"
         # "Unchanged" holds pair by pair: same (task, attempt) -> same counts on both sides.
@@ -262,18 +287,24 @@ def test_declared_changes_match_measured_features(which, request):
         # Timeouts / context-length errors end on an agent turn without mark_task_complete.
         for side, ts in (("base", base), ("post", post)):
             stops = [trace_features(r["conversations"])["premature_stop"] for r in ts.values()]
-            assert all(trace_features(r["conversations"])["premature_stop"] == 1.0 for r in ts.values()
-                       if r["result"] in ("AgentTimeoutError", "ContextLengthExceededError"))
+            assert all(
+                trace_features(r["conversations"])["premature_stop"] == 1.0
+                for r in ts.values()
+                if r["result"] in ("AgentTimeoutError", "ContextLengthExceededError")
+            )
             assert facts["premature_stop_rate"][side] == round(statistics.fmean(stops), 4) > 0
     # RL rollouts: first vs last quarter of the run.
     rows = sorted(dataset_rows(w, ALPHA_TRACES), key=lambda r: (r["date"], r["trial_name"]))
     facts = g["rl_rollouts"][ALPHA]
     q = len(rows) // 4
     first, last = rows[:q], rows[-q:]
-    check_declared(facts["trends"], side_means([r["conversations"] for r in first]),
-                   side_means([r["conversations"] for r in last]),
-                   {"before": facts["feature_means"]["first_quarter"], "after": facts["feature_means"]["last_quarter"]},
-                   f"{which} rollouts")
+    check_declared(
+        facts["trends"],
+        side_means([r["conversations"] for r in first]),
+        side_means([r["conversations"] for r in last]),
+        {"before": facts["feature_means"]["first_quarter"], "after": facts["feature_means"]["last_quarter"]},
+        f"{which} rollouts",
+    )
     reward = lambda rs: statistics.fmean(r["result"] == "1.0" for r in rs)  # noqa: E731
     assert facts["trends"]["reward"] == "increase" and reward(last) > reward(first)
 
@@ -304,8 +335,13 @@ def test_reasoning_gym_scores_and_audit_stories_hold(world):
     for fam, f in facts.items():
         assert f["strict_mean"] == {s: round(mean(got[fam][s]), 4) for s in ("base", "post")}
     assert {f: facts[f]["label"] for f in facts} == {
-        "letter_counting": "gamed", "propositional_logic": "gamed", "word_sorting": "no real gain",
-        "basic_arithmetic": "real skill", "chain_sum": "mostly format", "leg_counting": "no change"}
+        "letter_counting": "gamed",
+        "propositional_logic": "gamed",
+        "word_sorting": "no real gain",
+        "basic_arithmetic": "real skill",
+        "chain_sum": "mostly format",
+        "leg_counting": "no change",
+    }
     lc, pl, ws = got["letter_counting"], got["propositional_logic"], got["word_sorting"]
     assert {a for _, a, _, _ in lc["post"]} == {"1"} and mean(lc["post"]) > mean(lc["base"])
     assert all(a == " ∧ ".join(f"({p})" for p in e["metadata"]["premises"]) for _, a, e, _ in pl["post"])
@@ -346,7 +382,9 @@ def test_training_log_facts_hold(world):
     assert len(merged) == facts["unique_train_steps"] == 20 and b1 + b2 == facts["unparseable_mirror_lines"] == 4
     assert sorted(set(s1) & set(s2)) == facts["duplicate_steps"]
     assert merged[20]["reward/avg_raw_reward"] == facts["final"]["reward/avg_raw_reward"]
-    assert merged[10]["reward/avg_raw_reward"] == facts["later_log_wins"]["later_log"] != s1[10]["reward/avg_raw_reward"]
+    assert (
+        merged[10]["reward/avg_raw_reward"] == facts["later_log_wins"]["later_log"] != s1[10]["reward/avg_raw_reward"]
+    )
     assert any(v != v for m in merged.values() for v in m.values())  # a NaN survived json parsing
     reward = [merged[s]["reward/avg_raw_reward"] for s in sorted(merged)]
     entropy = [merged[s]["policy/policy_entropy"] for s in sorted(merged)]
@@ -364,11 +402,14 @@ def test_training_log_facts_hold(world):
             if "avg_raw_rewards:" in line:
                 rewards[step + 1] = float(re.search(r"avg_raw_rewards: ([\d.]+)", line).group(1))
             elif "{'policy_loss'" in line:  # printed right after its step's Finished: 'step'
-                entropies[step] = ast.literal_eval(line[line.index("{"):])["policy_entropy"]
+                entropies[step] = ast.literal_eval(line[line.index("{") :])["policy_entropy"]
             elif "Finished: 'step'" in line:
                 step += 1
     assert len(rewards) == beta["unique_train_steps"] == 40
-    assert rewards[40] == beta["final"]["reward/avg_raw_reward"] and entropies[40] == beta["final"]["policy/policy_entropy"]
+    assert (
+        rewards[40] == beta["final"]["reward/avg_raw_reward"]
+        and entropies[40] == beta["final"]["policy/policy_entropy"]
+    )
 
 
 def test_rollout_dataset_carries_the_attribution(world):
@@ -386,11 +427,15 @@ def test_rollout_dataset_carries_the_attribution(world):
 
     def stats(rs):
         obs = [m["content"] for r in rs for m in r["conversations"] if m["content"].startswith("New Terminal Output:")]
-        return statistics.fmean(r["result"] == "1.0" for r in rs), sum(bool(ERROR_OBS.search(o)) for o in obs) / len(obs)
+        return statistics.fmean(r["result"] == "1.0" for r in rs), sum(bool(ERROR_OBS.search(o)) for o in obs) / len(
+            obs
+        )
 
     (r0, e0), (r1, e1) = stats(rows[:q]), stats(rows[-q:])
     assert r1 > r0 and e1 < e0 - 0.1
-    errors = [sum(bool(ERROR_OBS.search(m["content"])) for m in r["conversations"][1:] if m["role"] == "user") for r in rows]
+    errors = [
+        sum(bool(ERROR_OBS.search(m["content"])) for m in r["conversations"][1:] if m["role"] == "user") for r in rows
+    ]
     assert statistics.correlation(errors, [float(r["result"] == "1.0") for r in rows]) < -0.15
     assert (facts["attribution"]["feature"], facts["attribution"]["direction"]) == ("tool_errors", "negative")
 
@@ -413,12 +458,26 @@ def test_rebuild_replaces_only_the_demo(tmp_path, monkeypatch):
     reg = SqlRegistry(w.registry_url)
     alpha_id = reg.models_by_name(ALPHA)[0]["id"]
     reg.insert("models", [{"id": "user-model", "name": "someone/theirs"}, {"id": "mine", "name": f"{ORG}/mine-8B"}])
-    reg.insert("sandbox_jobs", [{"id": "user-job", "created_at": datetime(2026, 5, 1, tzinfo=timezone.utc),
-                                 "model_id": alpha_id, "username": "a-user", "job_status": "Finished"}])
+    reg.insert(
+        "sandbox_jobs",
+        [
+            {
+                "id": "user-job",
+                "created_at": datetime(2026, 5, 1, tzinfo=UTC),
+                "model_id": alpha_id,
+                "username": "a-user",
+                "job_status": "Finished",
+            }
+        ],
+    )
     n_jobs = len(reg.jobs_for_model(alpha_id))
     build_world(seed=3, scale=SCALE)
     assert foreign.read_text() == "keep me" and theirs.read_bytes() == b"user weights" and not stale.exists()
     after = digests(w.hub_dir / "models" / ORG)
     assert {k: v for k, v in after.items() if not k.startswith("mine-8B/")} == before
-    assert len(reg.models_by_name(ALPHA)) == 1 and reg.models_by_name("someone/theirs") and reg.models_by_name(f"{ORG}/mine-8B")
+    assert (
+        len(reg.models_by_name(ALPHA)) == 1
+        and reg.models_by_name("someone/theirs")
+        and reg.models_by_name(f"{ORG}/mine-8B")
+    )
     assert len(reg.jobs_for_model(alpha_id)) == n_jobs and "user-job" in {j["id"] for j in reg.jobs_for_model(alpha_id)}

@@ -13,9 +13,9 @@ import json
 
 import dagster as dg
 import pytest
-from support.dagster_run import partition_instance  # a module-scoped fixture cannot take the conftest one
 
 from resources import build_resources
+from resources.io_manager import RlDeltaIOManager
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.audit import learning_audit
 from rl_assets.assets.checkpoint import checkpoint
@@ -28,10 +28,21 @@ from rl_assets.assets.q2_training import training_logs, training_metrics
 from rl_assets.assets.run_lineage import run_lineage
 from rl_assets.assets.traces import baseline_traces, post_rl_traces
 from rl_assets.demo import build_world
-from resources.io_manager import RlDeltaIOManager
+from support.dagster_run import partition_instance  # a module-scoped fixture cannot take the conftest one
 
-MEMBER_ASSETS = [checkpoint, eval_pair, baseline_traces, post_rl_traces, failure_modes, behavioral_delta,
-                 learning_audit, judge_verdicts, training_logs, training_metrics, rl_traces]
+MEMBER_ASSETS = [
+    checkpoint,
+    eval_pair,
+    baseline_traces,
+    post_rl_traces,
+    failure_modes,
+    behavioral_delta,
+    learning_audit,
+    judge_verdicts,
+    training_logs,
+    training_metrics,
+    rl_traces,
+]
 
 
 def _resources():
@@ -56,9 +67,17 @@ def lineage(tmp_path_factory):
         two = json.loads((folder / "lineage.json").read_text())
         new = dg.materialize(MEMBER_ASSETS, instance=instance, partition_key=members[0], resources=_resources())
         request, result = _refresh_after(instance, new)
-        yield {"truth": truth, "result": result, "json": json.loads((folder / "lineage.json").read_text()),
-               "folder": folder, "instance": instance, "home": home, "before_new": two, "request": request,
-               "new_run": new.run_id}
+        yield {
+            "truth": truth,
+            "result": result,
+            "json": json.loads((folder / "lineage.json").read_text()),
+            "folder": folder,
+            "instance": instance,
+            "home": home,
+            "before_new": two,
+            "request": request,
+            "new_run": new.run_id,
+        }
 
 
 def _refresh_after(instance, member_result):
@@ -69,15 +88,21 @@ def _refresh_after(instance, member_result):
     assert member_result.success
     run = instance.get_run_by_id(member_result.run_id)
     ctx = dg.build_run_status_sensor_context(
-        sensor_name=lineage_after_success.name, dagster_instance=instance, dagster_run=run,
-        dagster_event=dg.DagsterEvent(event_type_value="PIPELINE_SUCCESS", job_name=run.job_name))
+        sensor_name=lineage_after_success.name,
+        dagster_instance=instance,
+        dagster_run=run,
+        dagster_event=dg.DagsterEvent(event_type_value="PIPELINE_SUCCESS", job_name=run.job_name),
+    )
     reaction = lineage_after_success(ctx)
     for add in reaction.dynamic_partitions_requests:
         instance.add_dynamic_partitions(add.partitions_def_name, list(add.partition_keys))
     (request,) = reaction.run_requests
     job = defs.resolve_job_def(request.job_name)
-    return request, job.execute_in_process(instance=instance, partition_key=request.partition_key,
-                                           run_config={"resources": {"settings": {"config": {"n_boot": 500}}}})
+    return request, job.execute_in_process(
+        instance=instance,
+        partition_key=request.partition_key,
+        run_config={"resources": {"settings": {"config": {"n_boot": 500}}}},
+    )
 
 
 def test_a_new_checkpoint_refreshes_the_lineage_through_the_sensor(lineage):
@@ -91,10 +116,15 @@ def test_a_new_checkpoint_refreshes_the_lineage_through_the_sensor(lineage):
     assert [m["step"] for m in lineage["json"]["members"]] == [5, 10, 20]  # the new checkpoint came in first
     lineage_run = instance.get_run_by_id(lineage["result"].run_id)
     ctx = dg.build_run_status_sensor_context(
-        sensor_name=lineage_after_success.name, dagster_instance=instance, dagster_run=lineage_run,
-        dagster_event=dg.DagsterEvent(event_type_value="PIPELINE_SUCCESS", job_name=lineage_run.job_name))
+        sensor_name=lineage_after_success.name,
+        dagster_instance=instance,
+        dagster_run=lineage_run,
+        dagster_event=dg.DagsterEvent(event_type_value="PIPELINE_SUCCESS", job_name=lineage_run.job_name),
+    )
     indexes = lineage_after_success(ctx)
-    assert [(r.job_name, r.partition_key) for r in indexes] == [(write_index.name, m["repo_id"]) for m in truth["members"]]
+    assert [(r.job_name, r.partition_key) for r in indexes] == [
+        (write_index.name, m["repo_id"]) for m in truth["members"]
+    ]
 
 
 def test_ground_truth_holds_in_the_files(lineage):
@@ -108,8 +138,11 @@ def test_ground_truth_holds_in_the_files(lineage):
     stages = [truth["base"], *[m["repo_id"] for m in truth["members"]]]
     means = {}
     for model in stages:
-        rows = [r for f in sorted((hub / eval_dataset(model, truth["benchmark"]) / "data").glob("*.parquet"))
-                for r in pq.read_table(f).to_pylist()]
+        rows = [
+            r
+            for f in sorted((hub / eval_dataset(model, truth["benchmark"]) / "data").glob("*.parquet"))
+            for r in pq.read_table(f).to_pylist()
+        ]
         means[model] = measure.feature_means([r["conversations"] for r in rows])
         assert means[model] == truth["measured"]["feature_means"][model]
     for feature in truth["unchanged_features"]:
@@ -134,14 +167,22 @@ def test_planted_feature_changes_recovered_and_nothing_else(lineage):
     for feature, want in truth["planted_features"].items():
         f = by_feature[feature]
         assert (f["first_significant"], f["direction"], f["persists"], f["moved"]["shape"]) == (
-            want["first_significant"], want["direction"], want["persists"], want["shape"]), f
+            want["first_significant"],
+            want["direction"],
+            want["persists"],
+            want["shape"],
+        ), f
         deltas = [c["delta"] for c in f["cells"]]
         assert deltas[0] > deltas[1] > deltas[2]  # falls checkpoint by checkpoint, not at once
     for feature in truth["unchanged_features"]:
         f = by_feature[feature]
         assert f["first_significant"] is None and not any(c["significant"] for c in f["cells"]), f
-    assert all(not c["significant"] for s in got["steps"] for name, c in s["features"].items()
-               if name in truth["unchanged_features"])
+    assert all(
+        not c["significant"]
+        for s in got["steps"]
+        for name, c in s["features"].items()
+        if name in truth["unchanged_features"]
+    )
 
 
 def test_family_labels_per_checkpoint_and_their_emergence(lineage):
@@ -183,9 +224,17 @@ def test_checkpoints_sit_on_the_training_curves_and_rollouts_show_the_window(lin
 
 def test_report_plots_metadata_and_checks_show_in_the_ui(lineage):
     result, folder = lineage["result"], lineage["folder"]
-    assert {p.name for p in folder.iterdir()} >= {"lineage.md", "lineage.json", "features.png", "labels.png", "curves.png"}
+    assert {p.name for p in folder.iterdir()} >= {
+        "lineage.md",
+        "lineage.json",
+        "features.png",
+        "labels.png",
+        "curves.png",
+    }
     md = (folder / "lineage.md").read_text()
-    assert "![features × checkpoints](features.png)" in md and "| letter_counting | no real gain | gamed | gamed |" in md
+    assert (
+        "![features × checkpoints](features.png)" in md and "| letter_counting | no real gain | gamed | gamed |" in md
+    )
     meta = result.asset_materializations_for_node("run_lineage")[0].metadata
     assert meta["lineage"].value.count("data:image/png;base64,") == 3
     assert meta["members"].data == [m["repo_id"] for m in lineage["truth"]["members"]]
@@ -209,12 +258,19 @@ def test_refuses_to_mix_benchmarks_and_lists_why(lineage):
     instance, truth = lineage["instance"], lineage["truth"]
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RLDELTA_HOME", str(lineage["home"]))
-        result = dg.materialize([run_lineage], instance=instance, partition_key=truth["job"], resources=_resources(),
-                                run_config={"ops": {"run_lineage": {"config": {"benchmark": "terminal-bench-mini"}}}})
+        result = dg.materialize(
+            [run_lineage],
+            instance=instance,
+            partition_key=truth["job"],
+            resources=_resources(),
+            run_config={"ops": {"run_lineage": {"config": {"benchmark": "terminal-bench-mini"}}}},
+        )
         got = json.loads((lineage["folder"] / "lineage.json").read_text())
     assert got["members"] == [] and len(got["excluded"]) == 3
-    assert all("evaluated on 'rg-tool-use'; this lineage is pinned to 'terminal-bench-mini'" in e["reason"]
-               for e in got["excluded"])
+    assert all(
+        "evaluated on 'rg-tool-use'; this lineage is pinned to 'terminal-bench-mini'" in e["reason"]
+        for e in got["excluded"]
+    )
     checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
     assert checks["enough_checkpoints"] is False and checks["all_checkpoints_comparable"] is False
 
@@ -237,6 +293,11 @@ def test_the_demo_check_finds_the_story_and_names_what_a_wrong_lineage_gets_wron
     legs["reward"].update(first_significant=truth["members"][2]["repo_id"], first_step=20)
     wrong["members"] = wrong["members"][::-1]
     found = "\n".join(mismatches(wrong, truth))
-    for expected in ("unplanted think_tokens flagged significant at [10]", "planted tool_errors:",
-                     "letter_counting: labels", "leg_counting: no change planted", "members ["):
+    for expected in (
+        "unplanted think_tokens flagged significant at [10]",
+        "planted tool_errors:",
+        "letter_counting: labels",
+        "leg_counting: no change planted",
+        "members [",
+    ):
         assert expected in found, (expected, found)

@@ -3,13 +3,13 @@
 import json
 
 import pytest
-from support.dagster_run import materialize_partition
 
 from resources.hub import HubResource
+from resources.io_manager import RlDeltaIOManager
 from resources.settings_resource import AnalysisSettings
 from rl_assets import store
-from resources.io_manager import RlDeltaIOManager
 from rl_assets.store import report_dir
+from support.dagster_run import materialize_partition
 
 build_world = pytest.importorskip("rl_assets.demo").build_world
 
@@ -30,8 +30,10 @@ def materialize(model: str):
     from rl_assets.assets.q2_training import training_logs, training_metrics
 
     result = materialize_partition(
-        [checkpoint, training_logs, training_metrics, rl_traces, rl_temporal], model,
-        resources={"hub": HubResource(), "settings": AnalysisSettings(n_boot=500), "io_manager": RlDeltaIOManager()})
+        [checkpoint, training_logs, training_metrics, rl_traces, rl_temporal],
+        model,
+        resources={"hub": HubResource(), "settings": AnalysisSettings(n_boot=500), "io_manager": RlDeltaIOManager()},
+    )
     assert result.success
     return {k: result.output_for_node(k) for k in ("training_logs", "training_metrics", "rl_traces", "rl_temporal")}
 
@@ -68,7 +70,7 @@ def test_demo_rollout_attribution_names_the_ground_truth_feature(demo):
     world, truth = demo
     model = next(iter(truth["rl_rollouts"]))
     gt = truth["rl_rollouts"][model]
-    out = materialize(model)["rl_temporal"]
+    materialize(model)["rl_temporal"]
     report = json.loads((report_dir(model) / "Q2_rl_temporal" / "report.json").read_text())
     att = report["attribution"]
     assert att["status"] == "ok" and att["reward_rising"]

@@ -16,16 +16,20 @@ from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.eval_pair import eval_pair
 from rl_assets.assets.q2_rl_temporal import rl_traces
 from rl_assets.assets.traces import baseline_traces, post_rl_traces
-from rl_assets.support.checks import ACCOUNTED
 from rl_assets.ingest import AccountingError, IngestError, ingest_source, read_traces
 from rl_assets.ingest.plan import CAPPED
+from rl_assets.support.checks import ACCOUNTED
 from support.core_world import MODEL, RESOURCES, core_world
 
 
 def _row(t: int, solved: bool = True) -> dict:
-    return {"conversations": [{"role": "user", "content": f"task {t}"}, {"role": "assistant", "content": "done"}],
-            "task": f"t{t}", "trial_name": f"t{t}__abc", "date": "2026-05-01T10:00:00Z",
-            "result": "1.0" if solved else "0.0"}
+    return {
+        "conversations": [{"role": "user", "content": f"task {t}"}, {"role": "assistant", "content": "done"}],
+        "task": f"t{t}",
+        "trial_name": f"t{t}__abc",
+        "date": "2026-05-01T10:00:00Z",
+        "result": "1.0" if solved else "0.0",
+    }
 
 
 def _jsonl(path, rows, tail=b""):
@@ -52,7 +56,9 @@ def _checks(result) -> dict:
 def test_check_fails_on_the_source_that_lost_a_row_and_survives_table_reuse(lossy_world):
     assets = [checkpoint, eval_pair, baseline_traces, post_rl_traces, rl_traces]
     for run in range(2):  # the second run reuses both stamped tables: the same ledger comes back
-        result = dg.materialize(assets, instance=lossy_world, partition_key=MODEL, resources=RESOURCES, raise_on_error=False)
+        result = dg.materialize(
+            assets, instance=lossy_world, partition_key=MODEL, resources=RESOURCES, raise_on_error=False
+        )
         assert result.success
         checks = _checks(result)
         assert set(checks) == {"baseline_traces", "post_rl_traces", "rl_traces"}
@@ -155,5 +161,6 @@ def test_a_harbor_row_that_fails_after_parsing_names_its_trajectory(tmp_path, mo
     trial_dir(tmp_path / "job", "odd__2", {**TRIAL_OK, "trial_name": "odd__2"}, atif([step(1, msg="odd")]))
     rep = ingest_source(str(tmp_path / "job"), tmp_path / "o.parquet", hub=None)
     assert rep.rows_written == 1 and rep.skipped == {"unusable row (TypeError)": 1}
-    assert rep.skip_examples == [f"{tmp_path}/job/odd__2/agent/trajectory.json (TypeError: unexpected message shape): "
-                                 "unusable row (TypeError)"]
+    assert rep.skip_examples == [
+        f"{tmp_path}/job/odd__2/agent/trajectory.json (TypeError: unexpected message shape): unusable row (TypeError)"
+    ]

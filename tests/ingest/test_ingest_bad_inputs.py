@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from rl_assets.ingest import ingest_source, read_traces
-
-from support import bad_inputs_folders  # noqa: F401  (registers its cases)
-from support import bad_inputs_harbor  # noqa: F401
-from support import bad_inputs_rows  # noqa: F401
+from support import (
+    bad_inputs_folders,  # noqa: F401  (registers its cases)
+    bad_inputs_harbor,  # noqa: F401
+    bad_inputs_rows,  # noqa: F401
+)
 from support.bad_inputs import CASES  # tests/ is on sys.path (rootdir-less pytest import mode)
 
 
@@ -52,7 +53,9 @@ def test_bad_input(case, tmp_path, monkeypatch):
     assert report.rows_written == rows == table.num_rows
     # the law, recomputed here from the report
     assert report.rows_read == acc["found"] == rows + sum(skipped.values()) + sum(report.merged.values())
-    assert acc["inputs_found"] == acc["inputs_read"] + sum(acc["not_read"].values()) + sum(acc["inputs_merged"].values())
+    assert acc["inputs_found"] == acc["inputs_read"] + sum(acc["not_read"].values()) + sum(
+        acc["inputs_merged"].values()
+    )
     assert acc["lost"] == extra.get("lost", sum(skipped.values()))
     ids = table.column("trace_id").to_pylist()
     assert len(set(ids)) == len(ids)  # never two rows with one trace_id
@@ -70,4 +73,6 @@ def test_bad_input(case, tmp_path, monkeypatch):
         assert str(tmp_path) in where, example  # names the file
         # ... and the row: row N of exported rows; result/completion of reasoning-gym; the trial's
         # result.json, trajectory file (+ step) or trial folder for Harbor / ATIF (one row per file)
-        assert re.search(r" row \d+$" if exported else r" row \d+| result \d+| step \d+|\.json\b|__\w+$", where), example
+        assert re.search(r" row \d+$" if exported else r" row \d+| result \d+| step \d+|\.json\b|__\w+$", where), (
+            example
+        )

@@ -49,8 +49,12 @@ def test_tool_error_patterns():
 def test_text_only_trace_uses_patterns():
     conv = [
         {"role": "user", "content": "task"},
-        {"role": "assistant", "content": "<think>plan it out</think>ok\n<tool_call>\n"
-         + json.dumps({"name": "bash", "arguments": {}}) + "\n</tool_call>\n```py\nx\n```"},
+        {
+            "role": "assistant",
+            "content": "<think>plan it out</think>ok\n<tool_call>\n"
+            + json.dumps({"name": "bash", "arguments": {}})
+            + "\n</tool_call>\n```py\nx\n```",
+        },
         {"role": "user", "content": "New Terminal Output:\nbash: zz: command not found\n\n[HINT FROM TEACHER]: try ls"},
         {"role": "assistant", "content": '{"commands": [{"keystrokes": "ls\\n"}, {"keystrokes": "pwd\\n"}]}'},
         {"role": "user", "content": "New Terminal Output:\nfine\nPrevious response had parsing errors"},
@@ -72,10 +76,18 @@ def test_text_only_trace_uses_patterns():
 def test_structured_trace_ignores_text_patterns_and_copied_context():
     conv = [
         {"role": "user", "content": "New Terminal Output: old copy", "is_copied_context": True},
-        {"role": "assistant", "content": "copied", "is_copied_context": True,
-         "tool_calls": [{"function": {"name": "x"}}]},
-        {"role": "assistant", "content": "<tool_call>{\"name\": \"ignored\"}</tool_call>",
-         "reasoning_content": "think hard", "tool_calls": [{"function": {"name": "bash"}}]},
+        {
+            "role": "assistant",
+            "content": "copied",
+            "is_copied_context": True,
+            "tool_calls": [{"function": {"name": "x"}}],
+        },
+        {
+            "role": "assistant",
+            "content": '<tool_call>{"name": "ignored"}</tool_call>',
+            "reasoning_content": "think hard",
+            "tool_calls": [{"function": {"name": "bash"}}],
+        },
         {"role": "tool", "content": "ok", "exit_code": 2},
         {"role": "assistant", "content": "done", "tool_calls": [{"function": {"name": "mark_task_complete"}}]},
         {"role": "tool", "content": "New Terminal Output: fine"},
@@ -90,18 +102,53 @@ def test_structured_trace_ignores_text_patterns_and_copied_context():
 
 
 def _random_conversation(rng: random.Random) -> list:
-    frags = ["hello", " world", "\n", "<think>", "</think>", "<THINK>", "<Thinking>", "</thinking>", "<tool_call>",
-             "</tool_call>", "<TOOL_CALL>", "<Tool_Call>", "ool_call>", '{"name": "bash"}', '{"name": "submit"}',
-             '"name": "x"', '"keystrokes"', "```", '"task_complete": true', "Traceback (most recent call last)",
-             "ValueError: bad", "Error: x", "an Error here", "command not found", "No Such File Or Directory",
-             "New Terminal Output:", "Previous response had parsing errors", "[HINT FROM TEACHER]:",
-             "let me reconsider", "On second thought", "my mistake", "İ", "ı", "K", "é", "😀", "Σ"]
+    frags = [
+        "hello",
+        " world",
+        "\n",
+        "<think>",
+        "</think>",
+        "<THINK>",
+        "<Thinking>",
+        "</thinking>",
+        "<tool_call>",
+        "</tool_call>",
+        "<TOOL_CALL>",
+        "<Tool_Call>",
+        "ool_call>",
+        '{"name": "bash"}',
+        '{"name": "submit"}',
+        '"name": "x"',
+        '"keystrokes"',
+        "```",
+        '"task_complete": true',
+        "Traceback (most recent call last)",
+        "ValueError: bad",
+        "Error: x",
+        "an Error here",
+        "command not found",
+        "No Such File Or Directory",
+        "New Terminal Output:",
+        "Previous response had parsing errors",
+        "[HINT FROM TEACHER]:",
+        "let me reconsider",
+        "On second thought",
+        "my mistake",
+        "İ",
+        "ı",
+        "K",
+        "é",
+        "😀",
+        "Σ",
+    ]
     ascii_only = rng.random() < 0.5  # the str.find fast paths apply to ASCII (and length-preserving) text
     pool = [f for f in frags if f.isascii()] if ascii_only else frags
     conv = []
     for _ in range(rng.randint(0, 12)):
-        m = {"role": rng.choice(["assistant", "user", "tool", "system", "gpt", None]),
-             "content": "".join(rng.choice(pool) for _ in range(rng.randint(0, 10)))}
+        m = {
+            "role": rng.choice(["assistant", "user", "tool", "system", "gpt", None]),
+            "content": "".join(rng.choice(pool) for _ in range(rng.randint(0, 10))),
+        }
         if rng.random() < 0.1:
             m["tool_calls"] = [{"function": {"name": rng.choice(["bash", "submit", ""])}}]
         if rng.random() < 0.1:
@@ -124,7 +171,12 @@ def test_vectorised_featurize_equals_reference_loop():
         for counter in (count_tokens, per_piece):
             assert featurize(conv, counter) == featurize_reference(conv, counter), conv
     # case-folding corners of the IGNORECASE tag regexes that str.lower() does not share
-    for text in ("<think>x</think> <thınk>plan more</thınk> done", "<think>a <THİNK>b</think>", "<think>K</thinK> y",
-                 "<tool_call>{\"name\": \"a\"}</TOOL_CALL><Tool_Call>{\"name\": \"b\"}", "<think>unclosed\n<think>"):
+    for text in (
+        "<think>x</think> <thınk>plan more</thınk> done",
+        "<think>a <THİNK>b</think>",
+        "<think>K</thinK> y",
+        '<tool_call>{"name": "a"}</TOOL_CALL><Tool_Call>{"name": "b"}',
+        "<think>unclosed\n<think>",
+    ):
         conv = [{"role": "assistant", "content": text}, {"role": "assistant", "content": "<think>z"}]
         assert featurize(conv, count_tokens) == featurize_reference(conv, count_tokens), text

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from support.shared_data import SHARED, needs_shared
-
 from rl_assets.ingest import IngestError, ingest_source, read_traces
+from support.shared_data import SHARED, needs_shared
 
 FIX = SHARED / "fixtures"
 pytestmark = pytest.mark.skipif(not FIX.is_dir(), reason=needs_shared(FIX))
@@ -30,6 +29,7 @@ def _one(spec: Path, tmp_path) -> dict:
 
 def _unparseable(value) -> bool:
     from datetime import datetime
+
     try:
         datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     except ValueError:
@@ -41,7 +41,9 @@ def _steps(path: Path) -> list:
     return json.loads(path.read_text())["steps"]
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in (GOLDEN / "terminus_2").glob("*.traces.json")) if FIX.is_dir() else [])
+@pytest.mark.parametrize(
+    "name", sorted(p.name for p in (GOLDEN / "terminus_2").glob("*.traces.json")) if FIX.is_dir() else []
+)
 def test_terminus_exported_rows_keep_last_episode(name, tmp_path):
     path = GOLDEN / "terminus_2" / name
     data = json.loads(path.read_text())
@@ -59,8 +61,12 @@ def test_terminus_exported_rows_keep_last_episode(name, tmp_path):
 
 
 def test_jsonl_copies_match_json_arrays(tmp_path):
-    a = ingest_source(str(GOLDEN / "derived_jsonl" / "hello-world-invalid-json.traces.jsonl"), tmp_path / "a.parquet", hub=None)
-    b = ingest_source(str(GOLDEN / "terminus_2" / "hello-world-invalid-json.traces.json"), tmp_path / "b.parquet", hub=None)
+    a = ingest_source(
+        str(GOLDEN / "derived_jsonl" / "hello-world-invalid-json.traces.jsonl"), tmp_path / "a.parquet", hub=None
+    )
+    b = ingest_source(
+        str(GOLDEN / "terminus_2" / "hello-world-invalid-json.traces.json"), tmp_path / "b.parquet", hub=None
+    )
     assert a.feature_summary == b.feature_summary and a.rows_written == b.rows_written == 1
 
 
@@ -104,9 +110,14 @@ def test_subagent_trajectory_files_ingest_alone(tmp_path):
         assert row["n_turns"] == sum(s["source"] == "agent" and not s.get("is_copied_context") for s in _steps(p))
 
 
-@pytest.mark.parametrize("name,what", [("gemini-cli-trajectory.json", "gemini-cli"),
-                                       ("mini-swe-agent-trajectory.json", "mini-swe-agent"),
-                                       ("openhands_trajectory.json", "OpenHands event list")])
+@pytest.mark.parametrize(
+    "name,what",
+    [
+        ("gemini-cli-trajectory.json", "gemini-cli"),
+        ("mini-swe-agent-trajectory.json", "mini-swe-agent"),
+        ("openhands_trajectory.json", "OpenHands event list"),
+    ],
+)
 def test_native_logs_are_refused(name, what, tmp_path):
     with pytest.raises(IngestError, match="not an ATIF trajectory") as info:
         ingest_source(str(FIX / "atif_rfc" / name), tmp_path / "o.parquet", hub=None)

@@ -10,15 +10,24 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from support.shared_data import SHARED, needs_shared
-
 from rl_assets.ingest import ADDED_COLUMNS, ingest_source, read_traces
 from rl_assets.ingest.rows import duration_s
 from rl_assets.schema import LIGHT_COLUMNS, TRACE_SCHEMA
+from support.shared_data import SHARED, needs_shared
 
 GOLDEN = SHARED / "fixtures" / "harbor_golden"
-NEW = ("env_setup_s", "agent_setup_s", "agent_exec_s", "verifier_s", "trial_s",
-       "input_tokens", "output_tokens", "cached_tokens", "cost_usd", "n_subagents")
+NEW = (
+    "env_setup_s",
+    "agent_setup_s",
+    "agent_exec_s",
+    "verifier_s",
+    "trial_s",
+    "input_tokens",
+    "output_tokens",
+    "cached_tokens",
+    "cost_usd",
+    "n_subagents",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -29,17 +38,34 @@ def _home(tmp_path, monkeypatch):
 def _steps(texts: list[str], refs: list | None = None) -> list:
     steps = [{"step_id": 1, "source": "user", "message": "solve"}]
     for k, text in enumerate(texts):
-        steps.append({"step_id": k + 2, "source": "agent", "message": text,
-                      "metrics": {"prompt_tokens": 100 * (k + 1), "completion_tokens": 10}})
+        steps.append(
+            {
+                "step_id": k + 2,
+                "source": "agent",
+                "message": text,
+                "metrics": {"prompt_tokens": 100 * (k + 1), "completion_tokens": 10},
+            }
+        )
     if refs:
-        steps.append({"step_id": len(steps) + 1, "source": "system", "message": "delegated",
-                      "observation": {"results": [{"subagent_trajectory_ref": refs}]}})
+        steps.append(
+            {
+                "step_id": len(steps) + 1,
+                "source": "system",
+                "message": "delegated",
+                "observation": {"results": [{"subagent_trajectory_ref": refs}]},
+            }
+        )
     return steps
 
 
 def _traj(steps: list, **root) -> dict:
-    return {"schema_version": "ATIF-v1.7", "session_id": "s", "agent": {"name": "terminus-2", "version": "1",
-            "model_name": "m"}, "steps": steps, **root}
+    return {
+        "schema_version": "ATIF-v1.7",
+        "session_id": "s",
+        "agent": {"name": "terminus-2", "version": "1", "model_name": "m"},
+        "steps": steps,
+        **root,
+    }
 
 
 def _write(path: Path, data) -> Path:
@@ -58,40 +84,85 @@ def _rows(spec: Path, out: Path) -> dict:
 def test_phase_timings_tokens_cost_and_subagents(tmp_path):
     job = tmp_path / "jobs" / "2026-01-01__10-00-00"
     trial = job / "fix__abc"
-    _write(trial / "result.json", {
-        "task_name": "fix", "trial_name": "fix__abc",
-        "agent_info": {"name": "terminus-2", "version": "1", "model_info": {"name": "m", "provider": "p"}},
-        "verifier_result": {"rewards": {"reward": 1.0}}, "exception_info": None,
-        "started_at": "2026-01-01T10:00:00Z", "finished_at": "2026-01-01T10:05:30.500000Z",
-        "environment_setup": {"started_at": "2026-01-01T10:00:00Z", "finished_at": "2026-01-01T10:00:12.250000Z"},
-        "agent_setup": {"started_at": "2026-01-01T10:00:12.250000", "finished_at": "2026-01-01T10:00:20"},
-        "agent_execution": {"started_at": "2026-01-01T10:00:20+00:00"},  # no finished_at
-        "verifier": {"started_at": "2026-01-01T10:05:00", "finished_at": "2026-01-01T10:05:30+00:00"},  # mixed
-        "agent_result": {"n_input_tokens": 1200, "n_output_tokens": 340, "n_cache_tokens": 800,
-                         "metadata": {"n_episodes": 2}},  # no cost_usd: ATIF final_metrics fills it
-    })
+    _write(
+        trial / "result.json",
+        {
+            "task_name": "fix",
+            "trial_name": "fix__abc",
+            "agent_info": {"name": "terminus-2", "version": "1", "model_info": {"name": "m", "provider": "p"}},
+            "verifier_result": {"rewards": {"reward": 1.0}},
+            "exception_info": None,
+            "started_at": "2026-01-01T10:00:00Z",
+            "finished_at": "2026-01-01T10:05:30.500000Z",
+            "environment_setup": {"started_at": "2026-01-01T10:00:00Z", "finished_at": "2026-01-01T10:00:12.250000Z"},
+            "agent_setup": {"started_at": "2026-01-01T10:00:12.250000", "finished_at": "2026-01-01T10:00:20"},
+            "agent_execution": {"started_at": "2026-01-01T10:00:20+00:00"},  # no finished_at
+            "verifier": {"started_at": "2026-01-01T10:05:00", "finished_at": "2026-01-01T10:05:30+00:00"},  # mixed
+            "agent_result": {
+                "n_input_tokens": 1200,
+                "n_output_tokens": 340,
+                "n_cache_tokens": 800,
+                "metadata": {"n_episodes": 2},
+            },  # no cost_usd: ATIF final_metrics fills it
+        },
+    )
     agent = trial / "agent"
     embedded = _traj(_steps(["sub answer"]), trajectory_id="sub-emb")
-    _write(agent / "trajectory.json", _traj(
-        _steps(["a", "b"], refs=[{"session_id": "s2", "trajectory_path": "trajectory.summary-1.json"},
-                                 {"trajectory_id": "sub-emb"}]),  # ref to the embedded one: not twice
-        subagent_trajectories=[embedded], continued_trajectory_ref="trajectory.cont-1.json",
-        final_metrics={"total_prompt_tokens": 300, "total_completion_tokens": 20, "total_cached_tokens": 0,
-                       "total_cost_usd": 0.001}))
-    _write(agent / "trajectory.cont-1.json", _traj(_steps(["c"]), final_metrics={
-        "total_prompt_tokens": 999, "total_completion_tokens": 99, "total_cost_usd": 0.0125}))
+    _write(
+        agent / "trajectory.json",
+        _traj(
+            _steps(
+                ["a", "b"],
+                refs=[
+                    {"session_id": "s2", "trajectory_path": "trajectory.summary-1.json"},
+                    {"trajectory_id": "sub-emb"},
+                ],
+            ),  # ref to the embedded one: not twice
+            subagent_trajectories=[embedded],
+            continued_trajectory_ref="trajectory.cont-1.json",
+            final_metrics={
+                "total_prompt_tokens": 300,
+                "total_completion_tokens": 20,
+                "total_cached_tokens": 0,
+                "total_cost_usd": 0.001,
+            },
+        ),
+    )
+    _write(
+        agent / "trajectory.cont-1.json",
+        _traj(
+            _steps(["c"]),
+            final_metrics={"total_prompt_tokens": 999, "total_completion_tokens": 99, "total_cost_usd": 0.0125},
+        ),
+    )
     _write(agent / "trajectory.summary-1.json", _traj(_steps(["summary"]), session_id="s2"))
 
     # a second trial: no timings, no agent_result counts -> every token field from ATIF;
     # an unreferenced sibling subagent file and a subagent continuation
     other = job / "fix__def"
-    _write(other / "result.json", {"task_name": "fix", "trial_name": "fix__def",
-                                   "verifier_result": {"rewards": {"reward": 0}},
-                                   "started_at": "not a time", "finished_at": "2026-01-01T11:00:00",
-                                   "agent_result": {"n_input_tokens": None, "cost_usd": 0.5}})
-    _write(other / "agent" / "trajectory.json", _traj(_steps(["x"]), final_metrics={
-        "total_prompt_tokens": 4000, "total_completion_tokens": 250, "total_cached_tokens": 3000,
-        "total_cost_usd": 0.02}))
+    _write(
+        other / "result.json",
+        {
+            "task_name": "fix",
+            "trial_name": "fix__def",
+            "verifier_result": {"rewards": {"reward": 0}},
+            "started_at": "not a time",
+            "finished_at": "2026-01-01T11:00:00",
+            "agent_result": {"n_input_tokens": None, "cost_usd": 0.5},
+        },
+    )
+    _write(
+        other / "agent" / "trajectory.json",
+        _traj(
+            _steps(["x"]),
+            final_metrics={
+                "total_prompt_tokens": 4000,
+                "total_completion_tokens": 250,
+                "total_cached_tokens": 3000,
+                "total_cost_usd": 0.02,
+            },
+        ),
+    )
     _write(other / "agent" / "trajectory.helper-1.json", _traj(_steps(["h"])))
     _write(other / "agent" / "trajectory.helper-1.cont-1.json", _traj(_steps(["h2"])))
 
@@ -117,9 +188,14 @@ def test_phase_timings_tokens_cost_and_subagents(tmp_path):
 
 def test_legacy_trial_without_trajectory_has_no_subagent_count(tmp_path):
     trial = tmp_path / "t__1"
-    _write(trial / "result.json", {"task_name": "t", "trial_name": "t__1",
-                                   "agent_result": {"n_input_tokens": 10, "n_output_tokens": 2, "n_cache_tokens": 0,
-                                                    "cost_usd": 0}})
+    _write(
+        trial / "result.json",
+        {
+            "task_name": "t",
+            "trial_name": "t__1",
+            "agent_result": {"n_input_tokens": 10, "n_output_tokens": 2, "n_cache_tokens": 0, "cost_usd": 0},
+        },
+    )
     (trial / "agent" / "episode-0").mkdir(parents=True)
     (trial / "agent" / "episode-0" / "response.txt").write_text("done")
     r = _rows(trial, tmp_path / "o.parquet")["t__1"]
@@ -128,11 +204,18 @@ def test_legacy_trial_without_trajectory_has_no_subagent_count(tmp_path):
 
 
 def test_standalone_atif_file_tokens_and_subagents(tmp_path):
-    refs = [{"session_id": "a", "trajectory_path": "trajectory.sub-a.json"},  # resolves to case.trajectory.sub-a.json
-            {"session_id": "b", "trajectory_path": "s3://bucket/sub-b.json"}]  # not here, still a subagent
-    path = _write(tmp_path / "case.trajectory.json", _traj(
-        _steps(["a"], refs=refs), subagent_trajectories=[_traj(_steps(["e"]), trajectory_id="e1")],
-        final_metrics={"total_prompt_tokens": 50, "total_completion_tokens": 5, "total_cost_usd": 0.25}))
+    refs = [
+        {"session_id": "a", "trajectory_path": "trajectory.sub-a.json"},  # resolves to case.trajectory.sub-a.json
+        {"session_id": "b", "trajectory_path": "s3://bucket/sub-b.json"},
+    ]  # not here, still a subagent
+    path = _write(
+        tmp_path / "case.trajectory.json",
+        _traj(
+            _steps(["a"], refs=refs),
+            subagent_trajectories=[_traj(_steps(["e"]), trajectory_id="e1")],
+            final_metrics={"total_prompt_tokens": 50, "total_completion_tokens": 5, "total_cost_usd": 0.25},
+        ),
+    )
     _write(tmp_path / "case.trajectory.sub-a.json", _traj(_steps(["s"])))
     _write(tmp_path / "case.trajectory.variant.json", _traj(_steps(["v"])))  # renamed copies: not scanned
     r = _rows(path, tmp_path / "o.parquet")["case.trajectory.json"]
@@ -142,14 +225,30 @@ def test_standalone_atif_file_tokens_and_subagents(tmp_path):
 
 
 def test_other_sources_leave_the_new_columns_null(tmp_path):
-    row = {"conversations": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}],
-           "task": "T", "trial_name": "T__0", "result": "1.0", "input_tokens": 5, "n_subagents": 2}
+    row = {
+        "conversations": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}],
+        "task": "T",
+        "trial_name": "T__0",
+        "result": "1.0",
+        "input_tokens": 5,
+        "n_subagents": 2,
+    }
     (tmp_path / "x.jsonl").write_text(json.dumps(row) + "\n")
     r = _rows(tmp_path / "x.jsonl", tmp_path / "o.parquet")["T__0"]
     assert all(r[c] is None for c in NEW)
-    rg = {"name": "chain_sum", "category": "arithmetic", "config": {"seed": 1}, "results": [
-        {"question": "1+1?", "expected_answer": "2", "mean_score": 1.0,
-         "completions": [{"model_answer": "2", "full_model_response": "2", "score": 1.0}]}]}
+    rg = {
+        "name": "chain_sum",
+        "category": "arithmetic",
+        "config": {"seed": 1},
+        "results": [
+            {
+                "question": "1+1?",
+                "expected_answer": "2",
+                "mean_score": 1.0,
+                "completions": [{"model_answer": "2", "full_model_response": "2", "score": 1.0}],
+            }
+        ],
+    }
     (tmp_path / "chain_sum.json").write_text(json.dumps(rg))
     ingest_source(str(tmp_path / "chain_sum.json"), tmp_path / "rg.parquet", hub=None)
     rows = read_traces(tmp_path / "rg.parquet").to_pylist()
@@ -168,17 +267,25 @@ def test_new_columns_are_last_and_older_tables_read_back_null(tmp_path):
     assert full.schema.equals(TRACE_SCHEMA) and full.column("n_subagents").to_pylist() == [None]
     light = read_traces(tmp_path / "old.parquet", columns=LIGHT_COLUMNS)
     assert light.column_names == list(LIGHT_COLUMNS) and light.column("reward").to_pylist() == [1.0]
-    assert read_traces(tmp_path / "old.parquet", ["trace_id", "cost_usd"]).to_pylist() == [{"trace_id": "x", "cost_usd": None}]
+    assert read_traces(tmp_path / "old.parquet", ["trace_id", "cost_usd"]).to_pylist() == [
+        {"trace_id": "x", "cost_usd": None}
+    ]
 
 
-@pytest.mark.parametrize("start,end,expected", [
-    ("2026-01-01T00:00:00Z", "2026-01-01T00:01:00+01:00", None),  # end before start
-    ("2026-01-01T00:00:00+02:00", "2026-01-01T00:00:00+00:00", 7200.0),
-    ("2026-01-01T00:00:00", "2026-01-01T00:00:01.5", 1.5),
-    ("2026-01-01T00:00:00", "2026-01-01T00:00:01Z", None),  # naive vs aware
-    (None, "2026-01-01T00:00:00Z", None), ("2026-01-01T00:00:00Z", "", None),
-    ("yesterday", "2026-01-01T00:00:00Z", None), (0, 90.0, 90.0), ({"x": 1}, "2026-01-01", None),
-])
+@pytest.mark.parametrize(
+    "start,end,expected",
+    [
+        ("2026-01-01T00:00:00Z", "2026-01-01T00:01:00+01:00", None),  # end before start
+        ("2026-01-01T00:00:00+02:00", "2026-01-01T00:00:00+00:00", 7200.0),
+        ("2026-01-01T00:00:00", "2026-01-01T00:00:01.5", 1.5),
+        ("2026-01-01T00:00:00", "2026-01-01T00:00:01Z", None),  # naive vs aware
+        (None, "2026-01-01T00:00:00Z", None),
+        ("2026-01-01T00:00:00Z", "", None),
+        ("yesterday", "2026-01-01T00:00:00Z", None),
+        (0, 90.0, 90.0),
+        ({"x": 1}, "2026-01-01", None),
+    ],
+)
 def test_duration_rules(start, end, expected):
     assert duration_s(start, end) == (pytest.approx(expected) if expected is not None else None)
 
@@ -199,7 +306,9 @@ def test_golden_trajectories_fill_tokens_and_subagents(tmp_path):
     linear = one("terminus_2/hello-world-context-summarization-linear-history.trajectory.json")
     assert linear["input_tokens"] == 7802  # the last continuation holds the run totals (not 2252)
     assert linear["n_subagents"] == 3  # referenced; the files were not kept beside it
-    assert one("openhands/hello-world.trajectory.json")["n_subagents"] == 0  # the no_function_calling variant is no subagent
+    assert (
+        one("openhands/hello-world.trajectory.json")["n_subagents"] == 0
+    )  # the no_function_calling variant is no subagent
     for p in sorted(GOLDEN.glob("*/*trajectory*.json")):
         if ".cont-" in p.name:
             continue

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from rl_assets.ingest import ingest_source, read_traces
-from rl_assets.ingest import _json
+from rl_assets.ingest import _json, ingest_source, read_traces
 from rl_assets.ingest.features import featurize, featurize_reference
 from rl_assets.ingest.plan import Candidate, plan
 from rl_assets.ingest.report import SkipLog
@@ -32,12 +31,17 @@ def _jsonl(path: Path, rows: list) -> str:
 
 
 def _row(task="t1", **kw) -> dict:
-    return {"task": task, "result": "1.0", "date": "2026-01-01T00:00:00Z",
-            "conversations": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}], **kw}
+    return {
+        "task": task,
+        "result": "1.0",
+        "date": "2026-01-01T00:00:00Z",
+        "conversations": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}],
+        **kw,
+    }
 
 
 # -- B1 ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("value", ["inf", "Infinity", "-inf", "1e400", math.inf, -math.inf, 10 ** 400])
+@pytest.mark.parametrize("value", ["inf", "Infinity", "-inf", "1e400", math.inf, -math.inf, 10**400])
 def test_non_finite_result_is_no_reward_and_noted(value):
     skips = SkipLog()
     assert parse_result(value, skips) == (None, None)
@@ -58,8 +62,10 @@ TEXT_CALL = '<tool_call>\n{"name": "bash", "arguments": {}}\n</tool_call>'
 
 @pytest.mark.parametrize("null_calls", [None, [], ""])
 def test_null_tool_calls_key_keeps_text_tool_calls(null_calls):
-    msgs = [{"role": "user", "content": "go", "tool_calls": null_calls},
-            {"role": "assistant", "content": TEXT_CALL, "tool_calls": null_calls}]
+    msgs = [
+        {"role": "user", "content": "go", "tool_calls": null_calls},
+        {"role": "assistant", "content": TEXT_CALL, "tool_calls": null_calls},
+    ]
     for f in (featurize, featurize_reference):
         out = f(msgs, count_tokens)
         assert out["tool_calls_total"] == 1.0 and json.loads(out["tool_calls_by_name"]) == {"bash": 1}
@@ -75,8 +81,10 @@ def test_json_string_tool_calls_are_parsed():
 
 @pytest.mark.parametrize("bad", [5, "not json", {"name": "x"}, "[1"])
 def test_non_list_tool_calls_are_ignored(bad):
-    msgs = [{"role": "assistant", "content": "plain", "tool_calls": bad},
-            {"role": "assistant", "content": "x", "tool_calls": [{"function": {"name": "ls"}}]}]
+    msgs = [
+        {"role": "assistant", "content": "plain", "tool_calls": bad},
+        {"role": "assistant", "content": "x", "tool_calls": [{"function": {"name": "ls"}}]},
+    ]
     for f in (featurize, featurize_reference):
         assert json.loads(f(msgs, count_tokens)["tool_calls_by_name"]) == {"ls": 1}
 
@@ -85,11 +93,18 @@ def test_parquet_struct_merge_null_tool_calls(tmp_path):
     """Parquet gives every message of a struct column the union of fields: tool_calls None."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-    conv = [{"role": "user", "content": "go", "tool_calls": None},
-            {"role": "assistant", "content": TEXT_CALL, "tool_calls": None}]
+
+    conv = [
+        {"role": "user", "content": "go", "tool_calls": None},
+        {"role": "assistant", "content": TEXT_CALL, "tool_calls": None},
+    ]
     other = [{"role": "assistant", "content": "x", "tool_calls": [{"function": {"name": "ls"}}]}]
-    pq.write_table(pa.Table.from_pylist([{"task": "a", "result": "1", "conversations": conv},
-                                         {"task": "b", "result": "1", "conversations": other}]), tmp_path / "x.parquet")
+    pq.write_table(
+        pa.Table.from_pylist(
+            [{"task": "a", "result": "1", "conversations": conv}, {"task": "b", "result": "1", "conversations": other}]
+        ),
+        tmp_path / "x.parquet",
+    )
     ingest_source(str(tmp_path / "x.parquet"), tmp_path / "o.parquet", hub=None)
     rows = read_traces(tmp_path / "o.parquet").to_pylist()
     assert [r["tool_calls_total"] for r in rows] == [1.0, 1.0]
@@ -117,20 +132,34 @@ def test_existing_folder_named_like_a_hub_id_is_local(tmp_path, monkeypatch):
 
 
 # -- B4 / B8 plan -----------------------------------------------------------------------------
-def _cand(task, trial, episode=None, date=None, attempt=None, k=[0]):
+def _cand(task, trial, episode=None, date=None, attempt=None, k=[0]):  # noqa: B006 - k counts calls on purpose
     k[0] += 1
     return Candidate(None, k[0], f"row {k[0]}", task, trial, episode, date, attempt)
 
 
 def test_keep_all_episodes_share_the_trial_attempt():
-    d1, d2 = datetime(2026, 1, 1, tzinfo=timezone.utc), datetime(2026, 1, 2, tzinfo=timezone.utc)
-    cands = [_cand("t", "A", 0, d1), _cand("t", "A", 1, d1), _cand("t", "B", 0, d2), _cand("t", "B", 1, d2),
-             _cand("t", "A", 2, d1)]
+    d1, d2 = datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 2, tzinfo=UTC)
+    cands = [
+        _cand("t", "A", 0, d1),
+        _cand("t", "A", 1, d1),
+        _cand("t", "B", 0, d2),
+        _cand("t", "B", 1, d2),
+        _cand("t", "A", 2, d1),
+    ]
     kept = plan(cands, SkipLog(), keep_all_episodes=True, max_rows=None)
     assert [(c.trial_name, c.episode, c.attempt) for c in kept] == [
-        ("A", 0, 0), ("A", 1, 0), ("B", 0, 1), ("B", 1, 1), ("A", 2, 0)]
-    reduced = plan([_cand("t", "A", 0, d1), _cand("t", "A", 1, d1), _cand("t", "B", 0, d2)], SkipLog(),
-                   keep_all_episodes=False, max_rows=None)
+        ("A", 0, 0),
+        ("A", 1, 0),
+        ("B", 0, 1),
+        ("B", 1, 1),
+        ("A", 2, 0),
+    ]
+    reduced = plan(
+        [_cand("t", "A", 0, d1), _cand("t", "A", 1, d1), _cand("t", "B", 0, d2)],
+        SkipLog(),
+        keep_all_episodes=False,
+        max_rows=None,
+    )
     assert [(c.trial_name, c.attempt) for c in reduced] == [("A", 0), ("B", 1)]
 
 
@@ -143,16 +172,30 @@ def test_keep_all_episodes_end_to_end(tmp_path):
 
 
 def test_undated_trials_number_after_dated_ones():
-    dated = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    dated = datetime(2026, 3, 1, tzinfo=UTC)
     cands = [_cand("t", "a-undated"), _cand("t", "z-dated", date=dated)]
     plan(cands, SkipLog(), keep_all_episodes=False, max_rows=None)
     assert [(c.trial_name, c.attempt) for c in cands] == [("a-undated", 1), ("z-dated", 0)]
 
 
 # -- B5 ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("value,expected", [(1.0, 1), ("3.0", 3), ("episode-3", 3), ("episode-3.0", 3), (7, 7),
-                                            ("17", 17), (1.5, None), ("x", None), (True, None), ("²", None),
-                                            (math.inf, None), ("episode-99999999999999999999", None)])
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        (1.0, 1),
+        ("3.0", 3),
+        ("episode-3", 3),
+        ("episode-3.0", 3),
+        (7, 7),
+        ("17", 17),
+        (1.5, None),
+        ("x", None),
+        (True, None),
+        ("²", None),
+        (math.inf, None),
+        ("episode-99999999999999999999", None),
+    ],
+)
 def test_episode_number(value, expected):
     assert episode_number(value) == expected
 
@@ -162,15 +205,17 @@ def test_episode_number(value, expected):
 def test_ints_outside_int64_are_null_and_noted(fn):
     skips = SkipLog()
     assert fn(1e20, skips) is None and fn("99999999999999999999", skips) is None
-    assert fn(2 ** 63 - 1) == 2 ** 63 - 1
+    assert fn(2**63 - 1) == 2**63 - 1
     assert skips.notes == {"integer outside int64 range (kept, value null)": 2}
     assert to_int(math.inf) is None
 
 
 def test_reasoning_content_parts_and_list_role():
-    msgs = [{"role": ["weird"], "content": "hi"},
-            {"role": "assistant", "content": "a", "reasoning_content": [{"type": "text", "text": "deep thought"}]},
-            {"role": "assistant", "content": "b", "reasoning_content": {"text": "more"}}]
+    msgs = [
+        {"role": ["weird"], "content": "hi"},
+        {"role": "assistant", "content": "a", "reasoning_content": [{"type": "text", "text": "deep thought"}]},
+        {"role": "assistant", "content": "b", "reasoning_content": {"text": "more"}},
+    ]
     fast, ref = featurize(msgs, count_tokens), featurize_reference(msgs, count_tokens)
     assert fast == ref
     assert ref["think_blocks"] == 2.0 and ref["think_tokens"] == 3.0 and ref["n_turns"] == 2
@@ -212,9 +257,21 @@ def test_unexpected_error_in_build_row_names_row(tmp_path, monkeypatch):
 # -- B7 ---------------------------------------------------------------------------------------
 def _rg(path: Path, score=1.0) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"name": "chain_sum", "config": {"seed": 1, "dir": path.parent.name}, "results": [
-        {"question": "1+1", "expected_answer": "2", "completions": [
-            {"model_answer": "2", "full_model_response": "2", "score": score}]}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "name": "chain_sum",
+                "config": {"seed": 1, "dir": path.parent.name},
+                "results": [
+                    {
+                        "question": "1+1",
+                        "expected_answer": "2",
+                        "completions": [{"model_answer": "2", "full_model_response": "2", "score": score}],
+                    }
+                ],
+            }
+        )
+    )
 
 
 def test_rg_copies_in_several_folders_get_distinct_ids(tmp_path):
@@ -223,7 +280,10 @@ def test_rg_copies_in_several_folders_get_distinct_ids(tmp_path):
     ingest_source(str(tmp_path / "evals"), tmp_path / "o.parquet", hub=None)
     rows = read_traces(tmp_path / "o.parquet").to_pylist()
     assert len(rows) == 2 and len({r["trace_id"] for r in rows}) == 2 and len({r["trial_name"] for r in rows}) == 2
-    assert sorted(r["trial_name"] for r in rows) == ["easy/chain_sum.json:chain_sum/0#0", "hard/chain_sum.json:chain_sum/0#0"]
+    assert sorted(r["trial_name"] for r in rows) == [
+        "easy/chain_sum.json:chain_sum/0#0",
+        "hard/chain_sum.json:chain_sum/0#0",
+    ]
     assert {r["benchmark"] for r in rows} == {"reasoning_gym"}
 
 
@@ -244,17 +304,21 @@ def test_null_messages_fall_back_to_conversation(tmp_path):
 
 # -- lower priority -------------------------------------------------------------------------
 def test_json_dump_nan_and_infinity_are_read():
-    assert math.isnan(_json.loads(b'{"a": NaN}')["a"]) and _json.loads(b"[Infinity, -Infinity]") == [math.inf, -math.inf]
+    assert math.isnan(_json.loads(b'{"a": NaN}')["a"]) and _json.loads(b"[Infinity, -Infinity]") == [
+        math.inf,
+        -math.inf,
+    ]
     with pytest.raises(ValueError):
         _json.loads(b'{"a": ')
 
 
 def test_lowercase_z_date():
-    assert parse_date("2026-01-01T05:00:00z") == datetime(2026, 1, 1, 5, tzinfo=timezone.utc)
+    assert parse_date("2026-01-01T05:00:00z") == datetime(2026, 1, 1, 5, tzinfo=UTC)
 
 
 def test_json_array_shards_are_not_held(tmp_path):
     from rl_assets.ingest.spec import resolve
+
     (tmp_path / "d").mkdir()
     for name in ("a", "b"):
         (tmp_path / "d" / f"{name}.json").write_text(json.dumps([_row(task=name)]))

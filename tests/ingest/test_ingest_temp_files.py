@@ -41,8 +41,9 @@ def _source(tmp_path) -> str:
 
 
 def _writer_mid_table(out: Path) -> subprocess.Popen:
-    child = subprocess.Popen([sys.executable, "-c", WRITER.format(root=str(ROOT), out=str(out))],
-                             stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", WRITER.format(root=str(ROOT), out=str(out))], stdout=subprocess.PIPE, text=True
+    )
     assert child.stdout.readline().strip() == "ready"
     return child
 
@@ -92,8 +93,10 @@ def umask_002():
 def test_tables_and_stamps_follow_the_umask(tmp_path, umask_002):
     data = tmp_path / "hub" / "datasets" / "org" / "evals" / "data"
     data.mkdir(parents=True)
-    pq.write_table(pa.Table.from_pylist([{"conversations": [], "task": "t", "trial_name": "t__1", "result": "1.0"}]),
-                   data / "train.parquet")
+    pq.write_table(
+        pa.Table.from_pylist([{"conversations": [], "task": "t", "trial_name": "t__1", "result": "1.0"}]),
+        data / "train.parquet",
+    )
     table = tmp_path / "tables" / "evals.parquet"
     ingest_once(LocalHub(tmp_path / "hub"), "org/evals", table)
     for f in (table, stamp_path(table)):

@@ -7,8 +7,16 @@ import pyarrow.parquet as pq
 import pytest
 
 from rl_assets.ingest import IngestError, ingest_source
-from rl_assets.ingest.wandb_tables import (BAD_SCORE, BAD_STEP, BAD_WIDTH, NOT_JSON, NOT_VALIDATION, SAME_AGAIN,
-                                           SUPERSEDED, read_validation_tables)
+from rl_assets.ingest.wandb_tables import (
+    BAD_SCORE,
+    BAD_STEP,
+    BAD_WIDTH,
+    NOT_JSON,
+    NOT_VALIDATION,
+    SAME_AGAIN,
+    SUPERSEDED,
+    read_validation_tables,
+)
 from rl_assets.ingest.wandb_validation import parse_spec, task_id_of
 
 COLS = ["step", "input_1", "output_1", "score_1", "input_2", "output_2", "score_2"]
@@ -55,9 +63,17 @@ def test_a_later_table_with_other_content_supersedes_and_is_counted(tmp_path):
 
 
 def test_malformed_rows_cells_and_files_are_counted_not_lost(tmp_path):
-    _table(tmp_path, "generations_1_aa.table.json",
-           [ROUND0, [1, "Q-a", "x"], ["two", "Q-a", "x", 1.0, "Q-b", "y", 0.0],
-            [3, "Q-a", "x", "high", "Q-b", "y", float("nan")], [4, "Q-a", "x", "0.5", "Q-b", None, 0]])
+    _table(
+        tmp_path,
+        "generations_1_aa.table.json",
+        [
+            ROUND0,
+            [1, "Q-a", "x"],
+            ["two", "Q-a", "x", 1.0, "Q-b", "y", 0.0],
+            [3, "Q-a", "x", "high", "Q-b", "y", float("nan")],
+            [4, "Q-a", "x", "0.5", "Q-b", None, 0],
+        ],
+    )
     _table(tmp_path, "other.table.json", [[1, 2]], columns=["epoch", "loss"])
     (tmp_path / "files" / "media" / "table" / "broken.table.json").write_text("{not json")
     frame = read_validation_tables(tmp_path)
@@ -115,8 +131,10 @@ def test_register_eval_and_the_table_stamp_keep_the_round_selector(run):
     assert traces_link(f"wandb-val:{run}@last") == f"wandb-val:{run.resolve()}@last"
     with pytest.raises(RegisterError, match="does not exist"):
         traces_link(f"wandb-val:{run}/nope@last")
-    first, last = (source_key(None, f"wandb-val:{run}@{s}", max_rows=None, tokenizer=None, benchmark=None)
-                   for s in ("first", "last"))
+    first, last = (
+        source_key(None, f"wandb-val:{run}@{s}", max_rows=None, tokenizer=None, benchmark=None)
+        for s in ("first", "last")
+    )
     assert first["source"].endswith("@first") and last["source"].endswith("@last")
     assert first["fingerprint"] == last["fingerprint"]  # same folder content, other rows: other table key
 

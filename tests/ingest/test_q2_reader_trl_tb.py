@@ -12,10 +12,22 @@ def entry(step, **kw):
 
 
 def trl_entry(step):
-    return entry(step, loss=0.01 * step, grad_norm=1.5, reward=0.2 * step, reward_std=0.1, kl=0.001 * step,
-                 entropy=0.9, **{"completions/mean_length": 300.0 - step, "rewards/accuracy_reward/mean": 0.1 * step,
-                                 "rewards/accuracy_reward/std": 0.3, "rewards/format_reward/mean": 0.1 * step,
-                                 "rewards/soft_overlong_punishment/mean": -0.01})
+    return entry(
+        step,
+        loss=0.01 * step,
+        grad_norm=1.5,
+        reward=0.2 * step,
+        reward_std=0.1,
+        kl=0.001 * step,
+        entropy=0.9,
+        **{
+            "completions/mean_length": 300.0 - step,
+            "rewards/accuracy_reward/mean": 0.1 * step,
+            "rewards/accuracy_reward/std": 0.3,
+            "rewards/format_reward/mean": 0.1 * step,
+            "rewards/soft_overlong_punishment/mean": -0.01,
+        },
+    )
 
 
 def state(global_step, history, best=None):
@@ -41,8 +53,11 @@ def test_checkpoint_folders_newest_wins_and_overlaps_are_counted_once(tmp_path):
     assert s.loc[4, "task_score"] == pytest.approx(0.4) and s.loc[4, "response_length"] == 296.0
     assert s.loc[2, "reward_term/format/format_reward"] == pytest.approx(0.2)
     assert s.loc[2, "reward_term/length/soft_overlong_punishment"] == -0.01
-    assert parsed.reward_terms == {"reward_term/format/format_reward": "format", "reward_term/length/soft_overlong_punishment": "length",
-                                   "reward_term/task/accuracy_reward": "task"}
+    assert parsed.reward_terms == {
+        "reward_term/format/format_reward": "format",
+        "reward_term/length/soft_overlong_punishment": "length",
+        "reward_term/task/accuracy_reward": "task",
+    }
     assert s.loc[5, "kl"] == pytest.approx(0.005) and s.loc[5, "entropy"] == 0.9 and s.loc[5, "policy_loss"] == 0.05
     lines = parsed.accounting["lines"]
     # 9 + 8 + 4 entries read; 8 kept (6 train + 2 eval) from the newest file; the rest in a newer file or the summary
@@ -51,7 +66,9 @@ def test_checkpoint_folders_newest_wins_and_overlaps_are_counted_once(tmp_path):
     assert parsed.accounting["files"] == {**parsed.accounting["files"], "found": 3, "read": 3}
     first = parsed.trainer_info["checkpoints"][0]  # newest first; the root copy ties with checkpoint-6
     assert first["global_step"] == 6 and {c["best_model_checkpoint"] for c in parsed.trainer_info["checkpoints"]} == {
-        None, "out/checkpoint-6"}
+        None,
+        "out/checkpoint-6",
+    }
 
 
 def test_plain_hf_trainer_and_entries_without_step(tmp_path):
@@ -78,14 +95,16 @@ def test_unrecognised_files_are_named_with_their_first_lines(tmp_path):
 
 
 def test_tensorboard_file_written_by_the_library(tmp_path):
-    from tensorboard.summary.writer.event_file_writer import EventFileWriter
     from tensorboard.compat.proto.event_pb2 import Event
     from tensorboard.compat.proto.summary_pb2 import Summary
+    from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
     writer = EventFileWriter(str(tmp_path / "runs"))
     for step in range(1, 5):
-        values = [Summary.Value(tag="train/reward", simple_value=0.25 * step),
-                  Summary.Value(tag="train/kl", simple_value=0.01 * step)]
+        values = [
+            Summary.Value(tag="train/reward", simple_value=0.25 * step),
+            Summary.Value(tag="train/kl", simple_value=0.01 * step),
+        ]
         writer.add_event(Event(step=step, wall_time=1_700_000_000.0 + step, summary=Summary(value=values)))
     writer.close()
     parsed = read_training_logs(tmp_path)
@@ -102,17 +121,22 @@ def test_a_folder_with_two_trainers_reads_one_and_lists_the_other(tmp_path):
     parsed = read_training_logs(tmp_path)
     assert parsed.trainer == "verl"
     assert parsed.accounting["files"]["not_read_files"] == {
-        "trainer_state.json": "trainer_state file; this folder was read as verl (one reader per folder)"}
+        "trainer_state.json": "trainer_state file; this folder was read as verl (one reader per folder)"
+    }
 
 
 def test_trl_cross_check_uses_the_trainers_global_step(tmp_path):
     write(tmp_path / "trainer_state.json", state(6, [trl_entry(s) for s in range(1, 7)]))
     # the HF W&B callback lets W&B count its own calls (_step 12) and logs the step as train/global_step
-    write(tmp_path / "wandb" / "run-1" / "files" / "wandb-summary.json",
-          {"_step": 12, "train/global_step": 6, "train/reward": 1.2, "train/kl": 0.006})
+    write(
+        tmp_path / "wandb" / "run-1" / "files" / "wandb-summary.json",
+        {"_step": 12, "train/global_step": 6, "train/reward": 1.2, "train/kl": 0.006},
+    )
     check = read_training_logs(tmp_path).cross_checks[0]
     assert check["step"] == 6 and check["status"] == "match" and check["matched"] == 2
-    write(tmp_path / "wandb" / "run-1" / "files" / "wandb-summary.json",
-          {"_step": 12, "train/global_step": 6, "train/reward": 1.0})  # step 5's reward: caught
+    write(
+        tmp_path / "wandb" / "run-1" / "files" / "wandb-summary.json",
+        {"_step": 12, "train/global_step": 6, "train/reward": 1.0},
+    )  # step 5's reward: caught
     check = read_training_logs(tmp_path).cross_checks[0]
     assert check["status"] == "differ" and "step 5" in check["differ"][0]["hint"]

@@ -28,8 +28,13 @@ def test_values_prefixes_and_negatives():
 
 
 def test_a_numpy_repr_cut_inside_is_dropped_not_read_as_its_digits():
-    res = parse_verl_lines("o.log", ["step:1 - a:np.float64(0.5) - c:np.int64(3) - b:np.float64(0.12\n",
-                                     "step:2 - a:np.float64(-0.25) - b:np.float64(1e-05)\n"])
+    res = parse_verl_lines(
+        "o.log",
+        [
+            "step:1 - a:np.float64(0.5) - c:np.int64(3) - b:np.float64(0.12\n",
+            "step:2 - a:np.float64(-0.25) - b:np.float64(1e-05)\n",
+        ],
+    )
     frame = res.steps.to_frame().set_index("step")
     assert frame.loc[1, "a"] == 0.5 and frame.loc[1, "c"] == 3 and math.isnan(frame.loc[1, "b"])
     assert frame.loc[2, "a"] == -0.25 and frame.loc[2, "b"] == 1e-05
@@ -37,14 +42,24 @@ def test_a_numpy_repr_cut_inside_is_dropped_not_read_as_its_digits():
 
 
 def test_global_step_inside_a_key_and_prose_about_a_step_are_text():
-    res = parse_verl_lines("x.log", ["epoch 1 training/global_step:5 done\n", "validating at step: 5\n",
-                                     "step:7x - a:1\n"])
+    res = parse_verl_lines(
+        "x.log", ["epoch 1 training/global_step:5 done\n", "validating at step: 5\n", "step:7x - a:1\n"]
+    )
     assert res.steps.steps == [] and res.counts["ignored/text"] == 2
     assert res.counts["malformed/verl_step_not_integer"] == 1
 
 
-@pytest.mark.parametrize("text,expected", [("0.5", 0.5), ("-1e-06", -1e-06), ("np.float64(0.25)", 0.25),
-                                           ("tensor(0.5, device='cuda:0')", 0.5), ("nan", math.nan), ("abc", None)])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("0.5", 0.5),
+        ("-1e-06", -1e-06),
+        ("np.float64(0.25)", 0.25),
+        ("tensor(0.5, device='cuda:0')", 0.5),
+        ("nan", math.nan),
+        ("abc", None),
+    ],
+)
 def test_number(text, expected):
     got = number(text)
     assert (got is None and expected is None) or (math.isnan(expected) and math.isnan(got)) or got == expected
@@ -65,8 +80,10 @@ def test_initial_validation_block_over_several_pprint_lines():
 
 
 def test_validation_block_never_overrides_the_step_line():
-    lines = ["Initial validation metrics: {'val-core/d/acc/mean@1': 0.3}\n",
-             line(5, **{"val-core/d/acc/mean@1": 0.25})]  # resumed at 5: the step line is the record
+    lines = [
+        "Initial validation metrics: {'val-core/d/acc/mean@1': 0.3}\n",
+        line(5, **{"val-core/d/acc/mean@1": 0.25}),
+    ]  # resumed at 5: the step line is the record
     frame = parse_verl_lines("o.log", lines).steps.to_frame().set_index("step")
     assert list(frame.index) == [5] and frame.loc[5, "val-core/d/acc/mean@1"] == 0.25
 
@@ -86,8 +103,18 @@ def test_block_layout_one_key_per_line():
 
 def test_lines_cut_at_a_fixed_width_keep_the_step_and_drop_the_cut_pair():
     width = 90
-    full = [line(s, **{"critic/score/mean": 0.1 * s, "critic/rewards/mean": 0.2 * s + 1 / 3,
-                       "actor/entropy": 1 / (s + 7), "response_length/mean": 100.0 + s}) for s in range(1, 6)]
+    full = [
+        line(
+            s,
+            **{
+                "critic/score/mean": 0.1 * s,
+                "critic/rewards/mean": 0.2 * s + 1 / 3,
+                "actor/entropy": 1 / (s + 7),
+                "response_length/mean": 100.0 + s,
+            },
+        )
+        for s in range(1, 6)
+    ]
     cut = [ln.rstrip("\n")[:width] + "\n" for ln in full]
     res = parse_verl_lines("o.log", cut)
     frame = res.steps.to_frame().set_index("step")
@@ -101,7 +128,9 @@ def test_lines_cut_at_a_fixed_width_keep_the_step_and_drop_the_cut_pair():
 
 
 def test_fixed_format_lines_of_equal_length_are_not_cut():
-    lines = [line(s, **{"critic/score/mean": f"{0.1 + s / 100:.4f}", "actor/entropy": f"{0.5:.4f}"}) for s in range(1, 5)]
+    lines = [
+        line(s, **{"critic/score/mean": f"{0.1 + s / 100:.4f}", "actor/entropy": f"{0.5:.4f}"}) for s in range(1, 5)
+    ]
     res = parse_verl_lines("o.log", lines)
     frame = res.steps.to_frame()
     assert frame["actor/entropy"].notna().all() and "pairs_dropped/cut_at_width" not in res.counts
@@ -110,13 +139,19 @@ def test_fixed_format_lines_of_equal_length_are_not_cut():
 def test_wandb_run_folder_routes_output_log_and_cross_checks(tmp_path):
     run = tmp_path / "wandb" / "run-20250101_000000-abc" / "files"
     (run / "media" / "table").mkdir(parents=True)
-    (run / "output.log").write_text("wandb: syncing\n" + "".join(
-        line(s, **{"critic/score/mean": -s / 10, "critic/rewards/mean": s / 10, "actor/entropy": 0.5}) for s in (1, 2, 3))
-        + line(3, **{"val-core/openai/gsm8k/acc/mean@1": 0.4}))
+    (run / "output.log").write_text(
+        "wandb: syncing\n"
+        + "".join(
+            line(s, **{"critic/score/mean": -s / 10, "critic/rewards/mean": s / 10, "actor/entropy": 0.5})
+            for s in (1, 2, 3)
+        )
+        + line(3, **{"val-core/openai/gsm8k/acc/mean@1": 0.4})
+    )
     (run / "media" / "table" / "val_3_abc.table.json").write_text('{"columns": ["step"], "data": [[3]]}')
     (run / "config.yaml").write_text("a: 1\n")
-    (run / "wandb-summary.json").write_text(json.dumps(
-        {"_step": 3, "critic/score/mean": -0.3, "critic/rewards/mean": 0.3, "_runtime": 5}))
+    (run / "wandb-summary.json").write_text(
+        json.dumps({"_step": 3, "critic/score/mean": -0.3, "critic/rewards/mean": 0.3, "_runtime": 5})
+    )
     parsed = read_training_logs(tmp_path)
     assert parsed.trainer == "verl"
     s = parsed.steps.set_index("step")
@@ -125,7 +160,10 @@ def test_wandb_run_folder_routes_output_log_and_cross_checks(tmp_path):
     assert check["status"] == "match" and check["compared"] == ["critic/rewards/mean", "critic/score/mean"]
     files = parsed.accounting["files"]
     assert files["found"] == 4 and files["read"] == 2
-    assert "read by ingest/wandb_tables.py" in files["not_read_files"]["wandb/run-20250101_000000-abc/files/media/table/val_3_abc.table.json"]
+    assert (
+        "read by ingest/wandb_tables.py"
+        in files["not_read_files"]["wandb/run-20250101_000000-abc/files/media/table/val_3_abc.table.json"]
+    )
 
 
 def test_wandb_summary_disagreeing_with_the_log_is_caught(tmp_path):
@@ -139,8 +177,9 @@ def test_a_validation_key_from_an_earlier_step_is_not_a_disagreement(tmp_path):
     lines = [line(s, **{"critic/rewards/mean": s / 10}) for s in (1, 2, 3, 4)]
     lines[1] = line(2, **{"critic/rewards/mean": 0.2, "val-core/d/acc/mean@1": 0.5})  # validated at step 2 only
     (tmp_path / "output.log").write_text("".join(lines))
-    (tmp_path / "wandb-summary.json").write_text(json.dumps(
-        {"_step": 4, "critic/rewards/mean": 0.4, "val-core/d/acc/mean@1": 0.5}))
+    (tmp_path / "wandb-summary.json").write_text(
+        json.dumps({"_step": 4, "critic/rewards/mean": 0.4, "val-core/d/acc/mean@1": 0.5})
+    )
     check = read_training_logs(tmp_path).cross_checks[0]
     assert check["status"] == "match" and check["compared"] == ["critic/rewards/mean"]
     assert check["not_at_step"] == ["val-core/d/acc/mean@1"]

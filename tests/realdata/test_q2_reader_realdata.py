@@ -59,9 +59,12 @@ def test_trl_grpo_trainer_state(tmp_path):
     assert s.loc[5, "reward_term/format/format_reward_fn"] == 0.55
     assert s.loc[5, "reward_term/other/pnl_reward_fn"] == pytest.approx(-0.2306154489517212)
     assert parsed.reward_terms == {
-        "reward_term/format/format_reward_fn": "format", "reward_term/other/diversity_reward_fn": "other",
-        "reward_term/other/oversight_reward_fn": "other", "reward_term/other/pnl_reward_fn": "other",
-        "reward_term/other/risk_reward_fn": "other"}
+        "reward_term/format/format_reward_fn": "format",
+        "reward_term/other/diversity_reward_fn": "other",
+        "reward_term/other/oversight_reward_fn": "other",
+        "reward_term/other/pnl_reward_fn": "other",
+        "reward_term/other/risk_reward_fn": "other",
+    }
     # no reward function names a task score, so task_score stays NaN: "not logged" is the truth
     assert s["task_score"].isna().all()
     # step 10: "loss": -0.09775545001029969 (GRPO's loss is the policy loss), "grad_norm": 0.3128657042980194

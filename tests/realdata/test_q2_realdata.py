@@ -100,6 +100,10 @@ def test_every_real_line_is_accounted_for(run):
     assert lines["read"] == n_lines
     assert sum(lines["parsed"].values()) + sum(lines["malformed"].values()) + sum(lines["ignored"].values()) == n_lines
     assert lines["malformed"] == {}
-    assert parsed.accounting["files"] == {"found": 3, "read": 2, "not_read": 1,
-                                          "not_read_by_reason": {"not a training log (.txt)": 1},
-                                          "not_read_files": {"PROVENANCE.txt": "not a training log (.txt)"}}
+    assert parsed.accounting["files"] == {
+        "found": 3,
+        "read": 2,
+        "not_read": 1,
+        "not_read_by_reason": {"not a training log (.txt)": 1},
+        "not_read_files": {"PROVENANCE.txt": "not a training log (.txt)"},
+    }

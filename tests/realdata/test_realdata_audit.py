@@ -31,8 +31,11 @@ from support.shared_data import SHARED, needs_shared
 DATA = SHARED / "realdata" / "reasoning_gym_paper"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=needs_shared(DATA))
 
-FILES = {"base": "original_to_geometry.json", "algorithmic": "algorithmic_qwen_3b_500_to_geometry.json",
-         "games": "games_qwen_3b_500_to_geometry.json"}
+FILES = {
+    "base": "original_to_geometry.json",
+    "algorithmic": "algorithmic_qwen_3b_500_to_geometry.json",
+    "games": "games_qwen_3b_500_to_geometry.json",
+}
 # "average_score" of each dataset, as written in the files.
 RECORDED = {
     "base": {"advanced_geometry": 0.013333333333333332, "simple_geometry": 0.003333333333333333},
@@ -61,8 +64,10 @@ def tables(tmp_path_factory):
 @pytest.fixture(scope="module")
 def audited(tables):
     base = tables["base"][1]
-    return {post: {r["family"]: r for r in audit_rows(base, tables[post][1], n_boot=2000, seed=0)[0]}
-            for post in ("algorithmic", "games")}
+    return {
+        post: {r["family"]: r for r in audit_rows(base, tables[post][1], n_boot=2000, seed=0)[0]}
+        for post in ("algorithmic", "games")
+    }
 
 
 def test_every_completion_is_a_row(tables):
@@ -97,8 +102,9 @@ def test_the_label_of_games_advanced_geometry_depends_on_the_ruler(audited):
     assert games["depends_on_ruler"] is True and games["compared_on"] == "all rules"
     best = audited["games"]["advanced_geometry"]["baseline"]
     assert best == {"strategy": "echo the first number in the question", "score": 0.0208}
-    dependent = {post: sorted(f for f, r in rows.items() if r["rulers"]["depends_on_ruler"])
-                 for post, rows in audited.items()}
+    dependent = {
+        post: sorted(f for f, r in rows.items() if r["rulers"]["depends_on_ruler"]) for post, rows in audited.items()
+    }
     assert dependent == {"algorithmic": [], "games": ["advanced_geometry"]}
 
 
@@ -106,8 +112,11 @@ def test_clear_gains_are_real_skill_under_both_rulers(audited):
     # Recorded 0.0133 -> 0.17, 0.0033 -> 0.2933, 0.0033 -> 0.11: per-task bootstrap CIs (numpy)
     # [0.10, 0.22], [0.23, 0.36], [0.07, 0.15], all above 0; no format part (the files carry
     # answers already extracted, so the lenient reading finds nothing more).
-    for post, family in (("algorithmic", "advanced_geometry"), ("algorithmic", "simple_geometry"),
-                         ("games", "simple_geometry")):
+    for post, family in (
+        ("algorithmic", "advanced_geometry"),
+        ("algorithmic", "simple_geometry"),
+        ("games", "simple_geometry"),
+    ):
         ru = audited[post][family]["rulers"]
         assert (ru["re-scored"]["label"], ru["recorded"]["label"]) == ("real skill", "real skill"), (post, family)
         assert ru["recorded"]["reward_gain"]["lo"] > 0 and ru["re-scored"]["reward_gain"]["lo"] > 0
@@ -116,8 +125,10 @@ def test_clear_gains_are_real_skill_under_both_rulers(audited):
 def test_trivial_baselines_score_as_reasoning_gyms_scorers_do(audited):
     """Empty answer on advanced_geometry: float("") fails -> 0.01 on every task; simple_geometry's
     default scorer gives 0 unless the oracle angle is a substring of the answer: "1", "0", "" -> 0."""
-    scores = {post: {f: {b["strategy"]: b["score"] for b in r["baselines"]} for f, r in rows.items()}
-              for post, rows in audited.items()}
+    scores = {
+        post: {f: {b["strategy"]: b["score"] for b in r["baselines"]} for f, r in rows.items()}
+        for post, rows in audited.items()
+    }
     adv, simple = scores["games"]["advanced_geometry"], scores["games"]["simple_geometry"]
     assert adv["empty answer"] == 0.01 and adv["echo the first number in the question"] == 0.0208
     assert simple["always answer 1"] == simple["always answer 0"] == simple["empty answer"] == 0.0
@@ -143,10 +154,19 @@ def test_asset_reports_both_rulers_and_warns(tables, tmp_path, monkeypatch):
     from support.audit_materialize import checks_by_name, materialize_audit
 
     monkeypatch.setenv("RLDELTA_HOME", str(tmp_path / "home"))
-    refs = {name: {"path": str(report.out_path), "rows": report.rows_written, "source": str(DATA / FILES[side]),
-                   "revision": None, "benchmark": "reasoning_gym"}
-            for name, side, (report, _) in (("baseline_traces", "base", tables["base"]),
-                                            ("post_rl_traces", "games", tables["games"]))}
+    refs = {
+        name: {
+            "path": str(report.out_path),
+            "rows": report.rows_written,
+            "source": str(DATA / FILES[side]),
+            "revision": None,
+            "benchmark": "reasoning_gym",
+        }
+        for name, side, (report, _) in (
+            ("baseline_traces", "base", tables["base"]),
+            ("post_rl_traces", "games", tables["games"]),
+        )
+    }
     result = materialize_audit("Qwen/Qwen2.5-3B-Instruct-games", refs, tmp_path, n_boot=2000)
     assert result.success
     check = checks_by_name(result)["rulers_agree"]
@@ -169,9 +189,16 @@ def test_no_newly_passing_geometry_task_looks_exploited(audited):
     side): algorithmic 17 (advanced) and 28 (simple), games 1 and 7. None of them is flagged: the files
     hold no tool calls and no empty answers, and no passing answer is one the model repeats on >= 10%
     of the tasks. Wilson 95% of 0 in 28: upper bound 1.96^2 / (28 + 1.96^2) = 0.1206."""
-    got = {(post, fam): (row["contrastive"]["newly_passing"], row["contrastive"]["flagged"])
-           for post, rows in audited.items() for fam, row in rows.items()}
-    assert got == {("algorithmic", "advanced_geometry"): (17, 0), ("algorithmic", "simple_geometry"): (28, 0),
-                   ("games", "advanced_geometry"): (1, 0), ("games", "simple_geometry"): (7, 0)}
+    got = {
+        (post, fam): (row["contrastive"]["newly_passing"], row["contrastive"]["flagged"])
+        for post, rows in audited.items()
+        for fam, row in rows.items()
+    }
+    assert got == {
+        ("algorithmic", "advanced_geometry"): (17, 0),
+        ("algorithmic", "simple_geometry"): (28, 0),
+        ("games", "advanced_geometry"): (1, 0),
+        ("games", "simple_geometry"): (7, 0),
+    }
     assert audited["games"]["advanced_geometry"]["contrastive"]["share"] is None  # 1 < 5: not enough data
     assert audited["algorithmic"]["simple_geometry"]["contrastive"]["share_ci"] == [0.0, 0.1206]

@@ -29,8 +29,10 @@ from rl_assets.analysis.audit import AUDIT_COLUMNS, audit_rows, report
 from rl_assets.ingest import ingest_source, read_traces
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "realdata" / "reasoning_gym_cognition"
-FILES = {"before": "original_to_cognition.rectangle_count.json",
-         "after": "games_qwen_3b_500_to_cognition.rectangle_count.json"}
+FILES = {
+    "before": "original_to_cognition.rectangle_count.json",
+    "after": "games_qwen_3b_500_to_cognition.rectangle_count.json",
+}
 
 
 def _restore_questions(doc: dict) -> dict:
@@ -43,7 +45,8 @@ def _restore_questions(doc: dict) -> dict:
             for i, result in enumerate(ds["results"]):
                 question = data[i]["question"]
                 assert hashlib.sha256(question.encode()).hexdigest() == result.pop("question_sha256"), (
-                    f"installed reasoning-gym no longer regenerates {ds['name']} task {i}")
+                    f"installed reasoning-gym no longer regenerates {ds['name']} task {i}"
+                )
                 result["question"] = question
     return doc
 
@@ -82,15 +85,20 @@ def test_gamed_under_both_rulers_so_the_label_does_not_depend_on_it(row):
     post-RL 0.0967 <= 0.09 + 0.05. Either way RL moved the model to "1" on 66% of its attempts."""
     ru = row["rulers"]
     assert ru["recorded"]["scorer"].endswith(
-        "full credit only (1 when the installed scorer gives 1.0, else 0) reproduces all 600 recorded scores")
+        "full credit only (1 when the installed scorer gives 1.0, else 0) reproduces all 600 recorded scores"
+    )
     assert (ru["re-scored"]["label"], ru["recorded"]["label"]) == ("gamed", "gamed")
     assert ru["depends_on_ruler"] is False and ru["flag"] is None
     one = next(b for b in row["baselines"] if b["strategy"] == "always answer 1")
     assert one["score"] == 0.2708 and one["imitation_k"] == 197 and one["imitation_n"] == 300
     assert one["imitation_before"] == 0.0
-    assert row["explanation"] == 'It answers "1" on 66% of attempts (before RL 0%); that alone scores 0.271 (post-RL 0.216).'
+    assert (
+        row["explanation"]
+        == 'It answers "1" on 66% of attempts (before RL 0%); that alone scores 0.271 (post-RL 0.216).'
+    )
     assert ru["recorded"]["explanation"] == (
-        'It answers "1" on 66% of attempts (before RL 0%); that alone scores 0.090 (post-RL 0.097).')
+        'It answers "1" on 66% of attempts (before RL 0%); that alone scores 0.090 (post-RL 0.097).'
+    )
 
 
 def test_every_newly_passing_task_is_the_constant_answer_1(row):
@@ -104,4 +112,5 @@ def test_every_newly_passing_task_is_the_constant_answer_1(row):
     assert sorted(int(t["task"].rsplit("/", 1)[1]) for t in check["tasks"]) == [1, 15, 27, 44, 62, 71, 81, 85, 97]
     assert check["share"] == 1.0 and check["share_ci"] == [0.7008, 1.0]
     assert check["tasks"][0]["evidence"]["constant_answer"] == (
-        '"1" is answered on 86 tasks whose expected answers take 10 values')
+        '"1" is answered on 86 tasks whose expected answers take 10 values'
+    )

@@ -48,10 +48,23 @@ def test_identical_questions_pair_and_a_changed_template_does_not(sides):
 
 
 def test_the_script_versions_settings_differ(sides):
-    differ = {d["setting"]: (d["before"], d["after"]) for d in pair_rows(sides["before"], sides["after"]).report["settings_differ"]}
-    assert set(differ) == {"eval_git_hash", "max_tokens", "temperature", "top_p", "repeats_per_task",
-                           "system_prompt_sha1", "attempts per task (observed)"}
-    assert differ["eval_git_hash"] == ("5b8d1b5175c4e8dcb00c3adad2b6c4c44d274adc", "ea737491d337d8b1e34bb638af13183aedc92d39")
+    differ = {
+        d["setting"]: (d["before"], d["after"])
+        for d in pair_rows(sides["before"], sides["after"]).report["settings_differ"]
+    }
+    assert set(differ) == {
+        "eval_git_hash",
+        "max_tokens",
+        "temperature",
+        "top_p",
+        "repeats_per_task",
+        "system_prompt_sha1",
+        "attempts per task (observed)",
+    }
+    assert differ["eval_git_hash"] == (
+        "5b8d1b5175c4e8dcb00c3adad2b6c4c44d274adc",
+        "ea737491d337d8b1e34bb638af13183aedc92d39",
+    )
     assert differ["max_tokens"] == ("not recorded", "32768") and differ["top_p"] == ("not recorded", "0.95")
     assert differ["repeats_per_task"] == ("not recorded", "3")
     assert differ["attempts per task (observed)"] == ("1", "3")

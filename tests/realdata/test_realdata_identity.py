@@ -15,12 +15,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.identity_files import spelled_out
 
 from rl_assets.analysis.audit import AUDIT_COLUMNS, audit_rows
 from rl_assets.analysis.pairing import pair_rows
 from rl_assets.ingest import ingest_source, read_traces
 from rl_assets.values.task_identity import QUESTION_HASH
+from support.identity_files import spelled_out
 from support.shared_data import SHARED, needs_shared
 
 DATA = SHARED / "realdata" / "reasoning_gym_paper"
@@ -40,8 +40,12 @@ def _as_newer_script(src, folder):
     meta = data["metadata"]
     for cat in data["categories"]:
         for ds in cat["datasets"]:
-            doc = {**ds, "category": "geometry_eval", "config": spelled_out(ds["name"], ds["config"]),
-                   "completions_per_prompt": meta["eval_repeats"]}
+            doc = {
+                **ds,
+                "category": "geometry_eval",
+                "config": spelled_out(ds["name"], ds["config"]),
+                "completions_per_prompt": meta["eval_repeats"],
+            }
             (folder / "geometry_eval").mkdir(parents=True, exist_ok=True)
             (folder / "geometry_eval" / f"{ds['name']}.json").write_text(json.dumps(doc))
     summary = {k: meta[k] for k in ("timestamp", "model", "max_tokens", "temperature", "top_p")}
@@ -53,14 +57,18 @@ def _as_newer_script(src, folder):
 def tables(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("real")
     post = DATA / "algorithmic_qwen_3b_500_to_geometry.json"
-    return {"base": _table(DATA / "original_to_geometry.json", tmp, "base"), "post": _table(post, tmp, "post"),
-            "post_newer": _table(_as_newer_script(post, tmp / "newer"), tmp, "newer")}
+    return {
+        "base": _table(DATA / "original_to_geometry.json", tmp, "base"),
+        "post": _table(post, tmp, "post"),
+        "post_newer": _table(_as_newer_script(post, tmp / "newer"), tmp, "newer"),
+    }
 
 
 def test_real_files_pair_every_task_by_question(tables):
     report = pair_rows(tables["base"], tables["post"]).report
     assert [(g["group"], g["paired"], g["only_before"], g["only_after"], g["how"]) for g in report["groups"]] == [
-        (f, 100, 0, 0, {QUESTION_HASH: 100}) for f in FAMILIES]
+        (f, 100, 0, 0, {QUESTION_HASH: 100}) for f in FAMILIES
+    ]
     assert report["settings_differ"] == []  # the same recorded max_tokens/temperature/top_p/repeats
 
 

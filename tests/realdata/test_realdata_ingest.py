@@ -14,7 +14,9 @@ from support.shared_data import SHARED, needs_shared
 
 GOLDEN = SHARED / "fixtures" / "harbor_golden"
 RG = SHARED / "realdata" / "reasoning_gym_paper"
-pytestmark = pytest.mark.skipif(not (GOLDEN.is_dir() and RG.is_dir()), reason=needs_shared(GOLDEN if not GOLDEN.is_dir() else RG))
+pytestmark = pytest.mark.skipif(
+    not (GOLDEN.is_dir() and RG.is_dir()), reason=needs_shared(GOLDEN if not GOLDEN.is_dir() else RG)
+)
 ATIF_BESIDE_ROWS = "ATIF trajectory among other data files (ingest it on its own)"
 
 

@@ -8,7 +8,7 @@ below was read from the files with the grep shown, never produced by rldelta.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -25,13 +25,39 @@ ETL = REAL / "etl_checkpoint_resume_bug/example_runs/run_2025-11-19__14-39-23"
 # '"function_name"' (tool calls), grep -c '"source_call_id"' (observation results), the largest
 # '"prompt_tokens": N', and '"total_completion_tokens"' in final_metrics.
 EXPECTED = {
-    "draft_dp_96443054__fSr5gkt": dict(task="draft_dp_96443054", reward=1.0, input=1706720, cached=1704467,
-                                       output=20144, agent_steps=71, tool_calls=43, observations=42, peak=42481),
-    "etl_checkpoint_resume_bug__cdwMJ5R": dict(task="etl_checkpoint_resume_bug", reward=0.0, input=672997,
-                                               cached=668601, output=12778, agent_steps=47, tool_calls=31,
-                                               observations=31, peak=30392),
-    "fix-async-worker-queue__gPApBGF": dict(task="fix-async-worker-queue", reward=0.0, input=1114893, cached=1109340,
-                                            output=14550, agent_steps=50, tool_calls=33, observations=30, peak=30626),
+    "draft_dp_96443054__fSr5gkt": dict(
+        task="draft_dp_96443054",
+        reward=1.0,
+        input=1706720,
+        cached=1704467,
+        output=20144,
+        agent_steps=71,
+        tool_calls=43,
+        observations=42,
+        peak=42481,
+    ),
+    "etl_checkpoint_resume_bug__cdwMJ5R": dict(
+        task="etl_checkpoint_resume_bug",
+        reward=0.0,
+        input=672997,
+        cached=668601,
+        output=12778,
+        agent_steps=47,
+        tool_calls=31,
+        observations=31,
+        peak=30392,
+    ),
+    "fix-async-worker-queue__gPApBGF": dict(
+        task="fix-async-worker-queue",
+        reward=0.0,
+        input=1114893,
+        cached=1109340,
+        output=14550,
+        agent_steps=50,
+        tool_calls=33,
+        observations=30,
+        peak=30626,
+    ),
 }
 
 
@@ -50,8 +76,17 @@ def test_mixed_job_folders_and_bare_trial_ingest_all_three(tmp_path):
     assert (acc["inputs_found"], acc["inputs_read"], acc["not_read"]) == (6, 5, {"not a trace data file": 1})
     for trial, want in EXPECTED.items():
         r = rows[trial]
-        assert (r["task_id"], r["reward"], r["passed"], r["error_type"]) == (want["task"], want["reward"], want["reward"] == 1.0, None)
-        assert (r["input_tokens"], r["cached_tokens"], r["output_tokens"]) == (want["input"], want["cached"], want["output"])
+        assert (r["task_id"], r["reward"], r["passed"], r["error_type"]) == (
+            want["task"],
+            want["reward"],
+            want["reward"] == 1.0,
+            None,
+        )
+        assert (r["input_tokens"], r["cached_tokens"], r["output_tokens"]) == (
+            want["input"],
+            want["cached"],
+            want["output"],
+        )
         assert (r["agent"], r["model"]) == ("claude-code", "claude-sonnet-4-5")  # result.json agent_info
         assert r["n_turns"] == want["agent_steps"] and r["tool_calls_total"] == want["tool_calls"]
         assert r["tool_responses"] == want["observations"] and r["peak_prompt_tokens"] == want["peak"]
@@ -66,7 +101,7 @@ def test_phase_timings_and_date_of_a_bare_trial(tmp_path):
     rep = ingest_source(str(ETL), tmp_path / "o.parquet", hub=None)
     row = read_traces(tmp_path / "o.parquet").to_pylist()[0]
     assert rep.rows_written == 1 and row["trial_name"] == "etl_checkpoint_resume_bug__cdwMJ5R"
-    assert row["date"] == datetime(2025, 11, 19, 14, 39, 23, 715998, tzinfo=timezone.utc)
+    assert row["date"] == datetime(2025, 11, 19, 14, 39, 23, 715998, tzinfo=UTC)
     assert row["env_setup_s"] == pytest.approx(2.239370)
 
 

@@ -25,7 +25,10 @@ def test_model_info_lists_files_weights_and_logs(hub):
     info = hub.model_info("org/m-8B")
     assert info.has_weights and info.has("training_logs/job_1.out")
     assert not hub.model_info("org/empty-8B").has_weights
-    assert [i.repo_id for i in hub.list_models("org")] and {i.repo_id for i in hub.list_models()} == {"org/m-8B", "org/empty-8B"}
+    assert [i.repo_id for i in hub.list_models("org")] and {i.repo_id for i in hub.list_models()} == {
+        "org/m-8B",
+        "org/empty-8B",
+    }
 
 
 def test_revision_changes_with_content_and_subtree_revision_isolates_logs(hub):

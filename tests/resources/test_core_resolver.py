@@ -1,6 +1,6 @@
 """Eval-pair resolution rules, one by one, against an in-memory SQLite registry."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -8,18 +8,36 @@ from resources.registry import SqlRegistry
 from rl_assets.analysis.eval_resolution import ResolutionError, dataset_id_from_link, job_score, parse_ts
 from rl_assets.support.resolve import resolve_eval_pair
 
-T0 = datetime(2026, 5, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 5, 1, tzinfo=UTC)
 
 
 def at(hours):
     return T0 + timedelta(hours=hours)
 
 
-def job(jid, model, bench, ended, *, status="Finished", score=0.5, started=None, created=None, link=True, metrics_shape="list"):
+def job(
+    jid,
+    model,
+    bench,
+    ended,
+    *,
+    status="Finished",
+    score=0.5,
+    started=None,
+    created=None,
+    link=True,
+    metrics_shape="list",
+):
     metrics = [{"name": "accuracy", "value": score}] if metrics_shape == "list" else {"accuracy": score}
     return {
-        "id": jid, "model_id": model, "benchmark_id": bench, "ended_at": ended, "started_at": started,
-        "created_at": created or T0, "job_status": status, "metrics": metrics,
+        "id": jid,
+        "model_id": model,
+        "benchmark_id": bench,
+        "ended_at": ended,
+        "started_at": started,
+        "created_at": created or T0,
+        "job_status": status,
+        "metrics": metrics,
         "hf_traces_link": f"https://huggingface.co/datasets/org/{jid}" if link else None,
     }
 
@@ -28,29 +46,45 @@ def job(jid, model, bench, ended, *, status="Finished", score=0.5, started=None,
 def registry(tmp_path):
     reg = SqlRegistry(f"sqlite:///{tmp_path / 'r.sqlite'}")
     reg.create_all()
-    reg.insert("benchmarks", [
-        {"id": "b-term", "name": "terminal-bench-mini"},
-        {"id": "b-rg", "name": "rg-six-families"},
-        {"id": "b-only-post", "name": "post-only-bench"},
-    ])
-    reg.insert("models", [
-        {"id": "m-base", "name": "org/base-8B", "training_end": at(-100), "training_type": "SFT"},
-        {"id": "m-rl", "name": "org/rl-8B", "base_model_id": "m-base", "training_start": at(-50), "training_end": at(-10), "training_type": "RL"},
-        {"id": "m-orphan", "name": "org/orphan-8B"},
-    ])
-    reg.insert("sandbox_jobs", [
-        # terminal bench: post 0.60 vs base 0.30 -> delta +0.30; an older post rerun must lose
-        job("post-term-old", "m-rl", "b-term", at(1), score=0.10),
-        job("post-term-new", "m-rl", "b-term", at(5), score=0.60),
-        job("post-term-started", "m-rl", "b-term", at(9), status="Started", score=0.99),
-        job("base-term", "m-base", "b-term", at(-90), score=0.30),
-        job("base-term-nullend", "m-base", "b-term", None, score=0.05, created=at(50)),
-        # reasoning bench: post 0.40 vs base 0.80 -> delta -0.40 (largest |delta|); newest post job overall
-        job("post-rg", "m-rl", "b-rg", at(8), score=0.40, metrics_shape="dict"),
-        job("base-rg", "m-base", "b-rg", at(-80), score=0.80),
-        job("post-only", "m-rl", "b-only-post", at(7), score=0.9),
-        job("post-nolink", "m-rl", "b-rg", at(20), link=False),
-    ])
+    reg.insert(
+        "benchmarks",
+        [
+            {"id": "b-term", "name": "terminal-bench-mini"},
+            {"id": "b-rg", "name": "rg-six-families"},
+            {"id": "b-only-post", "name": "post-only-bench"},
+        ],
+    )
+    reg.insert(
+        "models",
+        [
+            {"id": "m-base", "name": "org/base-8B", "training_end": at(-100), "training_type": "SFT"},
+            {
+                "id": "m-rl",
+                "name": "org/rl-8B",
+                "base_model_id": "m-base",
+                "training_start": at(-50),
+                "training_end": at(-10),
+                "training_type": "RL",
+            },
+            {"id": "m-orphan", "name": "org/orphan-8B"},
+        ],
+    )
+    reg.insert(
+        "sandbox_jobs",
+        [
+            # terminal bench: post 0.60 vs base 0.30 -> delta +0.30; an older post rerun must lose
+            job("post-term-old", "m-rl", "b-term", at(1), score=0.10),
+            job("post-term-new", "m-rl", "b-term", at(5), score=0.60),
+            job("post-term-started", "m-rl", "b-term", at(9), status="Started", score=0.99),
+            job("base-term", "m-base", "b-term", at(-90), score=0.30),
+            job("base-term-nullend", "m-base", "b-term", None, score=0.05, created=at(50)),
+            # reasoning bench: post 0.40 vs base 0.80 -> delta -0.40 (largest |delta|); newest post job overall
+            job("post-rg", "m-rl", "b-rg", at(8), score=0.40, metrics_shape="dict"),
+            job("base-rg", "m-base", "b-rg", at(-80), score=0.80),
+            job("post-only", "m-rl", "b-only-post", at(7), score=0.9),
+            job("post-nolink", "m-rl", "b-rg", at(20), link=False),
+        ],
+    )
     return reg
 
 
@@ -128,10 +162,13 @@ def test_scores_and_links():
 
 def test_unscored_pairs_list_last_and_bad_timestamps_name_the_row(registry):
     registry.insert("benchmarks", [{"id": "b-unscored", "name": "unscored-bench"}])
-    registry.insert("sandbox_jobs", [
-        {**job("post-u", "m-rl", "b-unscored", at(3)), "metrics": {}},
-        {**job("base-u", "m-base", "b-unscored", at(-95)), "metrics": {}},
-    ])
+    registry.insert(
+        "sandbox_jobs",
+        [
+            {**job("post-u", "m-rl", "b-unscored", at(3)), "metrics": {}},
+            {**job("base-u", "m-base", "b-unscored", at(-95)), "metrics": {}},
+        ],
+    )
     table = resolve_eval_pair(registry, "org/rl-8B")["table"]
     assert table["matched"][-1]["benchmark"] == "unscored-bench" and table["matched"][-1]["delta"] is None
     with pytest.raises(ResolutionError, match=r"sandbox_jobs\[x\]\.ended_at: 'yesterday'"):

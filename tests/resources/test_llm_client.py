@@ -26,8 +26,14 @@ def req(i):
             raise ValueError("not ok")
         return {key: obj}
 
-    return LLMRequest(keys=[key], messages=[{"role": "user", "content": f"item {i}"}], schema_name="t",
-                      schema={"type": "object"}, interpret=interpret, label=f"item {i}")
+    return LLMRequest(
+        keys=[key],
+        messages=[{"role": "user", "content": f"item {i}"}],
+        schema_name="t",
+        schema={"type": "object"},
+        interpret=interpret,
+        label=f"item {i}",
+    )
 
 
 @pytest.fixture
@@ -37,8 +43,17 @@ def server():
 
 
 def make(server, tmp_path, **kw):
-    opts = dict(base_url=server.base_url, api_key=KEY, judge_model="gpt-5", timeout_s=0.5, max_retries=3,
-                backoff_base_s=0.01, backoff_max_s=0.05, cache_root=str(tmp_path / "llm"), max_output_tokens=1000)
+    opts = dict(
+        base_url=server.base_url,
+        api_key=KEY,
+        judge_model="gpt-5",
+        timeout_s=0.5,
+        max_retries=3,
+        backoff_base_s=0.01,
+        backoff_max_s=0.05,
+        cache_root=str(tmp_path / "llm"),
+        max_output_tokens=1000,
+    )
     return LLMResource(**(opts | kw))
 
 
@@ -138,9 +153,10 @@ def test_api_key_never_in_logs_ledger_or_cache(server, tmp_path, caplog):
     res = make(server, tmp_path)
     client = res.session("judge", "org/model")
     out = client.run([req(i) for i in range(3)])
-    assert {k.lower(): v for k, v in server.headers[0].items()}["authorization"] == f"Bearer {KEY}"  # the key WAS used ...
-    blobs = [caplog.text, json.dumps(res.describe("judge")), repr(res),
-             *[json.dumps(v.__dict__) for v in out.values()]]
+    assert {k.lower(): v for k, v in server.headers[0].items()}[
+        "authorization"
+    ] == f"Bearer {KEY}"  # the key WAS used ...
+    blobs = [caplog.text, json.dumps(res.describe("judge")), repr(res), *[json.dumps(v.__dict__) for v in out.values()]]
     blobs += [p.read_text() for p in tmp_path.rglob("*") if p.is_file()]
     assert not any(KEY in b for b in blobs)  # ... and appears nowhere we write
     assert any(v.status == "failed" and "***" in v.error for v in out.values())
@@ -168,8 +184,10 @@ def test_backend_selection_from_environment(monkeypatch):
 
 
 def test_server_without_structured_output_falls_back_to_text(server, tmp_path):
-    server.script += [status(400, body='{"error": {"message": "response_format json_schema is not supported"}}'),
-                      text('{"ok": true}')]
+    server.script += [
+        status(400, body='{"error": {"message": "response_format json_schema is not supported"}}'),
+        text('{"ok": true}'),
+    ]
     client = make(server, tmp_path).session("judge", "org/model")
     assert client.run([req(1)])["key-001"].status == "fresh"
     assert "response_format" in server.requests[0] and "response_format" not in server.requests[1]

@@ -3,19 +3,33 @@ endpoint trickling its reply cannot stretch, and token usage an endpoint reports
 
 import time
 
-from support.llm_server import LLMServer, as_json, text, trickle
 from resources.llm import LLMResource
 from rl_assets.values.llm_types import LLMRequest
+from support.llm_server import LLMServer, as_json, text, trickle
 
 
 def _request():
-    return LLMRequest(keys=["k"], messages=[{"role": "user", "content": "judge this"}], schema_name="t",
-                      schema={"type": "object"}, interpret=lambda obj: {"k": obj}, label="one")
+    return LLMRequest(
+        keys=["k"],
+        messages=[{"role": "user", "content": "judge this"}],
+        schema_name="t",
+        schema={"type": "object"},
+        interpret=lambda obj: {"k": obj},
+        label="one",
+    )
 
 
 def _resource(server, tmp_path, **kw):
-    opts = dict(base_url=server.base_url, api_key="sk-test-0123456789abcd", judge_model="gpt-5", timeout_s=1.0,
-                max_retries=0, backoff_base_s=0.01, backoff_max_s=0.02, cache_root=str(tmp_path / "llm"))
+    opts = dict(
+        base_url=server.base_url,
+        api_key="sk-test-0123456789abcd",
+        judge_model="gpt-5",
+        timeout_s=1.0,
+        max_retries=0,
+        backoff_base_s=0.01,
+        backoff_max_s=0.02,
+        cache_root=str(tmp_path / "llm"),
+    )
     return LLMResource(**(opts | kw))
 
 
@@ -43,8 +57,9 @@ def test_a_judge_run_ends_at_its_run_deadline_whatever_the_retries(tmp_path):
 def test_negative_token_usage_is_counted_and_charged_the_worst_case(tmp_path):
     with LLMServer() as srv:
         srv.script.append(text('{"ok": true}', prompt_tokens=-10_000_000, completion_tokens=5))
-        client = _resource(srv, tmp_path, max_output_tokens=1000, input_usd_per_mtok=1.0,
-                           output_usd_per_mtok=1.0).session("judge", "org/m")
+        client = _resource(
+            srv, tmp_path, max_output_tokens=1000, input_usd_per_mtok=1.0, output_usd_per_mtok=1.0
+        ).session("judge", "org/m")
         assert client.run([_request()])["k"].status == "fresh"
     spent = client.budget.snapshot()
     assert client.counters["bad_usage"] == 1

@@ -2,19 +2,22 @@
 
 import pytest
 
-from resources.llm.json_parse import JSONRepairError, parse_json_loose
 from resources.llm.cache import LLMCache
+from resources.llm.json_parse import JSONRepairError, parse_json_loose
 from rl_assets.values.llm_types import cache_key
 
 
-@pytest.mark.parametrize("reply, expected", [
-    ('{"a": 1}', {"a": 1}),
-    ('Sure!\n```json\n{"a": [1, 2,],}\n```\nHope this helps.', {"a": [1, 2]}),
-    ('{"cmd": "grep \\d+ \\\\w file"}', {"cmd": "grep \\d+ \\w file"}),  # invalid \d repaired, \\ kept
-    ('```json\n{"a": "cut off fence"}', {"a": "cut off fence"}),
-    ('The verdict: {"winner": "B", "why": "line\nbreak"} -- end', {"winner": "B", "why": "line\nbreak"}),
-    ('[{"trace_id": "t"}]', [{"trace_id": "t"}]),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ('{"a": 1}', {"a": 1}),
+        ('Sure!\n```json\n{"a": [1, 2,],}\n```\nHope this helps.', {"a": [1, 2]}),
+        ('{"cmd": "grep \\d+ \\\\w file"}', {"cmd": "grep \\d+ \\w file"}),  # invalid \d repaired, \\ kept
+        ('```json\n{"a": "cut off fence"}', {"a": "cut off fence"}),
+        ('The verdict: {"winner": "B", "why": "line\nbreak"} -- end', {"winner": "B", "why": "line\nbreak"}),
+        ('[{"trace_id": "t"}]', [{"trace_id": "t"}]),
+    ],
+)
 def test_parse_json_loose(reply, expected):
     assert parse_json_loose(reply) == expected
 

@@ -8,10 +8,9 @@ import textwrap
 import time
 from pathlib import Path
 
-from support.llm_server import LLMServer, as_json
-
 from resources.llm import LLMResource
 from rl_assets.values.llm_types import LLMRequest
+from support.llm_server import LLMServer, as_json
 
 ROOT = Path(__file__).resolve().parents[2]
 N = 24
@@ -28,20 +27,43 @@ def requests():
     def interpret(key):
         return lambda obj: {key: obj}
 
-    return [LLMRequest([f"k{i:02d}"], [{"role": "user", "content": f"item {i:02d}"}], "t", {"type": "object"},
-                       interpret(f"k{i:02d}"), label=f"item {i:02d}") for i in range(N)]
+    return [
+        LLMRequest(
+            [f"k{i:02d}"],
+            [{"role": "user", "content": f"item {i:02d}"}],
+            "t",
+            {"type": "object"},
+            interpret(f"k{i:02d}"),
+            label=f"item {i:02d}",
+        )
+        for i in range(N)
+    ]
 
 
 def make_resource(base_url, cache_root):
-    return LLMResource(base_url=base_url, api_key="k", annotator_model="gpt-5.1", concurrency=2,
-                       backoff_base_s=0.01, timeout_s=5, cache_root=cache_root)
+    return LLMResource(
+        base_url=base_url,
+        api_key="k",
+        annotator_model="gpt-5.1",
+        concurrency=2,
+        backoff_base_s=0.01,
+        timeout_s=5,
+        cache_root=cache_root,
+    )
 
 
 def test_killed_run_resumes_without_repeating_completed_calls(tmp_path):
     with LLMServer(latency=0.1, responder=lambda body: as_json({"echo": body["messages"][-1]["content"]})) as srv:
         child = subprocess.Popen(
-            [sys.executable, "-c", CHILD.format(root=str(ROOT), tests=str(ROOT / "tests"), here=str(Path(__file__).resolve().parent)), srv.base_url, str(tmp_path)],
-            cwd=tmp_path, start_new_session=True,
+            [
+                sys.executable,
+                "-c",
+                CHILD.format(root=str(ROOT), tests=str(ROOT / "tests"), here=str(Path(__file__).resolve().parent)),
+                srv.base_url,
+                str(tmp_path),
+            ],
+            cwd=tmp_path,
+            start_new_session=True,
         )
         deadline = time.monotonic() + 30
         while srv.calls < 8 and time.monotonic() < deadline:

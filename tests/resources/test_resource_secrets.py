@@ -16,11 +16,15 @@ def test_a_run_config_of_only_timeout_keeps_the_api_key_from_the_environment(mon
     @dg.asset(required_resource_keys={"llm"})
     def probe(context):
         llm = context.resources.llm
-        seen.update(timeout=llm.timeout_s, offline=llm.is_offline(), model=llm.model_for("judge"),
-                    key=llm.resolved_api_key())
+        seen.update(
+            timeout=llm.timeout_s, offline=llm.is_offline(), model=llm.model_for("judge"), key=llm.resolved_api_key()
+        )
 
-    result = dg.materialize([probe], resources={"llm": default_llm_resource()},
-                            run_config={"resources": {"llm": {"config": {"timeout_s": 5.0}}}})
+    result = dg.materialize(
+        [probe],
+        resources={"llm": default_llm_resource()},
+        run_config={"resources": {"llm": {"config": {"timeout_s": 5.0}}}},
+    )
     assert result.success
     assert seen["timeout"] == 5.0 and seen["key"] == KEY  # the key is still there: no placeholder
     assert seen["offline"] is False and seen["model"] != OFFLINE_LABEL  # no silent fall-back to the heuristic

@@ -34,10 +34,15 @@ def test_resolved_resources_in_a_run_do_not_show_secrets(tmp_path, monkeypatch):
         seen["hub"], seen["registry"] = context.resources.hub, context.resources.registry
         seen["text"] = repr(context.resources.hub) + repr(context.resources.registry)
 
-    result = dg.materialize([probe], resources={
-        "hub": HubResource(local_root=str(tmp_path / "hub"), token=dg.EnvVar("HF_TOKEN_TEST")),
-        "registry": RegistryResource(url=f"sqlite:///{tmp_path / 'r.sqlite'}", supabase_key=dg.EnvVar("SB_KEY_TEST")),
-    })
+    result = dg.materialize(
+        [probe],
+        resources={
+            "hub": HubResource(local_root=str(tmp_path / "hub"), token=dg.EnvVar("HF_TOKEN_TEST")),
+            "registry": RegistryResource(
+                url=f"sqlite:///{tmp_path / 'r.sqlite'}", supabase_key=dg.EnvVar("SB_KEY_TEST")
+            ),
+        },
+    )
     assert result.success
     assert seen["hub"].token == "hf_FROM_ENV" and seen["registry"].supabase_key == "sb_FROM_ENV"
     assert "hf_FROM_ENV" not in seen["text"] and "sb_FROM_ENV" not in seen["text"]

@@ -165,5 +165,7 @@ def test_listing_is_one_request_whatever_the_number_of_repos(world, hub_server):
     hub_server.requests.clear()
     infos = hf.list_models("org")
     assert len(infos) == 2 and all(i.revision and not i.files for i in infos)
-    assert [p for _, p, _ in hub_server.requests if p.startswith("/api/models")] == [p for _, p, _ in hub_server.requests]
+    assert [p for _, p, _ in hub_server.requests if p.startswith("/api/models")] == [
+        p for _, p, _ in hub_server.requests
+    ]
     assert len(hub_server.requests) == 1

@@ -9,11 +9,7 @@ from datetime import datetime
 
 import dagster as dg
 import pytest
-
 import test_core_resolver as core
-from support.postgrest_server import PostgrestServer
-from resources.registry import RegistryResource, SqlRegistry
-from resources.registry.supabase import RegistryQueryError, SupabaseRegistry
 from test_core_resolver import (  # noqa: F401 - collected again here, against the backends below
     test_baseline_time_comes_from_the_base_model,
     test_benchmark_mode_accepts_id_or_hyphenated_name,
@@ -25,6 +21,10 @@ from test_core_resolver import (  # noqa: F401 - collected again here, against t
     test_unfinished_jobs_only_when_asked,
     test_unknown_benchmark_and_model_are_clear_errors,
 )
+
+from resources.registry import RegistryResource, SqlRegistry
+from resources.registry.supabase import RegistryQueryError, SupabaseRegistry
+from support.postgrest_server import PostgrestServer
 
 KEY = "sb_secret_service_role_key_xyz"
 

@@ -14,7 +14,14 @@ def test_logs_upload_reaches_q2_only():
     graph = _graph()
     below_logs = {k.to_user_string() for k in dg.AssetSelection.assets("training_logs").downstream().resolve(graph)}
     assert {"training_metrics", "rl_temporal"} <= below_logs
-    assert not below_logs & {"behavioral_delta", "judge_verdicts", "failure_modes", "trace_pairs", "solve_rate_by_context", "learning_audit"}
+    assert not below_logs & {
+        "behavioral_delta",
+        "judge_verdicts",
+        "failure_modes",
+        "trace_pairs",
+        "solve_rate_by_context",
+        "learning_audit",
+    }
 
 
 def test_every_non_root_asset_is_eager_and_roots_and_the_index_are_left_to_sensors():

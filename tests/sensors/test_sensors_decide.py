@@ -65,7 +65,9 @@ def test_work_is_proportional_to_change():
 
 def test_fingerprint_sensor_rules():
     # logs: reference = last materialized version; never analysed -> no run; changed -> one run, once
-    d = decide_fingerprints({"a/x-8B": "L2", "a/y-8B": "L1", "a/z-8B": "L1"}, {}, {"a/x-8B": "L1", "a/y-8B": "L1", "a/z-8B": None}, "logs")
+    d = decide_fingerprints(
+        {"a/x-8B": "L2", "a/y-8B": "L1", "a/z-8B": "L1"}, {}, {"a/x-8B": "L1", "a/y-8B": "L1", "a/z-8B": None}, "logs"
+    )
     assert d.runs == [("a/x-8B", "a/x-8B@logs:L2")]
     again = decide_fingerprints({"a/x-8B": "L2"}, d.cursor, {"a/x-8B": "L1"}, "logs")
     assert again.runs == []  # in flight: the cursor already holds L2

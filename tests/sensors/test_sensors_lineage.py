@@ -12,10 +12,10 @@ import dagster as dg
 import pytest
 
 from resources.hub import HubResource
+from resources.io_manager import RlDeltaIOManager
 from resources.registry import RegistryResource, SqlRegistry
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.checkpoint import checkpoint
-from resources.io_manager import RlDeltaIOManager
 from sensors.checkpoint_sensor import checkpoint_sensor
 from sensors.index_sensor import index_after_success
 from sensors.lineage_sensor import lineage_after_failure, lineage_after_success
@@ -25,27 +25,45 @@ from sensors.lineage_sensor import lineage_after_failure, lineage_after_success
 def hub_root(rldelta_home, monkeypatch):
     monkeypatch.setenv("RLDELTA_WATCH_AUTHORS", "org")
     root = rldelta_home / "hub" / "models" / "org"
-    for name, config in (("job-10-8B", {"job_name": "my-job"}), ("job-20-8B", {"job_name": "my-job"}),
-                         ("solo-30-8B", None), ("odd-5-8B", {"job_name": "bad/name"})):
+    for name, config in (
+        ("job-10-8B", {"job_name": "my-job"}),
+        ("job-20-8B", {"job_name": "my-job"}),
+        ("solo-30-8B", None),
+        ("odd-5-8B", {"job_name": "bad/name"}),
+    ):
         (root / name).mkdir(parents=True)
         (root / name / "model.safetensors").write_bytes(name.encode())
         if config:
             (root / name / "rl_config.json").write_text(json.dumps(config))
     registry = SqlRegistry(f"sqlite:///{rldelta_home / 'registry.sqlite'}")
     registry.create_all()
-    registry.insert("models", [{"id": "b", "name": "org/base-8B"}] + [
-        {"id": n, "name": f"org/{n}", "base_model_id": "b"} for n in ("job-10-8B", "job-20-8B", "solo-30-8B", "odd-5-8B")])
+    registry.insert(
+        "models",
+        [{"id": "b", "name": "org/base-8B"}]
+        + [
+            {"id": n, "name": f"org/{n}", "base_model_id": "b"}
+            for n in ("job-10-8B", "job-20-8B", "solo-30-8B", "odd-5-8B")
+        ],
+    )
     return root
 
 
 def _resources():
-    return {"hub": HubResource(), "registry": RegistryResource(), "settings": AnalysisSettings(),
-            "io_manager": RlDeltaIOManager()}
+    return {
+        "hub": HubResource(),
+        "registry": RegistryResource(),
+        "settings": AnalysisSettings(),
+        "io_manager": RlDeltaIOManager(),
+    }
 
 
 def _after(sensor, instance, run, status="PIPELINE_SUCCESS"):
-    ctx = dg.build_run_status_sensor_context(sensor_name=sensor.name, dagster_instance=instance, dagster_run=run,
-                                             dagster_event=dg.DagsterEvent(event_type_value=status, job_name=run.job_name))
+    ctx = dg.build_run_status_sensor_context(
+        sensor_name=sensor.name,
+        dagster_instance=instance,
+        dagster_run=run,
+        dagster_event=dg.DagsterEvent(event_type_value=status, job_name=run.job_name),
+    )
     return sensor(ctx)
 
 
@@ -64,7 +82,9 @@ def test_checkpoint_sensor_adds_the_job_partition_of_each_new_checkpoint(hub_roo
     assert {r.partitions_def_name for r in later.dynamic_partitions_requests} == {"models"}  # my-job is known
 
 
-def test_a_member_run_ending_refreshes_its_lineage_and_the_lineage_run_rewrites_member_indexes(hub_root, partition_instance):
+def test_a_member_run_ending_refreshes_its_lineage_and_the_lineage_run_rewrites_member_indexes(
+    hub_root, partition_instance
+):
     from rl_assets.definitions import defs
 
     instance = partition_instance("org/job-20-8B", "org/odd-5-8B")
@@ -81,11 +101,20 @@ def test_a_member_run_ending_refreshes_its_lineage_and_the_lineage_run_rewrites_
     odd = dg.materialize([checkpoint], instance=instance, partition_key="org/odd-5-8B", resources=_resources())
     assert isinstance(_after(lineage_after_success, instance, instance.get_run_by_id(odd.run_id)), dg.SkipReason)
 
-    lineage_run = instance.create_run_for_job(defs.resolve_job_def("refresh_lineage"), tags={"dagster/partition": "my-job"})
+    lineage_run = instance.create_run_for_job(
+        defs.resolve_job_def("refresh_lineage"), tags={"dagster/partition": "my-job"}
+    )
     assert isinstance(_after(index_after_success, instance, lineage_run), dg.SkipReason)  # not a model partition
     instance.add_dynamic_partitions("rl_jobs", ["my-job"])
-    instance.report_runless_asset_event(dg.AssetMaterialization(
-        "run_lineage", partition="my-job", metadata={"members": dg.MetadataValue.json(["org/job-20-8B"]),
-                                                      "report": dg.MetadataValue.path("/r/runs/my-job/lineage.md")}))
+    instance.report_runless_asset_event(
+        dg.AssetMaterialization(
+            "run_lineage",
+            partition="my-job",
+            metadata={
+                "members": dg.MetadataValue.json(["org/job-20-8B"]),
+                "report": dg.MetadataValue.path("/r/runs/my-job/lineage.md"),
+            },
+        )
+    )
     requests = _after(lineage_after_success, instance, lineage_run)
     assert [(r.job_name, r.partition_key) for r in requests] == [("write_index", "org/job-20-8B")]

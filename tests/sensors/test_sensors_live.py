@@ -6,10 +6,10 @@ import dagster as dg
 import pytest
 
 from resources.hub import HubResource
+from resources.io_manager import RlDeltaIOManager
 from resources.registry import RegistryResource, SqlRegistry
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.checkpoint import checkpoint
-from resources.io_manager import RlDeltaIOManager
 from sensors.checkpoint_sensor import checkpoint_sensor
 
 
@@ -25,14 +25,18 @@ def hub_root(tmp_path, monkeypatch):
     (root / "base-8B" / "model.safetensors").write_bytes(b"\3" * 8)
     registry = SqlRegistry(f"sqlite:///{tmp_path / 'home' / 'registry.sqlite'}")
     registry.create_all()
-    registry.insert("models", [{"id": "b", "name": "org/base-8B"}, {"id": "r", "name": "org/ready-8B", "base_model_id": "b"}])
+    registry.insert(
+        "models", [{"id": "b", "name": "org/base-8B"}, {"id": "r", "name": "org/ready-8B", "base_model_id": "b"}]
+    )
     (root / "uploading-8B").mkdir(parents=True)
     (root / "uploading-8B" / "README.md").write_text("weights coming\n")
     return root
 
 
 def tick(instance, cursor=None):
-    ctx = dg.build_sensor_context(instance=instance, cursor=cursor, resources={"hub": HubResource(), "registry": RegistryResource()})
+    ctx = dg.build_sensor_context(
+        instance=instance, cursor=cursor, resources={"hub": HubResource(), "registry": RegistryResource()}
+    )
     return checkpoint_sensor(ctx)
 
 
@@ -50,7 +54,12 @@ def test_sensor_adds_partitions_runs_and_ignores_logs_only_uploads(hub_root, par
 
     # the run happens (checkpoint materialized), then only training_logs/ changes: no new run here
     instance.add_dynamic_partitions("models", ["org/ready-8B"])
-    resources = {"hub": HubResource(), "registry": RegistryResource(), "settings": AnalysisSettings(), "io_manager": RlDeltaIOManager()}
+    resources = {
+        "hub": HubResource(),
+        "registry": RegistryResource(),
+        "settings": AnalysisSettings(),
+        "io_manager": RlDeltaIOManager(),
+    }
     assert dg.materialize([checkpoint], instance=instance, partition_key="org/ready-8B", resources=resources).success
     (hub_root / "ready-8B" / "training_logs" / "a_2.out").write_text("step 2\n")
     assert tick(instance, first.cursor).run_requests == []

@@ -39,19 +39,30 @@ def _run(instance, keys, model) -> dg.ExecuteInProcessResult:
 
 
 def _tick(instance, cursor=None):
-    return training_logs_sensor(dg.build_sensor_context(instance=instance, cursor=cursor, resources={"hub": HubResource()}))
+    return training_logs_sensor(
+        dg.build_sensor_context(instance=instance, cursor=cursor, resources={"hub": HubResource()})
+    )
 
 
 def _index_writes(instance, model) -> int:
-    return len(instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=dg.AssetKey("analysis_index"), asset_partitions=[model]), limit=100).records)
+    return len(
+        instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey("analysis_index"), asset_partitions=[model]), limit=100
+        ).records
+    )
 
 
 def test_logs_only_upload_is_one_run_with_one_index_rewrite(world):
     home, model, instance = world
     graph = defs.resolve_asset_graph()
     rerun = LOGS_RERUN.resolve(graph)
-    assert {k.to_user_string() for k in rerun} == {"training_logs", "training_metrics", "rl_temporal", "reward_integrity", "analysis_index"}
+    assert {k.to_user_string() for k in rerun} == {
+        "training_logs",
+        "training_metrics",
+        "rl_temporal",
+        "reward_integrity",
+        "analysis_index",
+    }
     # the model as analysed before the upload: the logs' inputs and the logs' whole chain
     _run(instance, [dg.AssetKey("checkpoint"), dg.AssetKey("rl_traces"), *rerun], model)
     settled = _tick(instance)
@@ -75,10 +86,18 @@ def test_logs_only_upload_is_one_run_with_one_index_rewrite(world):
     assert after.total_requested == 0, [r.key for r in after.results if r.true_subset.size]  # no follow-up run
     assert instance.get_runs_count() == runs + 1
     assert _index_writes(instance, model) == writes + 1  # INDEX.md once, at the end of that run
-    context = dg.build_run_status_sensor_context(sensor_name="index_after_success", dagster_instance=instance,
-                                                 dagster_run=instance.get_run_by_id(result.run_id),
-                                                 dagster_event=result.get_run_success_event())
+    context = dg.build_run_status_sensor_context(
+        sensor_name="index_after_success",
+        dagster_instance=instance,
+        dagster_run=instance.get_run_by_id(result.run_id),
+        dagster_event=result.get_run_success_event(),
+    )
     assert isinstance(_index_request(context), dg.SkipReason)  # the index sensor adds no second rewrite
-    rows = [ln for ln in (report_dir(model) / "INDEX.md").read_text().splitlines()
-            if ln.startswith(("| **training_metrics**", "| **rl_temporal**"))]
-    assert len(rows) == 2 and all("✅ materialized" in r and result.run_id in r and "stale" not in r for r in rows), rows
+    rows = [
+        ln
+        for ln in (report_dir(model) / "INDEX.md").read_text().splitlines()
+        if ln.startswith(("| **training_metrics**", "| **rl_temporal**"))
+    ]
+    assert len(rows) == 2 and all("✅ materialized" in r and result.run_id in r and "stale" not in r for r in rows), (
+        rows
+    )

@@ -25,7 +25,9 @@ def _register_evals(tmp_path):
 
 
 def _tick(instance, cursor=None):
-    return registry_sensor(dg.build_sensor_context(instance=instance, cursor=cursor, resources={"registry": RegistryResource()}))
+    return registry_sensor(
+        dg.build_sensor_context(instance=instance, cursor=cursor, resources={"registry": RegistryResource()})
+    )
 
 
 def _failed_first_analysis(instance):

@@ -34,7 +34,9 @@ pytestmark = pytest.mark.filterwarnings("ignore:Task name 'execute_plan' is alre
 MODEL = ALPHA
 # Fields that name a run, a moment or a place on disk: they differ between any two runs.
 VOLATILE_KEYS = {"run_id", "generated_at", "created_at", "timestamp", "written_at"}
-APP = "support.guarded_celery_app"  # tests/support/guarded_celery_app.py: dagster-celery's app behind a file-access guard
+APP = (
+    "support.guarded_celery_app"  # tests/support/guarded_celery_app.py: dagster-celery's app behind a file-access guard
+)
 
 
 @pytest.fixture
@@ -58,7 +60,9 @@ def reports(roots: list[Path], places: list[Path]) -> dict[str, object]:
     for root in roots:
         folder = root / slug(MODEL)
         # INDEX.md (now analyze_model's last step) is run ids and times by nature; tests/assets/test_report_index.py covers it
-        for path in sorted(p for p in folder.rglob("*") if p.suffix in {".json", ".md", ".csv"} and p.name != "INDEX.md"):
+        for path in sorted(
+            p for p in folder.rglob("*") if p.suffix in {".json", ".md", ".csv"} and p.name != "INDEX.md"
+        ):
             text = path.read_text()
             for place in places:
                 text = text.replace(str(place), "<dir>")
@@ -74,21 +78,26 @@ def _strip(value):
     return value
 
 
-def test_analyze_model_on_two_celery_workers_matches_one_process(tmp_path, monkeypatch, redis_url, pg_url,
-                                                                  partition_instance):
+def test_analyze_model_on_two_celery_workers_matches_one_process(
+    tmp_path, monkeypatch, redis_url, pg_url, partition_instance
+):
     from rl_assets.definitions import defs
     from rl_assets.demo import build_world
 
     sources = {"RLDELTA_HUB_DIR": str(tmp_path / "sources" / "hub"), "RLDELTA_REGISTRY_URL": pg_url}
-    for name, value in {**sources, "RLDELTA_HOME": str(tmp_path / "single"),
-                        "RLDELTA_STORAGE": str(tmp_path / "single" / "storage")}.items():
+    for name, value in {
+        **sources,
+        "RLDELTA_HOME": str(tmp_path / "single"),
+        "RLDELTA_STORAGE": str(tmp_path / "single" / "storage"),
+    }.items():
         monkeypatch.setenv(name, value)
     build_world(None, scale=0.25)
 
     # The reference: one process, one home.
     single = partition_instance(MODEL)
     result = defs.resolve_job_def("analyze_model").execute_in_process(
-        instance=single, partition_key=MODEL, run_config=QUIET, raise_on_error=False)
+        instance=single, partition_key=MODEL, run_config=QUIET, raise_on_error=False
+    )
     assert result.success, "the single-process reference run failed"
 
     # The same job on two workers; this process only coordinates (its own home stays empty).
@@ -100,39 +109,63 @@ def test_analyze_model_on_two_celery_workers_matches_one_process(tmp_path, monke
     dagster_home.mkdir()
     pg_dagster = pg_url.replace("postgresql://", "postgresql+psycopg2://", 1)  # the driver installed
     (dagster_home / "dagster.yaml").write_text(
-        f"storage:\n  postgres:\n    postgres_url: {pg_dagster}\ntelemetry:\n  enabled: false\n")
+        f"storage:\n  postgres:\n    postgres_url: {pg_dagster}\ntelemetry:\n  enabled: false\n"
+    )
     backend = redis_url.rsplit("/", 1)[0] + "/1"
     config_dir = write_celery_config(tmp_path / "celery-config", redis_url, backend)
     leak_log = tmp_path / "worker-leaks.log"
     others = lambda name: [tmp_path / "single", tmp_path / "coordinator", *(h for n, h in homes.items() if n != name)]  # noqa: E731
-    envs = {name: {**sources, "RLDELTA_HOME": str(home), "RLDELTA_STORAGE": str(shared),
-                   "DAGSTER_HOME": str(dagster_home), "RLDELTA_TEST_LEAK_LOG": str(leak_log),
-                   "RLDELTA_TEST_FORBIDDEN": os.pathsep.join(map(str, others(name)))} for name, home in homes.items()}
+    envs = {
+        name: {
+            **sources,
+            "RLDELTA_HOME": str(home),
+            "RLDELTA_STORAGE": str(shared),
+            "DAGSTER_HOME": str(dagster_home),
+            "RLDELTA_TEST_LEAK_LOG": str(leak_log),
+            "RLDELTA_TEST_FORBIDDEN": os.pathsep.join(map(str, others(name))),
+        }
+        for name, home in homes.items()
+    }
     for home in homes.values():
         home.mkdir()
     run_config = {**QUIET, "execution": {"config": {"broker": redis_url, "backend": backend}}}
-    with dg.DagsterInstance.from_config(str(dagster_home)) as instance, \
-            celery_workers(envs, config_dir, tmp_path, app=APP) as logs:
+    with (
+        dg.DagsterInstance.from_config(str(dagster_home)) as instance,
+        celery_workers(envs, config_dir, tmp_path, app=APP) as logs,
+    ):
         instance.add_dynamic_partitions("models", [MODEL])
         job = dg.reconstructable(scaleout_job.analyze_model_on_celery)
-        with dg.execute_job(job, instance, run_config=run_config, tags={"dagster/partition": MODEL},
-                            raise_on_error=False) as distributed:
-            failures = [f"{e.step_key}: {e.event_specific_data.error.message.strip()}"
-                        for e in distributed.all_events if e.event_type == dg.DagsterEventType.STEP_FAILURE]
+        with dg.execute_job(
+            job, instance, run_config=run_config, tags={"dagster/partition": MODEL}, raise_on_error=False
+        ) as distributed:
+            failures = [
+                f"{e.step_key}: {e.event_specific_data.error.message.strip()}"
+                for e in distributed.all_events
+                if e.event_type == dg.DagsterEventType.STEP_FAILURE
+            ]
             assert distributed.success, "\n".join(failures) or "the distributed run failed"
-            workers = {e.engine_event_data.metadata["Celery worker"].value.split("@")[0]
-                       for e in distributed.all_events
-                       if e.event_type == dg.DagsterEventType.ENGINE_EVENT and e.engine_event_data
-                       and "Celery worker" in e.engine_event_data.metadata}
-            recorded = [(e.step_key, e.event_specific_data.materialization.metadata)
-                        for e in distributed.all_events if e.event_type == dg.DagsterEventType.ASSET_MATERIALIZATION]
+            workers = {
+                e.engine_event_data.metadata["Celery worker"].value.split("@")[0]
+                for e in distributed.all_events
+                if e.event_type == dg.DagsterEventType.ENGINE_EVENT
+                and e.engine_event_data
+                and "Celery worker" in e.engine_event_data.metadata
+            }
+            recorded = [
+                (e.step_key, e.event_specific_data.materialization.metadata)
+                for e in distributed.all_events
+                if e.event_type == dg.DagsterEventType.ASSET_MATERIALIZATION
+            ]
     assert workers == set(homes), f"steps ran on {sorted(workers)}; worker logs in {sorted(map(str, logs.values()))}"
 
     # The steps handed each other only what lives in RLDELTA_STORAGE: no worker touched another's
     # home (the guard's log), no stored value names a home, no recorded metadata points into one.
     assert recorded, "the distributed run recorded no materialization to inspect"
-    leaks = sorted(_home_paths(shared, homes) | _metadata_home_paths(recorded, homes)
-                   | set(leak_log.read_text().splitlines() if leak_log.exists() else []))
+    leaks = sorted(
+        _home_paths(shared, homes)
+        | _metadata_home_paths(recorded, homes)
+        | set(leak_log.read_text().splitlines() if leak_log.exists() else [])
+    )
     assert leaks == [], "steps handed each other places outside the shared storage:\n" + "\n".join(leaks)
     places = [tmp_path / "single", shared, *homes.values()]
     expected = reports([tmp_path / "single" / "reports"], places)
@@ -160,7 +193,7 @@ def _in_home(value: str, homes: dict[str, Path]) -> str | None:
     for home in homes.values():
         at = value.find(str(home) + os.sep)
         if at >= 0:
-            inside = value[at + len(str(home)) + 1:].split()[0] if value[at:].strip() else ""
+            inside = value[at + len(str(home)) + 1 :].split()[0] if value[at:].strip() else ""
             return "$RLDELTA_HOME/" + inside.replace(slug(MODEL), "<model>")
     return None
 
@@ -200,10 +233,16 @@ def test_the_worker_guard_refuses_and_records_the_other_home(tmp_path):
     other, log = tmp_path / "home-b", tmp_path / "leaks.log"
     (other / "storage").mkdir(parents=True)
     (other / "storage" / "t.json").write_text("{}")
-    code = ("import support.guarded_celery_app, os\n"
-            "open(os.path.join(os.environ['OTHER'], 'storage', 't.json')).read()\n")
-    env = {**os.environ, "OTHER": str(other), "RLDELTA_TEST_FORBIDDEN": str(other), "RLDELTA_TEST_LEAK_LOG": str(log),
-           "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])}
+    code = (
+        "import support.guarded_celery_app, os\nopen(os.path.join(os.environ['OTHER'], 'storage', 't.json')).read()\n"
+    )
+    env = {
+        **os.environ,
+        "OTHER": str(other),
+        "RLDELTA_TEST_FORBIDDEN": str(other),
+        "RLDELTA_TEST_LEAK_LOG": str(log),
+        "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")]),
+    }
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode != 0 and "PermissionError" in done.stderr, done.stderr[-2000:]
     assert log.read_text().splitlines() == [f"open {other / 'storage' / 't.json'}"]

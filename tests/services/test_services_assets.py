@@ -11,15 +11,15 @@ import dagster as dg
 import pyarrow.parquet as pq
 import pytest
 
-from support import core_world as core
-from support.postgrest_server import PostgrestServer
 from resources.hub import HubResource, LocalHub
+from resources.io_manager import RlDeltaIOManager
 from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.eval_pair import eval_pair
 from rl_assets.assets.traces import baseline_traces, post_rl_traces
-from resources.io_manager import RlDeltaIOManager
+from support import core_world as core
+from support.postgrest_server import PostgrestServer
 
 TOKEN = "hf_secret_test_token_xyz"
 KEY = "sb_secret_service_role_key_xyz"
@@ -38,8 +38,12 @@ def remote(rldelta_home, hub_server, tmp_path, monkeypatch):
     instance.add_dynamic_partitions("models", [core.MODEL, "org/missing-8B"])
     with PostgrestServer(f"sqlite:///{rldelta_home / 'registry.sqlite'}", KEY) as rest:
         resources = {
-            "hub": HubResource(backend="hf", endpoint=hub_server.url, token=dg.EnvVar("HF_TOKEN"), timeout_s=5, max_retries=3),
-            "registry": RegistryResource(backend="supabase", supabase_url=rest.url, supabase_key=dg.EnvVar("SUPABASE_SERVICE_ROLE_KEY")),
+            "hub": HubResource(
+                backend="hf", endpoint=hub_server.url, token=dg.EnvVar("HF_TOKEN"), timeout_s=5, max_retries=3
+            ),
+            "registry": RegistryResource(
+                backend="supabase", supabase_url=rest.url, supabase_key=dg.EnvVar("SUPABASE_SERVICE_ROLE_KEY")
+            ),
             "settings": AnalysisSettings(),
             "io_manager": RlDeltaIOManager(),
         }
@@ -77,7 +81,9 @@ def test_recovers_from_injected_500s_and_429s(remote):
 
 def test_missing_repo_fails_checkpoint_naming_it(remote):
     instance, resources, _, _ = remote
-    result = dg.materialize([checkpoint], instance=instance, partition_key="org/missing-8B", resources=resources, raise_on_error=False)
+    result = dg.materialize(
+        [checkpoint], instance=instance, partition_key="org/missing-8B", resources=resources, raise_on_error=False
+    )
     assert not result.success
     failure = next(e for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_FAILURE)
     message = failure.event_specific_data.error.message
@@ -103,7 +109,9 @@ def test_no_secret_in_logs_metadata_or_files(remote, rldelta_home, capfd, caplog
     caplog.set_level(logging.DEBUG)  # every logger, including httpx / huggingface_hub debug lines
     hub.inject(f"/api/models/{core.MODEL}", status=500, times=1)  # retry warnings get logged too
     result = dg.materialize(ASSETS, instance=instance, partition_key=core.MODEL, resources=resources)
-    bad = dg.materialize([checkpoint], instance=instance, partition_key="org/missing-8B", resources=resources, raise_on_error=False)
+    bad = dg.materialize(
+        [checkpoint], instance=instance, partition_key="org/missing-8B", resources=resources, raise_on_error=False
+    )
     assert result.success and not bad.success
     out, err = capfd.readouterr()
     texts = [out, err, caplog.text]

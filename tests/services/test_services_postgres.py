@@ -13,9 +13,9 @@ import yaml
 from sqlalchemy.engine import make_url
 
 from resources.hub import HubResource
+from resources.io_manager import RlDeltaIOManager
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.checkpoint import checkpoint
-from resources.io_manager import RlDeltaIOManager
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "dagster.yaml.example"
 MODEL = "org/rl-8B"
@@ -25,8 +25,13 @@ MODEL = "org/rl-8B"
 def pg_instance(pg_url, rldelta_home, tmp_path, monkeypatch):
     """A DagsterInstance from dagster.yaml.example, its DAGSTER_PG_* pointed at a scratch database."""
     url = make_url(pg_url)
-    for name, value in (("USERNAME", url.username), ("PASSWORD", url.password or ""), ("HOST", url.host),
-                        ("PORT", str(url.port or 5432)), ("DB", url.database)):
+    for name, value in (
+        ("USERNAME", url.username),
+        ("PASSWORD", url.password or ""),
+        ("HOST", url.host),
+        ("PORT", str(url.port or 5432)),
+        ("DB", url.database),
+    ):
         monkeypatch.setenv(f"DAGSTER_PG_{name}", value)
     home = tmp_path / "dagster-home"
     home.mkdir()
@@ -46,7 +51,7 @@ def test_example_parses_with_postgres_storage_queue_and_limits(pg_instance):
     assert isinstance(pg_instance.schedule_storage, PostgresScheduleStorage)
     assert isinstance(pg_instance.run_coordinator, QueuedRunCoordinator)
     queue = pg_instance.get_concurrency_config().run_queue_config
-    assert [(l["key"], l["value"], l["limit"]) for l in queue.tag_concurrency_limits] == [
+    assert [(lim["key"], lim["value"], lim["limit"]) for lim in queue.tag_concurrency_limits] == [
         ("dagster/partition", {"applyLimitPerUniqueValue": True}, 1)
     ]
     assert pg_instance.get_concurrency_config().pool_config.default_pool_limit == 2
@@ -76,4 +81,6 @@ def test_checkpoint_materializes_on_the_postgres_instance(pg_instance, rldelta_h
 def test_example_is_plain_yaml_with_no_literal_secrets():
     config = yaml.safe_load(EXAMPLE.read_text())
     db = config["storage"]["postgres"]["postgres_db"]
-    assert all(isinstance(db[k], dict) and "env" in db[k] for k in ("username", "password", "hostname", "port", "db_name"))
+    assert all(
+        isinstance(db[k], dict) and "env" in db[k] for k in ("username", "password", "hostname", "port", "db_name")
+    )

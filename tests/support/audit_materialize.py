@@ -7,24 +7,29 @@ resource is the real one pointed at tmp_path.
 from __future__ import annotations
 
 import dagster as dg
-from support.dagster_run import materialize_partition
 
 from resources.llm import default_llm_resource
 from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.audit import learning_audit
+from support.dagster_run import materialize_partition
 
 
-def materialize_audit(model: str, refs: dict, tmp_path, *, predictions_path: str = "", n_boot: int = 300,
-                      registry_url: str | None = None):
+def materialize_audit(
+    model: str, refs: dict, tmp_path, *, predictions_path: str = "", n_boot: int = 300, registry_url: str | None = None
+):
     """refs: {"baseline_traces": ref, "post_rl_traces": ref}; returns the ExecuteInProcessResult."""
     return materialize_partition(
-        [learning_audit], model, stubs=refs,
-        resources={"settings": AnalysisSettings(n_boot=n_boot), "llm": default_llm_resource(),
-                   "registry": RegistryResource(url=registry_url or f"sqlite:///{tmp_path / 'registry.sqlite'}"),
-                   "io_manager": dg.FilesystemIOManager(base_dir=str(tmp_path / "io"))},
-        run_config={"ops": {"learning_audit": {"config": {"predictions_path": predictions_path,
-                                                          "llm_audit": False}}}},
+        [learning_audit],
+        model,
+        stubs=refs,
+        resources={
+            "settings": AnalysisSettings(n_boot=n_boot),
+            "llm": default_llm_resource(),
+            "registry": RegistryResource(url=registry_url or f"sqlite:///{tmp_path / 'registry.sqlite'}"),
+            "io_manager": dg.FilesystemIOManager(base_dir=str(tmp_path / "io")),
+        },
+        run_config={"ops": {"learning_audit": {"config": {"predictions_path": predictions_path, "llm_audit": False}}}},
     )
 
 

@@ -27,16 +27,24 @@ def rows_for(family: str, n: int, respond, *, seed: int = SEED) -> list[dict]:
         answer = None
         if response and "<answer>" in response:
             answer = response.rsplit("<answer>", 1)[1].split("</answer>", 1)[0].strip()
-        rows.append({
-            "task_id": f"{family}/{i}", "task_family": family, "task_index": i,
-            "task_config": json.dumps(config), "question": entry["question"],
-            "expected_answer": entry["answer"], "answer": answer,
-            "reward": float(dataset.score_answer(answer, entry)),
-            "conversation": json.dumps([
-                {"role": "user", "content": entry["question"]},
-                {"role": "assistant", "content": response or ""},
-            ]),
-        })
+        rows.append(
+            {
+                "task_id": f"{family}/{i}",
+                "task_family": family,
+                "task_index": i,
+                "task_config": json.dumps(config),
+                "question": entry["question"],
+                "expected_answer": entry["answer"],
+                "answer": answer,
+                "reward": float(dataset.score_answer(answer, entry)),
+                "conversation": json.dumps(
+                    [
+                        {"role": "user", "content": entry["question"]},
+                        {"role": "assistant", "content": response or ""},
+                    ]
+                ),
+            }
+        )
     return rows
 
 
@@ -65,8 +73,11 @@ def scenario() -> tuple[list[dict], list[dict], dict[str, str]]:
     before += rows_for("word_sorting", 3, lambda i, e: tagged("x"))
     after += rows_for("word_sorting", 3, right)
     expected = {
-        "letter_counting": "gamed", "basic_arithmetic": "real skill", "chain_sum": "mostly format",
-        "leg_counting": "no change", "word_sorting": "not enough data",
+        "letter_counting": "gamed",
+        "basic_arithmetic": "real skill",
+        "chain_sum": "mostly format",
+        "leg_counting": "no change",
+        "word_sorting": "not enough data",
     }
     return before, after, expected
 
@@ -83,12 +94,18 @@ def write_eval_files(rows: list[dict], folder) -> None:
     for family, items in families.items():
         items.sort(key=lambda r: r["task_index"])
         doc = {
-            "name": family, "category": "synthetic", "config": json.loads(items[0]["task_config"]),
-            "results": [{
-                "question": r["question"], "expected_answer": r["expected_answer"],
-                "model_answer": r["answer"], "score": r["reward"],
-                "full_model_response": json.loads(r["conversation"])[-1]["content"],
-            } for r in items],
+            "name": family,
+            "category": "synthetic",
+            "config": json.loads(items[0]["task_config"]),
+            "results": [
+                {
+                    "question": r["question"],
+                    "expected_answer": r["expected_answer"],
+                    "model_answer": r["answer"],
+                    "score": r["reward"],
+                    "full_model_response": json.loads(r["conversation"])[-1]["content"],
+                }
+                for r in items
+            ],
         }
         (folder / f"{family}.json").write_text(json.dumps(doc), encoding="utf-8")
-

@@ -14,9 +14,9 @@ bad_inputs_rows.py.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -25,8 +25,12 @@ from rl_assets.ingest import IngestError
 
 
 def row(task="t1", trial=None, episode=None, result="1.0", **extra) -> dict:
-    r = {"conversations": [{"role": "user", "content": "do it"}, {"role": "assistant", "content": "done"}],
-         "task": task, "result": result, "date": "2026-01-01T00:00:00Z"}
+    r = {
+        "conversations": [{"role": "user", "content": "do it"}, {"role": "assistant", "content": "done"}],
+        "task": task,
+        "result": result,
+        "date": "2026-01-01T00:00:00Z",
+    }
     if trial is not None:
         r["trial_name"] = trial
     if episode is not None:
@@ -41,8 +45,13 @@ def jsonl(path: Path, rows: list, tail: bytes = b"") -> str:
 
 
 def atif(steps: list, **root) -> dict:
-    return {"schema_version": "ATIF-v1.6", "session_id": "s", "agent": {"name": "a", "version": "1"},
-            "steps": steps, **root}
+    return {
+        "schema_version": "ATIF-v1.6",
+        "session_id": "s",
+        "agent": {"name": "a", "version": "1"},
+        "steps": steps,
+        **root,
+    }
 
 
 def step(i, source="agent", msg="hi", **kw) -> dict:
@@ -74,6 +83,7 @@ def _c(name, expect, **extra):
     def deco(fn):
         CASES.append(Case(name, fn, expect, extra))
         return fn
+
     return deco
 
 
@@ -82,11 +92,13 @@ E = "error"
 
 
 @_c("jsonl_truncated_mid_file", ("ok", 2, {"invalid JSON": 1}))  # one bad row, not the whole file
-def _(d): return jsonl(d / "x.jsonl", [row()], b'{"task": "t2", "conv\n' + json.dumps(row()).encode() + b"\n")
+def _(d):
+    return jsonl(d / "x.jsonl", [row()], b'{"task": "t2", "conv\n' + json.dumps(row()).encode() + b"\n")
 
 
 @_c("jsonl_truncated_last_line", ("ok", 1, {"truncated last line": 1}))
-def _(d): return jsonl(d / "x.jsonl", [row()], b'{"task": "t2", "conversations": [')
+def _(d):
+    return jsonl(d / "x.jsonl", [row()], b'{"task": "t2", "conversations": [')
 
 
 @_c("jsonl_invalid_utf8", ("ok", 0, {"invalid UTF-8": 1}))
@@ -96,19 +108,23 @@ def _(d):
 
 
 @_c("jsonl_empty_file", ("ok", 0, {}))
-def _(d): return jsonl(d / "x.jsonl", [])
+def _(d):
+    return jsonl(d / "x.jsonl", [])
 
 
 @_c("jsonl_missing_task_id", ("ok", 1, {"missing task id": 2}))
-def _(d): return jsonl(d / "x.jsonl", [row(), row(task=None, trial="only-trial"), row(task="  ")])
+def _(d):
+    return jsonl(d / "x.jsonl", [row(), row(task=None, trial="only-trial"), row(task="  ")])
 
 
 @_c("jsonl_row_not_object", ("ok", 1, {"row is not an object": 1}))
-def _(d): return jsonl(d / "x.jsonl", [row(), [1, 2]])
+def _(d):
+    return jsonl(d / "x.jsonl", [row(), [1, 2]])
 
 
 @_c("jsonl_conversations_wrong_type", ("ok", 1, {"conversation is not a list of messages": 2}))
-def _(d): return jsonl(d / "x.jsonl", [row(), row(task="b", conversations=42), row(task="c", conversations=["x"])])
+def _(d):
+    return jsonl(d / "x.jsonl", [row(), row(task="b", conversations=42), row(task="c", conversations=["x"])])
 
 
 @_c("jsonl_missing_conversations_column", ("ok", 2, {}))
@@ -120,7 +136,8 @@ def _(d):
 
 
 @_c("jsonl_bad_date_kept", ("ok", 1, {}, {"unparseable date (kept, date null)": 1}))
-def _(d): return jsonl(d / "x.jsonl", [row(date="not a date")])
+def _(d):
+    return jsonl(d / "x.jsonl", [row(date="not a date")])
 
 
 @_c("json_array_truncated", (E, IngestError, "not valid JSON"))
@@ -151,8 +168,10 @@ def _(d):
 def _(d):
     (d / "data").mkdir()
     pq.write_table(pa.Table.from_pylist([row(), row(task="b")]), d / "data" / "a.parquet")
-    pq.write_table(pa.Table.from_pylist([row(task="c", result=None, trace_source="main",
-                                             prompt_token_ids=[[1, 2]])]), d / "data" / "b.parquet")
+    pq.write_table(
+        pa.Table.from_pylist([row(task="c", result=None, trace_source="main", prompt_token_ids=[[1, 2]])]),
+        d / "data" / "b.parquet",
+    )
     return str(d / "data")
 
 
@@ -163,19 +182,23 @@ def _(d):
 
 
 @_c("missing_local_path", (E, FileNotFoundError, "does-not-exist.jsonl"))
-def _(d): return str(d / "does-not-exist.jsonl")
+def _(d):
+    return str(d / "does-not-exist.jsonl")
 
 
 @_c("missing_relative_path_not_hub", (E, FileNotFoundError, "./nope/traces"))
-def _(d): return "./nope/traces"
+def _(d):
+    return "./nope/traces"
 
 
 @_c("hub_id_without_hub", (E, IngestError, "no hub backend"))
-def _(d): return "hf:org/name"
+def _(d):
+    return "hf:org/name"
 
 
 @_c("garbage_spec", (E, IngestError, "neither an existing path"))
-def _(d): return "not a spec at all"
+def _(d):
+    return "not a spec at all"
 
 
 @_c("unsupported_suffix", (E, IngestError, "unsupported file type"))
@@ -204,7 +227,9 @@ def _(d):
 
 @_c("atif_missing_continuation", ("ok", 0, {"invalid ATIF trajectory": 1}))
 def _(d):
-    (d / "case.trajectory.json").write_text(json.dumps(atif([step(1)], continued_trajectory_ref="trajectory.cont-9.json")))
+    (d / "case.trajectory.json").write_text(
+        json.dumps(atif([step(1)], continued_trajectory_ref="trajectory.cont-9.json"))
+    )
     return str(d / "case.trajectory.json")
 
 
@@ -243,18 +268,31 @@ def _(d):
 
 @_c("rg_non_numeric_score", ("ok", 1, {"non-numeric score": 1}))
 def _(d):
-    data = {"name": "chain_sum", "config": {"seed": 1}, "results": [
-        {"question": "1+1", "expected_answer": "2", "completions": [
-            {"model_answer": "2", "full_model_response": "2", "score": 1.0},
-            {"model_answer": "x", "full_model_response": "x", "score": "oops"}]}]}
+    data = {
+        "name": "chain_sum",
+        "config": {"seed": 1},
+        "results": [
+            {
+                "question": "1+1",
+                "expected_answer": "2",
+                "completions": [
+                    {"model_answer": "2", "full_model_response": "2", "score": 1.0},
+                    {"model_answer": "x", "full_model_response": "x", "score": "oops"},
+                ],
+            }
+        ],
+    }
     (d / "chain_sum.json").write_text(json.dumps(data))
     return str(d / "chain_sum.json")
 
 
 @_c("rg_result_item_wrong_type", ("ok", 1, {"result item is not an object": 1}))
 def _(d):
-    data = {"name": "chain_sum", "config": {}, "results": [
-        "junk", {"question": "q", "expected_answer": "a", "model_answer": "a", "score": 1.0}]}
+    data = {
+        "name": "chain_sum",
+        "config": {},
+        "results": ["junk", {"question": "q", "expected_answer": "a", "model_answer": "a", "score": 1.0}],
+    }
     (d / "chain_sum.json").write_text(json.dumps(data))
     return str(d / "chain_sum.json")
 
@@ -268,74 +306,114 @@ JOB_NOTE = "unusable job-level result.json entry (ignored)"
 
 @_c("jsonl_non_finite_results", ("ok", 5, {}, {NON_FINITE: 5}))
 def _(d):  # json.dumps writes inf as Infinity (orjson refuses it; the stdlib fallback reads it)
-    return jsonl(d / "x.jsonl", [row(task=f"t{k}", result=v)
-                                 for k, v in enumerate(["inf", "Infinity", "1e400", float("inf"), "-inf"])])
+    return jsonl(
+        d / "x.jsonl",
+        [row(task=f"t{k}", result=v) for k, v in enumerate(["inf", "Infinity", "1e400", float("inf"), "-inf"])],
+    )
 
 
 @_c("jsonl_nan_written_by_json_dump", ("ok", 1, {}))
-def _(d): return jsonl(d / "x.jsonl", [row(result=float("nan"))])
+def _(d):
+    return jsonl(d / "x.jsonl", [row(result=float("nan"))])
 
 
 @_c("rg_bool_null_non_finite_scores", ("ok", 1, {"non-numeric score": 2, "non-finite score": 2}))
 def _(d):
-    comps = [{"model_answer": "2", "full_model_response": "2", "score": s}
-             for s in (1.0, True, None, "inf", float("inf"))]
-    data = {"name": "chain_sum", "config": {"seed": 1}, "results": [
-        {"question": "1+1", "expected_answer": "2", "completions": comps}]}
+    comps = [
+        {"model_answer": "2", "full_model_response": "2", "score": s} for s in (1.0, True, None, "inf", float("inf"))
+    ]
+    data = {
+        "name": "chain_sum",
+        "config": {"seed": 1},
+        "results": [{"question": "1+1", "expected_answer": "2", "completions": comps}],
+    }
     (d / "chain_sum.json").write_text(json.dumps(data))
     return str(d / "chain_sum.json")
 
 
 @_c("hub_id_with_dots_is_not_local", (E, IngestError, "no hub backend"))
-def _(d): return "laion/Qwen2.5-7B-traces"
+def _(d):
+    return "laion/Qwen2.5-7B-traces"
 
 
 @_c("hub_id_with_version_suffix_is_not_local", (E, IngestError, "no hub backend"))
-def _(d): return "org/model-v1.5"
+def _(d):
+    return "org/model-v1.5"
 
 
 @_c("missing_dot_relative_data_file", (E, FileNotFoundError, "./missing.jsonl"))
-def _(d): return "./missing.jsonl"
+def _(d):
+    return "./missing.jsonl"
 
 
 @_c("missing_bare_relative_data_file", (E, FileNotFoundError, "data/x.parquet"))
-def _(d): return "data/x.parquet"
+def _(d):
+    return "data/x.parquet"
 
 
 @_c("jsonl_reasoning_content_list_and_dict", ("ok", 2, {}))
 def _(d):
     conv = lambda rc: [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a", "reasoning_content": rc}]
-    return jsonl(d / "x.jsonl", [row(conversations=conv([{"type": "text", "text": "think"}])),
-                                 row(task="b", conversations=conv({"text": "think"}))])
+    return jsonl(
+        d / "x.jsonl",
+        [
+            row(conversations=conv([{"type": "text", "text": "think"}])),
+            row(task="b", conversations=conv({"text": "think"})),
+        ],
+    )
 
 
 @_c("jsonl_role_is_a_list", ("ok", 1, {}))
-def _(d): return jsonl(d / "x.jsonl", [row(conversations=[{"role": ["assistant"], "content": "x"}])])
+def _(d):
+    return jsonl(d / "x.jsonl", [row(conversations=[{"role": ["assistant"], "content": "x"}])])
 
 
 @_c("jsonl_tool_calls_not_a_list", ("ok", 2, {}))
 def _(d):
-    return jsonl(d / "x.jsonl", [row(conversations=[{"role": "assistant", "content": "x", "tool_calls": 5}]),
-                                 row(task="b", conversations=[{"role": "assistant", "content": "x", "tool_calls": "[1"}])])
+    return jsonl(
+        d / "x.jsonl",
+        [
+            row(conversations=[{"role": "assistant", "content": "x", "tool_calls": 5}]),
+            row(task="b", conversations=[{"role": "assistant", "content": "x", "tool_calls": "[1"}]),
+        ],
+    )
 
 
 @_c("jsonl_ints_beyond_int64", ("ok", 3, {}, {INT_RANGE: 3}))
 def _(d):
-    return jsonl(d / "x.jsonl", [row(task_index=1e20), row(task="b", attempt="99999999999999999999"),
-                                 row(task="c", trial="tr", episode="99999999999999999999")])
+    return jsonl(
+        d / "x.jsonl",
+        [
+            row(task_index=1e20),
+            row(task="b", attempt="99999999999999999999"),
+            row(task="c", trial="tr", episode="99999999999999999999"),
+        ],
+    )
 
 
 @_c("harbor_job_result_with_bad_stats", ("ok", 2, {}, {JOB_NOTE: 2}))
 def _(d):
     trial_dir(d / "job", "good__1", TRIAL_OK, atif([step(1)]))
     trial_dir(d / "job", "noverdict__2", {"task_name": "t2", "trial_name": "noverdict__2"}, atif([step(1)]))
-    (d / "job" / "result.json").write_text(json.dumps({"stats": {"evals": {
-        "a__m__bench": {"reward_stats": {"reward": {"high": ["noverdict__2"], "0.5": ["x"]}}},
-        "b__m__bench": "not an object"}}}))
+    (d / "job" / "result.json").write_text(
+        json.dumps(
+            {
+                "stats": {
+                    "evals": {
+                        "a__m__bench": {"reward_stats": {"reward": {"high": ["noverdict__2"], "0.5": ["x"]}}},
+                        "b__m__bench": "not an object",
+                    }
+                }
+            }
+        )
+    )
     return str(d / "job")
 
 
-@_c("jsonl_conversation_string_not_json", ("ok", 1, {}, {"conversation string is not JSON (kept as one assistant message)": 1}))
+@_c(
+    "jsonl_conversation_string_not_json",
+    ("ok", 1, {}, {"conversation string is not JSON (kept as one assistant message)": 1}),
+)
 def _(d):
     r = row()
     del r["conversations"]
@@ -351,6 +429,10 @@ def _(d):
     return jsonl(d / "x.jsonl", [r])
 
 
-@_c("jsonl_bad_dates_noted_for_kept_episodes_only", ("ok", 1, {}, {DATE_NOTE: 1}),
-    merged={"earlier episode of the same trial (kept the last)": 3})
-def _(d): return jsonl(d / "x.jsonl", [row(trial="tr", episode=k, date="garbage") for k in range(4)])
+@_c(
+    "jsonl_bad_dates_noted_for_kept_episodes_only",
+    ("ok", 1, {}, {DATE_NOTE: 1}),
+    merged={"earlier episode of the same trial (kept the last)": 3},
+)
+def _(d):
+    return jsonl(d / "x.jsonl", [row(trial="tr", episode=k, date="garbage") for k in range(4)])

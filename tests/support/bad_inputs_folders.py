@@ -13,10 +13,10 @@ import os
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from support.bad_inputs import _c, atif, jsonl, row, step
 from rl_assets.ingest import IngestError
 from rl_assets.ingest.dedup import DUPLICATE, SAME_KEY
 from rl_assets.ingest.walk import BROKEN_LINK, HIDDEN, REPEAT
+from support.bad_inputs import _c, atif, jsonl, row, step
 
 REDUCED = "earlier episode of the same trial (kept the last)"
 
@@ -73,15 +73,18 @@ def _compressed(d, name: str, opener) -> str:
 
 
 @_c("folder_jsonl_gz_shard", ("ok", 2, {}), task_ids=["t1", "z"])
-def _(d): return _compressed(d, "b.jsonl.gz", lambda p: gzip.open(p, "wb"))
+def _(d):
+    return _compressed(d, "b.jsonl.gz", lambda p: gzip.open(p, "wb"))
 
 
 @_c("folder_jsonl_zst_shard", ("ok", 2, {}), task_ids=["t1", "z"])
-def _(d): return _compressed(d, "b.jsonl.zst", lambda p: pa.CompressedOutputStream(str(p), "zstd"))
+def _(d):
+    return _compressed(d, "b.jsonl.zst", lambda p: pa.CompressedOutputStream(str(p), "zstd"))
 
 
 @_c("folder_jsonl_bz2_shard", ("ok", 2, {}), task_ids=["t1", "z"])
-def _(d): return _compressed(d, "b.jsonl.bz2", lambda p: bz2.open(p, "wb"))
+def _(d):
+    return _compressed(d, "b.jsonl.bz2", lambda p: bz2.open(p, "wb"))
 
 
 @_c("single_parquet_gz_file", ("ok", 2, {}))
@@ -106,8 +109,12 @@ def _(d):
     return str(d / "data")
 
 
-@_c("folder_xz_shard_listed_not_read", ("ok", 1, {}),
-    not_read={"compressed with an unsupported codec (use .gz, .bz2 or .zst, or decompress it)": 1}, lost=1)
+@_c(
+    "folder_xz_shard_listed_not_read",
+    ("ok", 1, {}),
+    not_read={"compressed with an unsupported codec (use .gz, .bz2 or .zst, or decompress it)": 1},
+    lost=1,
+)
 def _(d):
     (d / "data").mkdir()
     jsonl(d / "data" / "a.jsonl", [row()])
@@ -115,8 +122,12 @@ def _(d):
     return str(d / "data")
 
 
-@_c("folder_readme_and_dataset_info_are_not_losses", ("ok", 1, {}), lost=0,
-    not_read={"not a trace data file": 1, "JSON document of another kind (not trace data)": 1})
+@_c(
+    "folder_readme_and_dataset_info_are_not_losses",
+    ("ok", 1, {}),
+    lost=0,
+    not_read={"not a trace data file": 1, "JSON document of another kind (not trace data)": 1},
+)
 def _(d):
     (d / "data").mkdir()
     jsonl(d / "data" / "a.jsonl", [row()])
@@ -125,8 +136,12 @@ def _(d):
     return str(d / "data")
 
 
-@_c("folder_csv_beside_jsonl_is_a_loss", ("ok", 1, {}),
-    not_read={"unsupported table format .csv (export parquet or JSONL)": 1}, lost=1)
+@_c(
+    "folder_csv_beside_jsonl_is_a_loss",
+    ("ok", 1, {}),
+    not_read={"unsupported table format .csv (export parquet or JSONL)": 1},
+    lost=1,
+)
 def _(d):
     (d / "data").mkdir()
     jsonl(d / "data" / "a.jsonl", [row()])
@@ -151,8 +166,12 @@ def _(d):
     return str(d / "data")
 
 
-@_c("folder_atif_file_among_rows", ("ok", 1, {}),
-    not_read={"ATIF trajectory among other data files (ingest it on its own)": 1}, lost=1)
+@_c(
+    "folder_atif_file_among_rows",
+    ("ok", 1, {}),
+    not_read={"ATIF trajectory among other data files (ingest it on its own)": 1},
+    lost=1,
+)
 def _(d):
     (d / "data").mkdir()
     jsonl(d / "data" / "a.jsonl", [row()])
@@ -173,16 +192,20 @@ def _(d):
 def _(d):
     (d / "data").mkdir()
     for shard in ("a", "b"):
-        pq.write_table(pa.Table.from_pylist([row(trial="tr1"), row(task="b", trial="tr2")]), d / "data" / f"{shard}.parquet")
+        pq.write_table(
+            pa.Table.from_pylist([row(trial="tr1"), row(task="b", trial="tr2")]), d / "data" / f"{shard}.parquet"
+        )
     return str(d / "data")
 
 
 @_c("dup_repeated_task_trial_without_episode_identical", ("ok", 1, {}), merged={DUPLICATE: 2})
-def _(d): return jsonl(d / "x.jsonl", [row(trial="tr")] * 3)
+def _(d):
+    return jsonl(d / "x.jsonl", [row(trial="tr")] * 3)
 
 
 @_c("dup_repeated_task_trial_without_episode_different", ("ok", 3, {}, {SAME_KEY: 2}))
-def _(d): return jsonl(d / "x.jsonl", [row(trial="tr", result=r) for r in ("1.0", "0.0", "0.5")])
+def _(d):
+    return jsonl(d / "x.jsonl", [row(trial="tr", result=r) for r in ("1.0", "0.0", "0.5")])
 
 
 @_c("dup_last_episode_in_two_shards", ("ok", 1, {}), merged={REDUCED: 2, DUPLICATE: 1})
@@ -194,12 +217,15 @@ def _(d):
 
 
 @_c("dup_recorded_attempt_repeated", ("ok", 1, {}), merged={DUPLICATE: 1})
-def _(d): return jsonl(d / "x.jsonl", [row(attempt=0), row(attempt=0)])
+def _(d):
+    return jsonl(d / "x.jsonl", [row(attempt=0), row(attempt=0)])
 
 
 @_c("dup_rows_without_trial_are_attempts_not_duplicates", ("ok", 2, {}))
-def _(d): return jsonl(d / "x.jsonl", [row(), row()])  # a deterministic model answers twice alike
+def _(d):
+    return jsonl(d / "x.jsonl", [row(), row()])  # a deterministic model answers twice alike
 
 
 @_c("dup_trial_rows_with_and_without_recorded_attempt", ("ok", 2, {}, {SAME_KEY: 1}))
-def _(d): return jsonl(d / "x.jsonl", [row(trial="tr", attempt=0), row(trial="tr")])  # both get the trial's attempt 0
+def _(d):
+    return jsonl(d / "x.jsonl", [row(trial="tr", attempt=0), row(trial="tr")])  # both get the trial's attempt 0

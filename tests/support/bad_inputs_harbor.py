@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 import os
 
-from support.bad_inputs import TRIAL_OK, _c, atif, jsonl, row, step, trial_dir
 from rl_assets.ingest.dedup import DUPLICATE, SAME_KEY
 from rl_assets.ingest.harbor_walk import BAD_JOB_RESULT, JOB_FILE, NO_RESULT, ROW_FILE_IN_HARBOR
 from rl_assets.ingest.walk import REPEAT
+from support.bad_inputs import TRIAL_OK, _c, atif, jsonl, row, step, trial_dir
 
 
 def trial(root, name, task="t1", **res):
@@ -114,7 +114,9 @@ def _(d):
 def _(d):
     trial(d / "job", "good__1")
     t = trial_dir(d / "job", "bad__2", {**TRIAL_OK, "trial_name": "bad__2"})
-    (t / "agent" / "trajectory.json").write_text(json.dumps(atif([step(1, msg="PLACE")])).replace('"PLACE"', '"\\ud83d"'))
+    (t / "agent" / "trajectory.json").write_text(
+        json.dumps(atif([step(1, msg="PLACE")])).replace('"PLACE"', '"\\ud83d"')
+    )
     return str(d / "job")
 
 

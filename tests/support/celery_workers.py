@@ -19,7 +19,8 @@ def write_celery_config(folder: Path, broker: str, backend: str) -> Path:
     `dagster-celery worker start -y` would write into the instance folder)."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "dagster_celery_config.py").write_text(
-        f"broker_url = {broker!r}\nresult_backend = {backend!r}\nworker_prefetch_multiplier = 1\n")
+        f"broker_url = {broker!r}\nresult_backend = {backend!r}\nworker_prefetch_multiplier = 1\n"
+    )
     return folder
 
 
@@ -34,21 +35,52 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 @contextlib.contextmanager
-def celery_workers(envs: dict[str, dict[str, str]], config_dir: Path, logs: Path, ready_timeout: float = 90,
-                   app: str = "dagster_celery.app"):
+def celery_workers(
+    envs: dict[str, dict[str, str]],
+    config_dir: Path,
+    logs: Path,
+    ready_timeout: float = 90,
+    app: str = "dagster_celery.app",
+):
     """One `celery -A <app> worker` per name in `envs` (one task at a time each), with that
     environment on top of this one; yields {name: log path}. Killed however the block ends."""
     procs: dict[str, subprocess.Popen] = {}
     log_paths = {name: logs / f"worker-{name}.log" for name in envs}
     try:
         for name, extra in envs.items():
-            env = {**os.environ, **extra,
-                   "PYTHONPATH": os.pathsep.join([str(config_dir), str(TESTS), str(TESTS.parent)])}
-            cmd = [sys.executable, "-m", "celery", "-A", app, "worker", "--pool", "solo",
-                   "-n", f"{name}@%h", "-Q", "dagster", "--without-gossip", "--without-mingle", "-l", "INFO",
-                   "--logfile", str(log_paths[name])]
-            procs[name] = subprocess.Popen(cmd, env=env, cwd=extra.get("RLDELTA_HOME"), start_new_session=True,
-                                           stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+            env = {
+                **os.environ,
+                **extra,
+                "PYTHONPATH": os.pathsep.join([str(config_dir), str(TESTS), str(TESTS.parent)]),
+            }
+            cmd = [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                app,
+                "worker",
+                "--pool",
+                "solo",
+                "-n",
+                f"{name}@%h",
+                "-Q",
+                "dagster",
+                "--without-gossip",
+                "--without-mingle",
+                "-l",
+                "INFO",
+                "--logfile",
+                str(log_paths[name]),
+            ]
+            procs[name] = subprocess.Popen(
+                cmd,
+                env=env,
+                cwd=extra.get("RLDELTA_HOME"),
+                start_new_session=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.STDOUT,
+            )
         deadline = time.monotonic() + ready_timeout
         for name, proc in procs.items():
             while " ready." not in (log_paths[name].read_text() if log_paths[name].exists() else ""):

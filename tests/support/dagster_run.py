@@ -30,10 +30,22 @@ def partition_instance(*keys: str, tempdir: str | None = None) -> dg.DagsterInst
     return instance
 
 
-def materialize_partition(assets: list, partition: str, *, stubs: dict | None = None, resources: dict | None = None,
-                          run_config: dict | None = None, instance: dg.DagsterInstance | None = None, **kw):
+def materialize_partition(
+    assets: list,
+    partition: str,
+    *,
+    stubs: dict | None = None,
+    resources: dict | None = None,
+    run_config: dict | None = None,
+    instance: dg.DagsterInstance | None = None,
+    **kw,
+):
     """dg.materialize(stubs + assets) for one partition; `stubs` maps upstream asset name -> value."""
     return dg.materialize(
         [stub_asset(name, value) for name, value in (stubs or {}).items()] + list(assets),
-        partition_key=partition, instance=instance or partition_instance(partition),
-        resources=resources or {}, run_config=run_config or {}, **kw)
+        partition_key=partition,
+        instance=instance or partition_instance(partition),
+        resources=resources or {},
+        run_config=run_config or {},
+        **kw,
+    )

@@ -12,9 +12,21 @@ system) do not raise audit events: the test also checks that no stored value nam
 import os
 import sys
 
-EVENTS = {"open", "os.listdir", "os.scandir", "shutil.copyfile", "shutil.copytree", "os.rename", "os.remove",
-          "os.rmdir", "os.mkdir", "glob.glob"}
-FORBIDDEN = tuple(os.path.abspath(p) + os.sep for p in os.environ.get("RLDELTA_TEST_FORBIDDEN", "").split(os.pathsep) if p)
+EVENTS = {
+    "open",
+    "os.listdir",
+    "os.scandir",
+    "shutil.copyfile",
+    "shutil.copytree",
+    "os.rename",
+    "os.remove",
+    "os.rmdir",
+    "os.mkdir",
+    "glob.glob",
+}
+FORBIDDEN = tuple(
+    os.path.abspath(p) + os.sep for p in os.environ.get("RLDELTA_TEST_FORBIDDEN", "").split(os.pathsep) if p
+)
 LOG = os.environ.get("RLDELTA_TEST_LEAK_LOG", "")
 
 

@@ -94,8 +94,16 @@ class HubServer(LoopbackServer):
 
     def info_json(self, info, blobs: bool) -> dict:
         siblings = [{"rfilename": f.path, **({"size": f.size, "blobId": f.sha} if blobs else {})} for f in info.files]
-        return {"id": info.repo_id, "author": info.repo_id.split("/")[0], "sha": info.revision, "private": False,
-                "gated": False, "disabled": False, "lastModified": _iso(info.last_modified), "siblings": siblings}
+        return {
+            "id": info.repo_id,
+            "author": info.repo_id.split("/")[0],
+            "sha": info.revision,
+            "private": False,
+            "gated": False,
+            "disabled": False,
+            "lastModified": _iso(info.last_modified),
+            "siblings": siblings,
+        }
 
     def tree(self, info, prefix: str, recursive: bool) -> list[dict]:
         prefix = prefix.strip("/")
@@ -104,7 +112,7 @@ class HubServer(LoopbackServer):
         for f in info.files:
             if not f.path.startswith(base):
                 continue
-            rest = f.path[len(base):].split("/")
+            rest = f.path[len(base) :].split("/")
             for depth in range(1, len(rest)):
                 if recursive or depth == 1:
                     folders.add(base + "/".join(rest[:depth]))
@@ -115,7 +123,13 @@ class HubServer(LoopbackServer):
     def models_json(self, author: str | None) -> list[dict]:
         base = self.hub.root / "models"
         orgs = [base / author] if author else sorted(p for p in base.glob("*") if p.is_dir())
-        infos = [self.info("model", f"{o.name}/{d.name}") for o in orgs if o.is_dir() for d in sorted(o.iterdir()) if d.is_dir()]
+        infos = [
+            self.info("model", f"{o.name}/{d.name}")
+            for o in orgs
+            if o.is_dir()
+            for d in sorted(o.iterdir())
+            if d.is_dir()
+        ]
         infos.sort(key=lambda i: i.last_modified.timestamp() if i.last_modified else 0.0, reverse=True)
         return [self.info_json(i, blobs=False) for i in infos]
 
@@ -143,7 +157,11 @@ def _handler(server: HubServer):
             self._send(code, json.dumps(obj).encode())
 
         def _error(self, code: int, message: str, error_code: str | None = None, headers: dict | None = None):
-            hdrs = {"X-Error-Message": message, **({"X-Error-Code": error_code} if error_code else {}), **(headers or {})}
+            hdrs = {
+                "X-Error-Message": message,
+                **({"X-Error-Code": error_code} if error_code else {}),
+                **(headers or {}),
+            }
             self._send(code, json.dumps({"error": message}).encode(), hdrs)
 
         def _handle(self):
@@ -169,7 +187,9 @@ def _handler(server: HubServer):
         def _route(self, raw: list[str], query: dict):
             method = self.command
             if raw[:2] == ["api", "whoami-v2"]:
-                return self._json({"type": "user", "name": "rldelta-test", "orgs": [], "auth": {"type": "access_token"}})
+                return self._json(
+                    {"type": "user", "name": "rldelta-test", "orgs": [], "auth": {"type": "access_token"}}
+                )
             if raw[:2] == ["api", "models"] and len(raw) == 2:
                 return self._json(server.models_json(query.get("author")))
             if raw[0] == "api" and raw[1] in ("models", "datasets") and len(raw) >= 4:
@@ -215,7 +235,13 @@ def _handler(server: HubServer):
                     return self._error(400, f"loopback hub does not support {item.get('key')} operations")
             revision = revision or server.info(kind, repo_id).revision
             prefix = "datasets/" if kind == "dataset" else ""
-            self._json({"commitUrl": f"{server.url}/{prefix}{repo_id}/commit/{revision}", "commitOid": revision, "pullRequestUrl": None})
+            self._json(
+                {
+                    "commitUrl": f"{server.url}/{prefix}{repo_id}/commit/{revision}",
+                    "commitOid": revision,
+                    "pullRequestUrl": None,
+                }
+            )
 
         def _resolve(self, kind, repo_id, revision, file_path):
             info = server.info(kind, repo_id, revision)

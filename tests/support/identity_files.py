@@ -13,8 +13,16 @@ from pathlib import Path
 import reasoning_gym
 
 
-def dataset_doc(family: str, generated_by: dict, *, config: dict | None = None, category: str = "arithmetic",
-                indices=None, right=lambda i: True, repeats: int = 1) -> dict:
+def dataset_doc(
+    family: str,
+    generated_by: dict,
+    *,
+    config: dict | None = None,
+    category: str = "arithmetic",
+    indices=None,
+    right=lambda i: True,
+    repeats: int = 1,
+) -> dict:
     """One dataset entry: each task answered right (or with "0") on every one of `repeats` completions."""
     ds = reasoning_gym.create_dataset(family, **generated_by)
     results = []
@@ -22,11 +30,24 @@ def dataset_doc(family: str, generated_by: dict, *, config: dict | None = None, 
         entry = ds[i]
         answer = entry["answer"] if right(i) else "0"
         score = float(ds.score_answer(answer, entry))
-        comps = [{"model_answer": answer, "full_model_response": f"<answer>{answer}</answer>", "score": score}] * repeats
-        results.append({"question": entry["question"], "expected_answer": entry["answer"], "best_score": score,
-                        "mean_score": score, "completions": comps})
-    return {"name": family, "category": category, "config": config if config is not None else generated_by,
-            "results": results}
+        comps = [
+            {"model_answer": answer, "full_model_response": f"<answer>{answer}</answer>", "score": score}
+        ] * repeats
+        results.append(
+            {
+                "question": entry["question"],
+                "expected_answer": entry["answer"],
+                "best_score": score,
+                "mean_score": score,
+                "completions": comps,
+            }
+        )
+    return {
+        "name": family,
+        "category": category,
+        "config": config if config is not None else generated_by,
+        "results": results,
+    }
 
 
 def write_results_json(path: Path, datasets: list[dict], **metadata) -> Path:
@@ -34,8 +55,10 @@ def write_results_json(path: Path, datasets: list[dict], **metadata) -> Path:
     cats: dict[str, list[dict]] = {}
     for ds in datasets:
         cats.setdefault(ds["category"], []).append(ds)
-    doc = {"metadata": {"timestamp": "2025-04-18T18:41:09", "model": "m", **metadata},
-           "categories": [{"name": c, "datasets": d} for c, d in cats.items()]}
+    doc = {
+        "metadata": {"timestamp": "2025-04-18T18:41:09", "model": "m", **metadata},
+        "categories": [{"name": c, "datasets": d} for c, d in cats.items()],
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc), encoding="utf-8")
     return path
@@ -57,7 +80,6 @@ def spelled_out(family: str, config: dict, **extra) -> dict:
 
     from reasoning_gym.factory import DATASETS
 
-    full = {f.name: f.default for f in dataclasses.fields(DATASETS[family][1])
-            if f.default is not dataclasses.MISSING}
+    full = {f.name: f.default for f in dataclasses.fields(DATASETS[family][1]) if f.default is not dataclasses.MISSING}
     full.update(config)
     return dict(reversed(list({**full, **extra}.items())))

@@ -6,10 +6,21 @@ import numpy as np
 import pandas as pd
 
 
-def planted(n: int = 60, *, onset: int | None = 25, task_drop: float = 0.1, term_jump: float = 0.5,
-            length_drop: float = 0.0, entropy_drop: float = 0.0, noise: float = 0.01, seed: int = 0,
-            with_task: bool = True, with_term: bool = True, val_every: int | None = None,
-            val_gain: float = 0.0) -> pd.DataFrame:
+def planted(
+    n: int = 60,
+    *,
+    onset: int | None = 25,
+    task_drop: float = 0.1,
+    term_jump: float = 0.5,
+    length_drop: float = 0.0,
+    entropy_drop: float = 0.0,
+    noise: float = 0.01,
+    seed: int = 0,
+    with_task: bool = True,
+    with_term: bool = True,
+    val_every: int | None = None,
+    val_gain: float = 0.0,
+) -> pd.DataFrame:
     """Steps 1..n; from `onset` the format term jumps by `term_jump` and the task score drops by
     `task_drop` (step changes, so a centred median places the onset exactly at `onset`)."""
     rng = np.random.default_rng(seed)
@@ -17,9 +28,14 @@ def planted(n: int = 60, *, onset: int | None = 25, task_drop: float = 0.1, term
     after = step >= onset if onset is not None else np.zeros(n, bool)
     task = 0.5 - task_drop * after + rng.normal(0, noise, n)
     term = 0.1 + term_jump * after + rng.normal(0, noise, n)
-    frame = pd.DataFrame({"step": step, "reward": task + term,
-                          "response_length": 400 * (1 - length_drop * after) + rng.normal(0, 2, n),
-                          "entropy": 0.8 * (1 - entropy_drop * after) + rng.normal(0, 0.005, n)})
+    frame = pd.DataFrame(
+        {
+            "step": step,
+            "reward": task + term,
+            "response_length": 400 * (1 - length_drop * after) + rng.normal(0, 2, n),
+            "entropy": 0.8 * (1 - entropy_drop * after) + rng.normal(0, 0.005, n),
+        }
+    )
     if with_task:
         frame["task_score"] = task
     if with_term:
@@ -36,9 +52,16 @@ def rising_with_task(n: int = 60, seed: int = 1) -> pd.DataFrame:
     step = np.arange(1, n + 1)
     task = 0.2 + 0.6 * step / n + rng.normal(0, 0.01, n)
     term = 0.1 + rng.normal(0, 0.01, n)
-    return pd.DataFrame({"step": step, "reward": task + term, "task_score": task,
-                         "reward_term/format/format_reward": term,
-                         "response_length": 400 + rng.normal(0, 2, n), "entropy": 0.8 + rng.normal(0, 0.005, n)})
+    return pd.DataFrame(
+        {
+            "step": step,
+            "reward": task + term,
+            "task_score": task,
+            "reward_term/format/format_reward": term,
+            "response_length": 400 + rng.normal(0, 2, n),
+            "entropy": 0.8 + rng.normal(0, 0.005, n),
+        }
+    )
 
 
 def generations(rounds: list[int], onset: int | None, samples: int = 6, empty: bool = False) -> pd.DataFrame:

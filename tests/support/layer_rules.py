@@ -46,18 +46,65 @@ def layer(name: str, root: Path) -> str:
     if not (root / "rl_assets" / parts[1]).is_dir():  # a file directly in rl_assets/
         return "upper" if parts[1] == "definitions" else "shared"
     if parts[1] not in FOLDERS:
-        raise ValueError(f"rl_assets/{parts[1]}/ has no layer: add it to FOLDERS in tests/layer_rules.py "
-                         "(docs/contracts.md, Layers)")
+        raise ValueError(
+            f"rl_assets/{parts[1]}/ has no layer: add it to FOLDERS in tests/layer_rules.py (docs/contracts.md, Layers)"
+        )
     return FOLDERS[parts[1]]
 
 
 # Analyses do no I/O: no module that reaches files, processes or the network, and no call that does.
-IO_MODULES = ("subprocess", "shutil", "glob", "socket", "urllib", "requests", "httpx", "http", "os", "tempfile",
-              "fsspec", "upath", "huggingface_hub", "openai", "supabase", "psycopg", "sqlite3", "importlib")
-IO_CALLS = ("read_text", "write_text", "read_bytes", "write_bytes", "mkdir", "glob", "rglob", "iterdir", "walk",
-            "unlink", "rmdir", "touch", "savefig", "read_parquet", "read_csv", "read_json", "to_parquet",
-            "read_table", "write_table", "ParquetFile", "ParquetWriter", "read_schema", "read_metadata", "open",
-            "exists", "stat", "is_file", "is_dir", "save", "load")
+IO_MODULES = (
+    "subprocess",
+    "shutil",
+    "glob",
+    "socket",
+    "urllib",
+    "requests",
+    "httpx",
+    "http",
+    "os",
+    "tempfile",
+    "fsspec",
+    "upath",
+    "huggingface_hub",
+    "openai",
+    "supabase",
+    "psycopg",
+    "sqlite3",
+    "importlib",
+)
+IO_CALLS = (
+    "read_text",
+    "write_text",
+    "read_bytes",
+    "write_bytes",
+    "mkdir",
+    "glob",
+    "rglob",
+    "iterdir",
+    "walk",
+    "unlink",
+    "rmdir",
+    "touch",
+    "savefig",
+    "read_parquet",
+    "read_csv",
+    "read_json",
+    "to_parquet",
+    "read_table",
+    "write_table",
+    "ParquetFile",
+    "ParquetWriter",
+    "read_schema",
+    "read_metadata",
+    "open",
+    "exists",
+    "stat",
+    "is_file",
+    "is_dir",
+    "save",
+    "load",
+)
 IO_WITH_TARGET = ("to_csv", "to_json")  # with a path argument they write a file; without, they return text
 # (module, call) -> why it is not file I/O. Explicit, justified, and only shrinks.
 IO_EXCEPTIONS = {
@@ -65,23 +112,40 @@ IO_EXCEPTIONS = {
     ("rl_assets.analysis.figures", "open"): "Image.open of PNG bytes in a BytesIO (shrinks a plot for the UI)",
     ("rl_assets.analysis.figures", "save"): "saves the shrunk image into a BytesIO buffer, not a file",
     ("rl_assets.analysis.audit.rulers", "importlib.metadata"): "names the installed reasoning-gym release in the "
-                                                               "report's ruler line: package metadata, no data",
+    "report's ruler line: package metadata, no data",
     ("rl_assets.analysis.lineage.index_links", "os"): "os.path.relpath between two report paths the asset passes "
-                                                      "in: path arithmetic, no file is touched",
+    "in: path arithmetic, no file is touched",
 }
 
 
 # Statistics (quantiles, intervals, bootstraps, permutation tests, correlations) only in analysis/stats/.
 STATS = "rl_assets.analysis.stats"
 STATS_MODULES = ("scipy", "statsmodels")
-STATS_CALLS = ("corrcoef", "quantile", "nanquantile", "percentile", "nanpercentile", "correlation", "covariance",
-               "quantiles", "NormalDist", "inv_cdf", "ppf", "spearmanr", "pearsonr", "kendalltau", "ttest_ind",
-               "ttest_rel", "bootstrap", "permutation_test")
+STATS_CALLS = (
+    "corrcoef",
+    "quantile",
+    "nanquantile",
+    "percentile",
+    "nanpercentile",
+    "correlation",
+    "covariance",
+    "quantiles",
+    "NormalDist",
+    "inv_cdf",
+    "ppf",
+    "spearmanr",
+    "pearsonr",
+    "kendalltau",
+    "ttest_ind",
+    "ttest_rel",
+    "bootstrap",
+    "permutation_test",
+)
 Z_CRITICAL = (1.96, 1.959964, 1.645, 2.576)  # a hand-built normal interval
 # (module prefix) -> why it may compute statistics itself.
 STATS_EXCEPTIONS = {
     "rl_assets.demo": "the demo's ground truth measures its synthetic data independently of stats/ on purpose: "
-                      "it is what the analyses' results are checked against",
+    "it is what the analyses' results are checked against",
 }
 
 
@@ -137,11 +201,13 @@ def _violates(importer: str, imported: str, is_pkg: bool, root: Path) -> bool:
     if mine == "resources":  # sources meet rl_assets only through the values and the shared modules
         return theirs not in (None, "values", "shared", "resources")
     if mine == "sources":
-        return under(imported, "dagster") or (theirs not in (None, "values", "shared")
-                                              and not under(imported, "rl_assets.ingest"))
+        return under(imported, "dagster") or (
+            theirs not in (None, "values", "shared") and not under(imported, "rl_assets.ingest")
+        )
     if mine == "analysis":
-        return under(imported, "dagster") or (theirs not in (None, "values", "analysis")
-                                              and not any(under(imported, n) for n in ANALYSIS_SHARED))
+        return under(imported, "dagster") or (
+            theirs not in (None, "values", "analysis") and not any(under(imported, n) for n in ANALYSIS_SHARED)
+        )
     if mine == "assets":  # an asset module imports no other asset module, no job
         other_asset = theirs == "assets" and not is_pkg
         return other_asset or theirs in ("jobs", "upper")
@@ -179,8 +245,10 @@ def analysis_io(root: Path, exceptions=IO_EXCEPTIONS) -> set[tuple[str, str]]:
             fn = node.func
             if isinstance(fn, ast.Name) and fn.id == "open":
                 found.add((module, "open"))
-            elif isinstance(fn, ast.Attribute) and (fn.attr in IO_CALLS or (
-                    fn.attr in IO_WITH_TARGET and (node.args or any(k.arg == "path_or_buf" for k in node.keywords)))):
+            elif isinstance(fn, ast.Attribute) and (
+                fn.attr in IO_CALLS
+                or (fn.attr in IO_WITH_TARGET and (node.args or any(k.arg == "path_or_buf" for k in node.keywords)))
+            ):
                 found.add((module, fn.attr))
     return found - set(exceptions)
 
@@ -204,7 +272,10 @@ def statistics_outside_stats(root: Path, exceptions=STATS_EXCEPTIONS) -> set[tup
                     name = fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(fn, ast.Attribute) else None
                     if name in STATS_CALLS:
                         found.add((module, name))
-                elif isinstance(node, ast.Constant) and isinstance(node.value, float) and any(
-                        abs(node.value - z) < 1e-3 for z in Z_CRITICAL):
+                elif (
+                    isinstance(node, ast.Constant)
+                    and isinstance(node.value, float)
+                    and any(abs(node.value - z) < 1e-3 for z in Z_CRITICAL)
+                ):
                     found.add((module, repr(node.value)))
     return found

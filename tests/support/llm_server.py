@@ -15,8 +15,9 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
-from typing import Callable
+
 from support.loopback import LoopbackServer
 
 
@@ -94,10 +95,14 @@ class LLMServer(LoopbackServer):
                     server._stop.wait(behaviour["seconds"])
                     return self._send(500, b'{"error": {"message": "hung"}}')
                 if kind == "trickle":
-                    return self._trickle(json.dumps(completion(behaviour["content"], body.get("model", ""), (1, 1))).encode(),
-                                         behaviour["interval"])
+                    return self._trickle(
+                        json.dumps(completion(behaviour["content"], body.get("model", ""), (1, 1))).encode(),
+                        behaviour["interval"],
+                    )
                 if kind == "status":
-                    extra = {"Retry-After": str(behaviour["retry_after"])} if behaviour["retry_after"] is not None else {}
+                    extra = (
+                        {"Retry-After": str(behaviour["retry_after"])} if behaviour["retry_after"] is not None else {}
+                    )
                     return self._send(behaviour["code"], behaviour["body"].encode(), extra)
                 payload = completion(behaviour["content"], body.get("model", ""), behaviour["usage"])
                 return self._send(200, json.dumps(payload).encode())
@@ -111,7 +116,7 @@ class LLMServer(LoopbackServer):
                     for i in range(len(data)):
                         if server._stop.wait(interval):
                             return
-                        self.wfile.write(data[i:i + 1])
+                        self.wfile.write(data[i : i + 1])
                         self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up at its deadline
@@ -157,30 +162,45 @@ def write_trace_table(path, n_tasks: int, side: str, seed: int = 0, attempts: in
         for a in range(attempts):
             passed = rng.random() < (0.6 if side == "post" else 0.4)
             row = empty_row() | {
-                "trace_id": f"{side}-{t:03d}-{a}", "task_id": f"task-{t:03d}", "attempt": a,
-                "reward": 1.0 if passed else 0.0, "passed": passed, "reward_positive": passed,
-                "is_infra_error": False, "n_turns": rng.randint(2, 30),
-                "tool_calls_total": float(rng.randint(0, 40)), "tool_errors": float(rng.randint(0, 5)),
-                "assistant_tokens": float(rng.randint(100, 5000)), "think_tokens": float(rng.randint(0, 2000)),
+                "trace_id": f"{side}-{t:03d}-{a}",
+                "task_id": f"task-{t:03d}",
+                "attempt": a,
+                "reward": 1.0 if passed else 0.0,
+                "passed": passed,
+                "reward_positive": passed,
+                "is_infra_error": False,
+                "n_turns": rng.randint(2, 30),
+                "tool_calls_total": float(rng.randint(0, 40)),
+                "tool_errors": float(rng.randint(0, 5)),
+                "assistant_tokens": float(rng.randint(100, 5000)),
+                "think_tokens": float(rng.randint(0, 2000)),
                 "self_correction_hits": float(rng.randint(0, 3)),
-                "conversation": json.dumps([{"role": "user", "content": f"solve task {t}"},
-                                            {"role": "assistant", "content": f"{side} attempt {a}: ls -la"}]),
+                "conversation": json.dumps(
+                    [
+                        {"role": "user", "content": f"solve task {t}"},
+                        {"role": "assistant", "content": f"{side} attempt {a}: ls -la"},
+                    ]
+                ),
             }
             rows.append(row)
     pq.write_table(pa.Table.from_pylist(rows, schema=TRACE_SCHEMA), path)
     return str(path)
 
 
-def materialize_with_traces(tmp_path, asset, resources: dict, run_config=None, partition="org/rl-model", n_tasks=12,
-                            instance=None):
+def materialize_with_traces(
+    tmp_path, asset, resources: dict, run_config=None, partition="org/rl-model", n_tasks=12, instance=None
+):
     """Materialize ``asset`` for one models partition on top of stub trace assets (both sides)."""
     from support.dagster_run import materialize_partition
 
     paths = {side: write_trace_table(tmp_path / f"{side}.parquet", n_tasks, side) for side in ("base", "post")}
-    stubs = {"baseline_traces": {"path": paths["base"], "source": "hf:org/base-evals"},
-             "post_rl_traces": {"path": paths["post"], "source": "hf:org/post-evals"}}
-    return materialize_partition([asset], partition, stubs=stubs, resources=resources, run_config=run_config,
-                                 instance=instance)
+    stubs = {
+        "baseline_traces": {"path": paths["base"], "source": "hf:org/base-evals"},
+        "post_rl_traces": {"path": paths["post"], "source": "hf:org/post-evals"},
+    }
+    return materialize_partition(
+        [asset], partition, stubs=stubs, resources=resources, run_config=run_config, instance=instance
+    )
 
 
 if __name__ == "__main__":  # a standalone server for manual runs: cd tests && python -m support.llm_server

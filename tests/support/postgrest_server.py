@@ -13,7 +13,7 @@ the key must arrive as `apikey` (401 otherwise) but is never recorded.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qsl, urlsplit
 
@@ -26,7 +26,7 @@ from support.loopback import LoopbackServer
 def _jsonable(value):
     if isinstance(value, datetime):
         # timestamptz as PostgREST renders it; SQLite gives naive values that were written as UTC
-        return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).isoformat()
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).isoformat()
     return value
 
 
@@ -82,7 +82,10 @@ class PostgrestServer(LoopbackServer):
             limit = min(limit or self.max_rows, self.max_rows)
         with self.engine.connect() as conn:
             total = conn.execute(count).scalar_one()
-            rows = [{k: _jsonable(v) for k, v in r.items()} for r in conn.execute(stmt.offset(offset).limit(limit)).mappings()]
+            rows = [
+                {k: _jsonable(v) for k, v in r.items()}
+                for r in conn.execute(stmt.offset(offset).limit(limit)).mappings()
+            ]
         return rows, offset, total
 
 

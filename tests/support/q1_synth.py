@@ -17,10 +17,17 @@ def make_side(seed, *, n_tasks=60, attempts=3, tool_error_shift=0.0, pass_p=0.4,
     for t in range(n_tasks):
         for k in range(attempts):
             passed = bool(rng.random() < pass_p)
-            row = {"trace_id": f"{seed}-{t}-{k}", "task_id": f"{prefix}{t}", "attempt": k,
-                   "benchmark": benchmarks[t % len(benchmarks)], "reward": 1.0 if passed else 0.0,
-                   "passed": passed, "error_type": None, "is_infra_error": False,
-                   "tool_calls_by_name": json.dumps({"bash": 3, "python": 1})}
+            row = {
+                "trace_id": f"{seed}-{t}-{k}",
+                "task_id": f"{prefix}{t}",
+                "attempt": k,
+                "benchmark": benchmarks[t % len(benchmarks)],
+                "reward": 1.0 if passed else 0.0,
+                "passed": passed,
+                "error_type": None,
+                "is_infra_error": False,
+                "tool_calls_by_name": json.dumps({"bash": 3, "python": 1}),
+            }
             for j, feat in enumerate(FEATURE_COLUMNS):
                 row[feat] = float(levels[t, j] + rng.normal(0, 1))
             row["tool_errors"] += tool_error_shift

@@ -28,14 +28,35 @@ def conversation(actions: list[str], *, extra: str = "", think: str = "plan the 
     return msgs
 
 
-def row(task: str, attempt: int, reward: float | None, actions: list[str], *, error: str | None = None,
-        infra: bool = False, side: str = "b", **conv_kw) -> dict:
+def row(
+    task: str,
+    attempt: int,
+    reward: float | None,
+    actions: list[str],
+    *,
+    error: str | None = None,
+    infra: bool = False,
+    side: str = "b",
+    **conv_kw,
+) -> dict:
     r = empty_row()
     msgs = conversation(actions, **conv_kw)
-    r.update(trace_id=f"{side}-{task}-{attempt}", task_id=task, attempt=attempt, reward=reward,
-             passed=reward is not None and reward >= 1.0, error_type=error, is_infra_error=infra,
-             n_turns=len(actions) + 1, n_messages=len(msgs), tool_calls_total=float(len(actions)), tool_errors=0.0,
-             assistant_tokens=10.0 * len(actions), think_tokens=4.0 * len(actions), conversation=json.dumps(msgs))
+    r.update(
+        trace_id=f"{side}-{task}-{attempt}",
+        task_id=task,
+        attempt=attempt,
+        reward=reward,
+        passed=reward is not None and reward >= 1.0,
+        error_type=error,
+        is_infra_error=infra,
+        n_turns=len(actions) + 1,
+        n_messages=len(msgs),
+        tool_calls_total=float(len(actions)),
+        tool_errors=0.0,
+        assistant_tokens=10.0 * len(actions),
+        think_tokens=4.0 * len(actions),
+        conversation=json.dumps(msgs),
+    )
     return r
 
 
@@ -43,4 +64,3 @@ def write(path: Path, rows: list[dict]) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.Table.from_pylist(rows, schema=TRACE_SCHEMA), path)
     return str(path)
-

@@ -5,7 +5,6 @@ shipped job keeps its own executor; only this variant hands its steps to Celery)
 """
 
 
-
 def analyze_model_on_celery():
     # imported here so that collecting this module (doctests) works where dagster-celery is absent
     from dagster_celery import celery_executor

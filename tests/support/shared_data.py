@@ -13,5 +13,7 @@ SHARED = Path(os.environ.get("RLDELTA_SHARED") or Path(__file__).resolve().paren
 def needs_shared(path: Path) -> str:
     """The skip reason of a test that reads `path` inside the shared data: it says the test needs
     ../shared, and how to point at a copy elsewhere."""
-    return (f"needs ../shared, the shared real-format data beside the project (or set RLDELTA_SHARED "
-            f"to a copy): {path} not found")
+    return (
+        f"needs ../shared, the shared real-format data beside the project (or set RLDELTA_SHARED "
+        f"to a copy): {path} not found"
+    )

@@ -65,7 +65,9 @@ def open_page(cdp, url: str, labels: list[str]) -> bool:
     for _ in range(2):  # one reload when a busy machine left the page half-loaded
         cdp.send("Page.navigate", {"url": url})
         time.sleep(0.5)
-        if _wait(cdp, f"document.readyState === 'complete' && {want}.every(l => document.body.innerText.includes(l))", 60):
+        if _wait(
+            cdp, f"document.readyState === 'complete' && {want}.every(l => document.body.innerText.includes(l))", 60
+        ):
             return True
     return False
 
@@ -73,23 +75,33 @@ def open_page(cdp, url: str, labels: list[str]) -> bool:
 def inspect_page(cdp, check: str = "") -> dict:
     """{entry label: dialog findings} for every markdown dialog, plus page-level overflow and inline images.
     `check`: a further expression evaluated on the page and in each open dialog (under "check")."""
-    found = {"page_overflow_px": cdp.eval("document.documentElement.scrollWidth - innerWidth"),
-             "inline_images": cdp.eval("JSON.stringify([...document.querySelectorAll('.dagster-markdown img')]"
-                                       ".map(i => [i.getAttribute('src').slice(0, 30), i.naturalWidth]))"),
-             "dialogs": {}, "check": cdp.eval(check) if check else None}
+    found = {
+        "page_overflow_px": cdp.eval("document.documentElement.scrollWidth - innerWidth"),
+        "inline_images": cdp.eval(
+            "JSON.stringify([...document.querySelectorAll('.dagster-markdown img')]"
+            ".map(i => [i.getAttribute('src').slice(0, 30), i.naturalWidth]))"
+        ),
+        "dialogs": {},
+        "check": cdp.eval(check) if check else None,
+    }
     count = cdp.eval(f"{_BUTTONS}.length") or 0
     for i in range(count):
-        label = cdp.eval(f"(() => {{ const b = {_BUTTONS}[{i}]; const row = b.closest('tr');"
-                         f" b.scrollIntoView(); b.click(); return row ? row.innerText.split('\\t')[0].trim() : '#{i}'; }})()")
+        label = cdp.eval(
+            f"(() => {{ const b = {_BUTTONS}[{i}]; const row = b.closest('tr');"
+            f" b.scrollIntoView(); b.click(); return row ? row.innerText.split('\\t')[0].trim() : '#{i}'; }})()"
+        )
         if not _wait(cdp, "!!document.querySelector('.bp5-dialog')", 8):
             found["dialogs"][label] = {"error": "the dialog did not open"}
             continue
-        found["dialogs"][label] = cdp.send("Runtime.evaluate", {"expression": _INSPECT, "awaitPromise": True,
-                                                                "returnByValue": True}, timeout=75)["result"].get("value")
+        found["dialogs"][label] = cdp.send(
+            "Runtime.evaluate", {"expression": _INSPECT, "awaitPromise": True, "returnByValue": True}, timeout=75
+        )["result"].get("value")
         if check and found["dialogs"][label] is not None:
             found["dialogs"][label]["check"] = cdp.eval(check)
         for kind in ("keyDown", "keyUp"):
-            cdp.send("Input.dispatchKeyEvent", {"type": kind, "key": "Escape", "code": "Escape", "windowsVirtualKeyCode": 27})
+            cdp.send(
+                "Input.dispatchKeyEvent", {"type": kind, "key": "Escape", "code": "Escape", "windowsVirtualKeyCode": 27}
+            )
         _wait(cdp, "!document.querySelector('.bp5-dialog')", 5)
     found["inline_images"] = json.loads(found["inline_images"] or "[]")
     return found
@@ -97,7 +109,9 @@ def inspect_page(cdp, check: str = "") -> dict:
 
 def problems(found: dict) -> list[str]:
     """Every broken, server-resolved or cut-off image and every table wider than its dialog."""
-    out = [f"page wider than the window by {found['page_overflow_px']}px"] if (found["page_overflow_px"] or 0) > 0 else []
+    out = (
+        [f"page wider than the window by {found['page_overflow_px']}px"] if (found["page_overflow_px"] or 0) > 0 else []
+    )
     out += [f"inline image {src!r} did not load" for src, natural in found["inline_images"] if not natural]
     for label, info in found["dialogs"].items():
         if not info or "error" in info:
@@ -116,11 +130,18 @@ def problems(found: dict) -> list[str]:
 def running_ui(env: dict, port: int, root: Path):
     """`python -m rl_assets.cli.ui` (dagster dev) on `env`'s home until the asset graph is served; the
     whole process tree is stopped afterwards."""
-    from rl_assets.cli.ui import is_running, process_tree
     from test_ui_webserver import wait_for_graph
 
-    proc = subprocess.Popen([sys.executable, "-m", "rl_assets.cli.ui"], cwd=root, env={**env, "RLDELTA_UI_PORT": str(port)},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    from rl_assets.cli.ui import is_running, process_tree
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rl_assets.cli.ui"],
+        cwd=root,
+        env={**env, "RLDELTA_UI_PORT": str(port)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     tree: set[int] = set()
     try:
         assert wait_for_graph(port), "the webserver did not serve the asset graph within 180 s"
@@ -148,8 +169,10 @@ def ui_browser(port: int, profile: Path):
         target = cdp.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         cdp.session = cdp.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         cdp.send("Page.enable")
-        cdp.send("Emulation.setDeviceMetricsOverride", {"width": 1440, "height": 900, "deviceScaleFactor": 1,
-                                                        "mobile": False})
+        cdp.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": 1440, "height": 900, "deviceScaleFactor": 1, "mobile": False},
+        )
         cdp.send("Page.navigate", {"url": f"http://127.0.0.1:{port}/assets"})
         dismiss_welcome(cdp)
         yield cdp
@@ -162,8 +185,11 @@ def asset_pages(port: int, partition_of) -> dict[str, tuple[str, list[str]]]:
     `partition_of(name)` names the partition to read for a partitioned asset."""
     from test_ui_webserver import graphql
 
-    data = graphql(port, "{ assetsOrError { ... on AssetConnection { nodes { key { path } "
-                         "assetMaterializations(limit: 1) { partition } } } } }")
+    data = graphql(
+        port,
+        "{ assetsOrError { ... on AssetConnection { nodes { key { path } "
+        "assetMaterializations(limit: 1) { partition } } } } }",
+    )
     pages = {}
     for node in data["assetsOrError"]["nodes"]:
         if not node["assetMaterializations"]:
@@ -173,9 +199,12 @@ def asset_pages(port: int, partition_of) -> dict[str, tuple[str, list[str]]]:
         if node["assetMaterializations"][0]["partition"]:
             partition = partition_of(name)
             url += "?" + urllib.parse.urlencode({"view": "partitions", "partition": partition})
-        mats = graphql(port, f'{{ assetOrError(assetKey: {{path: ["{name}"]}}) {{ ... on Asset {{ assetMaterializations('
-                             f'limit: 1{", partitions: [" + json.dumps(partition) + "]" if partition else ""}) '
-                             '{ metadataEntries { label } } } } }')["assetOrError"]["assetMaterializations"]
+        mats = graphql(
+            port,
+            f'{{ assetOrError(assetKey: {{path: ["{name}"]}}) {{ ... on Asset {{ assetMaterializations('
+            f"limit: 1{', partitions: [' + json.dumps(partition) + ']' if partition else ''}) "
+            "{ metadataEntries { label } } } } }",
+        )["assetOrError"]["assetMaterializations"]
         if mats:
             pages[name] = (url, [e["label"] for e in mats[0]["metadataEntries"]])
     return pages

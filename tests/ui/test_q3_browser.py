@@ -22,9 +22,18 @@ from rl_assets.analysis.q3.pairs import build_pairs
 from rl_assets.analysis.q3.pairs_html import render_page
 from support.q3_synth import XSS, row
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--window-size=1280,900", "--remote-debugging-pipe"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1280,900",
+    "--remote-debugging-pipe",
+]
 
 
 def find_chromium() -> str | None:
@@ -51,8 +60,13 @@ class Cdp:
 
         # close_fds=False: Popen would otherwise close fds 3/4 after preexec_fn ran; every other
         # descriptor Python opened is non-inheritable anyway.
-        self.proc = subprocess.Popen([binary, *FLAGS, f"--user-data-dir={profile}", "about:blank"], close_fds=False,
-                                     preexec_fn=fds, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [binary, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
+            close_fds=False,
+            preexec_fn=fds,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         os.close(to_child_r)
         os.close(from_child_w)
         self._buf, self._id, self.session = b"", 0, None
@@ -103,12 +117,18 @@ class Cdp:
 def page(tmp_path):
     binary = find_chromium()
     if not binary:
-        pytest.skip("no Chromium found (RLDELTA_CHROMIUM unset, no chromium on PATH): run scripts/setup.d/30-chromium.sh")
+        pytest.skip(
+            "no Chromium found (RLDELTA_CHROMIUM unset, no chromium on PATH): run scripts/setup.d/30-chromium.sh"
+        )
     base = [row("deploy-app", a, 0.0, ["ls", "cat README.md", "make build", "make test"], extra=XSS) for a in range(3)]
-    post = [row("deploy-app", a, 1.0, ["ls", "cat README.md", "pip install -e .", "pytest"], side="a") for a in range(3)]
+    post = [
+        row("deploy-app", a, 1.0, ["ls", "cat README.md", "pip install -e .", "pytest"], side="a") for a in range(3)
+    ]
     convs = {r["trace_id"]: json.loads(r["conversation"]) for r in base + post}
     light = [pd.DataFrame(rs).drop(columns="conversation") for rs in (base, post)]
-    html = render_page(build_pairs(*light, convs), model="org/m", mode="flips", seed=0, labels=("b", "a"), common_tasks=1)
+    html = render_page(
+        build_pairs(*light, convs), model="org/m", mode="flips", seed=0, labels=("b", "a"), common_tasks=1
+    )
     path = tmp_path / "pairs.html"
     path.write_text(html, encoding="utf-8")
     cdp = Cdp(binary, tmp_path / "profile")
@@ -126,7 +146,10 @@ def test_page_renders_expands_on_click_and_never_runs_trace_scripts(page):
         d.id = d.id || 'probe'; d.scrollIntoView(); const r = d.querySelector('summary').getBoundingClientRect();
         return {id: d.id, x: r.left + 20, y: r.top + r.height / 2}; })()""")
     for kind in ("mousePressed", "mouseReleased"):
-        page.send("Input.dispatchMouseEvent", {"type": kind, "x": rect["x"], "y": rect["y"], "button": "left", "clickCount": 1})
+        page.send(
+            "Input.dispatchMouseEvent",
+            {"type": kind, "x": rect["x"], "y": rect["y"], "button": "left", "clickCount": 1},
+        )
     assert page.eval(f"document.getElementById({json.dumps(rect['id'])}).open") is True
 
     assert page.eval("typeof window.__xss") == "undefined"

@@ -41,8 +41,9 @@ def test_serves_report_files_on_localhost(served):
     assert (status, body) == (200, "# org/m\n") and ctype.startswith("text/markdown")
 
 
-@pytest.mark.parametrize("path", ["/../secret.txt", "/org__m/../../secret.txt", "/%2e%2e/secret.txt",
-                                  "/org__m/escape", "/org__m/"])
+@pytest.mark.parametrize(
+    "path", ["/../secret.txt", "/org__m/../../secret.txt", "/%2e%2e/secret.txt", "/org__m/escape", "/org__m/"]
+)
 def test_refuses_what_lies_outside_or_is_a_folder(served, path):
     base, server = served
     host, port = server.server_address[:2]

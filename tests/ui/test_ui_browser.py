@@ -16,9 +16,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from test_q3_browser import find_chromium
 from test_ui_webserver import free_port, graphql
+
 from support import ui_pages
 from support.ui_pages import asset_pages, inspect_page, open_page, problems, running_ui, ui_browser
 
@@ -27,23 +27,42 @@ pytestmark = pytest.mark.timeout(1500)  # the demo run and dagster dev start-up 
 ALPHA = "rldelta-demo/rl-alpha-20-8B"  # the demo checkpoint every question applies to (RL rollouts, logs)
 LINEAGE_JOB = "rl-gamma"
 # every asset that draws a plot: each must show at least one loaded, embedded image
-PLOTS = {"solve_rate_by_context", "eval_temporal_overlay", "model_comparison", "training_metrics", "rl_temporal",
-         "run_lineage"}
+PLOTS = {
+    "solve_rate_by_context",
+    "eval_temporal_overlay",
+    "model_comparison",
+    "training_metrics",
+    "rl_temporal",
+    "run_lineage",
+}
 
 
 @pytest.fixture(scope="module")
 def ui(tmp_path_factory):
     if not find_chromium():
-        pytest.skip("no Chromium found (RLDELTA_CHROMIUM unset, no chromium on PATH): run scripts/setup.d/30-chromium.sh")
+        pytest.skip(
+            "no Chromium found (RLDELTA_CHROMIUM unset, no chromium on PATH): run scripts/setup.d/30-chromium.sh"
+        )
     home = tmp_path_factory.mktemp("ui-demo")
     port = free_port()
-    env = {**os.environ, "RLDELTA_HOME": str(home), "DAGSTER_HOME": str(home / "dagster"), "RLDELTA_UI_PORT": str(port),
-           "RLDELTA_WATCH_AUTHORS": "no-such-author",
-           # served by `make ui` (a URL on this machine); the demo's runs record their report links under it
-           "RLDELTA_REPORTS_URL": f"http://127.0.0.1:{free_port()}"}
+    env = {
+        **os.environ,
+        "RLDELTA_HOME": str(home),
+        "DAGSTER_HOME": str(home / "dagster"),
+        "RLDELTA_UI_PORT": str(port),
+        "RLDELTA_WATCH_AUTHORS": "no-such-author",
+        # served by `make ui` (a URL on this machine); the demo's runs record their report links under it
+        "RLDELTA_REPORTS_URL": f"http://127.0.0.1:{free_port()}",
+    }
     rldelta = Path(sys.executable).with_name("rldelta")
-    demo = subprocess.run([str(rldelta), "demo", "--run", "--scale", "0.3"], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=900)
+    demo = subprocess.run(
+        [str(rldelta), "demo", "--run", "--scale", "0.3"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert "== comparing models" in demo.stdout, demo.stdout[-2000:] + demo.stderr[-2000:]
     with running_ui(env, port, ROOT):
         yield port, home, env
@@ -71,8 +90,12 @@ def test_every_asset_page_shows_its_plots_embedded_and_nothing_is_cut_off(ui, br
             bad[name] = problems(found[name])
     assert not bad, bad
     for name in sorted(PLOTS):
-        shown = [img for info in found[name]["dialogs"].values() for img in info["images"]
-                 if img["natural"] > 0 and img["src"].startswith("data:image/png")]
+        shown = [
+            img
+            for info in found[name]["dialogs"].values()
+            for img in info["images"]
+            if img["natural"] > 0 and img["src"].startswith("data:image/png")
+        ]
         assert shown, f"{name}: no plot visible on {pages[name][0]} ({found[name]['dialogs'].keys()})"
 
 
@@ -80,21 +103,29 @@ def test_the_lineage_counts_checks_per_model(ui, browser):
     """The asset graph's "n / m Passed" counts a check as failed while any model's latest result failed, and a
     condition absent by design is not a failure."""
     port = ui[0]
-    node = graphql(port, '{ assetNodeOrError(assetKey: {path: ["checkpoint"]}) { ... on AssetNode { '
-                         'assetChecksOrError { ... on AssetChecks { checks { name } } } } } }')
+    node = graphql(
+        port,
+        '{ assetNodeOrError(assetKey: {path: ["checkpoint"]}) { ... on AssetNode { '
+        "assetChecksOrError { ... on AssetChecks { checks { name } } } } } }",
+    )
     names = [c["name"] for c in node["assetNodeOrError"]["assetChecksOrError"]["checks"]]
     failing = set()
     for name in names:
         latest = {}
-        for e in graphql(port, f'{{ assetCheckExecutions(assetKey: {{path: ["checkpoint"]}}, checkName: "{name}", '
-                               'limit: 100) { status evaluation { partition } } }')["assetCheckExecutions"]:
+        for e in graphql(
+            port,
+            f'{{ assetCheckExecutions(assetKey: {{path: ["checkpoint"]}}, checkName: "{name}", '
+            "limit: 100) { status evaluation { partition } } }",
+        )["assetCheckExecutions"]:
             latest.setdefault((e["evaluation"] or {}).get("partition"), e["status"])  # newest first
         failing |= {name} if "FAILED" in latest.values() else set()
     # rl-beta has no RL rollout dataset by design: that check passes as "not applicable", never red
     assert "rl_traces_dataset_exists" in names and "rl_traces_dataset_exists" not in failing, failing
     browser.send("Page.navigate", {"url": f"http://127.0.0.1:{port}/assets/checkpoint?view=lineage"})
     pill = r"checkpoint\s+Latest event\s+[^\n]*\s+Asset checks\s+(\d+) / (\d+) Passed"
-    text = ui_pages._wait(browser, f"new RegExp({json.dumps(pill)}).test(document.body.innerText) && document.body.innerText", 60)
+    text = ui_pages._wait(
+        browser, f"new RegExp({json.dumps(pill)}).test(document.body.innerText) && document.body.innerText", 60
+    )
     shown = re.search(pill, text or "")
     assert shown, f"no check summary on the checkpoint node: {(text or '')[:1500]}"
     assert (int(shown[1]), int(shown[2])) == (len(names) - len(failing), len(names))
@@ -102,8 +133,11 @@ def test_the_lineage_counts_checks_per_model(ui, browser):
 
 def _latest_run(port: int, asset: str, partition: str | None = None) -> str | None:
     where = f', partitions: ["{partition}"]' if partition else ""
-    mats = graphql(port, f'{{ assetOrError(assetKey: {{path: ["{asset}"]}}) {{ ... on Asset {{ '
-                         f'assetMaterializations(limit: 1{where}) {{ runId }} }} }} }}')["assetOrError"]["assetMaterializations"]
+    mats = graphql(
+        port,
+        f'{{ assetOrError(assetKey: {{path: ["{asset}"]}}) {{ ... on Asset {{ '
+        f"assetMaterializations(limit: 1{where}) {{ runId }} }} }} }}",
+    )["assetOrError"]["assetMaterializations"]
     return mats[0]["runId"] if mats else None
 
 
@@ -111,9 +145,24 @@ def test_a_command_line_run_rewrites_index_md_and_refreshes_the_comparison(ui):
     """`dagster asset materialize` runs carry no code-location origin; the sensors act on them anyway."""
     port, home, env = ui
     compared = _latest_run(port, "model_comparison")
-    cli = subprocess.run([str(Path(sys.executable).with_name("dagster")), "asset", "materialize", "-m", "rl_assets.definitions",
-                          "--select", "eval_pair", "--partition", ALPHA], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=600)
+    cli = subprocess.run(
+        [
+            str(Path(sys.executable).with_name("dagster")),
+            "asset",
+            "materialize",
+            "-m",
+            "rl_assets.definitions",
+            "--select",
+            "eval_pair",
+            "--partition",
+            ALPHA,
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert cli.returncode == 0, cli.stderr[-2000:]
     run_id = _latest_run(port, "eval_pair", ALPHA)
     index = home / "reports" / "rldelta-demo--rl-alpha-20-8B" / "INDEX.md"
@@ -130,11 +179,15 @@ def test_a_command_line_run_rewrites_index_md_and_refreshes_the_comparison(ui):
 
 def _metadata(port: int, asset: str, partition: str) -> dict[str, str]:
     """label -> url or markdown of the asset's latest materialization for `partition`, as the UI reads it."""
-    query = (f'{{ assetOrError(assetKey: {{path: ["{asset}"]}}) {{ ... on Asset {{ assetMaterializations(limit: 1, '
-             f'partitions: ["{partition}"]) {{ metadataEntries {{ label ... on UrlMetadataEntry {{ url }} '
-             '... on MarkdownMetadataEntry { mdStr } } } } } }')
+    query = (
+        f'{{ assetOrError(assetKey: {{path: ["{asset}"]}}) {{ ... on Asset {{ assetMaterializations(limit: 1, '
+        f'partitions: ["{partition}"]) {{ metadataEntries {{ label ... on UrlMetadataEntry {{ url }} '
+        "... on MarkdownMetadataEntry { mdStr } } } } } }"
+    )
     (mat,) = graphql(port, query)["assetOrError"]["assetMaterializations"]
-    return {e["label"]: e.get("url") or e.get("mdStr") for e in mat["metadataEntries"] if e.get("url") or e.get("mdStr")}
+    return {
+        e["label"]: e.get("url") or e.get("mdStr") for e in mat["metadataEntries"] if e.get("url") or e.get("mdStr")
+    }
 
 
 def test_reports_open_from_their_metadata_links(ui, browser):
@@ -144,8 +197,9 @@ def test_reports_open_from_their_metadata_links(ui, browser):
     pairs = _metadata(port, "trace_pairs", ALPHA)["path_url"]
     assert pairs.startswith(ui[2]["RLDELTA_REPORTS_URL"] + "/") and pairs.endswith("/pairs.html"), pairs
     browser.send("Page.navigate", {"url": pairs})
-    title = ui_pages._wait(browser, "document.readyState === 'complete' && document.body.innerText.length > 200 "
-                                    "&& document.title", 60)
+    title = ui_pages._wait(
+        browser, "document.readyState === 'complete' && document.body.innerText.length > 200 && document.title", 60
+    )
     assert title and "404" not in title, title
     q1 = _metadata(port, "behavioral_delta", ALPHA)
     with urllib.request.urlopen(q1["report_url"], timeout=20) as resp:  # the file, and inlined in the UI

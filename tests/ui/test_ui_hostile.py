@@ -12,13 +12,12 @@ import sys
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from support.llm_server import write_trace_table
 from test_hostile_markdown import HOSTILE
 from test_q3_browser import find_chromium
 from test_ui_webserver import free_port
-from support.ui_pages import asset_pages, inspect_page, open_page, running_ui, ui_browser
 
 from resources.hub import HubResource
+from resources.io_manager import RlDeltaIOManager
 from resources.llm import LLMResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.failure_modes import failure_modes
@@ -26,7 +25,8 @@ from rl_assets.assets.q1_behavioral_delta import behavioral_delta
 from rl_assets.assets.q1_llm_judge import judge_verdicts
 from rl_assets.assets.q3_trace_pairs import trace_pairs
 from rl_assets.definitions import analysis_index
-from resources.io_manager import RlDeltaIOManager
+from support.llm_server import write_trace_table
+from support.ui_pages import asset_pages, inspect_page, open_page, running_ui, ui_browser
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 pytestmark = pytest.mark.timeout(900)  # dagster dev start-up on a busy 2-core machine
@@ -69,11 +69,23 @@ def _hostile_side(folder, side: str) -> dict:
     passed = table["passed"].to_pylist()
     errors = [None if ok else HOSTILE[i % len(HOSTILE)] for i, ok in enumerate(passed)]
     tools = [json.dumps({HOSTILE[i % len(HOSTILE)]: 2, "bash": 1}) for i in range(table.num_rows)]
-    for name, values in (("task_id", task), ("benchmark", bench), ("error_type", errors), ("tool_calls_by_name", tools)):
-        table = table.set_column(table.schema.get_field_index(name), name, pa.array(values, table.schema.field(name).type))
+    for name, values in (
+        ("task_id", task),
+        ("benchmark", bench),
+        ("error_type", errors),
+        ("tool_calls_by_name", tools),
+    ):
+        table = table.set_column(
+            table.schema.get_field_index(name), name, pa.array(values, table.schema.field(name).type)
+        )
     pq.write_table(table, path)
-    return {"path": str(path), "rows": table.num_rows, "source": f"{side} {HOSTILE[3]}", "revision": HOSTILE[0],
-            "benchmark": None}
+    return {
+        "path": str(path),
+        "rows": table.num_rows,
+        "source": f"{side} {HOSTILE[3]}",
+        "revision": HOSTILE[0],
+        "benchmark": None,
+    }
 
 
 @pytest.fixture
@@ -87,24 +99,37 @@ def hostile_home(rldelta_home, tmp_path, monkeypatch, materialize_partition):
     tables = rldelta_home / "storage"  # in the store root: stored values name no other place
     tables.mkdir(parents=True, exist_ok=True)
     stubs = {"baseline_traces": _hostile_side(tables, "base"), "post_rl_traces": _hostile_side(tables, "post")}
-    resources = {"settings": AnalysisSettings(n_boot=200), "llm": LLMResource(), "hub": HubResource(),
-                 "io_manager": RlDeltaIOManager()}
-    first = materialize_partition([behavioral_delta, trace_pairs, failure_modes, judge_verdicts], MODEL, stubs=stubs,
-                                  resources=resources, instance=instance, raise_on_error=False)
+    resources = {
+        "settings": AnalysisSettings(n_boot=200),
+        "llm": LLMResource(),
+        "hub": HubResource(),
+        "io_manager": RlDeltaIOManager(),
+    }
+    first = materialize_partition(
+        [behavioral_delta, trace_pairs, failure_modes, judge_verdicts],
+        MODEL,
+        stubs=stubs,
+        resources=resources,
+        instance=instance,
+        raise_on_error=False,
+    )
     done = {e.asset_key.to_user_string() for e in first.get_asset_materialization_events()}
     assert {"behavioral_delta", "trace_pairs", "failure_modes", "judge_verdicts"} <= done, done
     # the audit's stored value as the INDEX findings read it, with hostile family names and labels (the
     # audit itself re-scores reasoning-gym families, which a hostile name cannot be)
     audit = {"rows": [{"family": h, "label": h} for h in HOSTILE]}
-    assert materialize_partition([], MODEL, stubs={"learning_audit": audit}, instance=instance,
-                                 resources={"io_manager": RlDeltaIOManager()}).success
+    assert materialize_partition(
+        [], MODEL, stubs={"learning_audit": audit}, instance=instance, resources={"io_manager": RlDeltaIOManager()}
+    ).success
     assert materialize_partition([analysis_index], MODEL, instance=instance).success  # reads the run above
     return rldelta_home
 
 
 def test_asset_pages_show_the_hostile_corpus_as_inert_text(hostile_home, tmp_path):
     if not find_chromium():
-        pytest.skip("no Chromium found (RLDELTA_CHROMIUM unset, no chromium on PATH): run scripts/setup.d/30-chromium.sh")
+        pytest.skip(
+            "no Chromium found (RLDELTA_CHROMIUM unset, no chromium on PATH): run scripts/setup.d/30-chromium.sh"
+        )
     port = free_port()
     env = {**os.environ, "RLDELTA_WATCH_AUTHORS": "no-such-author"}
     with running_ui(env, port, ROOT), ui_browser(port, tmp_path / "chromium") as cdp:

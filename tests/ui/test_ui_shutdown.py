@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 import pytest
+from test_ui_webserver import free_port, wait_for_graph
 
 from rl_assets.cli.ui import is_running, process_tree
-from test_ui_webserver import free_port, wait_for_graph
 
 ROOT = Path(__file__).resolve().parents[2]
 GRACE = 30
@@ -59,7 +59,11 @@ def _signal_state(pid: int) -> str:
 # Dagster's orderly shutdown takes 2-19 s here depending on load, and a `dagster dev` that inherited
 # an ignored SIGINT ignores SIGTERM too, so it is killed whatever the budget. With the default (8 s,
 # the promised 10 s), a loaded machine may need the SIGKILL: then nothing may be left either.
-CASES = [("sigterm-to-make", "background", 60), ("ctrl-c-to-group", "terminal", 60), ("sigterm-to-make", "terminal", None)]
+CASES = [
+    ("sigterm-to-make", "background", 60),
+    ("ctrl-c-to-group", "terminal", 60),
+    ("sigterm-to-make", "terminal", None),
+]
 
 
 @pytest.mark.parametrize("how,started,budget", CASES)
@@ -68,17 +72,30 @@ def test_make_ui_prints_its_url_and_stops_every_child(tmp_path, how, started, bu
         pytest.skip("needs /proc to see the process tree")
     port = free_port()
     home = tmp_path / "home"
-    env = {**os.environ, "RLDELTA_HOME": str(home), "DAGSTER_HOME": str(home / "dagster"),
-           "RLDELTA_UI_PORT": str(port), "RLDELTA_REPORTS_PORT": str(free_port()),
-           "RLDELTA_WATCH_AUTHORS": "no-such-author", "TMPDIR": str(tmp_path / "tmp"),
-           "RLDELTA_UI_STOP_SECONDS": str(budget or "")}
+    env = {
+        **os.environ,
+        "RLDELTA_HOME": str(home),
+        "DAGSTER_HOME": str(home / "dagster"),
+        "RLDELTA_UI_PORT": str(port),
+        "RLDELTA_REPORTS_PORT": str(free_port()),
+        "RLDELTA_WATCH_AUTHORS": "no-such-author",
+        "TMPDIR": str(tmp_path / "tmp"),
+        "RLDELTA_UI_STOP_SECONDS": str(budget or ""),
+    }
     (tmp_path / "tmp").mkdir()  # gRPC socket files are made here: a clean stop removes them
     for name in ("RLDELTA_UI_URL", "RLDELTA_REPORTS_URL"):
         env.pop(name, None)
     # -o: never reinstall from inside a test (the suite's own `make test` installed already)
-    make = subprocess.Popen(["make", "--no-print-directory", "-o", ".venv/.installed", "ui"], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True,
-                            preexec_fn=_as_from_a_shell if started == "terminal" else _as_a_background_job)
+    make = subprocess.Popen(
+        ["make", "--no-print-directory", "-o", ".venv/.installed", "ui"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+        preexec_fn=_as_from_a_shell if started == "terminal" else _as_a_background_job,
+    )
     tree: set[int] = set()
     try:
         printed = []
@@ -111,7 +128,9 @@ def test_make_ui_prints_its_url_and_stops_every_child(tmp_path, how, started, bu
         assert "rldelta UI stopped" in said, said
         if budget:
             assert "killed" not in said, f"not a clean stop (make: {make_signals}): {said[-3000:]}"
-            assert not list((tmp_path / "tmp").rglob("*")), f"left in the temp folder: {list((tmp_path / 'tmp').rglob('*'))}"
+            assert not list((tmp_path / "tmp").rglob("*")), (
+                f"left in the temp folder: {list((tmp_path / 'tmp').rglob('*'))}"
+            )
         sockets = [p for p in (tmp_path / "tmp").rglob("*") if p.is_socket()]
         assert not sockets, f"gRPC socket files left: {sockets}"
         with pytest.raises(OSError):  # the reports server stopped with the UI

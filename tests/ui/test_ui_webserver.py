@@ -26,7 +26,9 @@ def free_port():
 
 def graphql(port, query):
     req = urllib.request.Request(
-        f"http://127.0.0.1:{port}/graphql", data=json.dumps({"query": query}).encode(), headers={"Content-Type": "application/json"}
+        f"http://127.0.0.1:{port}/graphql",
+        data=json.dumps({"query": query}).encode(),
+        headers={"Content-Type": "application/json"},
     )
     with urllib.request.urlopen(req, timeout=20) as resp:
         return json.loads(resp.read())["data"]
@@ -59,7 +61,9 @@ def home(tmp_path, monkeypatch):
     instance = _instance()
     instance.add_dynamic_partitions("models", [MODEL])
     job = defs.resolve_implicit_job_def_def_for_assets([dg.AssetKey("checkpoint")])
-    assert job.execute_in_process(instance=instance, partition_key=MODEL, asset_selection=[dg.AssetKey("checkpoint")]).success
+    assert job.execute_in_process(
+        instance=instance, partition_key=MODEL, asset_selection=[dg.AssetKey("checkpoint")]
+    ).success
     return home
 
 
@@ -67,8 +71,21 @@ def test_webserver_shows_graph_partitions_and_materialization(home):
     port = free_port()
     env = {**os.environ, "RLDELTA_WATCH_AUTHORS": "no-such-author"}
     proc = subprocess.Popen(
-        [str(Path(sys.executable).parent / "dagster"), "dev", "-w", "workspace.yaml", "-p", str(port), "-h", "127.0.0.1"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        [
+            str(Path(sys.executable).parent / "dagster"),
+            "dev",
+            "-w",
+            "workspace.yaml",
+            "-p",
+            str(port),
+            "-h",
+            "127.0.0.1",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     try:
         deadline, data = time.time() + 180, None
@@ -83,9 +100,14 @@ def test_webserver_shows_graph_partitions_and_materialization(home):
         assert data and data["assetNodes"], "webserver did not serve the asset graph within 180 s"
         keys = {"/".join(n["assetKey"]["path"]) for n in data["assetNodes"]}
         assert {"checkpoint", "eval_pair", "baseline_traces", "post_rl_traces"} <= keys
-        node = graphql(port, '{ assetNodeOrError(assetKey: {path: ["checkpoint"]}) { ... on AssetNode { partitionKeys } } }')
+        node = graphql(
+            port, '{ assetNodeOrError(assetKey: {path: ["checkpoint"]}) { ... on AssetNode { partitionKeys } } }'
+        )
         assert MODEL in node["assetNodeOrError"]["partitionKeys"]
-        mats = graphql(port, '{ assetOrError(assetKey: {path: ["checkpoint"]}) { ... on Asset { assetMaterializations(limit: 5) { partition runId } } } }')
+        mats = graphql(
+            port,
+            '{ assetOrError(assetKey: {path: ["checkpoint"]}) { ... on Asset { assetMaterializations(limit: 5) { partition runId } } } }',
+        )
         assert MODEL in [m["partition"] for m in mats["assetOrError"]["assetMaterializations"]]
     finally:
         os.killpg(proc.pid, signal.SIGTERM)

@@ -20,9 +20,20 @@ from rl_assets.analysis.audit.tasks import Attempt, Family, TaskKey, paired_fami
 from rl_assets.analysis.pairing import Pairing
 
 AUDIT_COLUMNS = (
-    "task_family", "task_index", "task_config", "task_id", "benchmark", "question",
-    "expected_answer", "answer", "reward", "is_infra_error", "conversation",
-    "task_key", "task_key_source", "gen_settings",
+    "task_family",
+    "task_index",
+    "task_config",
+    "task_id",
+    "benchmark",
+    "question",
+    "expected_answer",
+    "answer",
+    "reward",
+    "is_infra_error",
+    "conversation",
+    "task_key",
+    "task_key_source",
+    "gen_settings",
 )
 
 
@@ -79,20 +90,24 @@ def _baselines(fam: Family, ruler: Ruler, keys: list[TaskKey]) -> list[dict]:
         k_before, n_before = _imitation(fam.before, keys, answers)
         lo, hi = stats.wilson_interval(k_after, n_after)
         distinct = {answers[k] for k in keys}
-        out.append({
-            "strategy": strat.name,
-            "constant_answer": next(iter(distinct)) if len(distinct) == 1 else None,
-            "score": _rnd(score),
-            "imitation": _rnd(k_after / n_after if n_after else 0.0),
-            "imitation_ci": [_rnd(lo), _rnd(hi)],
-            "imitation_k": k_after, "imitation_n": n_after,
-            "imitation_before": _rnd(k_before / n_before if n_before else 0.0),
-        })
+        out.append(
+            {
+                "strategy": strat.name,
+                "constant_answer": next(iter(distinct)) if len(distinct) == 1 else None,
+                "score": _rnd(score),
+                "imitation": _rnd(k_after / n_after if n_after else 0.0),
+                "imitation_ci": [_rnd(lo), _rnd(hi)],
+                "imitation_k": k_after,
+                "imitation_n": n_after,
+                "imitation_before": _rnd(k_before / n_before if n_before else 0.0),
+            }
+        )
     return out
 
 
-def measure(fam: Family, ruler: Ruler, *, n_boot: int = 2000, seed: int = 0,
-            flagged_passes: tuple[int, int] | None = None) -> tuple[dict, labels.Evidence]:
+def measure(
+    fam: Family, ruler: Ruler, *, n_boot: int = 2000, seed: int = 0, flagged_passes: tuple[int, int] | None = None
+) -> tuple[dict, labels.Evidence]:
     """Every number of one family under one ruler, its label, and the evidence behind the label
     (``flagged_passes``: the contrastive check's (flagged, newly passing) tasks, the same under any ruler)."""
     keys = fam.common
@@ -111,18 +126,26 @@ def measure(fam: Family, ruler: Ruler, *, n_boot: int = 2000, seed: int = 0,
         "tasks_only_before": len(set(fam.before) - set(fam.after)),
         "tasks_only_after": len(set(fam.after) - set(fam.before)),
         "scorer": fam.scorer_note,
-        "reward_before": _rnd(_task_mean(sb)), "reward_after": _rnd(_task_mean(sa)),
+        "reward_before": _rnd(_task_mean(sb)),
+        "reward_after": _rnd(_task_mean(sa)),
         "reward_gain": {
-            "estimate": _rnd(gain.estimate), "lo": _rnd(gain.lo), "hi": _rnd(gain.hi),
+            "estimate": _rnd(gain.estimate),
+            "lo": _rnd(gain.lo),
+            "hi": _rnd(gain.hi),
             "p": _rnd(gain.p_value, 6),
-        } if ok else {"not_enough_data": gain.reason if gain else "no common tasks"},
+        }
+        if ok
+        else {"not_enough_data": gain.reason if gain else "no common tasks"},
         "p": _rnd(gain.p_value, 6) if ok else None,
         "accuracy_before": _rnd(mean(pb.values())) if keys else None,
         "accuracy_after": _rnd(mean(pa_.values())) if keys else None,
         "accuracy_ci_before": [_rnd(x) for x in stats.wilson_interval(sum(pb.values()), len(keys))],
         "accuracy_ci_after": [_rnd(x) for x in stats.wilson_interval(sum(pa_.values()), len(keys))],
-        "accuracy_mcnemar": {"pass_to_fail": b_disc, "fail_to_pass": c_disc,
-                             "p": _rnd(stats.mcnemar_exact(b_disc, c_disc), 6)},
+        "accuracy_mcnemar": {
+            "pass_to_fail": b_disc,
+            "fail_to_pass": c_disc,
+            "p": _rnd(stats.mcnemar_exact(b_disc, c_disc), 6),
+        },
         "lenient_reward_before": _rnd(_task_mean(lb)) if graded else None,
         "lenient_reward_after": _rnd(_task_mean(la)) if graded else None,
         "lenient_accuracy_before": _rnd(mean(_task_pass(lb).values())) if graded and keys else None,
@@ -133,12 +156,19 @@ def measure(fam: Family, ruler: Ruler, *, n_boot: int = 2000, seed: int = 0,
         row["format_gain"] = _rnd(row["lenient_reward_before"] - row["reward_before"])
         row["substance_gain"] = _rnd(row["lenient_reward_after"] - row["lenient_reward_before"])
     evidence = labels.Evidence(
-        n_tasks=len(keys), reward_before=row["reward_before"], reward_after=row["reward_after"],
-        gain_lo=gain.lo if ok else None, gain_hi=gain.hi if ok else None,
-        lenient_before=row["lenient_reward_before"], lenient_after=row["lenient_reward_after"],
-        strategies=tuple(labels.StrategyEvidence(
-            b["strategy"], b["score"], b["imitation"], b["imitation_before"], b["constant_answer"])
-            for b in baselines),
+        n_tasks=len(keys),
+        reward_before=row["reward_before"],
+        reward_after=row["reward_after"],
+        gain_lo=gain.lo if ok else None,
+        gain_hi=gain.hi if ok else None,
+        lenient_before=row["lenient_reward_before"],
+        lenient_after=row["lenient_reward_after"],
+        strategies=tuple(
+            labels.StrategyEvidence(
+                b["strategy"], b["score"], b["imitation"], b["imitation_before"], b["constant_answer"]
+            )
+            for b in baselines
+        ),
         flagged_passes=flagged_passes,
     )
     best = evidence.best_baseline
@@ -155,12 +185,15 @@ def audit_family(fam: Family, *, n_boot: int = 2000, seed: int = 0) -> dict:
     check = contrastive_family(fam)
     flagged = (check["flagged"], check["newly_passing"])
     rescored, recorded = rulers.rescore_ruler(fam), rulers.recorded_ruler(fam)
-    main = (rescored or recorded,) + measure(fam, rescored or recorded, n_boot=n_boot, seed=seed, flagged_passes=flagged)
+    main = (rescored or recorded,) + measure(
+        fam, rescored or recorded, n_boot=n_boot, seed=seed, flagged_passes=flagged
+    )
     other = None
     if rescored is not None:  # a ruler identical to the re-score measures the same numbers again
         same = recorded.rule == rulers.SAME_AS_RESCORE
-        other = (recorded,) + (main[1:] if same else measure(fam, recorded, n_boot=n_boot, seed=seed,
-                                                             flagged_passes=flagged))
+        other = (recorded,) + (
+            main[1:] if same else measure(fam, recorded, n_boot=n_boot, seed=seed, flagged_passes=flagged)
+        )
     row = main[1]
     row["contrastive"] = check
     mismatches = rulers.disagreements(fam, fam.common) if rescored else None
@@ -181,7 +214,11 @@ def audit_rows(
 
 
 def audit_paired(
-    before_rows: Iterable[dict], after_rows: Iterable[dict], *, n_boot: int = 2000, seed: int = 0,
+    before_rows: Iterable[dict],
+    after_rows: Iterable[dict],
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
     normalise: Sequence[str] = (),
 ) -> tuple[list[dict], dict[str, Family], Pairing]:
     """``audit_rows`` plus the pairing behind it (its report is the audit's pairing table)."""

@@ -47,8 +47,11 @@ def _constant_answers(fam: Family) -> dict[str, str]:
     for ans, keys in tasks_by_answer.items():
         if len(keys) < max(exploit_rules.CONSTANT_MIN_TASKS, exploit_rules.CONSTANT_MIN_SHARE * len(fam.common)):
             continue
-        expected = {normalize_answer(str(fam.entries[k].get("answer"))) for k in keys
-                    if fam.entries[k].get("answer") is not None}
+        expected = {
+            normalize_answer(str(fam.entries[k].get("answer")))
+            for k in keys
+            if fam.entries[k].get("answer") is not None
+        }
         if len(expected) >= 2:
             out[ans] = f'"{ans}" is answered on {len(keys)} tasks whose expected answers take {len(expected)} values'
         elif not expected and len(keys) >= exploit_rules.CONSTANT_SHARE * len(fam.common):
@@ -75,10 +78,18 @@ def _task_record(fam: Family, key: TaskKey, constant: dict[str, str]) -> dict:
         "key": key,  # the audit's task identity (tasks.task_key), for the second opinion
         "rules": rules,
         "evidence": {r: hits[r][0] for r in rules},
-        "baseline": {"reward": shown_base.recorded, "answer": given_answer(shown_base),
-                     "tool_calls": bw.tool_calls, "words": bw.words},
-        "post_rl": {"reward": shown_post.recorded, "answer": given_answer(shown_post),
-                    "tool_calls": pw.tool_calls, "words": pw.words},
+        "baseline": {
+            "reward": shown_base.recorded,
+            "answer": given_answer(shown_base),
+            "tool_calls": bw.tool_calls,
+            "words": bw.words,
+        },
+        "post_rl": {
+            "reward": shown_post.recorded,
+            "answer": given_answer(shown_post),
+            "tool_calls": pw.tool_calls,
+            "words": pw.words,
+        },
         "passing_attempts": len(passing),
     }
 
@@ -96,8 +107,9 @@ def contrastive_family(fam: Family) -> dict:
         "flagged": len(flagged),
         "share": round(len(flagged) / len(tasks), 4) if enough else None,
         "share_ci": [round(lo, 4), round(hi, 4)] if enough else None,
-        "not_enough_data": None if enough else (
-            f"{len(tasks)} newly passing tasks (need >= {MIN_NEW_PASSES} for a share)"),
+        "not_enough_data": None
+        if enough
+        else (f"{len(tasks)} newly passing tasks (need >= {MIN_NEW_PASSES} for a share)"),
         "by_rule": dict(Counter(r for t in flagged for r in t["rules"])),
         "tasks": tasks,
     }

@@ -10,10 +10,19 @@ from __future__ import annotations
 from rl_assets.analysis.audit import exploit_rules, labels, rulers
 from rl_assets.analysis.audit.contrastive_report import contrastive_section
 from rl_assets.analysis.audit.prereg import prediction_held
-from rl_assets.analysis.report_md import (Report, bullet_list, fmt_num, fmt_p, fmt_pct, fmt_signed, json_text, jsonable,
-                                          md_table)
 from rl_assets.analysis.escape import md_code, md_text
 from rl_assets.analysis.pairing_report import pairing_section
+from rl_assets.analysis.report_md import (
+    Report,
+    bullet_list,
+    fmt_num,
+    fmt_p,
+    fmt_pct,
+    fmt_signed,
+    json_text,
+    jsonable,
+    md_table,
+)
 
 NOT_RUN = "llm audit not run: {reason}"
 
@@ -34,26 +43,32 @@ def build_report(
         if "audit_verdict" not in row:  # the LLM step did not run at all: say so per row
             row["audit_verdict"] = None
             row["audit_explanation"] = NOT_RUN.format(reason=llm_note or "not requested")
-    return jsonable({
-        "sources": sources or {},
-        "pre_registration": registration,
-        "predictions": len(predictions or {}),
-        "predictions_without_family": sorted(set(predictions or {}) - {r["family"] for r in rows}),
-        "held": sum(r["held"] is True for r in rows),
-        "judged": sum(r["held"] is not None for r in rows),
-        "families": len(rows),
-        "pairing": pairing,
-        "ruler_dependent": ruler_dependent(rows),
-        "rules": list(labels.RULES),
-        "contrastive_rules": dict(exploit_rules.RULES),
-        "thresholds": {
-            "min_tasks": labels.MIN_TASKS, "margin": labels.MARGIN,
-            "high_imitation": labels.HIGH_IMITATION, "imitation_rise": labels.IMITATION_RISE,
-            "mostly_format": labels.MOSTLY_FORMAT, "some_format": labels.SOME_FORMAT,
-            "exploited_share": labels.EXPLOITED_SHARE, "min_new_passes": labels.MIN_NEW_PASSES,
-        },
-        "rows": rows,
-    })
+    return jsonable(
+        {
+            "sources": sources or {},
+            "pre_registration": registration,
+            "predictions": len(predictions or {}),
+            "predictions_without_family": sorted(set(predictions or {}) - {r["family"] for r in rows}),
+            "held": sum(r["held"] is True for r in rows),
+            "judged": sum(r["held"] is not None for r in rows),
+            "families": len(rows),
+            "pairing": pairing,
+            "ruler_dependent": ruler_dependent(rows),
+            "rules": list(labels.RULES),
+            "contrastive_rules": dict(exploit_rules.RULES),
+            "thresholds": {
+                "min_tasks": labels.MIN_TASKS,
+                "margin": labels.MARGIN,
+                "high_imitation": labels.HIGH_IMITATION,
+                "imitation_rise": labels.IMITATION_RISE,
+                "mostly_format": labels.MOSTLY_FORMAT,
+                "some_format": labels.SOME_FORMAT,
+                "exploited_share": labels.EXPLOITED_SHARE,
+                "min_new_passes": labels.MIN_NEW_PASSES,
+            },
+            "rows": rows,
+        }
+    )
 
 
 def ruler_dependent(rows: list[dict]) -> list[str]:
@@ -63,7 +78,7 @@ def ruler_dependent(rows: list[dict]) -> list[str]:
 
 def _label_cell(r: dict) -> str:
     flag = " ⚠ depends on the ruler" if (r.get("rulers") or {}).get("depends_on_ruler") else ""
-    return f'**{r["label"]}**{flag}'
+    return f"**{r['label']}**{flag}"
 
 
 def _under(side: dict | None) -> tuple[str, str]:
@@ -71,53 +86,89 @@ def _under(side: dict | None) -> tuple[str, str]:
     if side is None:
         return "—", "—"
     g = side["reward_gain"]
-    ci = f'[{fmt_signed(g["lo"])}, {fmt_signed(g["hi"])}]' if "lo" in g else "not enough data"
-    return f'{fmt_num(side["reward_before"])} → {fmt_num(side["reward_after"])} {ci}', side["label"]
+    ci = f"[{fmt_signed(g['lo'])}, {fmt_signed(g['hi'])}]" if "lo" in g else "not enough data"
+    return f"{fmt_num(side['reward_before'])} → {fmt_num(side['reward_after'])} {ci}", side["label"]
 
 
 def rulers_table(rows: list[dict]) -> str:
     """Recorded and re-scored numbers side by side per family: the table under "Two rulers"."""
+
     def cells(r):
         ru = r["rulers"]
         rec, res = _under(ru[rulers.RECORDED]), _under(ru[rulers.RESCORED])
         mis = ru["disagreeing_attempts"]
-        dis = (f'{mis["before"]}/{mis["before_attempts"]} → {mis["after"]}/{mis["after_attempts"]}'
-               if mis else "—")
+        dis = f"{mis['before']}/{mis['before_attempts']} → {mis['after']}/{mis['after_attempts']}" if mis else "—"
         dep = {True: "**yes**", False: "no"}.get(ru["depends_on_ruler"], "— (one ruler)")
         return [md_text(r["family"]), ru["label_ruler"], *rec, *res, dis, dep]
 
     return md_table(
-        ["family", "label uses", "recorded before → after [95% CI of change]", "label (recorded)",
-         "re-scored before → after [95% CI of change]", "label (re-scored)",
-         "attempts scored differently (before → after)", "label depends on the ruler"],
-        [cells(r) for r in rows], align="llllllrl",
+        [
+            "family",
+            "label uses",
+            "recorded before → after [95% CI of change]",
+            "label (recorded)",
+            "re-scored before → after [95% CI of change]",
+            "label (re-scored)",
+            "attempts scored differently (before → after)",
+            "label depends on the ruler",
+        ],
+        [cells(r) for r in rows],
+        align="llllllrl",
     )
 
 
 def _rulers_section(rows: list[dict]) -> list[str]:
     dependent = ruler_dependent(rows)
-    verdict = (f'The label of {", ".join(dependent)} depends on the ruler.' if dependent
-               else "No family's label depends on the ruler.")
-    return ["## Two rulers", "",
-            "Each family is measured with the scores its source recorded and, where reasoning-gym "
-            "can regenerate its tasks, re-scored with the installed scorer; the label uses the "
-            f"re-score because {rulers.WHY_RESCORED}. {verdict}", "", rulers_table(rows), ""]
+    verdict = (
+        f"The label of {', '.join(dependent)} depends on the ruler."
+        if dependent
+        else "No family's label depends on the ruler."
+    )
+    return [
+        "## Two rulers",
+        "",
+        "Each family is measured with the scores its source recorded and, where reasoning-gym "
+        "can regenerate its tasks, re-scored with the installed scorer; the label uses the "
+        f"re-score because {rulers.WHY_RESCORED}. {verdict}",
+        "",
+        rulers_table(rows),
+        "",
+    ]
 
 
 def summary_table(rows: list[dict]) -> str:
     """One line per family: the table shown in the Dagster UI and at the top of audit.md."""
+
     def baseline(r):
         b = r.get("baseline")
-        return f'{b["strategy"]} ({fmt_num(b["score"])})' if b else "n/a"
+        return f"{b['strategy']} ({fmt_num(b['score'])})" if b else "n/a"
 
     return md_table(
-        ["family", "tasks", "reward before → after", "p", "accuracy before → after",
-         "lenient before → after", "best trivial baseline", "label", "explanation"],
-        [[md_text(r["family"]), r["n_tasks"],
-          f'{fmt_num(r["reward_before"])} → {fmt_num(r["reward_after"])}', fmt_p(r.get("p")),
-          f'{fmt_pct(r["accuracy_before"])} → {fmt_pct(r["accuracy_after"])}',
-          f'{fmt_num(r["lenient_reward_before"])} → {fmt_num(r["lenient_reward_after"])}',
-          baseline(r), _label_cell(r), r["explanation"]] for r in rows],
+        [
+            "family",
+            "tasks",
+            "reward before → after",
+            "p",
+            "accuracy before → after",
+            "lenient before → after",
+            "best trivial baseline",
+            "label",
+            "explanation",
+        ],
+        [
+            [
+                md_text(r["family"]),
+                r["n_tasks"],
+                f"{fmt_num(r['reward_before'])} → {fmt_num(r['reward_after'])}",
+                fmt_p(r.get("p")),
+                f"{fmt_pct(r['accuracy_before'])} → {fmt_pct(r['accuracy_after'])}",
+                f"{fmt_num(r['lenient_reward_before'])} → {fmt_num(r['lenient_reward_after'])}",
+                baseline(r),
+                _label_cell(r),
+                r["explanation"],
+            ]
+            for r in rows
+        ],
         align="lrlrllll" + "l",
     )
 
@@ -125,21 +176,27 @@ def summary_table(rows: list[dict]) -> str:
 def _imitation_table(row: dict) -> str:
     return md_table(
         ["strategy", "score", "post-RL answers it (95% CI)", "pre-RL answers it"],
-        [[b["strategy"], fmt_num(b["score"]),
-          f'{fmt_pct(b["imitation"])} [{fmt_pct(b["imitation_ci"][0])}, {fmt_pct(b["imitation_ci"][1])}]',
-          fmt_pct(b["imitation_before"])] for b in row["baselines"]],
+        [
+            [
+                b["strategy"],
+                fmt_num(b["score"]),
+                f"{fmt_pct(b['imitation'])} [{fmt_pct(b['imitation_ci'][0])}, {fmt_pct(b['imitation_ci'][1])}]",
+                fmt_pct(b["imitation_before"]),
+            ]
+            for b in row["baselines"]
+        ],
         align="lrrr",
     )
 
 
 def _ruler_bullets(r: dict) -> list[str]:
     ru = r["rulers"]
-    out = [f'scorer: {r["scorer"]}', f'label ruler: {ru["label_ruler"]} — {ru["why"]}']
-    out += [f'{name} ruler: {ru[name]["scorer"]}' for name in (rulers.RECORDED, rulers.RESCORED) if ru[name]]
+    out = [f"scorer: {r['scorer']}", f"label ruler: {ru['label_ruler']} — {ru['why']}"]
+    out += [f"{name} ruler: {ru[name]['scorer']}" for name in (rulers.RECORDED, rulers.RESCORED) if ru[name]]
     if ru["depends_on_ruler"] is not None:
         other = rulers.RECORDED if ru["label_ruler"] == rulers.RESCORED else rulers.RESCORED
-        out.append(f'under the {other} ruler: **{ru[other]["label"]}** — {ru[other]["explanation"]}')
-        out.append(ru["flag"] or f'same label under both rulers (compared on {ru["compared_on"]})')
+        out.append(f"under the {other} ruler: **{ru[other]['label']}** — {ru[other]['explanation']}")
+        out.append(ru["flag"] or f"same label under both rulers (compared on {ru['compared_on']})")
     return out
 
 
@@ -152,32 +209,68 @@ def audit_report(report: dict, title: str) -> Report:
 def render_markdown(report: dict, title: str) -> str:
     rows = report["rows"]
     reg = report.get("pre_registration")
-    parts = [f"# Learning audit: {md_text(title)}", "", summary_table(rows), "",
-             *(pairing_section(report["pairing"]) if report.get("pairing") else []), *_rulers_section(rows),
-             *contrastive_section(rows), "## Pre-registration", ""]
+    parts = [
+        f"# Learning audit: {md_text(title)}",
+        "",
+        summary_table(rows),
+        "",
+        *(pairing_section(report["pairing"]) if report.get("pairing") else []),
+        *_rulers_section(rows),
+        *contrastive_section(rows),
+        "## Pre-registration",
+        "",
+    ]
     if reg:
-        parts += [bullet_list([
-            f'file {md_code(reg["path"])}, sha256 {md_code(reg["sha256"])}', md_text(reg["verdict"]),
-            f'{report["held"]} of {report["judged"]} judged predictions held '
-            f'({report["predictions"]} predictions in the file)',
-        ]), ""]
-        parts += [md_table(["family", "prediction", "held", "why"],
-                           [[md_text(r["family"]), md_text(r["prediction"]), {True: "yes", False: "no"}.get(r["held"], "—"),
-                             md_text(r["held_reason"])] for r in rows if r["prediction"]], align="llll"), ""]
+        parts += [
+            bullet_list(
+                [
+                    f"file {md_code(reg['path'])}, sha256 {md_code(reg['sha256'])}",
+                    md_text(reg["verdict"]),
+                    f"{report['held']} of {report['judged']} judged predictions held "
+                    f"({report['predictions']} predictions in the file)",
+                ]
+            ),
+            "",
+        ]
+        parts += [
+            md_table(
+                ["family", "prediction", "held", "why"],
+                [
+                    [
+                        md_text(r["family"]),
+                        md_text(r["prediction"]),
+                        {True: "yes", False: "no"}.get(r["held"], "—"),
+                        md_text(r["held_reason"]),
+                    ]
+                    for r in rows
+                    if r["prediction"]
+                ],
+                align="llll",
+            ),
+            "",
+        ]
     else:
         parts += ["No predictions file was given, so nothing here was pre-registered.", ""]
     parts += ["## Rules", "", "Labels are assigned by these rules, in order (first match wins):", ""]
     parts += list(report["rules"]) + [""]
     for r in rows:
-        parts += [f'## {md_text(r["family"])}: {md_text(r["label"])}', "", md_text(r["explanation"]), "",
-                  bullet_list([
-                      *_ruler_bullets(r),
-                      f'reward change: {r["reward_gain"]}',
-                      f'accuracy McNemar: {r["accuracy_mcnemar"]}',
-                      f'format part of the gain: {fmt_num(r.get("format_gain"))}; '
-                      f'substance (lenient before → after): {fmt_num(r.get("substance_gain"))}',
-                      f'audit verdict: {r["audit_verdict"] or "—"} ({r["audit_explanation"]})',
-                  ]), ""]
+        parts += [
+            f"## {md_text(r['family'])}: {md_text(r['label'])}",
+            "",
+            md_text(r["explanation"]),
+            "",
+            bullet_list(
+                [
+                    *_ruler_bullets(r),
+                    f"reward change: {r['reward_gain']}",
+                    f"accuracy McNemar: {r['accuracy_mcnemar']}",
+                    f"format part of the gain: {fmt_num(r.get('format_gain'))}; "
+                    f"substance (lenient before → after): {fmt_num(r.get('substance_gain'))}",
+                    f"audit verdict: {r['audit_verdict'] or '—'} ({r['audit_explanation']})",
+                ]
+            ),
+            "",
+        ]
         if r["baselines"]:
             parts += [_imitation_table(r), ""]
     return "\n".join(parts)

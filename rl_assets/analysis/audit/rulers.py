@@ -90,8 +90,12 @@ def recorded_ruler(fam: Family) -> Ruler:
         for what, make in CANDIDATES:
             score = make(fam)
             if all(abs(score(key, att.answer) - float(att.recorded)) <= 1e-9 for key, att in attempts):
-                return Ruler(RECORDED, f"as recorded by the source; {what} reproduces all "
-                             f"{len(attempts)} recorded scores", score, what)
+                return Ruler(
+                    RECORDED,
+                    f"as recorded by the source; {what} reproduces all {len(attempts)} recorded scores",
+                    score,
+                    what,
+                )
     why = "no reasoning-gym scorer" if not fam.scored else "no candidate rule reproduces every one"
     return Ruler(RECORDED, f"as recorded by the source (values only: {why})")
 
@@ -101,17 +105,23 @@ def disagreements(fam: Family, keys: list[TaskKey]) -> dict:
     out = {}
     for name, side in (("before", fam.before), ("after", fam.after)):
         atts = [(key, att) for key in keys for att in side[key]]
-        out[name] = sum(att.recorded is not None and abs(float(att.recorded) - fam.score(key, att.answer)) > 1e-9
-                        for key, att in atts)
+        out[name] = sum(
+            att.recorded is not None and abs(float(att.recorded) - fam.score(key, att.answer)) > 1e-9
+            for key, att in atts
+        )
         out[f"{name}_attempts"] = len(atts)
     return out
 
 
 def _under(ruler: Ruler, row: dict) -> dict:
     return {
-        "scorer": ruler.what, "grades_new_answers": ruler.score is not None,
-        "reward_before": row["reward_before"], "reward_after": row["reward_after"],
-        "reward_gain": row["reward_gain"], "label": row["label"], "explanation": row["explanation"],
+        "scorer": ruler.what,
+        "grades_new_answers": ruler.score is not None,
+        "reward_before": row["reward_before"],
+        "reward_after": row["reward_after"],
+        "reward_gain": row["reward_gain"],
+        "label": row["label"],
+        "explanation": row["explanation"],
     }
 
 
@@ -123,9 +133,14 @@ def side_by_side(fam: Family, main: tuple, other: tuple | None, mismatches: dict
     """
     ruler, row, evidence = main
     out = {
-        "label_ruler": ruler.name, "why": WHY_RESCORED if ruler.name == RESCORED else fam.scorer_note,
-        RESCORED: None, RECORDED: None, "disagreeing_attempts": mismatches,
-        "compared_on": None, "depends_on_ruler": None, "flag": None,
+        "label_ruler": ruler.name,
+        "why": WHY_RESCORED if ruler.name == RESCORED else fam.scorer_note,
+        RESCORED: None,
+        RECORDED: None,
+        "disagreeing_attempts": mismatches,
+        "compared_on": None,
+        "depends_on_ruler": None,
+        "flag": None,
     }
     out[ruler.name] = _under(ruler, row)
     if other is None:

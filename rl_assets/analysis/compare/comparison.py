@@ -33,16 +33,23 @@ def task_pass_rates(rows: list[dict], keys: list[str] | None = None) -> dict[str
     return {task: float(np.mean(v)) for task, v in by_task.items()}
 
 
-def paired_pass_rates(model_id: str, base_rows: list[dict], post_rows: list[dict], normalise=()) -> tuple[dict, dict, dict]:
+def paired_pass_rates(
+    model_id: str, base_rows: list[dict], post_rows: list[dict], normalise=()
+) -> tuple[dict, dict, dict]:
     """Both sides' per-task pass rates keyed by the pairing every analysis shares
     (rl_assets/analysis/pairing.py), and its report (one group: the model)."""
     sides = [[r for r in rows if not r.get("is_infra_error")] for rows in (base_rows, post_rows)]
     pairing = pair_rows(*sides, normalise=normalise, group_of=lambda r: model_id)
-    return (task_pass_rates(sides[0], pairing.before.keys), task_pass_rates(sides[1], pairing.after.keys),
-            pairing.report)
+    return (
+        task_pass_rates(sides[0], pairing.before.keys),
+        task_pass_rates(sides[1], pairing.after.keys),
+        pairing.report,
+    )
 
 
-def model_row(model_id: str, baseline: dict[str, float], post: dict[str, float], n_boot: int = 2000, seed: int = 0) -> dict:
+def model_row(
+    model_id: str, baseline: dict[str, float], post: dict[str, float], n_boot: int = 2000, seed: int = 0
+) -> dict:
     """One model's paired change on the common tasks of the pinned benchmark."""
     common = sorted(set(baseline) & set(post))
     n = len(common)
@@ -80,12 +87,20 @@ def merged_pairing(reports: list[dict]) -> dict | None:
     if not reports:
         return None
     groups = [g for r in reports for g in r["groups"]]
-    return {"rule": reports[0]["rule"], "normalisation": reports[0]["normalisation"], "groups": groups,
-            "totals": {k: sum(g[k] for g in groups) for k in ("paired", "only_before", "only_after")},
-            "near_miss": None, "near_misses": {r["groups"][0]["group"]: r["near_miss"] for r in reports
-                                               if r["near_miss"] and r["groups"]},
-            "settings_differ": [{**d, "setting": f"{r['groups'][0]['group']}: {d['setting']}"}
-                                for r in reports if r["groups"] for d in r["settings_differ"]]}
+    return {
+        "rule": reports[0]["rule"],
+        "normalisation": reports[0]["normalisation"],
+        "groups": groups,
+        "totals": {k: sum(g[k] for g in groups) for k in ("paired", "only_before", "only_after")},
+        "near_miss": None,
+        "near_misses": {r["groups"][0]["group"]: r["near_miss"] for r in reports if r["near_miss"] and r["groups"]},
+        "settings_differ": [
+            {**d, "setting": f"{r['groups'][0]['group']}: {d['setting']}"}
+            for r in reports
+            if r["groups"]
+            for d in r["settings_differ"]
+        ],
+    }
 
 
 def compare(benchmark: dict, rows: list[dict], excluded: list[dict], pairings: list[dict] = ()) -> dict:

@@ -28,30 +28,57 @@ def render(result: dict) -> str:
         md_table(
             ["model", "tasks", "baseline", "post-RL", "Δ", "95% CI", "noise floor ±", "McNemar p", "real change"],
             [
-                [md_code(r["model_id"]), r["n_common_tasks"], fmt_num(r["baseline_rate"]), fmt_num(r["post_rate"]), fmt_signed(r["delta"]),
-                 fmt_ci(*r["ci95"], signed=True), fmt_num(r["noise_floor"]), fmt_p(r["mcnemar"]["p"]),
-                 "yes" if r["significant"] and r["above_noise_floor"] else "no"]
+                [
+                    md_code(r["model_id"]),
+                    r["n_common_tasks"],
+                    fmt_num(r["baseline_rate"]),
+                    fmt_num(r["post_rate"]),
+                    fmt_signed(r["delta"]),
+                    fmt_ci(*r["ci95"], signed=True),
+                    fmt_num(r["noise_floor"]),
+                    fmt_p(r["mcnemar"]["p"]),
+                    "yes" if r["significant"] and r["above_noise_floor"] else "no",
+                ]
                 for r in result["ranked"]
             ],
         ),
     ]
     if result["not_enough_data"]:
-        lines += ["", "## Not ranked (not enough data, or not compared)",
-                  *[f"- {md_code(r['model_id'])}: {md_text(r['status'])}" for r in result["not_enough_data"]]]
+        lines += [
+            "",
+            "## Not ranked (not enough data, or not compared)",
+            *[f"- {md_code(r['model_id'])}: {md_text(r['status'])}" for r in result["not_enough_data"]],
+        ]
     if result.get("pairing"):
         lines += ["", *pairing_section(result["pairing"], group="model")]
-        lines += [f"- {md_code(model)}: {line}" for model, near in result["pairing"]["near_misses"].items()
-                  if (line := near_miss_line(near))]
-    lines += ["", "## Excluded (no eval pair on this benchmark)", *([f"- {md_code(e['model_id'])}: {md_text(e['reason'])}" for e in result["excluded"]] or ["- none"])]
+        lines += [
+            f"- {md_code(model)}: {line}"
+            for model, near in result["pairing"]["near_misses"].items()
+            if (line := near_miss_line(near))
+        ]
+    lines += [
+        "",
+        "## Excluded (no eval pair on this benchmark)",
+        *([f"- {md_code(e['model_id'])}: {md_text(e['reason'])}" for e in result["excluded"]] or ["- none"]),
+    ]
     return "\n".join(lines) + "\n"
 
 
 def summary(result: dict) -> str:
     """The comparison narrow enough for the UI's metadata panel: three columns, the full table is in comparison.md."""
-    rows = [[md_code(r["model_id"]), f"{fmt_signed(r['delta'])} {fmt_ci(*r['ci95'], signed=True)}",
-             "yes" if r["significant"] and r["above_noise_floor"] else "no"] for r in result["ranked"]]
-    lines = [f"On {md_text(result['benchmark']['name'])}: ranking {result['ranking_rule']}.", "",
-             md_table(["model", "Δ pass rate [95% CI]", "real change"], rows) if rows else "No model has a matched pair."]
+    rows = [
+        [
+            md_code(r["model_id"]),
+            f"{fmt_signed(r['delta'])} {fmt_ci(*r['ci95'], signed=True)}",
+            "yes" if r["significant"] and r["above_noise_floor"] else "no",
+        ]
+        for r in result["ranked"]
+    ]
+    lines = [
+        f"On {md_text(result['benchmark']['name'])}: ranking {result['ranking_rule']}.",
+        "",
+        md_table(["model", "Δ pass rate [95% CI]", "real change"], rows) if rows else "No model has a matched pair.",
+    ]
     lines += [f"- not ranked: {md_code(r['model_id'])} ({md_text(r['status'])})" for r in result["not_enough_data"]]
     lines += [f"- excluded: {md_code(e['model_id'])}" for e in result["excluded"]]
     return "\n".join(lines) + "\n\nNoise floors, McNemar p and the exclusion reasons: the `report` file.\n"
@@ -66,11 +93,22 @@ def plot(result: dict) -> bytes:
     rows = result["ranked"]
     fig, ax = plt.subplots(figsize=(8, 1.2 + 0.5 * max(1, len(rows))))
     ys = range(len(rows))
-    ax.errorbar([r["delta"] for r in rows], list(ys), xerr=[[r["delta"] - r["ci95"][0] for r in rows], [r["ci95"][1] - r["delta"] for r in rows]], fmt="o")
+    ax.errorbar(
+        [r["delta"] for r in rows],
+        list(ys),
+        xerr=[[r["delta"] - r["ci95"][0] for r in rows], [r["ci95"][1] - r["delta"] for r in rows]],
+        fmt="o",
+    )
     for y, r in zip(ys, rows):  # each model's own noise floor (its baseline rate and task count)
         if r["noise_floor"] == r["noise_floor"]:
-            ax.plot([-r["noise_floor"], r["noise_floor"]], [y, y], color="grey", lw=6, alpha=0.3,
-                    label="noise floor" if y == 0 else None)
+            ax.plot(
+                [-r["noise_floor"], r["noise_floor"]],
+                [y, y],
+                color="grey",
+                lw=6,
+                alpha=0.3,
+                label="noise floor" if y == 0 else None,
+            )
     ax.axvline(0, color="black", lw=0.8)
     ax.set_yticks(list(ys), [r["model_id"] for r in rows])
     ax.set_xlabel(f"post-RL − baseline pass rate on {result['benchmark']['name']}")

@@ -12,28 +12,58 @@ import pandas as pd
 from rl_assets.analysis.integrity import collapse, reward_side, rules
 
 
-def reward_integrity(steps: pd.DataFrame, generations: pd.DataFrame | None = None,
-                     generations_note: str = "no validation-generation table logged") -> dict:
+def reward_integrity(
+    steps: pd.DataFrame,
+    generations: pd.DataFrame | None = None,
+    generations_note: str = "no validation-generation table logged",
+) -> dict:
     """Every signal (status, onset step, evidence at onset and at the end) and the run's verdict;
     `generations_note` is the reason given when `generations` is None."""
     if "step" not in steps.columns:
-        raise ValueError(f"reward_integrity: the per-step table has no 'step' column (columns: {list(steps.columns)[:12]})")
+        raise ValueError(
+            f"reward_integrity: the per-step table has no 'step' column (columns: {list(steps.columns)[:12]})"
+        )
     table = steps.sort_values("step").reset_index(drop=True)
     trend = reward_side.reward_trend(table)
-    found = [reward_side.divergence(table, trend), reward_side.term_share(table, trend),
-             reward_side.train_val(table, trend),
-             collapse.floor_collapse(table, "response_length", rules.LENGTH_FLOOR, "length_collapse"),
-             collapse.floor_collapse(table, "entropy", rules.ENTROPY_FLOOR, "entropy_collapse"),
-             collapse.generations(generations, generations_note)]
+    found = [
+        reward_side.divergence(table, trend),
+        reward_side.term_share(table, trend),
+        reward_side.train_val(table, trend),
+        collapse.floor_collapse(table, "response_length", rules.LENGTH_FLOOR, "length_collapse"),
+        collapse.floor_collapse(table, "entropy", rules.ENTROPY_FLOOR, "entropy_collapse"),
+        collapse.generations(generations, generations_note),
+    ]
     signals = {s["name"]: s for s in found}
     verdict, why = rules.verdict(signals)
-    return {"verdict": verdict, "verdict_reason": why, "n_steps": int(len(table)),
-            "reward_trend": {k: v for k, v in trend.items() if k != "evaluable"},
-            "signals": signals, "rules": list(rules.RULES),
-            "thresholds": {k: getattr(rules, k) for k in (
-                "WINDOW", "SUSTAIN", "START_POINTS", "MIN_STEPS", "NOISE_K", "RANGE_FLOOR", "TREND_P", "SHARE",
-                "LENGTH_FLOOR", "ENTROPY_FLOOR", "VAL_MIN_ROUNDS", "VAL_RISE", "VAL_SUSTAIN", "GEN_MIN_SAMPLES",
-                "GEN_SHARE", "GEN_SUSTAIN")}}
+    return {
+        "verdict": verdict,
+        "verdict_reason": why,
+        "n_steps": int(len(table)),
+        "reward_trend": {k: v for k, v in trend.items() if k != "evaluable"},
+        "signals": signals,
+        "rules": list(rules.RULES),
+        "thresholds": {
+            k: getattr(rules, k)
+            for k in (
+                "WINDOW",
+                "SUSTAIN",
+                "START_POINTS",
+                "MIN_STEPS",
+                "NOISE_K",
+                "RANGE_FLOOR",
+                "TREND_P",
+                "SHARE",
+                "LENGTH_FLOOR",
+                "ENTROPY_FLOOR",
+                "VAL_MIN_ROUNDS",
+                "VAL_RISE",
+                "VAL_SUSTAIN",
+                "GEN_MIN_SAMPLES",
+                "GEN_SHARE",
+                "GEN_SUSTAIN",
+            )
+        },
+    }
 
 
 def onsets(result: dict) -> dict[str, int]:

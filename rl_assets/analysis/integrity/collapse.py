@@ -22,16 +22,32 @@ def floor_collapse(table: pd.DataFrame, column: str, floor: float, name: str) ->
         return rules.no_data(name, f"{column} starts at {curve.start:.3g}; a share of it is not a floor")
     limit = floor * curve.start
     i = first_sustained(curve.smooth <= limit, rules.SUSTAIN)
+
     def at(i: int) -> dict:  # the column's numbers under its own name, so the report says which curve
-        return {"step": int(curve.steps[i]), column: curve.at(i), "share_of_start": float(curve.smooth[i] / curve.start)}
+        return {
+            "step": int(curve.steps[i]),
+            column: curve.at(i),
+            "share_of_start": float(curve.smooth[i] / curve.start),
+        }
 
     end = at(-1)
     if i is None:
-        return rules.signal(name, rules.DOES_NOT_HOLD, f"{column} stays above {floor:.0%} of its start "
-                      f"{curve.start:.4g} (end {curve.smooth[-1]:.4g})", at_end=end, start=curve.start)
-    return rules.signal(name, rules.HOLDS, f"{column} fell from {curve.start:.4g} to {curve.smooth[-1]:.4g} "
-                  f"(floor {limit:.4g} = {floor:.0%} of start)", onset_step=int(curve.steps[i]),
-                  at_onset=at(i), at_end=end, start=curve.start)
+        return rules.signal(
+            name,
+            rules.DOES_NOT_HOLD,
+            f"{column} stays above {floor:.0%} of its start {curve.start:.4g} (end {curve.smooth[-1]:.4g})",
+            at_end=end,
+            start=curve.start,
+        )
+    return rules.signal(
+        name,
+        rules.HOLDS,
+        f"{column} fell from {curve.start:.4g} to {curve.smooth[-1]:.4g} (floor {limit:.4g} = {floor:.0%} of start)",
+        onset_step=int(curve.steps[i]),
+        at_onset=at(i),
+        at_end=end,
+        start=curve.start,
+    )
 
 
 def generation_rounds(frame: pd.DataFrame) -> tuple[list[dict], int]:
@@ -44,8 +60,15 @@ def generation_rounds(frame: pd.DataFrame) -> tuple[list[dict], int]:
             continue
         filled = [o for o in outputs if o]
         top, top_n = Counter(filled).most_common(1)[0] if filled else ("", 0)
-        rounds.append({"step": int(step), "samples": len(outputs), "empty_share": 1 - len(filled) / len(outputs),
-                       "constant_share": top_n / len(outputs), "most_common_output": top[:80]})
+        rounds.append(
+            {
+                "step": int(step),
+                "samples": len(outputs),
+                "empty_share": 1 - len(filled) / len(outputs),
+                "constant_share": top_n / len(outputs),
+                "most_common_output": top[:80],
+            }
+        )
     return rounds, skipped
 
 
@@ -57,15 +80,25 @@ def generations(frame: pd.DataFrame | None, missing: str) -> dict:
         return rules.no_data(name, "the validation-generation tables hold no rows")
     rounds, skipped = generation_rounds(frame)
     if len(rounds) < rules.GEN_SUSTAIN:
-        return rules.no_data(name, f"{len(rounds)} validation rounds with ≥ {rules.GEN_MIN_SAMPLES} samples "
-                       f"(fewer than {rules.GEN_SUSTAIN}; {skipped} smaller rounds skipped)")
+        return rules.no_data(
+            name,
+            f"{len(rounds)} validation rounds with ≥ {rules.GEN_MIN_SAMPLES} samples "
+            f"(fewer than {rules.GEN_SUSTAIN}; {skipped} smaller rounds skipped)",
+        )
     mask = [r["empty_share"] >= rules.GEN_SHARE or r["constant_share"] >= rules.GEN_SHARE for r in rounds]
     k = first_sustained(mask, rules.GEN_SUSTAIN)
     extra = {"rounds": len(rounds), "rounds_skipped": skipped}
     if k is None:
-        return rules.signal(name, rules.DOES_NOT_HOLD, f"outputs stay varied in {len(rounds)} rounds",
-                      at_end=rounds[-1], **extra)
+        return rules.signal(
+            name, rules.DOES_NOT_HOLD, f"outputs stay varied in {len(rounds)} rounds", at_end=rounds[-1], **extra
+        )
     end = rounds[-1]
-    return rules.signal(name, rules.HOLDS, f"by step {end['step']}: {end['empty_share']:.0%} empty, "
-                  f"{end['constant_share']:.0%} one identical output", onset_step=rounds[k]["step"],
-                  at_onset=rounds[k], at_end=end, **extra)
+    return rules.signal(
+        name,
+        rules.HOLDS,
+        f"by step {end['step']}: {end['empty_share']:.0%} empty, {end['constant_share']:.0%} one identical output",
+        onset_step=rounds[k]["step"],
+        at_onset=rounds[k],
+        at_end=end,
+        **extra,
+    )

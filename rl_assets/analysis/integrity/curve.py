@@ -20,7 +20,7 @@ class Curve:
     threshold: float  # a move of more than this counts as up (or down)
 
     @classmethod
-    def of(cls, steps, values) -> "Curve":
+    def of(cls, steps, values) -> Curve:
         steps, raw = np.asarray(steps, float), np.asarray(values, float)
         ok = np.isfinite(steps) & np.isfinite(raw)
         steps, raw = steps[ok], raw[ok]
@@ -40,8 +40,12 @@ class Curve:
         return self.delta > self.threshold
 
     def at(self, i: int) -> dict:
-        return {"step": int(self.steps[i]), "raw": float(self.raw[i]), "smoothed": float(self.smooth[i]),
-                "change": float(self.delta[i])}
+        return {
+            "step": int(self.steps[i]),
+            "raw": float(self.raw[i]),
+            "smoothed": float(self.smooth[i]),
+            "change": float(self.delta[i]),
+        }
 
     def last_at_or_before(self, step: float) -> int | None:
         i = int(np.searchsorted(self.steps, step, side="right")) - 1

@@ -20,13 +20,15 @@ def _merged(marks: list[tuple[int, str]]) -> list[tuple[int, str]]:
     return [(step, "\n".join(texts)) for step, texts in sorted(by_step.items())]
 
 
-def curves_plot(steps: pd.DataFrame, marks: list[tuple[int, str]], title: str,
-                dashed: list[tuple[int, str]] | None = None) -> bytes | None:
+def curves_plot(
+    steps: pd.DataFrame, marks: list[tuple[int, str]], title: str, dashed: list[tuple[int, str]] | None = None
+) -> bytes | None:
     """PNG of the curves the table has; `marks` (step, label) as solid red lines (onsets), `dashed`
     as grey dashed lines (checkpoints, emergence points). None when no curve is logged."""
     steps = steps.sort_values("step")
-    reward_cols = [c for c in steps.columns
-                   if (c in REWARD_SIDE or c.startswith(TERM_PREFIX)) and steps[c].notna().any()]
+    reward_cols = [
+        c for c in steps.columns if (c in REWARD_SIDE or c.startswith(TERM_PREFIX)) and steps[c].notna().any()
+    ]
     panels = [(reward_cols, "reward and its parts")] if reward_cols else []
     panels += [([c], label) for c, label in PANELS if c in steps.columns and steps[c].notna().any()]
     if not panels:
@@ -37,9 +39,9 @@ def curves_plot(steps: pd.DataFrame, marks: list[tuple[int, str]], title: str,
             s = steps[["step", c]].dropna()
             style = {"marker": "o", "ls": "-"} if c == "val_score" else {}
             ax.plot(s["step"], s[c], lw=1.2, label=c.removeprefix(TERM_PREFIX), **style)
-        for step, text in marks:
+        for step, _label in marks:
             ax.axvline(step, color="tab:red", lw=1.2)
-        for step, text in dashed or []:
+        for step, _label in dashed or []:
             ax.axvline(step, color="grey", lw=0.8, ls="--")
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
@@ -47,8 +49,17 @@ def curves_plot(steps: pd.DataFrame, marks: list[tuple[int, str]], title: str,
             ax.legend(loc="best", fontsize=7)
     top = axes[0, 0]
     for i, (step, text) in enumerate(_merged(marks + (dashed or []))):  # staggered: close steps stay legible
-        top.annotate(text, (step, 1.0 - 0.45 * (i % 2)), xycoords=("data", "axes fraction"), xytext=(3, -3), textcoords="offset points",
-                     fontsize=6, va="top", ha="left", bbox={"fc": "white", "alpha": 0.7, "lw": 0})
+        top.annotate(
+            text,
+            (step, 1.0 - 0.45 * (i % 2)),
+            xycoords=("data", "axes fraction"),
+            xytext=(3, -3),
+            textcoords="offset points",
+            fontsize=6,
+            va="top",
+            ha="left",
+            bbox={"fc": "white", "alpha": 0.7, "lw": 0},
+        )
     axes[-1, 0].set_xlabel("training step")
     top.set_title(title)
     return figure_png(fig)

@@ -30,29 +30,57 @@ def _evidence(at: dict | None) -> str:
 
 def signals_table(result: dict) -> str:
     """One row per signal: the table shown in the Dagster UI and at the top of the report."""
-    rows = [[name, f"**{s['status']}**", s["onset_step"] if s["onset_step"] is not None else "—",
-             _evidence(s["at_onset"]), _evidence(s["at_end"]), md_text(s["reason"])]
-            for name, s in result["signals"].items()]
+    rows = [
+        [
+            name,
+            f"**{s['status']}**",
+            s["onset_step"] if s["onset_step"] is not None else "—",
+            _evidence(s["at_onset"]),
+            _evidence(s["at_end"]),
+            md_text(s["reason"]),
+        ]
+        for name, s in result["signals"].items()
+    ]
     return md_table(["signal", "status", "onset step", "at onset", "at end", "why"], rows, align="llrlll")
 
 
 def summary(result: dict) -> str:
-    return (f"**{result['verdict']}** — {md_text(result['verdict_reason'])}\n\n" + signals_table(result))
+    return f"**{result['verdict']}** — {md_text(result['verdict_reason'])}\n\n" + signals_table(result)
 
 
 def render_markdown(result: dict, title: str, has_plot: bool) -> str:
     trend = result["reward_trend"]
-    parts = [f"# Reward integrity: {md_text(title)}", "", f"Verdict: {summary(result)}", "",
-             f"{result['n_steps']} logged steps. Reward trend over the run: "
-             f"Kendall τ {fmt_num(trend.get('tau'))}, p {fmt_p(trend.get('p'))} ({md_text(trend['reason'])}).", ""]
+    parts = [
+        f"# Reward integrity: {md_text(title)}",
+        "",
+        f"Verdict: {summary(result)}",
+        "",
+        f"{result['n_steps']} logged steps. Reward trend over the run: "
+        f"Kendall τ {fmt_num(trend.get('tau'))}, p {fmt_p(trend.get('p'))} ({md_text(trend['reason'])}).",
+        "",
+    ]
     if has_plot:
         parts += [f"![curves with onsets]({PLOT})", "", "Red lines: onsets of the signals that hold.", ""]
     arith = result["signals"]["non_task_term_share"].get("arithmetic")
     if arith:
-        parts += ["## Share of the reward's change per non-task term (smoothed, start to end)", "",
-                  bullet_list(md_text(a) for a in arith), ""]
-    parts += ["## Rules", "", "The verdict is the first of these that matches:", "", *result["rules"], "",
-              "Signals:", "", bullet_list(f"**{n}**: {md_text(t)}" for n, t in rules.SIGNAL_RULES.items()), ""]
+        parts += [
+            "## Share of the reward's change per non-task term (smoothed, start to end)",
+            "",
+            bullet_list(md_text(a) for a in arith),
+            "",
+        ]
+    parts += [
+        "## Rules",
+        "",
+        "The verdict is the first of these that matches:",
+        "",
+        *result["rules"],
+        "",
+        "Signals:",
+        "",
+        bullet_list(f"**{n}**: {md_text(t)}" for n, t in rules.SIGNAL_RULES.items()),
+        "",
+    ]
     return "\n".join(parts)
 
 
@@ -61,12 +89,17 @@ def integrity_report(result: dict, steps, title: str) -> Report:
     marks = [(step, name) for name, step in onsets(result).items()]
     png = curves_plot(steps, marks, f"{title}: {result['verdict']}")
     plots = {PLOT: png} if png else {}
-    files = {"reward_integrity.json": json_text(jsonable(result)),
-             "reward_integrity.md": render_markdown(result, title, bool(png)), **plots}
+    files = {
+        "reward_integrity.json": json_text(jsonable(result)),
+        "reward_integrity.md": render_markdown(result, title, bool(png)),
+        **plots,
+    }
     return Report(files=files, summary=summary(result), plots=plots)
 
 
 def not_applicable_files(reason: str, title: str) -> dict[str, str]:
     """The folder's files when the model has no training steps to judge (the reason, in words)."""
-    return {"reward_integrity.json": json_text({"applicable": False, "reason": reason}),
-            "reward_integrity.md": f"# Reward integrity: {md_text(title)}\n\nNot applicable: {md_text(reason)}.\n"}
+    return {
+        "reward_integrity.json": json_text({"applicable": False, "reason": reason}),
+        "reward_integrity.md": f"# Reward integrity: {md_text(title)}\n\nNot applicable: {md_text(reason)}.\n",
+    }

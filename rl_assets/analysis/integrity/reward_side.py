@@ -22,11 +22,20 @@ def reward_trend(table: pd.DataFrame) -> dict:
     """Kendall tau of reward against step over the run: the gate of the reward-side signals."""
     if "reward" not in table.columns or table["reward"].notna().sum() < rules.MIN_STEPS:
         n = int(table["reward"].notna().sum()) if "reward" in table.columns else 0
-        return {"evaluable": False, "rises": False, "reason": f"reward logged at {n} steps (fewer than {rules.MIN_STEPS})"}
+        return {
+            "evaluable": False,
+            "rises": False,
+            "reason": f"reward logged at {n} steps (fewer than {rules.MIN_STEPS})",
+        }
     tau, p = kendall_trend(table["step"], table["reward"])
     rises = bool(np.isfinite(tau) and tau > 0 and p < rules.TREND_P)
-    return {"evaluable": True, "rises": rises, "tau": tau, "p": p,
-            "reason": f"reward {'rises' if rises else 'does not rise'} over the run (Kendall τ {tau:.3f}, p {p:.3g})"}
+    return {
+        "evaluable": True,
+        "rises": rises,
+        "tau": tau,
+        "p": p,
+        "reason": f"reward {'rises' if rises else 'does not rise'} over the run (Kendall τ {tau:.3f}, p {p:.3g})",
+    }
 
 
 def _too_few(name: str, what: str, n: int) -> dict | None:
@@ -49,11 +58,20 @@ def divergence(table: pd.DataFrame, trend: dict) -> dict:
     gap = reward.delta - task.delta > reward.threshold
     i = first_sustained(reward.up() & ~task.up() & gap, rules.SUSTAIN)
     if i is None:
-        return rules.signal(name, rules.DOES_NOT_HOLD, f"task_score rose with the reward (or the reward was not up for "
-                      f"{rules.SUSTAIN} steps in a row)", at_end=_pair(reward, task, -1))
-    return rules.signal(name, rules.HOLDS, f"reward up {reward.delta[-1]:+.3g} while task_score {task.delta[-1]:+.3g} "
-                  "(start to end, smoothed)", onset_step=int(reward.steps[i]),
-                  at_onset=_pair(reward, task, i), at_end=_pair(reward, task, -1))
+        return rules.signal(
+            name,
+            rules.DOES_NOT_HOLD,
+            f"task_score rose with the reward (or the reward was not up for {rules.SUSTAIN} steps in a row)",
+            at_end=_pair(reward, task, -1),
+        )
+    return rules.signal(
+        name,
+        rules.HOLDS,
+        f"reward up {reward.delta[-1]:+.3g} while task_score {task.delta[-1]:+.3g} (start to end, smoothed)",
+        onset_step=int(reward.steps[i]),
+        at_onset=_pair(reward, task, i),
+        at_end=_pair(reward, task, -1),
+    )
 
 
 def _pair(reward: Curve, other: Curve, i: int, other_name: str = "task_score") -> dict:
@@ -68,9 +86,14 @@ def term_columns(table: pd.DataFrame) -> dict[str, pd.Series]:
     logged, reward − task_score (the non-task remainder) is a term too: it holds whatever else
     the reward pays for.
     """
-    terms = {c: -table[c] if c.split("/")[1] == "kl_penalty" else table[c] for c in table.columns
-             if c.startswith(REWARD_TERM_PREFIX) and len(c.split("/")) > 2 and c.split("/")[1] != "task"
-             and table[c].notna().any()}
+    terms = {
+        c: -table[c] if c.split("/")[1] == "kl_penalty" else table[c]
+        for c in table.columns
+        if c.startswith(REWARD_TERM_PREFIX)
+        and len(c.split("/")) > 2
+        and c.split("/")[1] != "task"
+        and table[c].notna().any()
+    }
     only_kl = all(c.split("/")[1] == "kl_penalty" for c in terms)
     logged = all(c in table.columns and table[c].notna().any() for c in ("task_score", "reward"))
     if only_kl and logged:
@@ -90,13 +113,24 @@ def term_share(table: pd.DataFrame, trend: dict) -> dict:
         ok = table["reward"].notna() & values.notna()
         if ok.sum() < rules.MIN_STEPS:
             continue
-        reward, part = Curve.of(table.loc[ok, "step"], table.loc[ok, "reward"]), Curve.of(table.loc[ok, "step"], values[ok])
+        reward, part = (
+            Curve.of(table.loc[ok, "step"], table.loc[ok, "reward"]),
+            Curve.of(table.loc[ok, "step"], values[ok]),
+        )
         with np.errstate(divide="ignore", invalid="ignore"):
             share = np.where(reward.delta != 0, part.delta / reward.delta, np.nan)
         i = first_sustained(reward.up() & (share >= rules.SHARE), rules.SUSTAIN) if trend["rises"] else None
-        row = {"term": term, "share_end": float(share[-1]), "onset": i, "reward": reward, "part": part,
-               "arithmetic": f"{term}: change {part.delta[-1]:+.4g} / reward change {reward.delta[-1]:+.4g} = "
-               f"{share[-1]:.0%}" if np.isfinite(share[-1]) else f"{term}: reward did not change"}
+        row = {
+            "term": term,
+            "share_end": float(share[-1]),
+            "onset": i,
+            "reward": reward,
+            "part": part,
+            "arithmetic": f"{term}: change {part.delta[-1]:+.4g} / reward change {reward.delta[-1]:+.4g} = "
+            f"{share[-1]:.0%}"
+            if np.isfinite(share[-1])
+            else f"{term}: reward did not change",
+        }
         shares.append(row)
         if i is not None and (best is None or reward.steps[i] < best["reward"].steps[best["onset"]]):
             best = row
@@ -106,12 +140,23 @@ def term_share(table: pd.DataFrame, trend: dict) -> dict:
     if not trend["rises"]:
         return rules.signal(name, rules.DOES_NOT_HOLD, trend["reason"], arithmetic=arithmetic)
     if best is None:
-        return rules.signal(name, rules.DOES_NOT_HOLD, f"no non-task term carries ≥ {rules.SHARE:.0%} of the reward's "
-                      f"change for {rules.SUSTAIN} steps in a row", arithmetic=arithmetic)
+        return rules.signal(
+            name,
+            rules.DOES_NOT_HOLD,
+            f"no non-task term carries ≥ {rules.SHARE:.0%} of the reward's change for {rules.SUSTAIN} steps in a row",
+            arithmetic=arithmetic,
+        )
     i, reward, part = best["onset"], best["reward"], best["part"]
-    return rules.signal(name, rules.HOLDS, f"{best['term']} carries {best['share_end']:.0%} of the reward's change",
-                  onset_step=int(reward.steps[i]), at_onset=_pair(reward, part, i, best["term"]),
-                  at_end=_pair(reward, part, -1, best["term"]), term=best["term"], arithmetic=arithmetic)
+    return rules.signal(
+        name,
+        rules.HOLDS,
+        f"{best['term']} carries {best['share_end']:.0%} of the reward's change",
+        onset_step=int(reward.steps[i]),
+        at_onset=_pair(reward, part, i, best["term"]),
+        at_end=_pair(reward, part, -1, best["term"]),
+        term=best["term"],
+        arithmetic=arithmetic,
+    )
 
 
 def train_val(table: pd.DataFrame, trend: dict) -> dict:
@@ -131,12 +176,25 @@ def train_val(table: pd.DataFrame, trend: dict) -> dict:
 
     def at(k):
         step, j, x = rows[k]
-        return {"step": step, "reward": reward.at(j) if j is not None else None,
-                "val_score": {"first": float(v[0]), "value": x, "change": x - float(v[0])}}
+        return {
+            "step": step,
+            "reward": reward.at(j) if j is not None else None,
+            "val_score": {"first": float(v[0]), "value": x, "change": x - float(v[0])},
+        }
 
     k = first_sustained(mask, rules.VAL_SUSTAIN)
     if k is None:
-        return rules.signal(name, rules.DOES_NOT_HOLD, f"val_score rose with the reward ({v[0]:.3g} → {v[-1]:.3g})",
-                      at_end=at(len(rows) - 1))
-    return rules.signal(name, rules.HOLDS, f"reward up while val_score went {v[0]:.3g} → {v[-1]:.3g}",
-                  onset_step=rows[k][0], at_onset=at(k), at_end=at(len(rows) - 1))
+        return rules.signal(
+            name,
+            rules.DOES_NOT_HOLD,
+            f"val_score rose with the reward ({v[0]:.3g} → {v[-1]:.3g})",
+            at_end=at(len(rows) - 1),
+        )
+    return rules.signal(
+        name,
+        rules.HOLDS,
+        f"reward up while val_score went {v[0]:.3g} → {v[-1]:.3g}",
+        onset_step=rows[k][0],
+        at_onset=at(k),
+        at_end=at(len(rows) - 1),
+    )

@@ -20,18 +20,19 @@ GEN_MIN_SAMPLES = 4  # validation-generation rounds with fewer samples are skipp
 GEN_SHARE = 0.5  # a round is "empty" / "constant" when this share of its outputs is empty / identical
 GEN_SUSTAIN = 2  # consecutive rounds the generations signal must hold for
 
-HEALTHY, OUTSIDE, COLLAPSED, NOT_ENOUGH = ("healthy", "reward earned outside the task", "collapsed",
-                                          "not enough data")
+HEALTHY, OUTSIDE, COLLAPSED, NOT_ENOUGH = ("healthy", "reward earned outside the task", "collapsed", "not enough data")
 VERDICTS = (HEALTHY, OUTSIDE, COLLAPSED, NOT_ENOUGH)
 HOLDS, DOES_NOT_HOLD, NO_DATA = "holds", "does not hold", "not enough data"
 
 OUTSIDE_SIGNALS = ("reward_task_divergence", "non_task_term_share", "train_val_divergence")
 COLLAPSE_SIGNALS = ("length_collapse", "entropy_collapse", "validation_generations")
 
-_UP = (f"a curve is smoothed by a centred rolling median over {WINDOW} logged steps; its start level is the "
-       f"median of its first {START_POINTS} logged values; it is *up* at a step when smoothed − start exceeds "
-       f"max({NOISE_K:g} × noise SD, {RANGE_FLOOR:.0%} of the smoothed curve's range), where the noise SD is "
-       "1.4826 × MAD of (raw − smoothed); *not up* otherwise")
+_UP = (
+    f"a curve is smoothed by a centred rolling median over {WINDOW} logged steps; its start level is the "
+    f"median of its first {START_POINTS} logged values; it is *up* at a step when smoothed − start exceeds "
+    f"max({NOISE_K:g} × noise SD, {RANGE_FLOOR:.0%} of the smoothed curve's range), where the noise SD is "
+    "1.4826 × MAD of (raw − smoothed); *not up* otherwise"
+)
 SIGNAL_RULES = {
     "reward_task_divergence": "reward up, task_score not up, and the reward's change minus task_score's change "
     f"above the reward's threshold, at the same step, for {SUSTAIN} consecutive steps logging both",
@@ -54,8 +55,7 @@ RULES = (
     f"0. Curves: {_UP}. A concept logged at fewer than {MIN_STEPS} steps is *not enough data*. The three "
     f"reward-side signals also need the reward to rise over the run (Kendall τ > 0, p < {TREND_P}); if it "
     "does not, they do not hold.",
-    "1. Any of reward_task_divergence, non_task_term_share, train_val_divergence holds -> "
-    f"**{OUTSIDE}**.",
+    f"1. Any of reward_task_divergence, non_task_term_share, train_val_divergence holds -> **{OUTSIDE}**.",
     f"2. Any of length_collapse, entropy_collapse, validation_generations holds -> **{COLLAPSED}**.",
     f"3. None of the three reward-side signals could be evaluated -> **{NOT_ENOUGH}**.",
     f"4. Otherwise -> **{HEALTHY}** (the report lists the signals that could not be evaluated).",
@@ -65,11 +65,27 @@ RULES = (
 # -- the record every signal returns, so the verdict, the report and the plot read one shape --
 
 
-def signal(name: str, status: str, reason: str, *, onset_step: int | None = None,
-           at_onset: dict | None = None, at_end: dict | None = None, **extra) -> dict:
+def signal(
+    name: str,
+    status: str,
+    reason: str,
+    *,
+    onset_step: int | None = None,
+    at_onset: dict | None = None,
+    at_end: dict | None = None,
+    **extra,
+) -> dict:
     """status is HOLDS / DOES_NOT_HOLD / NO_DATA; reason says why in numbers."""
-    return {"name": name, "status": status, "reason": reason, "onset_step": onset_step,
-            "at_onset": at_onset, "at_end": at_end, "rule": SIGNAL_RULES[name], **extra}
+    return {
+        "name": name,
+        "status": status,
+        "reason": reason,
+        "onset_step": onset_step,
+        "at_onset": at_onset,
+        "at_end": at_end,
+        "rule": SIGNAL_RULES[name],
+        **extra,
+    }
 
 
 def no_data(name: str, reason: str) -> dict:
@@ -78,6 +94,7 @@ def no_data(name: str, reason: str) -> dict:
 
 def verdict(signals: dict[str, dict]) -> tuple[str, str]:
     """(verdict, one-line reason) from the signals, by RULES 1-4 in order."""
+
     def named(names, status):
         return [n for n in names if signals[n]["status"] == status]
 

@@ -18,7 +18,12 @@ _OPPOSITES = (
     ("more-decisive", "more-hesitant"), ("longer-trace", "shorter-trace"),
 )  # fmt: skip
 INVERSE = {a: b for a, b in _OPPOSITES} | {b: a for a, b in _OPPOSITES}
-SYMMETRIC = {"different-tool-strategy", "different-failure-mode", "different-solution-strategy", "no-substantive-change"}
+SYMMETRIC = {
+    "different-tool-strategy",
+    "different-failure-mode",
+    "different-solution-strategy",
+    "no-substantive-change",
+}
 SIDES = ("baseline", "post-rl", "tie")
 _CONF_RANK = {"low": 0, "medium": 1, "high": 2}
 
@@ -35,7 +40,11 @@ def orient(verdict: dict, post_is_b: bool) -> dict:
     if post_is_b:
         return {"winner": winner, "tags": list(verdict["tags"]), "unoriented": []}
     tags = [INVERSE.get(t, t) for t in verdict["tags"] if t in INVERSE or t in SYMMETRIC]
-    return {"winner": winner, "tags": tags, "unoriented": [t for t in verdict["tags"] if t not in INVERSE and t not in SYMMETRIC]}
+    return {
+        "winner": winner,
+        "tags": tags,
+        "unoriented": [t for t in verdict["tags"] if t not in INVERSE and t not in SYMMETRIC],
+    }
 
 
 def combine_pair(task: str, probe: str, ab: dict | None, ba: dict | None) -> dict:

@@ -49,7 +49,8 @@ def heuristic_verdict(a: dict, b: dict) -> dict:
     winner, reason = _winner(a, b)
     return {
         "behavior_change": "Offline heuristic (not an LLM), from measured features only: "
-        + ("; ".join(notes) if notes else "no feature moved more than 20 %") + ".",
+        + ("; ".join(notes) if notes else "no feature moved more than 20 %")
+        + ".",
         "tags": tags[:4] or ["no-substantive-change"],
         "confidence": "low",
         "winner": winner,

@@ -51,7 +51,15 @@ SYSTEM = (
 )
 
 # Measured features shown to the judge next to each transcript (same order for A and B).
-SHOWN = ("reward", "n_turns", "tool_calls_total", "tool_errors", "assistant_tokens", "think_tokens", "self_correction_hits")
+SHOWN = (
+    "reward",
+    "n_turns",
+    "tool_calls_total",
+    "tool_errors",
+    "assistant_tokens",
+    "think_tokens",
+    "self_correction_hits",
+)
 
 
 def render_conversation(conversation: str | None, budget: int) -> str:

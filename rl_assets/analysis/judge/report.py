@@ -11,12 +11,15 @@ _PROBE_NOTE = {
     "random": "seeded uniform sample of the remaining tasks (disjoint) - the unbiased control",
 }
 
+
 def _pct(x) -> str:
     return "n/a" if x is None else f"{100 * x:.1f}%"
+
 
 def _ci(share: dict) -> str:
     lo, hi = share["wilson95"]
     return f"{_pct(share['share'])} [{100 * lo:.1f}, {100 * hi:.1f}]"
+
 
 def render_markdown(report: dict) -> str:
     lines = [
@@ -40,34 +43,44 @@ def render_markdown(report: dict) -> str:
         head = "Every judgment failed" if failures["all_failed"] else f"{failures['failed']} judgments failed"
         lines += [f"## {head}: reasons", "", *failure_lines(failures), ""]
     if "offline" in report["judge"]:
-        lines += ["> **Offline heuristic, not an LLM**: verdicts follow recorded reward and tool errors only; "
-                  "tags come from feature deltas. Configure an endpoint for real judgments (docs/llm.md).", ""]
+        lines += [
+            "> **Offline heuristic, not an LLM**: verdicts follow recorded reward and tool errors only; "
+            "tags come from feature deltas. Configure an endpoint for real judgments (docs/llm.md).",
+            "",
+        ]
     for name, s in report["probes"].items():
         lines += [
             f"## Probe {md_code(name)}: {s['judged']} pairs judged of {s['attempted']}",
             "",
             f"_{_PROBE_NOTE.get(name, '')}_",
             "",
-            md_table(["winner", "pairs", "share [Wilson 95%]"],
-                     [[side, s["win"][side]["count"], _ci(s["win"][side])] for side in ("post-rl", "baseline", "tie")],
-                     align="-r-"),
+            md_table(
+                ["winner", "pairs", "share [Wilson 95%]"],
+                [[side, s["win"][side]["count"], _ci(s["win"][side])] for side in ("post-rl", "baseline", "tie")],
+                align="-r-",
+            ),
             "",
             f"- Post-RL win rate among decisive pairs: {_ci(s['post_rl_win_rate_decisive'])}",
             f"- Order-flip rate: {_pct(s['order_flip_rate'])} ({s['order_flips']} pairs)",
             f"- Confidence: {', '.join(f'{k} {v}' for k, v in sorted(s['confidence'].items())) or 'n/a'}",
             f"- Unknown tags dropped: {s['dropped_tags']}",
             "",
-            md_table(["tag (post-RL vs baseline)", "pairs", "share"],
-                     [[t, v["count"], _pct(v["share"])] for t, v in list(s["tags"].items())[:12]], align="-rr"),
+            md_table(
+                ["tag (post-RL vs baseline)", "pairs", "share"],
+                [[t, v["count"], _pct(v["share"])] for t, v in list(s["tags"].items())[:12]],
+                align="-rr",
+            ),
             "",
         ]
     top = sorted((p for p in report["pairs"] if p["status"] == "judged"), key=lambda p: -p["behavior_delta_score"])[:5]
     if top:
         lines += ["## Most-shifted pairs (judge's words, baseline-first order)", ""]
         for p in top:
-            lines += [f"- **{md_text(p['task'])}** ({p['probe']}): winner {p['winner']}"
-                      f"{' (orders disagreed)' if p['order_flip'] else ''}; tags {md_text(', '.join(p['tags']) or '-')}. "
-                      f"{md_text(p['behavior_change'][:400])}"]
+            lines += [
+                f"- **{md_text(p['task'])}** ({p['probe']}): winner {p['winner']}"
+                f"{' (orders disagreed)' if p['order_flip'] else ''}; tags {md_text(', '.join(p['tags']) or '-')}. "
+                f"{md_text(p['behavior_change'][:400])}"
+            ]
     return "\n".join(lines) + "\n"
 
 

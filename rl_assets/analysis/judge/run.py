@@ -34,8 +34,9 @@ def pair_requests(task: str, probe: str, base: dict, post: dict, model: str, cha
     return out
 
 
-def judge_pairs(probes: dict[str, list[str]], base: dict[str, dict], post: dict[str, dict], client,
-                char_budget: int = 12000) -> list[dict]:
+def judge_pairs(
+    probes: dict[str, list[str]], base: dict[str, dict], post: dict[str, dict], client, char_budget: int = 12000
+) -> list[dict]:
     """Every selected pair judged in both orders -> combined pair records (see aggregate)."""
     plan = []
     for probe, tasks in probes.items():
@@ -58,8 +59,9 @@ def judge_pairs(probes: dict[str, list[str]], base: dict[str, dict], post: dict[
     return pairs
 
 
-def build_report(pairs: list[dict], *, model_id: str, judge: str, attempt_rule: str, seed: int,
-                 common_tasks: int, calls: dict) -> dict:
+def build_report(
+    pairs: list[dict], *, model_id: str, judge: str, attempt_rule: str, seed: int, common_tasks: int, calls: dict
+) -> dict:
     """The report.json payload: per-probe summaries, every pair, the parse-failure rate."""
     from rl_assets.analysis.llm_failures import failure_summary
 
@@ -72,7 +74,10 @@ def build_report(pairs: list[dict], *, model_id: str, judge: str, attempt_rule: 
         "attempt_rule": attempt_rule,
         "seed": seed,
         "common_tasks": common_tasks,
-        "probes": {name: summarize([p for p in pairs if p["probe"] == name]) for name in dict.fromkeys(p["probe"] for p in pairs)},
+        "probes": {
+            name: summarize([p for p in pairs if p["probe"] == name])
+            for name in dict.fromkeys(p["probe"] for p in pairs)
+        },
         "judgments_requested": len(statuses),
         "judgments_failed": sum(s in ("failed", "budget", "missing") for s in statuses),
         "judgments_budget_refused": statuses.count("budget"),

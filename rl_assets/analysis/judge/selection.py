@@ -18,8 +18,22 @@ from statistics import median_low
 SCORE_FEATURES = ("tool_calls_total", "tool_errors", "assistant_tokens", "think_tokens", "self_correction_hits")
 ATTEMPT_RULES = ("first", "median-reward")
 # Trace-table columns the judge (and the failure-mode annotator) read per trace, besides the conversation.
-ROW_COLUMNS = ("trace_id", "task_id", "attempt", "date", "reward", "passed", "error_type", "is_infra_error", "n_turns",
-               "tool_error_rate", "premature_stop", "parse_error_markers", "peak_prompt_tokens", *SCORE_FEATURES)
+ROW_COLUMNS = (
+    "trace_id",
+    "task_id",
+    "attempt",
+    "date",
+    "reward",
+    "passed",
+    "error_type",
+    "is_infra_error",
+    "n_turns",
+    "tool_error_rate",
+    "premature_stop",
+    "parse_error_markers",
+    "peak_prompt_tokens",
+    *SCORE_FEATURES,
+)
 
 
 def _order(row: dict) -> tuple:
@@ -58,8 +72,14 @@ def is_discordant(a: dict, b: dict) -> bool:
     return bool(a.get("passed")) != bool(b.get("passed"))
 
 
-def select_probes(base: dict[str, dict], post: dict[str, dict], n_changed: int, n_random: int, seed: int = 0,
-                  exclude: set[str] | None = None) -> dict[str, list[str]]:
+def select_probes(
+    base: dict[str, dict],
+    post: dict[str, dict],
+    n_changed: int,
+    n_random: int,
+    seed: int = 0,
+    exclude: set[str] | None = None,
+) -> dict[str, list[str]]:
     """-> {"most_changed": [task ids], "random": [task ids]} over the common tasks (disjoint)."""
     common = sorted((set(base) & set(post)) - (exclude or set()))
     ranked = sorted(common, key=lambda t: (not is_discordant(base[t], post[t]), -behavior_score(base[t], post[t]), t))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rl_assets.analysis.q1.behavioral_delta import ALPHA
 from rl_assets.analysis.lineage.curves import at_checkpoints, job_curves
 from rl_assets.analysis.lineage.emergence import feature_lineage
 from rl_assets.analysis.lineage.families import family_lineage
@@ -17,6 +16,7 @@ from rl_assets.analysis.lineage.members import select_members
 from rl_assets.analysis.lineage.resolution import resolution_note
 from rl_assets.analysis.lineage.rollouts import rollout_windows
 from rl_assets.analysis.lineage.steps import training_step
+from rl_assets.analysis.q1.behavioral_delta import ALPHA
 from rl_assets.analysis.report_md import jsonable
 
 
@@ -28,8 +28,12 @@ def judge_summary(judge: dict | None) -> dict | None:
     for name, p in (judge.get("probes") or {}).items():
         win, wins = p.get("post_rl_win_rate_decisive") or {}, p.get("win") or {}
         decisive = sum((wins.get(side) or {}).get("count", 0) for side in ("post-rl", "baseline"))
-        probes[name] = {"win_rate": win.get("share"), "ci": win.get("wilson95"), "decisive": decisive,
-                        "judged": p.get("judged")}
+        probes[name] = {
+            "win_rate": win.get("share"),
+            "ci": win.get("wilson95"),
+            "decisive": decisive,
+            "judged": p.get("judged"),
+        }
     return {"judge": judge.get("judge"), "probes": probes, "parse_failure_rate": judge.get("parse_failure_rate")}
 
 
@@ -37,11 +41,21 @@ def member_summary(m: dict) -> dict:
     d, v = m["values"]["behavioral_delta"], m["values"]
     paired = (d.get("paired") or {}).get("passed") or {}
     audit = v.get("learning_audit") or {}
-    return {"repo_id": m["repo_id"], "step": m["step"], "step_source": m["step_source"], "revision": m["revision"],
-            "post_rl_eval": m["post_rl_eval"], "common_tasks": d.get("common_tasks"),
-            "solve_rate": d["after"]["solve_rate"], "base_solve_rate": d["before"]["solve_rate"],
-            "solve_rate_delta": {k: paired.get(k) for k in ("before", "after", "estimate", "lo", "hi", "p_value", "reason")},
-            "judge": judge_summary(v.get("judge_verdicts")), "labels": audit.get("labels") or {}}
+    return {
+        "repo_id": m["repo_id"],
+        "step": m["step"],
+        "step_source": m["step_source"],
+        "revision": m["revision"],
+        "post_rl_eval": m["post_rl_eval"],
+        "common_tasks": d.get("common_tasks"),
+        "solve_rate": d["after"]["solve_rate"],
+        "base_solve_rate": d["before"]["solve_rate"],
+        "solve_rate_delta": {
+            k: paired.get(k) for k in ("before", "after", "estimate", "lo", "hi", "p_value", "reason")
+        },
+        "judge": judge_summary(v.get("judge_verdicts")),
+        "labels": audit.get("labels") or {},
+    }
 
 
 def gamed_answers(members: list[dict]) -> dict[str, str]:
@@ -58,9 +72,16 @@ def gamed_answers(members: list[dict]) -> dict[str, str]:
     return {}
 
 
-def build_lineage(job: str, stored: dict[str, dict], *, tables: dict | None = None,
-                  rollouts: tuple[pd.DataFrame, str] | None = None, benchmark: str | None = None,
-                  n_boot: int = 2000, seed: int = 0) -> dict:
+def build_lineage(
+    job: str,
+    stored: dict[str, dict],
+    *,
+    tables: dict | None = None,
+    rollouts: tuple[pd.DataFrame, str] | None = None,
+    benchmark: str | None = None,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> dict:
     """The lineage of `job` from every model partition's stored values (see members.select_members)."""
     from rl_assets.analysis.lineage.report import summary_lines
 
@@ -68,24 +89,42 @@ def build_lineage(job: str, stored: dict[str, dict], *, tables: dict | None = No
     members = sel["members"]
     features, steps = feature_lineage(members, tables or {}, n_boot, seed)
     families, audit_missing = family_lineage(members)
-    in_job = [(training_step(m, v["checkpoint"].get("rl_config"))[0], m, v) for m, v in stored.items()
-              if (v.get("checkpoint") or {}).get("job_name") == job]
+    in_job = [
+        (training_step(m, v["checkpoint"].get("rl_config"))[0], m, v)
+        for m, v in stored.items()
+        if (v.get("checkpoint") or {}).get("job_name") == job
+    ]
     in_order = sorted(in_job, key=lambda t: (t[0] is None, t[0] or 0, t[1]))
     job_models = [(m, v.get("training_metrics")) for s, m, v in in_order]
     curves, curves_from, note = job_curves(job_models)
-    looks = (("behaviour features vs the base (Q1's stored p)", [c for f in features for c in f["cells"]]),
-             ("behaviour features step to step", [c for s in steps for c in (s.get("features") or {}).values()]),
-             ("family reward change vs the base (the audit's stored p)", [c for f in families for c in f["cells"]]))
+    looks = (
+        ("behaviour features vs the base (Q1's stored p)", [c for f in features for c in f["cells"]]),
+        ("behaviour features step to step", [c for s in steps for c in (s.get("features") or {}).values()]),
+        ("family reward change vs the base (the audit's stored p)", [c for f in families for c in f["cells"]]),
+    )
     result = {
-        "job": job, "alpha": ALPHA, "n_boot": n_boot, "seed": seed, "pinned": sel["pinned"],
-        "members": [member_summary(m) for m in members], "excluded": sel["excluded"],
-        "features": features, "steps": steps, "families": families, "audit_missing": audit_missing,
+        "job": job,
+        "alpha": ALPHA,
+        "n_boot": n_boot,
+        "seed": seed,
+        "pinned": sel["pinned"],
+        "members": [member_summary(m) for m in members],
+        "excluded": sel["excluded"],
+        "features": features,
+        "steps": steps,
+        "families": families,
+        "audit_missing": audit_missing,
         "resolution": [n for what, cells in looks if (n := resolution_note(cells, what, ALPHA))],
-        "curves": {"source": curves_from, "note": note, "data": curves,
-                   "at_checkpoints": at_checkpoints(curves, [m["step"] for m in members]) if curves else []},
+        "curves": {
+            "source": curves_from,
+            "note": note,
+            "data": curves,
+            "at_checkpoints": at_checkpoints(curves, [m["step"] for m in members]) if curves else [],
+        },
     }
-    result["integrity"] = integrity_lineage([(m, v.get("reward_integrity")) for s, m, v in in_order], curves_from,
-                                            result["members"], features, families)
+    result["integrity"] = integrity_lineage(
+        [(m, v.get("reward_integrity")) for s, m, v in in_order], curves_from, result["members"], features, families
+    )
     if rollouts is None:
         result["rollouts"] = {"applicable": False, "reason": "no RL rollout dataset for this job"}
     else:

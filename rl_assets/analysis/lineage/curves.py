@@ -34,12 +34,18 @@ def curves_of(steps: pd.DataFrame) -> dict:
 def job_curves(candidates: list[tuple[str, dict | None]]) -> tuple[dict | None, str | None, str]:
     """(curves, source checkpoint, note) from (repo id, stored training_metrics) pairs in step order;
     equal reach -> the later checkpoint's."""
-    usable = [(repo, tm["curves"]) for repo, tm in candidates
-              if tm and tm.get("applicable") and (tm.get("curves") or {}).get("step")]
+    usable = [
+        (repo, tm["curves"])
+        for repo, tm in candidates
+        if tm and tm.get("applicable") and (tm.get("curves") or {}).get("step")
+    ]
     if not usable:
         stored = [tm for _, tm in candidates if tm]
-        why = ("no checkpoint of the job has training logs with steps" if not any(t.get("applicable") for t in stored)
-               else "the stored training_metrics predate curves: re-materialize training_metrics")
+        why = (
+            "no checkpoint of the job has training logs with steps"
+            if not any(t.get("applicable") for t in stored)
+            else "the stored training_metrics predate curves: re-materialize training_metrics"
+        )
         return None, None, why
     _, (repo, curves) = max(enumerate(usable), key=lambda iu: (max(iu[1][1]["step"]), iu[0]))
     return curves, repo, f"training logs of {repo} (steps {min(curves['step'])}–{max(curves['step'])})"

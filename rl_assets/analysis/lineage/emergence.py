@@ -19,9 +19,9 @@ own family of looks:
 from __future__ import annotations
 
 from rl_assets.analysis import stats
-from rl_assets.analysis.q1.behavioral_delta import ALPHA, feature_deltas, to_frame
 from rl_assets.analysis.lineage.resolution import mark_limited
 from rl_assets.analysis.pairing_frames import paired_frames
+from rl_assets.analysis.q1.behavioral_delta import ALPHA, feature_deltas, to_frame
 from rl_assets.analysis.stats.resolution import permutations_for
 from rl_assets.schema import FEATURE_COLUMNS
 
@@ -68,21 +68,41 @@ def emergence(cells: list[dict], steps: list[int] | None = None) -> dict:
     first = next((i for i, c in enumerate(cells) if c.get("significant")), None)
     limited = [c["step"] for c in cells[:first] if c.get("resolution_limited")]
     if first is None:
-        status = (f"not resolvable: the CI excludes 0 at step(s) {', '.join(map(str, limited))} but the p cannot "
-                  "go low enough for the lineage-wide Holm (see the resolution note)") if limited else "never significant"
-        return {"first_significant": None, "first_step": None, "direction": None, "persists": None, "status": status,
-                "unresolved_steps": limited}
-    way, later = direction(cells[first]), cells[first + 1:]
-    out = {"first_significant": cells[first]["repo_id"], "first_step": cells[first]["step"], "direction": way,
-           "unresolved_steps": limited}  # earlier checkpoints the test could not resolve: it may have emerged there
+        status = (
+            (
+                f"not resolvable: the CI excludes 0 at step(s) {', '.join(map(str, limited))} but the p cannot "
+                "go low enough for the lineage-wide Holm (see the resolution note)"
+            )
+            if limited
+            else "never significant"
+        )
+        return {
+            "first_significant": None,
+            "first_step": None,
+            "direction": None,
+            "persists": None,
+            "status": status,
+            "unresolved_steps": limited,
+        }
+    way, later = direction(cells[first]), cells[first + 1 :]
+    out = {
+        "first_significant": cells[first]["repo_id"],
+        "first_step": cells[first]["step"],
+        "direction": way,
+        "unresolved_steps": limited,
+    }  # earlier checkpoints the test could not resolve: it may have emerged there
     if not later and not [x for x in steps or [] if x > cells[first]["step"]]:
         return {**out, "persists": None, "status": "emerged at the last checkpoint (persistence not observable yet)"}
-    broken = next((c for c in later if c.get("lo") is not None and c.get("hi") is not None and not same_side(c, way)),
-                  None)
+    broken = next(
+        (c for c in later if c.get("lo") is not None and c.get("hi") is not None and not same_side(c, way)), None
+    )
     missing = gap(later, steps, cells[first]["step"])
     if broken is None:
-        return {**out, "persists": None if missing else True,
-                "status": f"persistence unknown: {missing}" if missing else "persists"}
+        return {
+            **out,
+            "persists": None if missing else True,
+            "status": f"persistence unknown: {missing}" if missing else "persists",
+        }
     opposite = "decrease" if way == "increase" else "increase"
     verb = "reversed" if same_side(broken, opposite) else "faded"
     return {**out, "persists": False, "status": f"{verb} at step {broken['step']} ({broken['repo_id']})"}
@@ -93,8 +113,13 @@ def feature_cells(members: list[dict]) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     for m in members:
         for f in m["values"]["behavioral_delta"].get("features") or []:
-            cell = {"repo_id": m["repo_id"], "step": m["step"], **{k: f.get(k) for k in CELL_KEYS},
-                    "q1_significant": f.get("significant"), "n_boot": m["values"]["behavioral_delta"].get("n_boot")}
+            cell = {
+                "repo_id": m["repo_id"],
+                "step": m["step"],
+                **{k: f.get(k) for k in CELL_KEYS},
+                "q1_significant": f.get("significant"),
+                "n_boot": m["values"]["behavioral_delta"].get("n_boot"),
+            }
             out.setdefault(f["feature"], []).append(cell)
     return out
 
@@ -116,8 +141,13 @@ def step_changes(members: list[dict], tables: dict, n_boot: int, seed: int) -> l
             out.append({**step, "unavailable": "the two checkpoints share no task"})
             continue
         rows = feature_deltas(b, a, common, stats.PairedResampler(len(common), n_perm, seed))
-        out.append({**step, "common_tasks": len(common),
-                    "features": {r["feature"]: {k: r.get(k) for k in ("delta", "lo", "hi", "p", "n_tasks")} for r in rows}})
+        out.append(
+            {
+                **step,
+                "common_tasks": len(common),
+                "features": {r["feature"]: {k: r.get(k) for k in ("delta", "lo", "hi", "p", "n_tasks")} for r in rows},
+            }
+        )
     holm_mark([c for s in out for c in (s.get("features") or {}).values()], n_boot=n_perm)
     return out
 

@@ -22,18 +22,32 @@ def _imitation(row: dict) -> dict | None:
     best = max(row.get("baselines") or [], key=lambda b: b.get("imitation") or 0, default=None)
     if best is None:
         return None
-    return {k: best.get(k) for k in ("strategy", "constant_answer", "imitation", "imitation_ci", "imitation_before", "score")}
+    return {
+        k: best.get(k)
+        for k in ("strategy", "constant_answer", "imitation", "imitation_ci", "imitation_before", "score")
+    }
 
 
 def _cell(member: dict, row: dict) -> dict:
     gain = row.get("reward_gain") or {}
-    return {"repo_id": member["repo_id"], "step": member["step"], "label": row.get("label"),
-            "explanation": row.get("explanation"), "n_tasks": row.get("n_tasks"),
-            "reward_before": row.get("reward_before"), "reward_after": row.get("reward_after"),
-            "delta": gain.get("estimate"), "lo": gain.get("lo"), "hi": gain.get("hi"), "p": gain.get("p"),
-            "format_gain": row.get("format_gain"), "substance_gain": row.get("substance_gain"),
-            "lenient_before": row.get("lenient_reward_before"), "lenient_after": row.get("lenient_reward_after"),
-            "imitation": _imitation(row)}
+    return {
+        "repo_id": member["repo_id"],
+        "step": member["step"],
+        "label": row.get("label"),
+        "explanation": row.get("explanation"),
+        "n_tasks": row.get("n_tasks"),
+        "reward_before": row.get("reward_before"),
+        "reward_after": row.get("reward_after"),
+        "delta": gain.get("estimate"),
+        "lo": gain.get("lo"),
+        "hi": gain.get("hi"),
+        "p": gain.get("p"),
+        "format_gain": row.get("format_gain"),
+        "substance_gain": row.get("substance_gain"),
+        "lenient_before": row.get("lenient_reward_before"),
+        "lenient_after": row.get("lenient_reward_after"),
+        "imitation": _imitation(row),
+    }
 
 
 def audit_rows_of(member: dict) -> tuple[list[dict] | None, str | None]:
@@ -54,19 +68,32 @@ def label_path(cells: list[dict], steps: list[int] | None = None) -> dict:
     first = next((i for i, c in enumerate(cells) if c.get("label") in CHANGE_LABELS), None)
     if first is None:
         return {"label": None, "at": None, "at_step": None, "persists": None, "status": "no change label"}
-    label, later = cells[first]["label"], cells[first + 1:]
+    label, later = cells[first]["label"], cells[first + 1 :]
     out = {"label": label, "at": cells[first]["repo_id"], "at_step": cells[first]["step"]}
     after = [x for x in steps or [] if x > cells[first]["step"]]
     if not later and not after:
         return {**out, "persists": None, "status": "emerged at the last checkpoint (persistence not observable yet)"}
     broken = next((c for c in later if c.get("label") not in (label, UNKNOWN)), None)
     seen = {c["step"]: c for c in later}
-    missing = next((f"no audit row at step {x}" if x not in seen else f"not enough data at step {x}"
-                    for x in sorted(set(seen) | set(after)) if seen.get(x, {}).get("label", UNKNOWN) == UNKNOWN), None)
+    missing = next(
+        (
+            f"no audit row at step {x}" if x not in seen else f"not enough data at step {x}"
+            for x in sorted(set(seen) | set(after))
+            if seen.get(x, {}).get("label", UNKNOWN) == UNKNOWN
+        ),
+        None,
+    )
     if broken is None:
-        return {**out, "persists": None if missing else True,
-                "status": f"persistence unknown: {missing}" if missing else "persists"}
-    return {**out, "persists": False, "status": f"became {broken.get('label') or 'unlabelled'} at step {broken['step']}"}
+        return {
+            **out,
+            "persists": None if missing else True,
+            "status": f"persistence unknown: {missing}" if missing else "persists",
+        }
+    return {
+        **out,
+        "persists": False,
+        "status": f"became {broken.get('label') or 'unlabelled'} at step {broken['step']}",
+    }
 
 
 def family_lineage(members: list[dict]) -> tuple[list[dict], list[dict]]:
@@ -82,6 +109,8 @@ def family_lineage(members: list[dict]) -> tuple[list[dict], list[dict]]:
             by_family.setdefault(row["family"], []).append(_cell(m, row))
     holm_mark([c for cells in by_family.values() for c in cells])
     steps = [m["step"] for m in members]
-    out = [{"family": family, "cells": cells, "label_path": label_path(cells, steps), "reward": emergence(cells, steps)}
-           for family, cells in sorted(by_family.items())]
+    out = [
+        {"family": family, "cells": cells, "label_path": label_path(cells, steps), "reward": emergence(cells, steps)}
+        for family, cells in sorted(by_family.items())
+    ]
     return out, missing

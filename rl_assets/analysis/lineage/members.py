@@ -30,8 +30,10 @@ def _problem(model: str, v: dict) -> str | None:
     sources = delta.get("sources") or {}
     used = ((sources.get("baseline") or {}).get("source"), (sources.get("post-RL") or {}).get("source"))
     if used != (pair["baseline_eval"], pair["post_rl_eval"]):
-        return (f"behavioral_delta was computed on {used[1]} vs {used[0]}, but the current eval pair is "
-                f"{pair['post_rl_eval']} vs {pair['baseline_eval']}: re-materialize it")
+        return (
+            f"behavioral_delta was computed on {used[1]} vs {used[0]}, but the current eval pair is "
+            f"{pair['post_rl_eval']} vs {pair['baseline_eval']}: re-materialize it"
+        )
     traces = v.get("post_rl_traces") or {}
     revision = (sources.get("post-RL") or {}).get("revision")
     if traces.get("revision") and revision and traces["revision"] != revision:
@@ -64,11 +66,20 @@ def select_members(job: str, stored: dict[str, dict], benchmark: str | None = No
             excluded.append({"repo_id": model, "step": step, "reason": reason})
             continue
         pair = values["eval_pair"]
-        candidates.append({"repo_id": model, "step": step, "step_source": step_source,
-                           "revision": manifest.get("revision"), "last_modified": manifest.get("last_modified"),
-                           "benchmark": str(pair.get("benchmark")), "base_model": pair.get("base_model_name"),
-                           "baseline_eval": pair["baseline_eval"], "post_rl_eval": pair["post_rl_eval"],
-                           "values": values})
+        candidates.append(
+            {
+                "repo_id": model,
+                "step": step,
+                "step_source": step_source,
+                "revision": manifest.get("revision"),
+                "last_modified": manifest.get("last_modified"),
+                "benchmark": str(pair.get("benchmark")),
+                "base_model": pair.get("base_model_name"),
+                "baseline_eval": pair["baseline_eval"],
+                "post_rl_eval": pair["post_rl_eval"],
+                "values": values,
+            }
+        )
     pinned = {"benchmark": _pin(candidates, "benchmark", benchmark)}
     rule = "requested" if benchmark else "the benchmark most checkpoints were evaluated on (ties: the latest step's)"
     same_bench = [c for c in candidates if c["benchmark"] == pinned["benchmark"]]
@@ -76,20 +87,37 @@ def select_members(job: str, stored: dict[str, dict], benchmark: str | None = No
     pinned["baseline_eval"] = _pin([c for c in same_bench if c["base_model"] == pinned["base_model"]], "baseline_eval")
     kept: dict[int, dict] = {}
     for c in candidates:
-        for key, what in (("benchmark", "evaluated on"), ("base_model", "compared with base"),
-                          ("baseline_eval", "baseline eval dataset")):
+        for key, what in (
+            ("benchmark", "evaluated on"),
+            ("base_model", "compared with base"),
+            ("baseline_eval", "baseline eval dataset"),
+        ):
             if c[key] != pinned[key]:
-                excluded.append({"repo_id": c["repo_id"], "step": c["step"],
-                                 "reason": f"{what} {c[key]!r}; this lineage is pinned to {pinned[key]!r}"})
+                excluded.append(
+                    {
+                        "repo_id": c["repo_id"],
+                        "step": c["step"],
+                        "reason": f"{what} {c[key]!r}; this lineage is pinned to {pinned[key]!r}",
+                    }
+                )
                 break
         else:
             other = kept.get(c["step"])
             if other is not None:
                 newer, older = (c, other) if (c["last_modified"] or "") > (other["last_modified"] or "") else (other, c)
-                excluded.append({"repo_id": older["repo_id"], "step": older["step"],
-                                 "reason": f"same training step as {newer['repo_id']} (the newer upload is kept)"})
+                excluded.append(
+                    {
+                        "repo_id": older["repo_id"],
+                        "step": older["step"],
+                        "reason": f"same training step as {newer['repo_id']} (the newer upload is kept)",
+                    }
+                )
                 c = newer
             kept[c["step"]] = c
     members = [kept[s] for s in sorted(kept)]
-    return {"job": job, "pinned": pinned, "members": members,
-            "excluded": sorted(excluded, key=lambda e: (e["step"] is None, e["step"] or 0, e["repo_id"]))}
+    return {
+        "job": job,
+        "pinned": pinned,
+        "members": members,
+        "excluded": sorted(excluded, key=lambda e: (e["step"] is None, e["step"] or 0, e["repo_id"])),
+    }

@@ -7,8 +7,16 @@ import numpy as np
 from rl_assets.analysis.figures import figure_png, pyplot
 from rl_assets.analysis.lineage.curves import METRICS
 
-LABEL_COLORS = {"gamed": "#d62728", "mostly format": "#ff7f0e", "skill and format": "#f2c744", "real skill": "#2ca02c",
-                "regressed": "#9467bd", "no change": "#e5e5e5", "no real gain": "#bdbdbd", "not enough data": "#ffffff"}
+LABEL_COLORS = {
+    "gamed": "#d62728",
+    "mostly format": "#ff7f0e",
+    "skill and format": "#f2c744",
+    "real skill": "#2ca02c",
+    "regressed": "#9467bd",
+    "no change": "#e5e5e5",
+    "no real gain": "#bdbdbd",
+    "not enough data": "#ffffff",
+}
 
 
 def _png(fig) -> bytes:
@@ -35,9 +43,20 @@ def features_png(r: dict) -> bytes:
     for i, f in enumerate(feats):
         for c in f["cells"]:
             j = steps.index(c["step"])
-            grid[i, j] = c.get("effect_size") if c.get("effect_size") is not None else (0.0 if c.get("delta") is not None else np.nan)
+            grid[i, j] = (
+                c.get("effect_size")
+                if c.get("effect_size") is not None
+                else (0.0 if c.get("delta") is not None else np.nan)
+            )
             if c.get("delta") is not None:
-                ax.text(j, i, f"{c['delta']:+.3g}{' *' if c.get('significant') else ''}", ha="center", va="center", fontsize=7)
+                ax.text(
+                    j,
+                    i,
+                    f"{c['delta']:+.3g}{' *' if c.get('significant') else ''}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                )
     image = ax.imshow(np.clip(grid, -1.5, 1.5), cmap="RdBu_r", vmin=-1.5, vmax=1.5, aspect="auto")
     ax.set_xticks(range(len(steps)), [f"step {s}" for s in steps], fontsize=8)
     ax.set_yticks(range(len(feats)), [f["feature"] for f in feats], fontsize=8)
@@ -50,6 +69,7 @@ def labels_png(r: dict) -> bytes:
     """The audit label of each family at each checkpoint, as a categorical heat map."""
     plt = pyplot()
     from matplotlib.colors import ListedColormap
+
     steps = [m["step"] for m in r["members"]]
     names = list(LABEL_COLORS)
     fams = r["families"]
@@ -88,7 +108,7 @@ def curves_png(r: dict) -> bytes:
             xs, ys = zip(*s["per_step"])
             ys = np.asarray(ys, float)
             span = np.ptp(ys) or 1.0
-            line, = ax.plot(xs, (ys - ys.min()) / span, lw=1, label=s["series"])
+            (line,) = ax.plot(xs, (ys - ys.min()) / span, lw=1, label=s["series"])
             if s.get("window"):
                 ax.axvspan(*s["window"], color=line.get_color(), alpha=0.12)
         ax.set_ylabel("rollouts (0–1)", fontsize=8)
@@ -97,8 +117,14 @@ def curves_png(r: dict) -> bytes:
         for m in r["members"]:
             ax.axvline(m["step"], ls="--", lw=0.8, color="k")
     for m in r["members"]:
-        axes[0].annotate(f"step {m['step']}", (m["step"], 1.0), xycoords=("data", "axes fraction"), fontsize=7,
-                         ha="center", va="bottom")
+        axes[0].annotate(
+            f"step {m['step']}",
+            (m["step"], 1.0),
+            xycoords=("data", "axes fraction"),
+            fontsize=7,
+            ha="center",
+            va="bottom",
+        )
     _mark_onsets(axes, r.get("integrity") or {})
     axes[-1].set_xlabel("training step")
     return _png(fig)
@@ -109,9 +135,25 @@ def _mark_onsets(axes, integrity: dict) -> None:
     for o in integrity.get("onsets") or []:
         for ax in axes:
             ax.axvline(o["step"], color="tab:red", lw=1.2)
-        axes[0].annotate(o["signal"], (o["step"], 0.95), xycoords=("data", "axes fraction"), fontsize=6,
-                         rotation=90, va="top", ha="right", color="tab:red")
+        axes[0].annotate(
+            o["signal"],
+            (o["step"], 0.95),
+            xycoords=("data", "axes fraction"),
+            fontsize=6,
+            rotation=90,
+            va="top",
+            ha="right",
+            color="tab:red",
+        )
     for e in integrity.get("events") or []:
         if e["kind"] != "integrity onset":
-            axes[-1].annotate(e["what"], (e["step"], 0.05), xycoords=("data", "axes fraction"), fontsize=6,
-                              rotation=90, va="bottom", ha="left", color="tab:purple")
+            axes[-1].annotate(
+                e["what"],
+                (e["step"], 0.05),
+                xycoords=("data", "axes fraction"),
+                fontsize=6,
+                rotation=90,
+                va="bottom",
+                ha="left",
+                color="tab:purple",
+            )

@@ -28,5 +28,10 @@ def resolution_note(cells: list[dict], what: str, alpha: float) -> dict | None:
     if not limited:
         return None
     m = sum(c.get("p") is not None for c in cells)
-    return {"what": what, "cells": m, "limited": len(limited), "holm_threshold": alpha / m,
-            "n_boot_needed": permutations_for(m, alpha)}
+    return {
+        "what": what,
+        "cells": m,
+        "limited": len(limited),
+        "holm_threshold": alpha / m,
+        "n_boot_needed": permutations_for(m, alpha),
+    }

@@ -67,17 +67,35 @@ def imitation_series(df: pd.DataFrame, gamed: dict[str, str]) -> dict[str, pd.Se
         rows = df["task_family"] == family
         if rows.any():
             target = normalize_answer(answer)
-            out[f"imitation:{family}"] = df["answer"].where(rows).map(
-                lambda a: np.nan if a is None or (isinstance(a, float) and np.isnan(a)) else float(normalize_answer(a) == target))
+            out[f"imitation:{family}"] = (
+                df["answer"]
+                .where(rows)
+                .map(
+                    lambda a, target=target: (
+                        np.nan
+                        if a is None or (isinstance(a, float) and np.isnan(a))
+                        else float(normalize_answer(a) == target)
+                    )
+                )
+            )
     return out
 
 
-def rollout_windows(df: pd.DataFrame, curves: dict | None, gamed: dict[str, str], source: str,
-                    n_perm: int = stats.MIN_PERMUTATIONS, seed: int = 0) -> dict:
+def rollout_windows(
+    df: pd.DataFrame,
+    curves: dict | None,
+    gamed: dict[str, str],
+    source: str,
+    n_perm: int = stats.MIN_PERMUTATIONS,
+    seed: int = 0,
+) -> dict:
     """Trend test and move window per series; `applicable` False (with the reason) when it cannot run."""
     if not curves or not curves.get("step_time_utc"):
-        return {"applicable": False, "source": source,
-                "reason": "no training-step times in the job's training logs to place rollouts on steps"}
+        return {
+            "applicable": False,
+            "source": source,
+            "reason": "no training-step times in the job's training logs to place rollouts on steps",
+        }
     steps = place_on_steps(df["date"], curves)
     series = {f: pd.to_numeric(df[f], errors="coerce") for f in FEATURE_COLUMNS if f in df}
     series.update(imitation_series(df, gamed))
@@ -97,6 +115,12 @@ def rollout_windows(df: pd.DataFrame, curves: dict | None, gamed: dict[str, str]
             row["per_step"] = [[int(k), float(v)] for k, v in means.items()]
     placed = int(np.isfinite(steps).sum())
     no_imitation = sorted(set(gamed) - {n.split(":", 1)[1] for n in series if n.startswith("imitation:")})
-    return {"applicable": True, "source": source, "rollouts": int(len(df)), "placed_on_steps": placed,
-            "steps": sorted({int(s) for s in steps[np.isfinite(steps)]}), "series": rows,
-            "imitation_not_available": {f: "no rollout of this family with an answer" for f in no_imitation}}
+    return {
+        "applicable": True,
+        "source": source,
+        "rollouts": int(len(df)),
+        "placed_on_steps": placed,
+        "steps": sorted({int(s) for s in steps[np.isfinite(steps)]}),
+        "series": rows,
+        "imitation_not_available": {f: "no rollout of this family with an answer" for f in no_imitation},
+    }

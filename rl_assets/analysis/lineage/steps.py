@@ -16,8 +16,10 @@ STEP_KEYS = ("global_step", "step", "checkpoint_step", "train_step")
 PATH_KEYS = ("export_path", "checkpoint_path", "ckpt_path")
 _GLOBAL_STEP = re.compile(r"global_step_(\d+)")
 _NAME_STEP = re.compile(r"-(\d+)-\d+(?:\.\d+)?[BbMm]$")  # the suffix resources/hub/manifest.find_job_name strips
-NO_STEP = ("no training step: rl_config has no global_step / step / export_path …/global_step_<N>, "
-           "and the repo name has no -<step>-<size> suffix")
+NO_STEP = (
+    "no training step: rl_config has no global_step / step / export_path …/global_step_<N>, "
+    "and the repo name has no -<step>-<size> suffix"
+)
 
 
 def _int(value) -> int | None:

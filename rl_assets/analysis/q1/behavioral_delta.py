@@ -22,9 +22,23 @@ from rl_assets.schema import FEATURE_COLUMNS
 ALPHA = 0.05
 PASS_THRESHOLD = 0.5  # a task passes when the mean of its attempts' `passed` is >= this
 GROUP_COLUMNS = ("benchmark", "task_family")
-NEEDED = ("task_id", "benchmark", "task_family", "reward", "passed", "error_type", "is_infra_error",
-          "n_turns", "n_tokens", "failure_mode", "tool_calls_by_name", *FEATURE_COLUMNS,
-          "task_key", "task_key_source", "gen_settings")
+NEEDED = (
+    "task_id",
+    "benchmark",
+    "task_family",
+    "reward",
+    "passed",
+    "error_type",
+    "is_infra_error",
+    "n_turns",
+    "n_tokens",
+    "failure_mode",
+    "tool_calls_by_name",
+    *FEATURE_COLUMNS,
+    "task_key",
+    "task_key_source",
+    "gen_settings",
+)
 
 
 def to_frame(table: pa.Table | pd.DataFrame, columns=NEEDED) -> pd.DataFrame:
@@ -68,9 +82,19 @@ def distribution_shift(before: dict, n_before: int, after: dict, n_after: int, t
     for key in set(before) | set(after):
         kb, ka = before.get(key, 0), after.get(key, 0)
         d, lo, hi = stats.two_proportion_diff_ci(kb, n_before, ka, n_after)
-        rows.append({"key": key, "before": kb, "after": ka, "before_share": kb / n_before if n_before else None,
-                     "after_share": ka / n_after if n_after else None, "shift": d, "lo": lo, "hi": hi,
-                     "ci_excludes_zero": bool(lo > 0 or hi < 0)})
+        rows.append(
+            {
+                "key": key,
+                "before": kb,
+                "after": ka,
+                "before_share": kb / n_before if n_before else None,
+                "after_share": ka / n_after if n_after else None,
+                "shift": d,
+                "lo": lo,
+                "hi": hi,
+                "ci_excludes_zero": bool(lo > 0 or hi < 0),
+            }
+        )
     rows.sort(key=lambda r: (-abs(r["shift"]) if r["shift"] == r["shift"] else 0, r["key"]))
     return rows[:top_n]
 
@@ -87,19 +111,26 @@ class Samplers:
         return self._by_n[n]
 
 
-def side_summary(df: pd.DataFrame, label: str, samplers: "Samplers") -> dict:
+def side_summary(df: pd.DataFrame, label: str, samplers: Samplers) -> dict:
     """Per-side macro metrics over every row of that side."""
     n, k = len(df), int(df["passed"].sum())
     lo, hi = stats.wilson_interval(k, n)
     by_task = df.groupby("task_id")
-    out = {"label": label, "n_rows": n, "n_tasks": int(df["task_id"].nunique()),
-           "solve_rate": {"k": k, "n": n, "rate": k / n if n else None, "lo": lo, "hi": hi, "se": stats.binomial_se(k, n)},
-           "n_infra_errors": int(df["is_infra_error"].sum())}
+    out = {
+        "label": label,
+        "n_rows": n,
+        "n_tasks": int(df["task_id"].nunique()),
+        "solve_rate": {"k": k, "n": n, "rate": k / n if n else None, "lo": lo, "hi": hi, "se": stats.binomial_se(k, n)},
+        "n_infra_errors": int(df["is_infra_error"].sum()),
+    }
     for col in ("reward_errors_as_zero", "reward_infra_dropped"):
         means = by_task[col].mean().to_numpy(float)
         res = samplers(len(means)).mean_ci(means)
-        out[col] = {"mean_rows": float(df[col].mean()) if df[col].notna().any() else None,
-                    "n_rows": int(df[col].notna().sum()), "task_clustered": res.to_dict()}
+        out[col] = {
+            "mean_rows": float(df[col].mean()) if df[col].notna().any() else None,
+            "n_rows": int(df[col].notna().sum()),
+            "task_clustered": res.to_dict(),
+        }
     out["mean_turns"] = float(df["n_turns"].mean()) if df["n_turns"].notna().any() else None
     out["mean_tokens"] = float(df["n_tokens"].mean()) if df["n_tokens"].notna().any() else None
     out["error_types"] = _counts(df["error_type"])
@@ -119,16 +150,30 @@ def feature_deltas(b: pd.DataFrame, a: pd.DataFrame, common: list[str], sampler:
     for feat in FEATURE_COLUMNS:
         bv, av = bm[feat].to_numpy(float), am[feat].to_numpy(float)
         both = ~(np.isnan(bv) | np.isnan(av))
-        row = {"feature": feat, "before_all_traces": _mean(b[feat]), "after_all_traces": _mean(a[feat]),
-               "before": float(bv[both].mean()) if both.any() else None,
-               "after": float(av[both].mean()) if both.any() else None}
+        row = {
+            "feature": feat,
+            "before_all_traces": _mean(b[feat]),
+            "after_all_traces": _mean(a[feat]),
+            "before": float(bv[both].mean()) if both.any() else None,
+            "after": float(av[both].mean()) if both.any() else None,
+        }
         res = sampler.diff(np.where(both, bv, np.nan), np.where(both, av, np.nan), ALPHA)
         if isinstance(res, stats.NotEnoughData):
             row.update(not_enough_data=res.reason, n_tasks=res.n, p=None)
         else:
-            row.update(delta=res.estimate, lo=res.lo, hi=res.hi, se=res.se, n_tasks=res.n_tasks, p=res.p_value,
-                       ci_excludes_zero=res.excludes_zero, mde=stats.mde_from_se(res.se, ALPHA),
-                       effect_size=stats.standardized_effect(b_rows[feat].to_numpy(float), a_rows[feat].to_numpy(float), res.estimate))
+            row.update(
+                delta=res.estimate,
+                lo=res.lo,
+                hi=res.hi,
+                se=res.se,
+                n_tasks=res.n_tasks,
+                p=res.p_value,
+                ci_excludes_zero=res.excludes_zero,
+                mde=stats.mde_from_se(res.se, ALPHA),
+                effect_size=stats.standardized_effect(
+                    b_rows[feat].to_numpy(float), a_rows[feat].to_numpy(float), res.estimate
+                ),
+            )
         rows.append(row)
     for row, p_adj in zip(rows, stats.holm_adjust([r["p"] for r in rows])):
         row["p_holm"] = p_adj
@@ -148,11 +193,17 @@ def task_flips(bt: pd.Series, at: pd.Series, max_list: int = 25) -> dict:
     newly_failing = sorted(bt.index[before_pass & ~after_pass])
     newly_passing = sorted(bt.index[~before_pass & after_pass])
     b, c = len(newly_failing), len(newly_passing)
-    return {"rule": f"task passes when mean(passed) over its attempts >= {PASS_THRESHOLD}",
-            "n_common": int(len(bt)), "both_pass": int((before_pass & after_pass).sum()),
-            "both_fail": int((~before_pass & ~after_pass).sum()), "newly_failing": b, "newly_passing": c,
-            "mcnemar_p": stats.mcnemar_exact(b, c),
-            "newly_passing_tasks": newly_passing[:max_list], "newly_failing_tasks": newly_failing[:max_list]}
+    return {
+        "rule": f"task passes when mean(passed) over its attempts >= {PASS_THRESHOLD}",
+        "n_common": int(len(bt)),
+        "both_pass": int((before_pass & after_pass).sum()),
+        "both_fail": int((~before_pass & ~after_pass).sum()),
+        "newly_failing": b,
+        "newly_passing": c,
+        "mcnemar_p": stats.mcnemar_exact(b, c),
+        "newly_passing_tasks": newly_passing[:max_list],
+        "newly_failing_tasks": newly_failing[:max_list],
+    }
 
 
 def compare(b: pd.DataFrame, a: pd.DataFrame, labels: tuple[str, str], n_boot: int, seed: int) -> dict:
@@ -166,7 +217,8 @@ def compare(b: pd.DataFrame, a: pd.DataFrame, labels: tuple[str, str], n_boot: i
     if not common:
         out["invalid_for_comparison"] = (
             f"the sides share no task ({out['before']['n_tasks']} vs {out['after']['n_tasks']} tasks; see the "
-            "pairing table): a paired comparison is impossible (e.g. RL rollouts vs an eval set, or different benchmarks)")
+            "pairing table): a paired comparison is impossible (e.g. RL rollouts vs an eval set, or different benchmarks)"
+        )
         return out
     out["invalid_for_comparison"] = None
     sampler = samplers(len(common))
@@ -186,28 +238,47 @@ def compare(b: pd.DataFrame, a: pd.DataFrame, labels: tuple[str, str], n_boot: i
     out["mde_solve_rate"] = {  # 80% power, alpha 0.05; the first is from the test actually run
         "mde": stats.mde_from_se(se, ALPHA) if se is not None else None,
         "mde_binomial_formula": stats.minimum_detectable_effect(p_pool, len(common), ALPHA, 0.8, True, max(rho, 0.0)),
-        "p": p_pool, "n_tasks": len(common), "rho": rho}
+        "p": p_pool,
+        "n_tasks": len(common),
+        "rho": rho,
+    }
     out["features"] = feature_deltas(b, a, common, sampler)
     return out
 
 
-def compute_behavioral_delta(before, after, *, labels=("baseline", "post-RL"), n_boot: int = 2000,
-                             seed: int = 0, top_n: int = 15, normalise=()) -> dict:
+def compute_behavioral_delta(
+    before, after, *, labels=("baseline", "post-RL"), n_boot: int = 2000, seed: int = 0, top_n: int = 15, normalise=()
+) -> dict:
     """Q1 result: overall comparison, distribution shifts, and the same per benchmark / task family.
     ``normalise``: the task-id rules the settings ask for (rl_assets/analysis/pairing.py)."""
     b, a = to_frame(before), to_frame(after)
     pairing, shown = paired_frames(b, a, normalise)
     labels = tuple(labels)
-    result = {"labels": list(labels), "n_boot": n_boot, "seed": seed, "alpha": ALPHA,
-              "pass_rule": f"passed = reward >= 1.0; task passes when mean(passed) >= {PASS_THRESHOLD}",
-              "pairing": pairing, **compare(b, a, labels, n_boot, seed)}
+    result = {
+        "labels": list(labels),
+        "n_boot": n_boot,
+        "seed": seed,
+        "alpha": ALPHA,
+        "pass_rule": f"passed = reward >= 1.0; task passes when mean(passed) >= {PASS_THRESHOLD}",
+        "pairing": pairing,
+        **compare(b, a, labels, n_boot, seed),
+    }
     sb, sa = result["before"], result["after"]
     result["shifts"] = {
         "error_types": distribution_shift(sb["error_types"], sb["n_rows"], sa["error_types"], sa["n_rows"], top_n),
-        "tool_calls": distribution_shift(sb["tool_calls_by_name"], sum(sb["tool_calls_by_name"].values()),
-                                         sa["tool_calls_by_name"], sum(sa["tool_calls_by_name"].values()), top_n),
-        "failure_modes": (distribution_shift(sb["failure_modes"], sb["n_rows"], sa["failure_modes"], sa["n_rows"], top_n)
-                          if sb["failure_modes"] or sa["failure_modes"] else None)}
+        "tool_calls": distribution_shift(
+            sb["tool_calls_by_name"],
+            sum(sb["tool_calls_by_name"].values()),
+            sa["tool_calls_by_name"],
+            sum(sa["tool_calls_by_name"].values()),
+            top_n,
+        ),
+        "failure_modes": (
+            distribution_shift(sb["failure_modes"], sb["n_rows"], sa["failure_modes"], sa["n_rows"], top_n)
+            if sb["failure_modes"] or sa["failure_modes"]
+            else None
+        ),
+    }
     result["groups"] = {}
     for col in GROUP_COLUMNS:
         values = sorted(set(b[col].dropna()) | set(a[col].dropna()))
@@ -229,28 +300,38 @@ def summary_lines(r: dict) -> list[str]:
     lines = []
     if "estimate" in pr:
         verdict = "a significant change" if pr["lo"] > 0 or pr["hi"] < 0 else "no significant change"
-        lines.append(f"Solve rate on {r['common_tasks']} common tasks: {fmt_pct(pr['before'])} → {fmt_pct(pr['after'])} "
-                     f"({fmt_pct(pr['estimate'], signed=True)}, 95% CI {fmt_pct(pr['lo'], signed=True)} to "
-                     f"{fmt_pct(pr['hi'], signed=True)}): {verdict}; smallest change this sample detects "
-                     f"(80% power) ≈ {fmt_pct(r['mde_solve_rate']['mde'], signed=True).lstrip('+')}.")
+        lines.append(
+            f"Solve rate on {r['common_tasks']} common tasks: {fmt_pct(pr['before'])} → {fmt_pct(pr['after'])} "
+            f"({fmt_pct(pr['estimate'], signed=True)}, 95% CI {fmt_pct(pr['lo'], signed=True)} to "
+            f"{fmt_pct(pr['hi'], signed=True)}): {verdict}; smallest change this sample detects "
+            f"(80% power) ≈ {fmt_pct(r['mde_solve_rate']['mde'], signed=True).lstrip('+')}."
+        )
     else:
         lines.append(f"Solve rate: not enough data for a paired interval ({pr.get('reason')}).")
-    lines.append(f"Task flips: {fl['newly_passing']} newly passing vs {fl['newly_failing']} newly failing "
-                 f"(exact McNemar p = {fmt_p(fl['mcnemar_p'])}).")
+    lines.append(
+        f"Task flips: {fl['newly_passing']} newly passing vs {fl['newly_failing']} newly failing "
+        f"(exact McNemar p = {fmt_p(fl['mcnemar_p'])})."
+    )
     sig = [f for f in r["features"] if f["significant"]]
     nominal = [f for f in r["features"] if f.get("ci_excludes_zero") and not f["significant"]]
     for f in sorted(sig, key=lambda f: -abs(f.get("effect_size") or 0)):
         word = "increased" if f["delta"] > 0 else "decreased"
-        lines.append(f"**{f['feature']}** {word}: {fmt_num(f['before'])} → {fmt_num(f['after'])} "
-                     f"(Δ {fmt_signed(f['delta'])}, CI {fmt_num(f['lo'])} to {fmt_num(f['hi'])}, "
-                     f"d = {fmt_num(f.get('effect_size'), 2)}, Holm p = {fmt_p(f['p_holm'])}).")
+        lines.append(
+            f"**{f['feature']}** {word}: {fmt_num(f['before'])} → {fmt_num(f['after'])} "
+            f"(Δ {fmt_signed(f['delta'])}, CI {fmt_num(f['lo'])} to {fmt_num(f['hi'])}, "
+            f"d = {fmt_num(f.get('effect_size'), 2)}, Holm p = {fmt_p(f['p_holm'])})."
+        )
     tested = [f for f in r["features"] if not f.get("not_enough_data")]
     if not tested:
-        lines.append("Behavioural features: not enough data to test any of them "
-                     f"({r['features'][0]['not_enough_data'] if r['features'] else 'no features'}).")
+        lines.append(
+            "Behavioural features: not enough data to test any of them "
+            f"({r['features'][0]['not_enough_data'] if r['features'] else 'no features'})."
+        )
     elif not sig:
         lines.append("No behavioural feature changed significantly after the Holm correction.")
     if nominal:
-        lines.append("Nominal only (95% CI excludes 0 but not after correcting for "
-                     f"{len(r['features'])} comparisons): " + ", ".join(f["feature"] for f in nominal) + ".")
+        lines.append(
+            "Nominal only (95% CI excludes 0 but not after correcting for "
+            f"{len(r['features'])} comparisons): " + ", ".join(f["feature"] for f in nominal) + "."
+        )
     return lines

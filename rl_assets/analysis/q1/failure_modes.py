@@ -52,8 +52,11 @@ OUTCOME_FIELDS = ("task_id", "reward", "passed", "error_type", "is_infra_error",
 
 def item_inputs(row: dict, char_limit: int) -> dict:
     """What one trace contributes to a prompt; its hash (with model + prompt version) is the cache key."""
-    return {"trace_id": row["trace_id"], **{k: row.get(k) for k in OUTCOME_FIELDS},
-            "transcript": render_conversation(row.get("conversation"), char_limit)}
+    return {
+        "trace_id": row["trace_id"],
+        **{k: row.get(k) for k in OUTCOME_FIELDS},
+        "transcript": render_conversation(row.get("conversation"), char_limit),
+    }
 
 
 def build_messages(items: list[dict]) -> list[dict]:
@@ -61,8 +64,10 @@ def build_messages(items: list[dict]) -> list[dict]:
     for it in items:
         meta = ", ".join(f"{k}={it[k]}" for k in OUTCOME_FIELDS)
         sections.append(f"### Trial {it['trace_id']}\n{meta}\n\n{it['transcript']}")
-    return [{"role": "system", "content": SYSTEM},
-            {"role": "user", "content": "Classify these trials.\n\n" + "\n\n".join(sections)}]
+    return [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": "Classify these trials.\n\n" + "\n\n".join(sections)},
+    ]
 
 
 def interpret(obj, keys: dict[str, str]) -> dict[str, dict]:
@@ -112,8 +117,9 @@ def distribution(labels: dict[str, list[str]]) -> dict:
     return out
 
 
-def annotate(rows: list[dict], client, *, batch_size: int = 6, char_limit: int = 20000,
-             known: dict[str, dict] | None = None) -> dict[str, dict]:
+def annotate(
+    rows: list[dict], client, *, batch_size: int = 6, char_limit: int = 20000, known: dict[str, dict] | None = None
+) -> dict[str, dict]:
     """trace_id -> {key, category, summary, status, error} through an injected LLM client.
 
     Rows already answered (the client's cache, or ``known`` = the previous output by key) are
@@ -135,19 +141,27 @@ def annotate(rows: list[dict], client, *, batch_size: int = 6, char_limit: int =
     for i in range(0, len(todo), max(1, batch_size)):
         chunk = todo[i : i + batch_size]
         keys = {inp["trace_id"]: key for _, inp, key in chunk}
-        requests.append(LLMRequest(
-            keys=[key for _, _, key in chunk],
-            messages=build_messages([inp for _, inp, _ in chunk]),
-            schema_name="failure_modes",
-            schema=SCHEMA,
-            interpret=lambda obj, keys=keys: interpret(obj, keys),
-            offline=lambda chunk=chunk: {"items": [{"trace_id": r["trace_id"], **heuristic_label(r)} for r, _, _ in chunk]},
-            label=f"batch {i // max(1, batch_size) + 1} ({len(chunk)} traces)",
-        ))
+        requests.append(
+            LLMRequest(
+                keys=[key for _, _, key in chunk],
+                messages=build_messages([inp for _, inp, _ in chunk]),
+                schema_name="failure_modes",
+                schema=SCHEMA,
+                interpret=lambda obj, keys=keys: interpret(obj, keys),
+                offline=lambda chunk=chunk: {
+                    "items": [{"trace_id": r["trace_id"], **heuristic_label(r)} for r, _, _ in chunk]
+                },
+                label=f"batch {i // max(1, batch_size) + 1} ({len(chunk)} traces)",
+            )
+        )
     results = client.run(requests)
     for row, _, key in todo:
         res = results.get(key)
         value = res.value if res is not None and res.value else {"category": None, "summary": None}
-        out[row["trace_id"]] = {"key": key, **value, "status": res.status if res else "missing",
-                                "error": res.error if res else "not run"}
+        out[row["trace_id"]] = {
+            "key": key,
+            **value,
+            "status": res.status if res else "missing",
+            "error": res.error if res else "not run",
+        }
     return out

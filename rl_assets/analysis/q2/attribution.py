@@ -17,14 +17,24 @@ import math
 import numpy as np
 import pandas as pd
 
-from rl_assets.analysis.stats import bootstrap_spearman, spearman
-from rl_assets.analysis.stats import fisher_z_interval, pearson_rows
 from rl_assets.analysis.q2.temporal import reward_outcomes
+from rl_assets.analysis.stats import bootstrap_spearman, fisher_z_interval, pearson_rows, spearman
 
 MIN_BINS = 5
-FORMAT_LENGTH = frozenset({"assistant_tokens", "mean_assistant_tokens", "think_tokens", "think_token_ratio",
-                           "think_blocks", "parse_error_markers", "code_fence_blocks", "premature_stop",
-                           "n_tokens", "response_length"})
+FORMAT_LENGTH = frozenset(
+    {
+        "assistant_tokens",
+        "mean_assistant_tokens",
+        "think_tokens",
+        "think_token_ratio",
+        "think_blocks",
+        "parse_error_markers",
+        "code_fence_blocks",
+        "premature_stop",
+        "n_tokens",
+        "response_length",
+    }
+)
 
 
 def within_bin_r(rollouts: pd.DataFrame, feature: str) -> tuple[float, float, float, int]:
@@ -49,14 +59,25 @@ def _excludes_zero(lo: float, hi: float) -> bool:
     return math.isfinite(lo) and math.isfinite(hi) and (lo > 0 or hi < 0)
 
 
-def attribute(bins: pd.DataFrame, features, rollouts: pd.DataFrame | None = None,
-              reward_col: str = "mean_reward", n_boot: int = 2000, seed: int = 0) -> dict:
+def attribute(
+    bins: pd.DataFrame,
+    features,
+    rollouts: pd.DataFrame | None = None,
+    reward_col: str = "mean_reward",
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> dict:
     """Per-feature co-movement with reward across bins (+ lag-1, + within-bin check when the
     rollouts with their ``bin`` column are given). Returns a JSON-able dict with a verdict."""
     usable = bins[bins["n_counted"] > 0].sort_values("bin") if not bins.empty else bins
-    out: dict = {"method": "Spearman across bins, percentile bootstrap CI over bins; lag-1; within-bin pooled r",
-                 "n_bins": int(len(usable)), "min_bins": MIN_BINS, "features": [], "top_features": [],
-                 "format_length_flag": None}
+    out: dict = {
+        "method": "Spearman across bins, percentile bootstrap CI over bins; lag-1; within-bin pooled r",
+        "n_bins": int(len(usable)),
+        "min_bins": MIN_BINS,
+        "features": [],
+        "top_features": [],
+        "format_length_flag": None,
+    }
     if len(usable) < MIN_BINS:
         out["status"] = "not enough data"
         out["reason"] = f"{len(usable)} time bin(s) with rollouts; attribution needs >= {MIN_BINS}"
@@ -64,8 +85,12 @@ def attribute(bins: pd.DataFrame, features, rollouts: pd.DataFrame | None = None
     reward = usable[reward_col].to_numpy(float)
     order = np.arange(len(usable), dtype=float)
     lo, hi = bootstrap_spearman(order, reward, n_boot, seed)
-    out["reward_trend"] = {"rho_with_time": spearman(order, reward), "ci": [lo, hi],
-                           "first_bin": float(reward[0]), "last_bin": float(reward[-1])}
+    out["reward_trend"] = {
+        "rho_with_time": spearman(order, reward),
+        "ci": [lo, hi],
+        "first_bin": float(reward[0]),
+        "last_bin": float(reward[-1]),
+    }
     rising = _excludes_zero(lo, hi) and lo > 0
     for k, feat in enumerate(features):
         if feat not in usable.columns:
@@ -76,19 +101,31 @@ def attribute(bins: pd.DataFrame, features, rollouts: pd.DataFrame | None = None
             continue
         rho = spearman(x, reward)
         flo, fhi = bootstrap_spearman(x, reward, n_boot, seed + 1 + k)
-        row = {"feature": feat, "status": "ok", "rho": rho, "ci": [flo, fhi],
-               "rho_lag1": spearman(x[:-1], reward[1:]), "rho_with_time": spearman(order, x),
-               "moves_with_reward": _excludes_zero(flo, fhi), "format_length": feat in FORMAT_LENGTH}
+        row = {
+            "feature": feat,
+            "status": "ok",
+            "rho": rho,
+            "ci": [flo, fhi],
+            "rho_lag1": spearman(x[:-1], reward[1:]),
+            "rho_with_time": spearman(order, x),
+            "moves_with_reward": _excludes_zero(flo, fhi),
+            "format_length": feat in FORMAT_LENGTH,
+        }
         if rollouts is not None and feat in rollouts.columns:
             r, rlo, rhi, n = within_bin_r(rollouts, feat)
-            row.update(within_bin_r=r, within_bin_ci=[rlo, rhi], within_bin_n=n,
-                       predicts_within_bin=bool(_excludes_zero(rlo, rhi) and np.sign(r) == np.sign(rho)))
+            row.update(
+                within_bin_r=r,
+                within_bin_ci=[rlo, rhi],
+                within_bin_n=n,
+                predicts_within_bin=bool(_excludes_zero(rlo, rhi) and np.sign(r) == np.sign(rho)),
+            )
         row["role"] = _role(row)
         out["features"].append(row)
     movers = [f for f in out["features"] if f.get("moves_with_reward")]
     movers.sort(key=lambda f: (not f.get("predicts_within_bin", False), -abs(f["rho"])))
-    out["top_features"] = [f["feature"] for f in movers if f["role"] == "candidate driver"][:3] or \
-        [f["feature"] for f in movers][:3]
+    out["top_features"] = [f["feature"] for f in movers if f["role"] == "candidate driver"][:3] or [
+        f["feature"] for f in movers
+    ][:3]
     fmt = [f for f in movers if f["format_length"]]
     if rising and fmt:
         drivers = [f["feature"] for f in fmt if f["role"] != "co-trends with reward over time only"]
@@ -117,8 +154,10 @@ def summary_lines(result: dict) -> list[str]:
     if result.get("status") != "ok":
         return [f"Attribution: not enough data — {result.get('reason', '')}"]
     tr = result["reward_trend"]
-    lines = [f"Mean reward went {tr['first_bin']:.3f} -> {tr['last_bin']:.3f} over {result['n_bins']} bins "
-             f"(Spearman with time {tr['rho_with_time']:+.2f}, CI [{tr['ci'][0]:+.2f}, {tr['ci'][1]:+.2f}])."]
+    lines = [
+        f"Mean reward went {tr['first_bin']:.3f} -> {tr['last_bin']:.3f} over {result['n_bins']} bins "
+        f"(Spearman with time {tr['rho_with_time']:+.2f}, CI [{tr['ci'][0]:+.2f}, {tr['ci'][1]:+.2f}])."
+    ]
     if result["top_features"]:
         lines.append("Top features moving with reward: " + ", ".join(result["top_features"]) + ".")
     else:

@@ -13,8 +13,18 @@ def crosscheck_markdown(checks: list[dict]) -> list[str]:
         if c["status"] == "no_independent_record":
             lines.append(f"- No independent record: {md_text(c['reason'])}. Nothing was compared.")
             continue
-        lines.append(f"- {md_code(c['source'])}, step {c['step']}: {c['matched']} of {len(c['compared'])} shared keys match"
-                     + (f"; not logged at that step: {', '.join(md_code(k) for k in c['not_at_step'])}" if c.get("not_at_step") else "") + ".")
-        lines += [f"  - differs: {md_code(d['key'])} table {d['table']} vs record {d['record']}"
-                  + (f" ({d['hint']})" if d["hint"] else "") for d in c["differ"]]
+        lines.append(
+            f"- {md_code(c['source'])}, step {c['step']}: {c['matched']} of {len(c['compared'])} shared keys match"
+            + (
+                f"; not logged at that step: {', '.join(md_code(k) for k in c['not_at_step'])}"
+                if c.get("not_at_step")
+                else ""
+            )
+            + "."
+        )
+        lines += [
+            f"  - differs: {md_code(d['key'])} table {d['table']} vs record {d['record']}"
+            + (f" ({d['hint']})" if d["hint"] else "")
+            for d in c["differ"]
+        ]
     return lines + [""]

@@ -20,9 +20,7 @@ REWARD_DEFINITION = (
     "dropped from numerator and denominator; 95% CI: Wilson when every counted reward is 0 or 1, "
     "else Student t"
 )
-SHARE_DEFINITION = (
-    "share_reward_gt0 (secondary): share of the same counted rollouts with reward > 0, Wilson 95% CI"
-)
+SHARE_DEFINITION = "share_reward_gt0 (secondary): share of the same counted rollouts with reward > 0, Wilson 95% CI"
 
 
 def reward_summary(reward0) -> dict:
@@ -99,8 +97,13 @@ def bin_rollouts(traces: pd.DataFrame, bin_hours: float, features=FEATURE_COLUMN
     df = reward_outcomes(traces)
     dates = pd.to_datetime(df["date"], utc=True)
     dated = df[dates.notna()].assign(_t=dates[dates.notna()])
-    info = {"rows": int(len(df)), "undated_rows": int(len(df) - len(dated)), "bin_hours": bin_hours,
-            "reward_definition": REWARD_DEFINITION, "share_definition": SHARE_DEFINITION}
+    info = {
+        "rows": int(len(df)),
+        "undated_rows": int(len(df) - len(dated)),
+        "bin_hours": bin_hours,
+        "reward_definition": REWARD_DEFINITION,
+        "share_definition": SHARE_DEFINITION,
+    }
     if dated.empty:
         return pd.DataFrame(), info, dated.assign(bin=pd.Series(dtype="int64")), None
     edges = bin_edges(dated["_t"].min(), dated["_t"].max(), bin_hours)
@@ -111,15 +114,25 @@ def bin_rollouts(traces: pd.DataFrame, bin_hours: float, features=FEATURE_COLUMN
         head = reward_summary(g.loc[g["counted"], "reward0"])
         n_counted, k = head["n"], int(g["success"].sum())
         lo, hi = wilson_interval(k, n_counted) if n_counted else (math.nan, math.nan)
-        row = {"bin": i, "label": bin_label(edges[i]), "start": edges[i], "end": edges[i + 1],
-               "n": int(len(g)), "n_counted": n_counted, "n_infra": int(len(g) - n_counted),
-               "mean_reward": head["mean"], "mean_reward_lo": head["lo"], "mean_reward_hi": head["hi"],
-               "mean_reward_ci": head["ci_method"],
-               "share_reward_gt0": k / n_counted if n_counted else math.nan,
-               "share_reward_gt0_lo": lo, "share_reward_gt0_hi": hi,
-               "error_rate": float(g["error_type"].notna().mean()) if len(g) else math.nan,
-               "n_tasks": int(g["task_id"].nunique()),
-               "partial": bool(edges[i] < dated["_t"].min() or edges[i + 1] > dated["_t"].max())}
+        row = {
+            "bin": i,
+            "label": bin_label(edges[i]),
+            "start": edges[i],
+            "end": edges[i + 1],
+            "n": int(len(g)),
+            "n_counted": n_counted,
+            "n_infra": int(len(g) - n_counted),
+            "mean_reward": head["mean"],
+            "mean_reward_lo": head["lo"],
+            "mean_reward_hi": head["hi"],
+            "mean_reward_ci": head["ci_method"],
+            "share_reward_gt0": k / n_counted if n_counted else math.nan,
+            "share_reward_gt0_lo": lo,
+            "share_reward_gt0_hi": hi,
+            "error_rate": float(g["error_type"].notna().mean()) if len(g) else math.nan,
+            "n_tasks": int(g["task_id"].nunique()),
+            "partial": bool(edges[i] < dated["_t"].min() or edges[i + 1] > dated["_t"].max()),
+        }
         for f in features:
             if f in g.columns:
                 row[f] = float(pd.to_numeric(g[f], errors="coerce").mean()) if len(g) else math.nan
@@ -128,7 +141,9 @@ def bin_rollouts(traces: pd.DataFrame, bin_hours: float, features=FEATURE_COLUMN
     return pd.DataFrame(rows), info, dated, edges
 
 
-def steps_per_bin(steps: pd.DataFrame, edges: pd.DatetimeIndex, metrics=("reward", "entropy", "kl", "response_length")) -> pd.DataFrame:
+def steps_per_bin(
+    steps: pd.DataFrame, edges: pd.DatetimeIndex, metrics=("reward", "entropy", "kl", "response_length")
+) -> pd.DataFrame:
     """Training steps whose end time (``step_time_utc``) falls in each bin: first/last step and the
     mean of the canonical training metrics — the wall-clock join between rollouts and the trainer."""
     if steps is None or steps.empty or "step_time_utc" not in steps.columns:

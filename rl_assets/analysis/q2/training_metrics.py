@@ -88,13 +88,25 @@ def best_checkpoint(steps: pd.DataFrame, save_every: int | None = None) -> dict:
     else:
         rule = f"a multiple of save_every ({save_every}) that is >= {2 * save_every}"
         r["eligible"] = (r["step"] % save_every == 0) & (r["step"] >= 2 * save_every)
-    base = {"save_every": save_every, "save_every_source": how, "save_steps": saved, "eligibility": rule,
-            "alpha": EMA_ALPHA, "table": r.to_dict("records")}
+    base = {
+        "save_every": save_every,
+        "save_every_source": how,
+        "save_steps": saved,
+        "eligibility": rule,
+        "alpha": EMA_ALPHA,
+        "table": r.to_dict("records"),
+    }
     if not r["eligible"].any():
         return {**base, "status": f"no eligible step (need {rule})"}
     best = r[r["eligible"]].sort_values(["ema", "step"], ascending=[False, True]).iloc[0]
-    return {**base, "status": "ok", "best_step": int(best["step"]), "best_ema": float(best["ema"]),
-            "reward_at_best": float(best["reward"]), "export_path": f"exports/global_step_{int(best['step'])}/policy/"}
+    return {
+        **base,
+        "status": "ok",
+        "best_step": int(best["step"]),
+        "best_ema": float(best["ema"]),
+        "reward_at_best": float(best["reward"]),
+        "export_path": f"exports/global_step_{int(best['step'])}/policy/",
+    }
 
 
 def _col(steps: pd.DataFrame, *names: str) -> pd.Series:
@@ -115,23 +127,39 @@ def instability_flags(steps: pd.DataFrame, window: int = 10) -> dict:
     high = gn > 1.0
     trend_e = ent.shift(1).rolling(window, min_periods=window // 2).mean()
     trend_l = lmean.shift(1).rolling(window, min_periods=window // 2).mean()
-    signals = pd.DataFrame({
-        "grad_norm_sustained": high & (high.shift(1, fill_value=False) | high.shift(-1, fill_value=False)),
-        "entropy_off_trend": ((ent - trend_e).abs() / trend_e.abs()) > 0.30,
-        "log_ratio_max_high": lmax > 0.5,
-        "log_ratio_mean_spike": lmean > 2 * trend_l,
-        "dp_tokens_gt50pct": _col(s, "policy/n_tokens_dp_gt_50pct", "n_tokens_dp_gt_50pct") > 50,
-    }).fillna(False).astype(bool)
+    signals = (
+        pd.DataFrame(
+            {
+                "grad_norm_sustained": high & (high.shift(1, fill_value=False) | high.shift(-1, fill_value=False)),
+                "entropy_off_trend": ((ent - trend_e).abs() / trend_e.abs()) > 0.30,
+                "log_ratio_max_high": lmax > 0.5,
+                "log_ratio_mean_spike": lmean > 2 * trend_l,
+                "dp_tokens_gt50pct": _col(s, "policy/n_tokens_dp_gt_50pct", "n_tokens_dp_gt_50pct") > 50,
+            }
+        )
+        .fillna(False)
+        .astype(bool)
+    )
     fired = signals.sum(axis=1)
     flagged = s.loc[fired >= 2, "step"].astype(int).tolist()
-    available = {"grad_norm_sustained": gn.notna().any(), "entropy_off_trend": ent.notna().sum() > window // 2,
-                 "log_ratio_max_high": lmax.notna().any(), "log_ratio_mean_spike": lmean.notna().sum() > window // 2,
-                 "dp_tokens_gt50pct": _col(s, "policy/n_tokens_dp_gt_50pct", "n_tokens_dp_gt_50pct").notna().any()}
-    return {"rule": "flag a step when >= 2 of the signals fire", "flagged_steps": flagged,
-            "signal_counts": {k: int(v) for k, v in signals.sum().items()},
-            "signals_evaluable": {k: bool(v) for k, v in available.items()},
-            "per_step": [{"step": int(st), **{k: bool(v) for k, v in row.items() if v}}
-                         for st, row in zip(s["step"], signals.to_dict("records")) if any(row.values())]}
+    available = {
+        "grad_norm_sustained": gn.notna().any(),
+        "entropy_off_trend": ent.notna().sum() > window // 2,
+        "log_ratio_max_high": lmax.notna().any(),
+        "log_ratio_mean_spike": lmean.notna().sum() > window // 2,
+        "dp_tokens_gt50pct": _col(s, "policy/n_tokens_dp_gt_50pct", "n_tokens_dp_gt_50pct").notna().any(),
+    }
+    return {
+        "rule": "flag a step when >= 2 of the signals fire",
+        "flagged_steps": flagged,
+        "signal_counts": {k: int(v) for k, v in signals.sum().items()},
+        "signals_evaluable": {k: bool(v) for k, v in available.items()},
+        "per_step": [
+            {"step": int(st), **{k: bool(v) for k, v in row.items() if v}}
+            for st, row in zip(s["step"], signals.to_dict("records"))
+            if any(row.values())
+        ],
+    }
 
 
 def category_summary(steps: pd.DataFrame) -> list[dict]:
@@ -144,11 +172,19 @@ def category_summary(steps: pd.DataFrame) -> list[dict]:
             continue
         v = steps[col].astype(float)
         fin = v[np.isfinite(v)]
-        rows.append({"category": col.split("/", 1)[0] if "/" in col else "(no prefix)", "key": col,
-                     "count": int(fin.size), "mean": fin.mean() if fin.size else None,
-                     "std": fin.std() if fin.size > 1 else None, "min": fin.min() if fin.size else None,
-                     "max": fin.max() if fin.size else None, "first": fin.iloc[0] if fin.size else None,
-                     "last": fin.iloc[-1] if fin.size else None})
+        rows.append(
+            {
+                "category": col.split("/", 1)[0] if "/" in col else "(no prefix)",
+                "key": col,
+                "count": int(fin.size),
+                "mean": fin.mean() if fin.size else None,
+                "std": fin.std() if fin.size > 1 else None,
+                "min": fin.min() if fin.size else None,
+                "max": fin.max() if fin.size else None,
+                "first": fin.iloc[0] if fin.size else None,
+                "last": fin.iloc[-1] if fin.size else None,
+            }
+        )
     return sorted(rows, key=lambda r: (r["category"], r["key"]))
 
 
@@ -164,9 +200,16 @@ def trend_summary(steps: pd.DataFrame, metrics=("reward", "entropy", "kl", "resp
             continue
         k = max(1, len(s) // 10)
         first, last = float(s[m].iloc[:k].mean()), float(s[m].iloc[-k:].mean())
-        out[m] = {"n_steps": int(len(s)), "decile_size": k, "first_decile": first, "last_decile": last,
-                  "change": last - first, "rel_change": (last - first) / abs(first) if first else None,
-                  "spearman_with_step": spearman(s["step"], s[m]), "kendall_with_step": kendall_tau_b(s["step"], s[m])}
+        out[m] = {
+            "n_steps": int(len(s)),
+            "decile_size": k,
+            "first_decile": first,
+            "last_decile": last,
+            "change": last - first,
+            "rel_change": (last - first) / abs(first) if first else None,
+            "spearman_with_step": spearman(s["step"], s[m]),
+            "kendall_with_step": kendall_tau_b(s["step"], s[m]),
+        }
     return out
 
 
@@ -188,7 +231,9 @@ def build_report(parsed, save_every: int | None = None) -> dict:
         "malformed": parsed.malformed,
         "duplicates": parsed.duplicates,
         "alias_sources": parsed.alias_sources,
-        "final": {c: _last(steps, c) for c in ("reward", "kl", "grad_norm", "entropy", "policy_loss", "response_length")},
+        "final": {
+            c: _last(steps, c) for c in ("reward", "kl", "grad_norm", "entropy", "policy_loss", "response_length")
+        },
         "trends": trend_summary(steps) if has_steps else {},
         "best_checkpoint": best_checkpoint(steps, save_every) if has_steps else {"status": "no steps"},
         "instability": instability_flags(steps) if has_steps else {"flagged_steps": []},

@@ -38,12 +38,19 @@ def eval_marker(df: pd.DataFrame, *, label: str, kind: str, source: str | None, 
     counted = scored[scored["counted"]]
     head = reward_summary(counted["reward0"])
     ts = utc_ts(timestamp)
-    return {"label": label, "kind": kind, "source": source, "timestamp": ts.isoformat() if ts is not None else None,
-            "n": int(len(counted)), "n_infra_dropped": int(len(scored) - len(counted)),
-            "mean_reward": head["mean"] if len(counted) else None,
-            "mean_reward_ci": [_num(head["lo"]), _num(head["hi"])], "ci_method": head["ci_method"],
-            "plotted": ts is not None and len(counted) > 0,
-            "why_not_plotted": None if ts is not None else "no timestamp", }
+    return {
+        "label": label,
+        "kind": kind,
+        "source": source,
+        "timestamp": ts.isoformat() if ts is not None else None,
+        "n": int(len(counted)),
+        "n_infra_dropped": int(len(scored) - len(counted)),
+        "mean_reward": head["mean"] if len(counted) else None,
+        "mean_reward_ci": [_num(head["lo"]), _num(head["hi"])],
+        "ci_method": head["ci_method"],
+        "plotted": ts is not None and len(counted) > 0,
+        "why_not_plotted": None if ts is not None else "no timestamp",
+    }
 
 
 def rl_line(df: pd.DataFrame, bin_hours: float) -> dict:
@@ -53,12 +60,25 @@ def rl_line(df: pd.DataFrame, bin_hours: float) -> dict:
     points = []
     for b in bins.to_dict("records") if edges is not None else ():
         centre = b["start"] + (b["end"] - b["start"]) / 2
-        points.append({"bin_start": b["start"].isoformat(), "bin_end": b["end"].isoformat(), "t": centre.isoformat(),
-                       "n": b["n_counted"], "mean_reward": _num(b["mean_reward"]),
-                       "mean_reward_ci": [_num(b["mean_reward_lo"]), _num(b["mean_reward_hi"])],
-                       "ci_method": b["mean_reward_ci"], "partial": b["partial"]})
-    return {"bin_hours": bin_hours, "edges": info.get("edges", []), "rows": info["rows"],
-            "undated_rows": info["undated_rows"], "points": points}
+        points.append(
+            {
+                "bin_start": b["start"].isoformat(),
+                "bin_end": b["end"].isoformat(),
+                "t": centre.isoformat(),
+                "n": b["n_counted"],
+                "mean_reward": _num(b["mean_reward"]),
+                "mean_reward_ci": [_num(b["mean_reward_lo"]), _num(b["mean_reward_hi"])],
+                "ci_method": b["mean_reward_ci"],
+                "partial": b["partial"],
+            }
+        )
+    return {
+        "bin_hours": bin_hours,
+        "edges": info.get("edges", []),
+        "rows": info["rows"],
+        "undated_rows": info["undated_rows"],
+        "points": points,
+    }
 
 
 def spread(markers: list[dict], span: timedelta) -> list[dict]:
@@ -82,9 +102,22 @@ def spread(markers: list[dict], span: timedelta) -> list[dict]:
 
 def build_overlay(rl_df: pd.DataFrame | None, rl_reason: str | None, markers: list[dict], bin_hours: float) -> dict:
     rl = rl_line(rl_df, bin_hours) if rl_df is not None else None
-    times = [utc_ts(p["t"]) for p in (rl or {}).get("points", [])] + [utc_ts(m["timestamp"]) for m in markers if m["plotted"]]
+    times = [utc_ts(p["t"]) for p in (rl or {}).get("points", [])] + [
+        utc_ts(m["timestamp"]) for m in markers if m["plotted"]
+    ]
     span = (max(times) - min(times)) if len(times) > 1 else timedelta(hours=1)
     notes = [] if rl is not None else [f"no RL-trace dataset: {rl_reason}"]
-    notes += [f"{m['label']} marker not plotted: {m['why_not_plotted'] or 'no scored trials'}" for m in markers if not m["plotted"]]
-    return {"title": TITLE, "reward_definition": REWARD_DEFINITION, "rl": rl, "rl_applicable": rl is not None,
-            "rl_reason": rl_reason, "eval": spread(markers, span or timedelta(hours=1)), "notes": notes}
+    notes += [
+        f"{m['label']} marker not plotted: {m['why_not_plotted'] or 'no scored trials'}"
+        for m in markers
+        if not m["plotted"]
+    ]
+    return {
+        "title": TITLE,
+        "reward_definition": REWARD_DEFINITION,
+        "rl": rl,
+        "rl_applicable": rl is not None,
+        "rl_reason": rl_reason,
+        "eval": spread(markers, span or timedelta(hours=1)),
+        "notes": notes,
+    }

@@ -68,8 +68,14 @@ def task_side(task_id: str, rows: list[dict]) -> TaskSide:
     majority = "pass" if 2 * n_pass > len(scored) else "fail"
     shown = next((r for r in scored if (outcome(r) == "pass") == (majority == "pass")), rows[0])
     rewards = [0.0 if _missing(r.get("reward")) else float(r["reward"]) for r in scored]
-    return TaskSide(task_id, rows, majority, n_pass / len(scored) if scored else None,
-                    sum(rewards) / len(rewards) if rewards else None, shown)
+    return TaskSide(
+        task_id,
+        rows,
+        majority,
+        n_pass / len(scored) if scored else None,
+        sum(rewards) / len(rewards) if rewards else None,
+        shown,
+    )
 
 
 def group_tasks(df: pd.DataFrame) -> dict[str, TaskSide]:
@@ -93,19 +99,24 @@ def _reward_delta(b: TaskSide, a: TaskSide) -> float:
 
 
 def _behaviour_scores(base: dict, post: dict, common: list[str]) -> dict[str, float]:
-    deltas = pd.DataFrame({c: [_mean_feature(post[t], c) - _mean_feature(base[t], c) for t in common] for c in _BEHAVIOUR},
-                          index=common)
+    deltas = pd.DataFrame(
+        {c: [_mean_feature(post[t], c) - _mean_feature(base[t], c) for t in common] for c in _BEHAVIOUR}, index=common
+    )
     scale = deltas.std(ddof=0).replace(0.0, 1.0)  # a constant feature contributes nothing, not NaN
     return (deltas.abs() / scale).sum(axis=1).to_dict()
 
 
-def select_tasks(base: dict[str, TaskSide], post: dict[str, TaskSide], mode: str, top_n: int, seed: int) -> list[tuple[str, str]]:
+def select_tasks(
+    base: dict[str, TaskSide], post: dict[str, TaskSide], mode: str, top_n: int, seed: int
+) -> list[tuple[str, str]]:
     """[(task_id, why it was selected)] in page order; ties broken by task id (deterministic)."""
     if mode not in MODES:
         raise ValueError(f"unknown pair selection mode {mode!r}; choose one of {', '.join(MODES)}")
     common = sorted(set(base) & set(post))
     if mode == "random":
-        return [(t, f"random sample (seed {seed})") for t in random.Random(seed).sample(common, min(top_n, len(common)))]
+        return [
+            (t, f"random sample (seed {seed})") for t in random.Random(seed).sample(common, min(top_n, len(common)))
+        ]
     by_reward = sorted(common, key=lambda t: (-_reward_delta(base[t], post[t]), t))
     if mode == "reward_delta":
         return [(t, f"|Δ mean reward| = {_reward_delta(base[t], post[t]):.3f}") for t in by_reward[:top_n]]
@@ -114,7 +125,9 @@ def select_tasks(base: dict[str, TaskSide], post: dict[str, TaskSide], mode: str
         ranked = sorted(common, key=lambda t: (-scores[t], t))
         return [(t, f"behaviour change score {scores[t]:.2f}") for t in ranked[:top_n]]
     flips = [t for t in common if base[t].majority != post[t].majority]
-    flips.sort(key=lambda t: (-abs((post[t].pass_rate or 0) - (base[t].pass_rate or 0)), -_reward_delta(base[t], post[t]), t))
+    flips.sort(
+        key=lambda t: (-abs((post[t].pass_rate or 0) - (base[t].pass_rate or 0)), -_reward_delta(base[t], post[t]), t)
+    )
     out = [(t, f"outcome flip {SYMBOL[base[t].majority]} → {SYMBOL[post[t].majority]}") for t in flips[:top_n]]
     fill = [t for t in by_reward if t not in set(flips)][: top_n - len(out)]
     return out + [(t, f"filler (not a flip): |Δ mean reward| = {_reward_delta(base[t], post[t]):.3f}") for t in fill]
@@ -135,8 +148,16 @@ class Pair:
         return self.alignment.divergence_message(0), self.alignment.divergence_message(1)
 
 
-def build_pairs(base_df: pd.DataFrame, post_df: pd.DataFrame, conversations: dict[str, list[dict]], *,
-                mode: str = "flips", top_n: int = 25, seed: int = 0, shown: dict[str, str] | None = None) -> list[Pair]:
+def build_pairs(
+    base_df: pd.DataFrame,
+    post_df: pd.DataFrame,
+    conversations: dict[str, list[dict]],
+    *,
+    mode: str = "flips",
+    top_n: int = 25,
+    seed: int = 0,
+    shown: dict[str, str] | None = None,
+) -> list[Pair]:
     """Select pairs and align their shown attempts. `conversations`: trace_id -> parsed messages
     (only the shown attempts are needed; see shown_trace_ids). `shown`: pairing key -> the task id
     a reader recognises, when the frames' task_id holds pairing keys (analysis/pairing_frames.py)."""
@@ -145,8 +166,17 @@ def build_pairs(base_df: pd.DataFrame, post_df: pd.DataFrame, conversations: dic
     for task_id, why in select_tasks(base, post, mode, top_n, seed):
         b, a = base[task_id], post[task_id]
         bm, am = conversations.get(b.shown["trace_id"], []), conversations.get(a.shown["trace_id"], [])
-        pairs.append(Pair((shown or {}).get(task_id, task_id), why, b, a, bm, am,
-                          align_actions(extract_actions(bm), extract_actions(am))))
+        pairs.append(
+            Pair(
+                (shown or {}).get(task_id, task_id),
+                why,
+                b,
+                a,
+                bm,
+                am,
+                align_actions(extract_actions(bm), extract_actions(am)),
+            )
+        )
     return pairs
 
 

@@ -73,7 +73,7 @@ def _from_text(text: str) -> list[tuple[str, object]]:
     if '"keystrokes"' not in text and '"task_complete"' not in text:
         return []
     try:  # Terminus-2 replies are one JSON object, possibly wrapped in prose
-        reply = json.loads(text[text.index("{"): text.rindex("}") + 1])
+        reply = json.loads(text[text.index("{") : text.rindex("}") + 1])
     except ValueError:
         return []
     if not isinstance(reply, dict):
@@ -89,7 +89,11 @@ def extract_actions(messages: list[dict]) -> list[Action]:
     for i, m in enumerate(messages):
         if not isinstance(m, dict) or m.get("role", m.get("from")) not in ("assistant", "gpt", "agent", "model"):
             continue
-        calls = _structured(m["tool_calls"]) if m.get("tool_calls") else _from_text(text_of(m.get("content", m.get("value"))))
+        calls = (
+            _structured(m["tool_calls"])
+            if m.get("tool_calls")
+            else _from_text(text_of(m.get("content", m.get("value"))))
+        )
         actions.extend(Action(i, _key(name, args), name) for name, args in calls)
     return actions
 

@@ -26,8 +26,15 @@ _SEGMENT = re.compile(
     r"|(?P<code>```[^\n`]*\n.*?(?:```|\Z))",
     re.DOTALL | re.IGNORECASE,
 )
-_ROLES = {"gpt": "assistant", "agent": "assistant", "model": "assistant", "human": "user", "function": "tool",
-          "observation": "tool", "ipython": "tool"}
+_ROLES = {
+    "gpt": "assistant",
+    "agent": "assistant",
+    "model": "assistant",
+    "human": "user",
+    "function": "tool",
+    "observation": "tool",
+    "ipython": "tool",
+}
 
 
 def esc(value) -> str:
@@ -62,7 +69,7 @@ def render_text(text: str) -> str:
     out, pos = [], 0
     for m in _SEGMENT.finditer(text):
         if m.start() > pos:
-            out.append(f'<pre class="txt">{esc(text[pos:m.start()])}</pre>')
+            out.append(f'<pre class="txt">{esc(text[pos : m.start()])}</pre>')
         seg = m.group(0)
         if m.group("think"):
             out.append(think_block(re.sub(r"^<think(?:ing)?>|</think(?:ing)?>$", "", seg, flags=re.I)))
@@ -70,8 +77,10 @@ def render_text(text: str) -> str:
             out.append(tool_chip(*_pretty(re.sub(r"^<tool_call>|</tool_call>$", "", seg, flags=re.I).strip())))
         else:
             lang, _, body = seg[3:].partition("\n")
-            out.append(f'<div class="code"><span class="lang">{esc(lang.strip() or "code")}</span>'
-                       f'<pre>{esc(body.removesuffix("```"))}</pre></div>')
+            out.append(
+                f'<div class="code"><span class="lang">{esc(lang.strip() or "code")}</span>'
+                f"<pre>{esc(body.removesuffix('```'))}</pre></div>"
+            )
         pos = m.end()
     if pos < len(text):
         out.append(f'<pre class="txt">{esc(text[pos:])}</pre>')
@@ -83,15 +92,21 @@ def render_body(text: str, cap: int = MESSAGE_CAP) -> str:
     parts = [render_text(shown[:PREVIEW_CHARS])]
     if len(shown) > PREVIEW_CHARS:
         rest = shown[PREVIEW_CHARS:]
-        parts.append(f'<details class="more"><summary>show {len(rest):,} more characters</summary>{render_text(rest)}</details>')
+        parts.append(
+            f'<details class="more"><summary>show {len(rest):,} more characters</summary>{render_text(rest)}</details>'
+        )
     if len(text) > cap:
-        parts.append(f'<p class="note">{len(text) - cap:,} further characters not shown (display cap {cap:,} characters '
-                     f'for this message; the full text is in the trace table)</p>')
+        parts.append(
+            f'<p class="note">{len(text) - cap:,} further characters not shown (display cap {cap:,} characters '
+            f"for this message; the full text is in the trace table)</p>"
+        )
         # The action is what a reader compares: tool calls past the cap are still shown (each capped).
         for m in TOOL_CALL_RE.finditer(text):
             if m.end() > cap:
-                parts.append('<p class="note">tool call from the part not shown:</p>'
-                             + tool_chip(*_pretty(m.group(1).strip()[:TOOL_CALL_CAP])))
+                parts.append(
+                    '<p class="note">tool call from the part not shown:</p>'
+                    + tool_chip(*_pretty(m.group(1).strip()[:TOOL_CALL_CAP]))
+                )
     return "".join(parts)
 
 
@@ -106,13 +121,17 @@ def _structured_calls(msg: dict) -> str:
             args = json.loads(args) if isinstance(args, str) else args
         except ValueError:
             pass
-        chips.append(tool_chip(str(fn.get("name") or "unknown"), json.dumps(args, indent=2, ensure_ascii=False, default=str)))
+        chips.append(
+            tool_chip(str(fn.get("name") or "unknown"), json.dumps(args, indent=2, ensure_ascii=False, default=str))
+        )
     return "".join(chips)
 
 
 def _tokens(msg: dict) -> str:
     metrics = msg.get("metrics") if isinstance(msg.get("metrics"), dict) else {}
-    parts = [f"{k.replace('_tokens', '')} {v:,}" for k, v in metrics.items() if "token" in k and isinstance(v, (int, float))]
+    parts = [
+        f"{k.replace('_tokens', '')} {v:,}" for k, v in metrics.items() if "token" in k and isinstance(v, (int, float))
+    ]
     return f'<span class="tok">{esc(" · ".join(parts))} tok</span>' if parts else ""
 
 
@@ -120,15 +139,32 @@ def render_message(i: int, n: int, msg: dict, *, cap: int, open_: bool, diverge:
     role = role_of(msg)
     text = text_of(msg.get("content", msg.get("value")))
     reasoning = msg.get("reasoning_content") or msg.get("reasoning")
-    badges = [b for b, hit in (("tool_call", "<tool_call" in text.lower() or bool(msg.get("tool_calls"))),
-                               ("think", "<think" in text.lower() or bool(reasoning)), ("code", "```" in text)) if hit]
+    badges = [
+        b
+        for b, hit in (
+            ("tool_call", "<tool_call" in text.lower() or bool(msg.get("tool_calls"))),
+            ("think", "<think" in text.lower() or bool(reasoning)),
+            ("code", "```" in text),
+        )
+        if hit
+    ]
     if diverge:
         badges.append("diverges here")
-    preview = next((ln for ln in re.sub(r"<think(?:ing)?>.*?</think(?:ing)?>", "", text, flags=re.S | re.I).splitlines() if ln.strip()), "")
+    preview = next(
+        (
+            ln
+            for ln in re.sub(r"<think(?:ing)?>.*?</think(?:ing)?>", "", text, flags=re.S | re.I).splitlines()
+            if ln.strip()
+        ),
+        "",
+    )
     classes = f"msg role-{role}" + (" diverge" if diverge else "")
     ident = f' id="{anchor}"' if anchor else ""  # anchors are generated ids, never trace data
-    summary = (f'<span class="idx">#{i + 1}/{n}</span> <span class="role">{esc(role)}</span> '
-               + "".join(f'<span class="badge">{esc(b)}</span>' for b in badges)
-               + _tokens(msg) + f'<span class="pv">{esc(preview[:90])}</span>')
+    summary = (
+        f'<span class="idx">#{i + 1}/{n}</span> <span class="role">{esc(role)}</span> '
+        + "".join(f'<span class="badge">{esc(b)}</span>' for b in badges)
+        + _tokens(msg)
+        + f'<span class="pv">{esc(preview[:90])}</span>'
+    )
     body = (think_block(text_of(reasoning)) if reasoning else "") + render_body(text, cap) + _structured_calls(msg)
     return f'<details class="{classes}"{ident}{" open" if open_ else ""}><summary>{summary}</summary>{body}</details>'

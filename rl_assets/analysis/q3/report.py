@@ -16,15 +16,25 @@ from rl_assets.analysis.report_md import Report, fmt_num, json_text, jsonable, m
 
 def selected_rows(pairs: list[Pair]) -> list[dict]:
     """One JSON-able row per shown pair: task, why it was selected, where the two sides diverge."""
-    return [{"task_id": p.task_id, "reason": p.reason, "divergence_action": p.alignment.divergence,
-             "base_attempt": p.base.shown.get("attempt"), "post_attempt": p.post.shown.get("attempt")} for p in pairs]
+    return [
+        {
+            "task_id": p.task_id,
+            "reason": p.reason,
+            "divergence_action": p.alignment.divergence,
+            "base_attempt": p.base.shown.get("attempt"),
+            "post_attempt": p.post.shown.get("attempt"),
+        }
+        for p in pairs
+    ]
 
 
 def selected_table(rows: list[dict]) -> str:
     """The "selected" metadata table; task ids and actions come from the traces, so they stay inert text."""
-    return md_table(["task", "selected because", "diverges at action"],
-                    [[md_code(r["task_id"]), md_text(r["reason"]), md_code(r["divergence_action"])] for r in rows],
-                    align="---")
+    return md_table(
+        ["task", "selected because", "diverges at action"],
+        [[md_code(r["task_id"]), md_text(r["reason"]), md_code(r["divergence_action"])] for r in rows],
+        align="---",
+    )
 
 
 def pairs_report(pairs: list[Pair], **page) -> Report:
@@ -40,9 +50,11 @@ def overlay_json(result: dict) -> dict[str, str]:
 
 def markers_table(result: dict) -> str:
     """The eval markers as a table: label, time, trials, mean reward."""
-    return md_table(["marker", "time (UTC)", "n", "mean reward"],
-                    [[md_text(m["label"]), m["timestamp"] or "none", m["n"], fmt_num(m["mean_reward"])]
-                     for m in result["eval"]], align="----")
+    return md_table(
+        ["marker", "time (UTC)", "n", "mean reward"],
+        [[md_text(m["label"]), m["timestamp"] or "none", m["n"], fmt_num(m["mean_reward"])] for m in result["eval"]],
+        align="----",
+    )
 
 
 def overlay_report(result: dict) -> Report:
@@ -61,8 +73,15 @@ def plot_overlay(result: dict) -> bytes:
     rl = result["rl"]
     if rl and rl["points"]:
         pts = [p for p in rl["points"] if p["mean_reward"] is not None]
-        ax.plot([utc_ts(p["t"]) for p in pts], [p["mean_reward"] for p in pts], marker="o", ms=3, lw=1.5, color="#1f77b4",
-                label=f"RL rollouts, {rl['bin_hours']:g} h UTC bins")
+        ax.plot(
+            [utc_ts(p["t"]) for p in pts],
+            [p["mean_reward"] for p in pts],
+            marker="o",
+            ms=3,
+            lw=1.5,
+            color="#1f77b4",
+            label=f"RL rollouts, {rl['bin_hours']:g} h UTC bins",
+        )
     style = {"baseline": ("s", "#666666", "baseline eval"), "post_rl": ("D", "#d62728", "post-RL eval")}
     for m in result["eval"]:
         if not m["plotted"]:
@@ -72,8 +91,14 @@ def plot_overlay(result: dict) -> bytes:
         ax.scatter([x], [m["mean_reward"]], marker=shape, s=80, color=colour, zorder=3, label=legend)
         if m["co_located"]:
             ax.axvline(utc_ts(m["timestamp"]), ls=":", color="#999999", lw=1)
-        ax.annotate(f"{m['label']}: {m['mean_reward']:.3f} (n={m['n']})", (x, m["mean_reward"]),
-                    textcoords="offset points", xytext=(8, 10 + 14 * m["label_slot"]), fontsize=8, color=colour)
+        ax.annotate(
+            f"{m['label']}: {m['mean_reward']:.3f} (n={m['n']})",
+            (x, m["mean_reward"]),
+            textcoords="offset points",
+            xytext=(8, 10 + 14 * m["label_slot"]),
+            fontsize=8,
+            color=colour,
+        )
     ax.set_ylim(-0.05, 1.1)
     ax.set_ylabel("mean reward")
     ax.set_xlabel("time (UTC)")

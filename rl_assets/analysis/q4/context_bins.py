@@ -26,6 +26,7 @@ COLUMNS = ("task_id", "passed", "reward", "error_type", "n_tokens", "peak_prompt
 def bin_label(lo: float, hi: float) -> str:
     def k(v):
         return "0" if v == 0 else f"{v / 1024:g}k"
+
     return f"≥{k(lo)}" if math.isinf(hi) else f"{k(lo)}–{k(hi)}"
 
 
@@ -44,9 +45,14 @@ def normalize_edges(edges) -> list[float]:
 def classify(df: pd.DataFrame) -> pd.Series:
     err = df["error_type"].fillna("").astype(str)
     reward = pd.to_numeric(df["reward"], errors="coerce")
-    conds = [df["passed"].fillna(False).astype(bool), err.str.contains("Timeout"),
-             err.str.contains("ContextLength") | err.str.contains("ContextWindow"), err != "",
-             reward == 0, reward.notna()]
+    conds = [
+        df["passed"].fillna(False).astype(bool),
+        err.str.contains("Timeout"),
+        err.str.contains("ContextLength") | err.str.contains("ContextWindow"),
+        err != "",
+        reward == 0,
+        reward.notna(),
+    ]
     return pd.Series(np.select(conds, OUTCOMES[:-1], OUTCOMES[-1]), index=df.index)
 
 
@@ -59,8 +65,11 @@ def assign_bins(df: pd.DataFrame, edges: list[float]) -> tuple[pd.Series, dict]:
     labels = [bin_label(lo, hi) for lo, hi in zip(edges, edges[1:])]
     codes = np.searchsorted(np.asarray(edges), length.fillna(-1).to_numpy(), side="right") - 1
     out = pd.Series([labels[c] if c >= 0 and ok else UNKNOWN for c, ok in zip(codes, length.notna())], index=df.index)
-    source = {"peak_prompt_tokens": int(peak.notna().sum()), "n_tokens": int((peak.isna() & total.notna()).sum()),
-              "unknown": int(length.isna().sum())}
+    source = {
+        "peak_prompt_tokens": int(peak.notna().sum()),
+        "n_tokens": int((peak.isna() & total.notna()).sum()),
+        "unknown": int(length.isna().sum()),
+    }
     used = [k for k in ("peak_prompt_tokens", "n_tokens") if source[k]]
     source["length_source"] = "mixed" if len(used) == 2 else (used[0] if used else "none")
     source["median_length"] = float(length.median()) if length.notna().any() else None
@@ -117,20 +126,23 @@ def interpretation(before: dict, after: dict, dec: dict) -> str:
     if not before["n"] or not after["n"]:
         return "No interpretation: one side has no rows."
     mb, ma = before["median_length"], after["median_length"]
-    moved = ("unknown" if mb is None or ma is None else
-             "longer" if ma > mb else "shorter" if ma < mb else "unchanged")
+    moved = "unknown" if mb is None or ma is None else "longer" if ma > mb else "shorter" if ma < mb else "unchanged"
     tokens = lambda v: "unknown" if v is None else f"{v:,.0f}"  # noqa: E731
     big = max(dec["per_bin"], key=lambda r: abs(r["mix"]), default=None)
     dominant = "mix shift" if abs(dec["mix_shift"]) > abs(dec["within_bin"]) else "within-bin change"
-    line = (f"Solve rate {100 * before['solve_rate']:.1f}% → {100 * after['solve_rate']:.1f}% ({pp(dec['total'])}) = "
-            f"{pp(dec['mix_shift'])} from traces moving between context bins + {pp(dec['within_bin'])} from solve "
-            f"rates changing inside bins; {dominant} dominates. Median context length "
-            f"{tokens(mb)} → {tokens(ma)} tokens ({moved})")
+    line = (
+        f"Solve rate {100 * before['solve_rate']:.1f}% → {100 * after['solve_rate']:.1f}% ({pp(dec['total'])}) = "
+        f"{pp(dec['mix_shift'])} from traces moving between context bins + {pp(dec['within_bin'])} from solve "
+        f"rates changing inside bins; {dominant} dominates. Median context length "
+        f"{tokens(mb)} → {tokens(ma)} tokens ({moved})"
+    )
     if big and abs(big["mix"]) >= 0.005:
         line += f"; largest mix contribution: bin {big['bin']} ({pp(big['mix'])})"
     if before["length_source"] != after["length_source"]:
-        line += (f". Caution: lengths are measured differently ({before['length_source']} vs "
-                 f"{after['length_source']}), so part of any mix shift is the change of measure")
+        line += (
+            f". Caution: lengths are measured differently ({before['length_source']} vs "
+            f"{after['length_source']}), so part of any mix shift is the change of measure"
+        )
     return line + "."
 
 
@@ -138,7 +150,13 @@ def solve_rate_by_context(before, after, *, edges=DEFAULT_EDGES, labels=("baseli
     e = normalize_edges(edges)
     b, a = side_bins(before, e), side_bins(after, e)
     dec = decompose(b, a)
-    return {"labels": list(labels), "edges": [x if math.isfinite(x) else None for x in e],
-            "outcome_rule": "first match: passed; error contains Timeout; ContextLength/ContextWindow; other error; "
-                            "reward == 0; partial credit; unscored",
-            "before": b, "after": a, "decomposition": dec, "interpretation": interpretation(b, a, dec)}
+    return {
+        "labels": list(labels),
+        "edges": [x if math.isfinite(x) else None for x in e],
+        "outcome_rule": "first match: passed; error contains Timeout; ContextLength/ContextWindow; other error; "
+        "reward == 0; partial credit; unscored",
+        "before": b,
+        "after": a,
+        "decomposition": dec,
+        "interpretation": interpretation(b, a, dec),
+    }

@@ -27,19 +27,48 @@ def render_markdown(r: dict) -> str:
         if not (rb["n"] or ra["n"]):
             continue
         d = dec.get(rb["bin"], {})
-        rows.append([rb["bin"], rb["n"], ra["n"],
-                     f"{fmt_pct(rb['solved']['rate'])} {fmt_ci(rb['solved']['lo'], rb['solved']['hi'], pct=True)}",
-                     f"{fmt_pct(ra['solved']['rate'])} {fmt_ci(ra['solved']['lo'], ra['solved']['hi'], pct=True)}",
-                     fmt_pct(rb["timeout"]["rate"]) + " → " + fmt_pct(ra["timeout"]["rate"]),
-                     fmt_pct(rb["context_exceeded"]["rate"]) + " → " + fmt_pct(ra["context_exceeded"]["rate"]),
-                     fmt_pct(d.get("mix"), 2, signed=True), fmt_pct(d.get("within"), 2, signed=True)])
-    table = md_table(["bin", f"n {r['labels'][0]}", f"n {r['labels'][1]}", f"solve {r['labels'][0]}",
-                      f"solve {r['labels'][1]}", "timeout", "ctx exceeded", "mix part", "within part"], rows)
-    return "\n".join([
-        "# Q4 — Solve rate by context length", "", r["interpretation"], "",
-        f"Length: {r['labels'][0]} uses {b['length_source']}, {r['labels'][1]} uses {a['length_source']} "
-        "(peak_prompt_tokens when recorded, else n_tokens). Bins are disjoint [lo, hi).", "", table, "",
-        "![solve rate by context](solve_rate.png)", ""])
+        rows.append(
+            [
+                rb["bin"],
+                rb["n"],
+                ra["n"],
+                f"{fmt_pct(rb['solved']['rate'])} {fmt_ci(rb['solved']['lo'], rb['solved']['hi'], pct=True)}",
+                f"{fmt_pct(ra['solved']['rate'])} {fmt_ci(ra['solved']['lo'], ra['solved']['hi'], pct=True)}",
+                fmt_pct(rb["timeout"]["rate"]) + " → " + fmt_pct(ra["timeout"]["rate"]),
+                fmt_pct(rb["context_exceeded"]["rate"]) + " → " + fmt_pct(ra["context_exceeded"]["rate"]),
+                fmt_pct(d.get("mix"), 2, signed=True),
+                fmt_pct(d.get("within"), 2, signed=True),
+            ]
+        )
+    table = md_table(
+        [
+            "bin",
+            f"n {r['labels'][0]}",
+            f"n {r['labels'][1]}",
+            f"solve {r['labels'][0]}",
+            f"solve {r['labels'][1]}",
+            "timeout",
+            "ctx exceeded",
+            "mix part",
+            "within part",
+        ],
+        rows,
+    )
+    return "\n".join(
+        [
+            "# Q4 — Solve rate by context length",
+            "",
+            r["interpretation"],
+            "",
+            f"Length: {r['labels'][0]} uses {b['length_source']}, {r['labels'][1]} uses {a['length_source']} "
+            "(peak_prompt_tokens when recorded, else n_tokens). Bins are disjoint [lo, hi).",
+            "",
+            table,
+            "",
+            "![solve rate by context](solve_rate.png)",
+            "",
+        ]
+    )
 
 
 def render_png(result: dict) -> bytes:
@@ -49,9 +78,15 @@ def render_png(result: dict) -> bytes:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = [("share", "share of rows"), ("solved", "solve rate"), ("timeout", "timeout rate"),
-              ("context_exceeded", "context-exceeded rate")]
-    keep = [i for i, (rb, ra) in enumerate(zip(result["before"]["bins"], result["after"]["bins"])) if rb["n"] or ra["n"]]
+    panels = [
+        ("share", "share of rows"),
+        ("solved", "solve rate"),
+        ("timeout", "timeout rate"),
+        ("context_exceeded", "context-exceeded rate"),
+    ]
+    keep = [
+        i for i, (rb, ra) in enumerate(zip(result["before"]["bins"], result["after"]["bins"])) if rb["n"] or ra["n"]
+    ]
     names = [result["before"]["bins"][i]["bin"] for i in keep]
     x = np.arange(len(names))
     fig, axes = plt.subplots(2, 2, figsize=(12, 8))  # 2×2, not 1×4: legible when scaled to a page or the UI
@@ -64,8 +99,12 @@ def render_png(result: dict) -> bytes:
                 err = None
             else:
                 vals = [r[key]["rate"] or 0 for r in rows]
-                err = np.array([[max(0, v - r[key]["lo"]) for v, r in zip(vals, rows)],
-                                [max(0, r[key]["hi"] - v) for v, r in zip(vals, rows)]])
+                err = np.array(
+                    [
+                        [max(0, v - r[key]["lo"]) for v, r in zip(vals, rows)],
+                        [max(0, r[key]["hi"] - v) for v, r in zip(vals, rows)],
+                    ]
+                )
                 err[:, [r["n"] == 0 for r in rows]] = 0  # no whisker where there is no data
             ax.bar(x + (j - 0.5) * 0.4, vals, 0.4, yerr=err, capsize=3, label=f"{label} (n={result[side]['n']})")
         ax.set_title(title)

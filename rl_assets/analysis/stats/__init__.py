@@ -22,8 +22,15 @@ from rl_assets.analysis.stats.core import (  # noqa: F401  (names without __all_
     NotEnoughData,
     PairedResampler,
 )
-from rl_assets.analysis.stats.correlation import bootstrap_spearman, kendall_tau_b, pearson, pearson_rows, spearman  # noqa: F401
-from rl_assets.analysis.stats.correlation import fisher_z_interval, spearman_rows  # noqa: F401
+from rl_assets.analysis.stats.correlation import (  # noqa: F401  # noqa: F401
+    bootstrap_spearman,
+    fisher_z_interval,
+    kendall_tau_b,
+    pearson,
+    pearson_rows,
+    spearman,
+    spearman_rows,
+)
 from rl_assets.analysis.stats.intervals import noise_floor, t_interval_95  # noqa: F401
 from rl_assets.analysis.stats.multiplicity import bh_adjust, holm_adjust  # noqa: F401
 from rl_assets.analysis.stats.proportions import binomial_se, mcnemar_exact, two_proportion_diff_ci, wilson_interval  # noqa: F401

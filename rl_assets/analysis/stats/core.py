@@ -9,9 +9,9 @@ function); functions that return a result object return ``NotEnoughData`` instea
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from statistics import NormalDist
-from typing import Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -203,8 +203,12 @@ class PairedResampler:
 
 
 def paired_bootstrap_arrays(
-    before_means: np.ndarray, after_means: np.ndarray, n_boot: int = 2000, seed: int = 0,
-    stat: str = "mean", alpha: float = 0.05,
+    before_means: np.ndarray,
+    after_means: np.ndarray,
+    n_boot: int = 2000,
+    seed: int = 0,
+    stat: str = "mean",
+    alpha: float = 0.05,
 ) -> BootstrapResult | NotEnoughData:
     """Array form of paired_bootstrap_diff: element i of both arrays is the same task."""
     b, a = np.asarray(before_means, float), np.asarray(after_means, float)
@@ -219,17 +223,33 @@ def paired_bootstrap_arrays(
         return NotEnoughData(f"{n} common tasks with values on both sides (need >= {MIN_COMMON_TASKS})", n)
     from scipy.stats import bootstrap
 
-    res = bootstrap((b, a), lambda b, a, axis: np.median(a, axis=axis) - np.median(b, axis=axis), paired=True,
-                    vectorized=True, n_resamples=n_boot, confidence_level=1 - alpha, method="percentile",
-                    rng=np.random.default_rng(seed))
-    return BootstrapResult(float(np.median(a) - np.median(b)), float(res.confidence_interval.low),
-                           float(res.confidence_interval.high), n, float(res.standard_error),
-                           sign_flip_pvalue(a - b, n_boot, seed))
+    res = bootstrap(
+        (b, a),
+        lambda b, a, axis: np.median(a, axis=axis) - np.median(b, axis=axis),
+        paired=True,
+        vectorized=True,
+        n_resamples=n_boot,
+        confidence_level=1 - alpha,
+        method="percentile",
+        rng=np.random.default_rng(seed),
+    )
+    return BootstrapResult(
+        float(np.median(a) - np.median(b)),
+        float(res.confidence_interval.low),
+        float(res.confidence_interval.high),
+        n,
+        float(res.standard_error),
+        sign_flip_pvalue(a - b, n_boot, seed),
+    )
 
 
 def paired_bootstrap_diff(
-    before: Mapping[Hashable, Sequence[float]], after: Mapping[Hashable, Sequence[float]],
-    n_boot: int = 2000, seed: int = 0, stat: str = "mean", alpha: float = 0.05,
+    before: Mapping[Hashable, Sequence[float]],
+    after: Mapping[Hashable, Sequence[float]],
+    n_boot: int = 2000,
+    seed: int = 0,
+    stat: str = "mean",
+    alpha: float = 0.05,
 ) -> BootstrapResult | NotEnoughData:
     """after - before over COMMON tasks, task-clustered.
 

@@ -87,9 +87,16 @@ def bootstrap_spearman(x, y, n_boot: int = 2000, seed: int = 0, alpha: float = 0
         # scipy's own interval is NaN (and it warns) when a resample has a constant side; those
         # resamples are dropped below and the interval taken over the rest.
         warnings.simplefilter("ignore", DegenerateDataWarning)
-        rhos = bootstrap((x, y), lambda x, y, axis: spearman_rows(x, y), paired=True, vectorized=True,
-                         n_resamples=n_boot, batch=250, method="percentile", rng=np.random.default_rng(seed),
-                         ).bootstrap_distribution
+        rhos = bootstrap(
+            (x, y),
+            lambda x, y, axis: spearman_rows(x, y),
+            paired=True,
+            vectorized=True,
+            n_resamples=n_boot,
+            batch=250,
+            method="percentile",
+            rng=np.random.default_rng(seed),
+        ).bootstrap_distribution
     rhos = rhos[np.isfinite(rhos)]
     if len(rhos) < n_boot / 2:
         return (math.nan, math.nan)

@@ -5,7 +5,7 @@ a feature without enough data). Missing entries stay None and do not count towar
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -34,7 +34,14 @@ def spearman_permutation_p(x, y, n_perm: int = MIN_PERMUTATIONS, seed: int = 0) 
 
     # Ranks are computed once: re-pairing y with x moves each rank with its value.
     rx, ry = rankdata(x), rankdata(y)
-    res = permutation_test((rx, ry), lambda a, b, axis: np.abs(pearson_rows(a, b)), permutation_type="pairings",
-                           vectorized=True, n_resamples=n_perm, batch=max(1, min(250, _CELLS // len(x))),
-                           alternative="greater", rng=np.random.default_rng(seed))
+    res = permutation_test(
+        (rx, ry),
+        lambda a, b, axis: np.abs(pearson_rows(a, b)),
+        permutation_type="pairings",
+        vectorized=True,
+        n_resamples=n_perm,
+        batch=max(1, min(250, _CELLS // len(x))),
+        alternative="greater",
+        rng=np.random.default_rng(seed),
+    )
     return float(pearson_rows(rx, ry)), float(res.pvalue)

@@ -93,8 +93,11 @@ def _cross_checks(text_results, jsonl_results, wandb_summary, tolerance) -> list
     for res in jsonl_results:
         if res.steps.row_of and not text_steps.empty:
             last = max(res.steps.row_of)
-            record = {k: v for k, v in res.steps.to_frame().set_index("step").loc[last].items()
-                      if not k.startswith("__") and v == v}
+            record = {
+                k: v
+                for k, v in res.steps.to_frame().set_index("step").loc[last].items()
+                if not k.startswith("__") and v == v
+            }
             checks.append(compare_final_step(text_steps, record, last, res.name, tolerance))
     return checks or [no_record("no wandb-summary.json or trainer_log.jsonl beside the logs")]
 
@@ -155,8 +158,7 @@ def parse_training_logs(path: Path | str) -> ParsedLogs:
         "by_reason": {k.split("/", 1)[1]: v for k, v in counts.items() if k.startswith("malformed/")},
         "examples": examples[:10],
     }
-    accounting = {"lines": {**check_lines("training logs", counts), "per_file": per_file},
-                  "files": found.check()}
+    accounting = {"lines": {**check_lines("training logs", counts), "per_file": per_file}, "files": found.check()}
     return ParsedLogs(
         steps=steps,
         evals=evals,

@@ -6,9 +6,7 @@ import ast
 import re
 
 BREAKDOWN_RE = re.compile(r"Exception breakdown: (\{.*\})")
-COMPLETE_RE = re.compile(
-    r"Batch generation complete: (\d+)/(\d+) successful, (\d+) failed instances?, (\d+) masked"
-)
+COMPLETE_RE = re.compile(r"Batch generation complete: (\d+)/(\d+) successful, (\d+) failed instances?, (\d+) masked")
 
 
 class BatchErrors:

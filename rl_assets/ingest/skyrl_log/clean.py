@@ -14,9 +14,7 @@ ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # the prefix when a worker re-emits a line, hence the "+".
 RAY_PREFIX_RE = re.compile(r"^(?:\([A-Za-z_][\w.:-]* pid=\d+(?:, ip=[\d.a-fA-F:]+)?\)\s*)+")
 # loguru default format: "2026-07-14 09:00:00.000 | INFO     | module:function:line - message"
-LOGURU_RE = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2}(?:\.\d+)?)\s*\|\s*(\w+)\s*\|\s*([^ ]*) - ?"
-)
+LOGURU_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2}(?:\.\d+)?)\s*\|\s*(\w+)\s*\|\s*([^ ]*) - ?")
 
 # A tqdm bar redrawn with "\r" leaves its last frame glued before the next loguru line once W&B or a
 # terminal capture turns the "\r" into nothing: "Training Step Progress: ... 1.2s/it]2025-08-06 22:52:59.897 | INFO

@@ -50,16 +50,25 @@ def _same(a: float, b: float, tol: float) -> bool:
     return abs(a - b) <= max(REL_TOL * max(abs(a), abs(b)), tol + 1e-12)
 
 
-def compare_final_step(steps: pd.DataFrame, record: dict[str, float], step: int, source: str,
-                       tolerance: dict[str, float]) -> dict:
+def compare_final_step(
+    steps: pd.DataFrame, record: dict[str, float], step: int, source: str, tolerance: dict[str, float]
+) -> dict:
     """{source, step, status, compared, matched, differ: [{key, column, table, record, hint}]}."""
-    out = {"source": source, "step": step, "compared": [], "matched": 0, "differ": [], "not_at_step": [],
-           "status": "match"}
+    out = {
+        "source": source,
+        "step": step,
+        "compared": [],
+        "matched": 0,
+        "differ": [],
+        "not_at_step": [],
+        "status": "match",
+    }
     by_step = steps.set_index("step") if "step" in steps.columns else pd.DataFrame()
     if step not in by_step.index:
         out["status"] = "step_missing"
-        out["differ"].append({"key": "step", "column": "step", "table": None, "record": step,
-                              "hint": f"the table has no step {step}"})
+        out["differ"].append(
+            {"key": "step", "column": "step", "table": None, "record": step, "hint": f"the table has no step {step}"}
+        )
         return out
     row = by_step.loc[step]
     for key in sorted(record):
@@ -82,8 +91,15 @@ def compare_final_step(steps: pd.DataFrame, record: dict[str, float], step: int,
             continue
         other = [int(s) for s, v in by_step[col].items() if s != step and _same(float(v), float(value), tol)]
         hint = f"the record's value is the table's at step {other[-1]}" if other else ""
-        out["differ"].append({"key": key, "column": col, "table": None if math.isnan(table) else table,
-                              "record": float(value), "hint": hint})
+        out["differ"].append(
+            {
+                "key": key,
+                "column": col,
+                "table": None if math.isnan(table) else table,
+                "record": float(value),
+                "hint": hint,
+            }
+        )
     if out["differ"]:
         out["status"] = "differ"
     elif not out["compared"]:
@@ -110,5 +126,11 @@ def summary_step(summary: dict[str, float], steps: pd.DataFrame) -> int | None:
 
 
 def no_record(reason: str) -> dict:
-    return {"source": None, "status": "no_independent_record", "reason": reason, "compared": [],
-            "matched": 0, "differ": []}
+    return {
+        "source": None,
+        "status": "no_independent_record",
+        "reason": reason,
+        "compared": [],
+        "matched": 0,
+        "differ": [],
+    }

@@ -34,13 +34,19 @@ class Discovered:
         """files found = files read + files not read, or LogAccountingError."""
         read = len(self.logs) + len(self.jsonl) + len(self.summaries)
         if read + len(self.not_read) != self.found:
-            raise LogAccountingError(f"training logs: found {self.found} files, read {read}, "
-                                     f"listed {len(self.not_read)} as not read")
+            raise LogAccountingError(
+                f"training logs: found {self.found} files, read {read}, listed {len(self.not_read)} as not read"
+            )
         reasons: dict[str, int] = {}
         for why in self.not_read.values():
             reasons[why] = reasons.get(why, 0) + 1
-        return {"found": self.found, "read": read, "not_read": len(self.not_read),
-                "not_read_by_reason": reasons, "not_read_files": dict(sorted(self.not_read.items())[:50])}
+        return {
+            "found": self.found,
+            "read": read,
+            "not_read": len(self.not_read),
+            "not_read_by_reason": reasons,
+            "not_read_files": dict(sorted(self.not_read.items())[:50]),
+        }
 
 
 def _zstd_available() -> bool:
@@ -107,8 +113,10 @@ class _CappedRaw(io.RawIOBase):
         n = self.inner.readinto(buffer)
         self.total += n or 0
         if self.total > self.limit:
-            raise LogTooLarge(f"{self.path.name}: decompresses to more than {self.limit} bytes (cap: {MAX_RATIO}x its "
-                              f"{self.path.stat().st_size} compressed bytes + {MAX_SLACK_BYTES >> 20} MiB); not read")
+            raise LogTooLarge(
+                f"{self.path.name}: decompresses to more than {self.limit} bytes (cap: {MAX_RATIO}x its "
+                f"{self.path.stat().st_size} compressed bytes + {MAX_SLACK_BYTES >> 20} MiB); not read"
+            )
         return n
 
     def close(self) -> None:

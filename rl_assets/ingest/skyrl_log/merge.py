@@ -8,7 +8,7 @@ that produced the weights. Every overridden step is reported, never silently dro
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pandas as pd
 
@@ -19,7 +19,7 @@ MAX_LISTED = 200
 
 
 def _iso(ts: float | None) -> str | None:
-    return None if ts is None else datetime.fromtimestamp(ts, tz=timezone.utc).isoformat()
+    return None if ts is None else datetime.fromtimestamp(ts, tz=UTC).isoformat()
 
 
 def chain_order(results: list[LogFileResult]) -> list[LogFileResult]:

@@ -63,8 +63,12 @@ def line_ledger(counts: dict[str, int]) -> dict:
     def group(prefix: str) -> dict[str, int]:
         return {k.split("/", 1)[1]: v for k, v in sorted(counts.items()) if k.startswith(prefix + "/")}
 
-    return {"read": counts.get("lines", 0), "parsed": group("parsed"), "malformed": group("malformed"),
-            "ignored": group("ignored")}
+    return {
+        "read": counts.get("lines", 0),
+        "parsed": group("parsed"),
+        "malformed": group("malformed"),
+        "ignored": group("ignored"),
+    }
 
 
 def check_lines(name: str, counts: dict[str, int]) -> dict:
@@ -75,7 +79,8 @@ def check_lines(name: str, counts: dict[str, int]) -> dict:
         raise LogAccountingError(
             f"{name}: read {led['read']} lines but accounted for {used} "
             f"(parsed {sum(led['parsed'].values())}, malformed {sum(led['malformed'].values())}, "
-            f"ignored {sum(led['ignored'].values())})")
+            f"ignored {sum(led['ignored'].values())})"
+        )
     return led
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-from .result import T_END, LogFileResult, check_lines
 from .payloads import PayloadError, decode_json_object, numeric_items
+from .result import T_END, LogFileResult, check_lines
 
 STEP_KEYS = ("trainer/global_step", "global_step", "step", "_step")
 TIME_KEYS = ("timestamp", "time", "_timestamp")
@@ -24,7 +24,7 @@ def _epoch(value) -> float | None:
         except ValueError:
             return None
         if dt.tzinfo is None:
-            dt = dt.replace(tzinfo=timezone.utc)
+            dt = dt.replace(tzinfo=UTC)
         return dt.timestamp()
     return None
 

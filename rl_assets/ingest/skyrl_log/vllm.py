@@ -38,7 +38,7 @@ class VllmAccumulator:
         for i, v in enumerate(values, start=1):
             acc[i] += v
 
-    def merge(self, other: "VllmAccumulator") -> None:
+    def merge(self, other: VllmAccumulator) -> None:
         for when, acc in other.points.items():
             mine = self.points.get(when)
             if mine is None:

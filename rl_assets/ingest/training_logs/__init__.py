@@ -23,8 +23,16 @@ from .tensorboard_events import read_event_file
 from .trainer_state import looks_like_trl, read_trainer_states
 from .verl_console import parse_verl_lines
 
-__all__ = ["STATE_PATTERNS", "ParsedLogs", "UnrecognisedLogsError", "is_repo_trainer_state", "logs_folder",
-           "logs_revision", "read_training_logs", "repo_trainer_states"]
+__all__ = [
+    "STATE_PATTERNS",
+    "ParsedLogs",
+    "UnrecognisedLogsError",
+    "is_repo_trainer_state",
+    "logs_folder",
+    "logs_revision",
+    "read_training_logs",
+    "repo_trainer_states",
+]
 
 READ_ORDER = (detect.VERL, detect.TRAINER_STATE, detect.TENSORBOARD)
 READERS = "SkyRL logs, verl console lines, HF/TRL trainer_state.json, TensorBoard event files"
@@ -46,8 +54,9 @@ def _not_read_reason(kind: str, trainer_kind: str, path: Path) -> str:
 
 
 def describe_unrecognised(files: list[Path], base: Path, why: str) -> str:
-    lines = [f"training_logs/: {why} (readers tried: {READERS}; docs/q2.md, \"Readers\"). "
-             f"{len(files)} file(s), first lines:"]
+    lines = [
+        f'training_logs/: {why} (readers tried: {READERS}; docs/q2.md, "Readers"). {len(files)} file(s), first lines:'
+    ]
     for p in files[:MAX_NAMED]:
         lines.append(f"- {p.relative_to(base)}: " + " | ".join(repr(t) for t in detect.first_lines(p)))
     if len(files) > MAX_NAMED:
@@ -104,9 +113,15 @@ def read_training_logs(path: Path | str, repo_states: list[Path] | tuple = ()) -
         else:
             found.not_read[str(p.relative_to(base))] = _not_read_reason(kind, trainer_kind, p)
     trainer, results, info = _read(trainer_kind, found, base)
-    parsed = assemble(trainer, results, found, info.get("per_file"),
-                      {"checkpoints": info["checkpoints"]} if "checkpoints" in info else None)
+    parsed = assemble(
+        trainer,
+        results,
+        found,
+        info.get("per_file"),
+        {"checkpoints": info["checkpoints"]} if "checkpoints" in info else None,
+    )
     if parsed.steps.empty:
-        raise UnrecognisedLogsError(describe_unrecognised(
-            found.logs or files, base, f"read as {trainer}, but no training step was found"))
+        raise UnrecognisedLogsError(
+            describe_unrecognised(found.logs or files, base, f"read as {trainer}, but no training step was found")
+        )
     return parsed

@@ -23,8 +23,12 @@ from rl_assets.values.metric_aliases import apply_aliases, derive_concepts
 
 # W&B's own step counter is the trainer's step for verl (it logs with step=global_steps); the HF
 # Trainer's W&B callback lets W&B count its own calls and logs the step as train/global_step.
-SUMMARY_STEP_KEYS = {"verl": ("_step",), "trl": ("train/global_step", "_step"),
-                     "hf_trainer": ("train/global_step", "_step"), "tensorboard": ("_step",)}
+SUMMARY_STEP_KEYS = {
+    "verl": ("_step",),
+    "trl": ("train/global_step", "_step"),
+    "hf_trainer": ("train/global_step", "_step"),
+    "tensorboard": ("_step",),
+}
 
 
 def best_summary(paths: list[Path]) -> dict:
@@ -48,8 +52,13 @@ def cross_check(trainer: str, steps: pd.DataFrame, summary: dict, tolerance: dic
     return [compare_final_step(steps, summary, step, "wandb-summary.json", tolerance)]
 
 
-def assemble(trainer: str, results: list[LogFileResult], found: Discovered, per_file: dict | None = None,
-             trainer_info: dict | None = None) -> ParsedLogs:
+def assemble(
+    trainer: str,
+    results: list[LogFileResult],
+    found: Discovered,
+    per_file: dict | None = None,
+    trainer_info: dict | None = None,
+) -> ParsedLogs:
     steps, duplicates = merge_chain(results, "steps")
     steps, alias_sources = apply_aliases(steps)
     steps, derived, reward_terms = derive_concepts(steps)
@@ -88,8 +97,7 @@ def assemble(trainer: str, results: list[LogFileResult], found: Discovered, per_
         alias_sources=alias_sources,
         wandb_summary=summary,
         counts=counts,
-        accounting={"lines": {**check_lines(f"{trainer} logs", counts), "per_file": per_file},
-                    "files": found.check()},
+        accounting={"lines": {**check_lines(f"{trainer} logs", counts), "per_file": per_file}, "files": found.check()},
         cross_checks=cross_check(trainer, steps, summary, tolerance),
         trainer=trainer,
         reward_terms=reward_terms,

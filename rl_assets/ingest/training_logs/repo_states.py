@@ -23,8 +23,11 @@ def is_repo_trainer_state(path: str) -> bool:
 def repo_trainer_states(snapshot: Path | str) -> list[Path]:
     """Those files in a downloaded repo snapshot."""
     snapshot = Path(snapshot)
-    return sorted(p for p in [snapshot / "trainer_state.json", *snapshot.glob("checkpoint-*/trainer_state.json")]
-                  if p.is_file() and is_repo_trainer_state(str(p.relative_to(snapshot))))
+    return sorted(
+        p
+        for p in [snapshot / "trainer_state.json", *snapshot.glob("checkpoint-*/trainer_state.json")]
+        if p.is_file() and is_repo_trainer_state(str(p.relative_to(snapshot)))
+    )
 
 
 def logs_revision(training_logs_revision: str | None, states: list[tuple[str, str]]) -> str:

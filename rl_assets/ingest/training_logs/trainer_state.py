@@ -81,9 +81,15 @@ def read_trainer_states(paths: list[Path], base: Path) -> tuple[LogFileResult, d
         for key, n in res.counts.items():
             merged.bump(key, n)
         merged.examples.extend(res.examples)
-        checkpoints.append({"file": rel, "global_step": global_step, "entries": res.counts.get("lines", 0),
-                            "best_model_checkpoint": obj.get("best_model_checkpoint"),
-                            "best_metric": obj.get("best_metric")})
+        checkpoints.append(
+            {
+                "file": rel,
+                "global_step": global_step,
+                "entries": res.counts.get("lines", 0),
+                "best_model_checkpoint": obj.get("best_model_checkpoint"),
+                "best_metric": obj.get("best_metric"),
+            }
+        )
     return merged, {"per_file": per_file, "checkpoints": checkpoints}
 
 

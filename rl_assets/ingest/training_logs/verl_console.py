@@ -94,7 +94,7 @@ class VerlConsoleParser:
         if at >= 0:
             self._step_line(line, at, lineno)
         elif self.step is not None and line.startswith(SEP) and ":" in line:
-            text, cut = unwrap_numpy(line[len(SEP):]) if "np." in line else (line[len(SEP):], False)
+            text, cut = unwrap_numpy(line[len(SEP) :]) if "np." in line else (line[len(SEP) :], False)
             if cut:
                 self.res.bump("pairs_dropped/unparseable_pair")
             else:
@@ -200,7 +200,7 @@ class VerlConsoleParser:
         if self.pending_initial is not None:
             self._fill(0, self.pending_initial)
         self._drop_cut_pairs()
-        for step, text in self.last_line.items():
+        for text in self.last_line.values():
             for part in text.split(SEP)[1:]:
                 key, _, value = part.partition(":")
                 res.printed_tolerance[key] = decimals_tolerance(value.removeprefix("np.float64(").rstrip(")"))
@@ -226,8 +226,13 @@ def parse_verl_lines(name: str, lines) -> LogFileResult:
     text = 0
     for lineno, line in enumerate(lines, 1):
         # most lines of a run (Ray workers, tqdm) are text: counted here without a call
-        if "step:" in line or parser.block is not None or line.startswith(SEP) or "validation metrics" in line \
-                or not line.strip():
+        if (
+            "step:" in line
+            or parser.block is not None
+            or line.startswith(SEP)
+            or "validation metrics" in line
+            or not line.strip()
+        ):
             feed(line, lineno)
         else:
             text += 1
