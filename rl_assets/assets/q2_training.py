@@ -269,7 +269,7 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
         "training_logs_revision": rep["training_logs_revision"],
         "best_step": rep["best_checkpoint"].get("best_step"),
         "curves": curves_of(steps),  # reward/entropy/KL/length per step, for the run lineage
-        "validation_generations": store_generations(logs_folder(snapshot), model, context.run_id),
+        "validation_generations": store_generations(logs_folder(snapshot), model, context.run.run_id),
     }
     yield dg.Output(
         value,
