@@ -92,7 +92,7 @@ def discover(folder: Path) -> Discovered:
 MAX_RATIO = 100
 MAX_SLACK_BYTES = 64 << 20
 MAX_BYTES = 4 << 30
-MAX_LINES = 20_000_000  # per file, compressed or not
+MAX_LINES = 20_000_000  # per compressed file (a plain file is bounded by its size)
 
 
 class LogTooLarge(ValueError):
@@ -157,7 +157,12 @@ def open_text(path: Path):
             inner = zstandard.ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True)
         limit = min(MAX_BYTES, MAX_RATIO * path.stat().st_size + MAX_SLACK_BYTES)
         return _CappedText(io.BufferedReader(_CappedRaw(inner, path, limit)), path)
-    return _CappedText(open(path, "rb"), path)
+    # A plain file holds what its size says: the byte cap is checked once, and its lines are read
+    # without the per-line count (that wrapper costs about a quarter of the verl reader's time).
+    size = path.stat().st_size
+    if size > MAX_BYTES:
+        raise LogTooLarge(f"{path.name}: {size} bytes, more than the {MAX_BYTES} byte cap per log file; not read")
+    return open(path, encoding="utf-8", errors="replace", newline="")
 
 
 _NUM_RE = re.compile(r"(\d+)")
