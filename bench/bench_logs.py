@@ -10,12 +10,11 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from child_run import measure, run_child
 
 KEYS = (
     [f"policy/k{i}" for i in range(20)]
@@ -80,20 +79,8 @@ def child(folder: str) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from rl_assets.ingest.skyrl_log import parse_training_logs
 
-    t0, c0 = time.perf_counter(), time.process_time()
-    parsed = parse_training_logs(folder)
-    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(
-        json.dumps(
-            {
-                "seconds": dt,
-                "cpu_seconds": cpu,
-                "peak_rss_mb": rss,
-                "steps": len(parsed.steps),
-                "malformed": parsed.malformed["count"],
-            }
-        )
+    measure(
+        parse_training_logs, folder, lambda parsed: {"steps": len(parsed.steps), "malformed": parsed.malformed["count"]}
     )
 
 
@@ -109,11 +96,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             steps = generate(Path(tmp), args.mb * scale)
             mb = sum(p.stat().st_size for p in Path(tmp).iterdir()) / 1e6
-            out = json.loads(
-                subprocess.run(
-                    [sys.executable, __file__, "--child", tmp], check=True, capture_output=True, text=True
-                ).stdout
-            )
+            out = run_child(__file__, tmp)
             print(
                 f"{scale:g}x: {mb:.0f} MB, {steps} steps -> {out['seconds']:.2f} s wall, {out['cpu_seconds']:.2f} s CPU "
                 f"({mb / out['seconds']:.0f} MB/s), peak RSS {out['peak_rss_mb']:.0f} MB, "

@@ -12,14 +12,12 @@ Usage: python bench/bench_verl_logs.py [--sizes 10,100]
 from __future__ import annotations
 
 import argparse
-import json
 import random
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from child_run import measure, run_child
 
 GROUPS = ("actor", "critic", "perf", "timing_s", "timing_per_token_ms", "response_length", "prompt_length")
 KEYS = [f"{g}/m{i}" for g in GROUPS for i in range(11)] + [
@@ -83,21 +81,14 @@ def child(folder: str) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from rl_assets.ingest.training_logs import read_training_logs
 
-    t0, c0 = time.perf_counter(), time.process_time()
-    parsed = read_training_logs(folder)
-    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(
-        json.dumps(
-            {
-                "seconds": dt,
-                "cpu_seconds": cpu,
-                "peak_rss_mb": rss,
-                "steps": len(parsed.steps),
-                "trainer": parsed.trainer,
-                "lines": parsed.accounting["lines"]["read"],
-            }
-        )
+    measure(
+        read_training_logs,
+        folder,
+        lambda parsed: {
+            "steps": len(parsed.steps),
+            "trainer": parsed.trainer,
+            "lines": parsed.accounting["lines"]["read"],
+        },
     )
 
 
@@ -112,11 +103,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             steps = generate(Path(tmp), mb)
             real_mb = sum(p.stat().st_size for p in Path(tmp).rglob("*") if p.is_file()) / 1e6
-            out = json.loads(
-                subprocess.run(
-                    [sys.executable, __file__, "--child", tmp], check=True, capture_output=True, text=True
-                ).stdout
-            )
+            out = run_child(__file__, tmp)
             print(
                 f"{real_mb:.0f} MB, {steps} steps, {out['lines']} lines -> {out['seconds']:.2f} s wall, "
                 f"{out['cpu_seconds']:.2f} s CPU ({real_mb / out['seconds']:.0f} MB/s), "
