@@ -8,43 +8,19 @@ importing its parent package.
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
+
+from support.layer_rules import imports, module_name, under
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _module_name(path: Path, root: Path) -> str:
-    parts = list(path.relative_to(root).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _is_module(root: Path, name: str) -> bool:
-    base = root.joinpath(*name.split("."))
-    return base.with_suffix(".py").exists() or (base / "__init__.py").exists()
-
-
 def import_graph(root: Path, package: str = "resources") -> dict[str, set[str]]:
-    """module -> the modules of `package` it imports."""
+    """module -> the modules of `package` it imports (read as the layer rules read them)."""
     graph = {}
     for path in sorted((root / package).rglob("*.py")):
-        module = _module_name(path, root)
-        out = set()
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.Import):
-                out.update(a.name for a in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = module.split(".")
-                    base = base[: len(base) - node.level + (1 if path.name == "__init__.py" else 0)]
-                    pkg = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    pkg = node.module
-                subs = [f"{pkg}.{a.name}" for a in node.names if _is_module(root, f"{pkg}.{a.name}")]
-                out.update(subs)
-                if len(subs) < len(node.names):
-                    out.add(pkg)
-        graph[module] = {m for m in out if m != module and (m == package or m.startswith(package + "."))}
+        module = module_name(path, root)
+        graph[module] = {m for m in imports(path, module, root) if m != module and under(m, package)}
     return graph
 
 
