@@ -6,6 +6,8 @@ import argparse
 import os
 import sys
 
+from rl_assets.cli.demo_runs import QUIET  # noqa: F401 -- the runs' log config, also used by tests from here
+
 
 def _instance():
     import dagster as dg
@@ -33,9 +35,6 @@ def register_models(instance, model_ids: list[str]) -> list[str]:
     return new
 
 
-# The console shows warnings and failures; every event is still in the instance and the UI.
-QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
-
 # The demo analyses rl-beta on the agentic benchmark (pinned), rl-alpha with the default
 # largest-delta selection (which picks the reasoning benchmark), so one `make demo` exercises
 # the behaviour analyses and the learning audit alike.
@@ -43,65 +42,6 @@ DEMO_SETTINGS = {
     "rldelta-demo/rl-beta-40-8B": {"eval_selection": "benchmark", "eval_benchmark": "terminal-bench-mini"},
 }
 DEMO_COMPARISON_BENCHMARK = "terminal-bench-mini"
-
-
-def run_analysis(instance, model_id: str, settings: dict | None = None):
-    """Run the analyze_model job for one partition in this process, recorded in the instance."""
-    from rl_assets.definitions import defs
-    from rl_assets.jobs.analyze import wrote_index
-
-    job = defs.resolve_job_def("analyze_model")
-    run_config = {**QUIET, "resources": {"settings": {"config": settings}}} if settings else QUIET
-    result = job.execute_in_process(
-        instance=instance, partition_key=model_id, raise_on_error=False, run_config=run_config
-    )
-    # The run's last step writes INDEX.md; when a failure kept it from getting there, INDEX.md comes
-    # in its own run so it reports the failure (the index sensors do the same for other runs).
-    if not wrote_index(instance, result.run_id, model_id):
-        defs.resolve_job_def("write_index").execute_in_process(
-            instance=instance, partition_key=model_id, raise_on_error=False, run_config=QUIET
-        )
-    return result
-
-
-def run_lineage(instance, job: str, members: list[str]):
-    """Refresh one RL job's run lineage, then its members' INDEX.md (which link to it)."""
-    from rl_assets.definitions import defs
-
-    if not instance.has_dynamic_partition("rl_jobs", job):
-        instance.add_dynamic_partitions("rl_jobs", [job])
-    result = defs.resolve_job_def("refresh_lineage").execute_in_process(
-        instance=instance, partition_key=job, raise_on_error=False, run_config=QUIET
-    )
-    for model_id in members:
-        defs.resolve_job_def("write_index").execute_in_process(
-            instance=instance, partition_key=model_id, raise_on_error=False, run_config=QUIET
-        )
-    return result
-
-
-def run_comparison(instance, benchmark: str):
-    from rl_assets.definitions import defs
-
-    job = defs.resolve_implicit_job_def_def_for_assets([dg_key("model_comparison")])
-    config = {**QUIET, "ops": {"model_comparison": {"config": {"benchmark": benchmark}}}}
-    return job.execute_in_process(
-        instance=instance, asset_selection=[dg_key("model_comparison")], raise_on_error=False, run_config=config
-    )
-
-
-def run_integrity(instance, model_id: str):
-    """The training and reward-integrity assets of a demo run that has no evals (demo/integrity_runs.py)."""
-    from rl_assets.definitions import defs
-    from rl_assets.demo.integrity_runs import INTEGRITY_ASSETS
-
-    return defs.resolve_job_def("analyze_model").execute_in_process(
-        instance=instance,
-        partition_key=model_id,
-        asset_selection=[dg_key(a) for a in INTEGRITY_ASSETS],
-        raise_on_error=False,
-        run_config=QUIET,
-    )
 
 
 def _check_integrity(instance, truth_path) -> int:
@@ -118,24 +58,6 @@ def _check_integrity(instance, truth_path) -> int:
     for line in wrong:
         print(f"   FAILED reward integrity vs ground truth: {line}")
     return len(wrong)
-
-
-def dg_key(name: str):
-    import dagster as dg
-
-    return dg.AssetKey(name)
-
-
-def summarize_run(result) -> tuple[list[str], list[str]]:
-    import dagster as dg
-
-    done, failed = [], []
-    for event in result.all_events:
-        if event.event_type == dg.DagsterEventType.ASSET_MATERIALIZATION:
-            done.append(event.asset_key.to_user_string())
-        elif event.event_type == dg.DagsterEventType.STEP_FAILURE:
-            failed.append(f"{event.step_key}: {event.event_specific_data.error.message.strip().splitlines()[0]}")
-    return done, failed
 
 
 def cmd_add_model(args) -> int:
@@ -226,9 +148,26 @@ def cmd_register_eval(args) -> int:
     return 0
 
 
-def _failed_steps(result, report) -> int:
+def demo_runs(models: list[str], lineage_job: str, lineage_members: list[str], integrity_models: list[str]):
+    """Every run of `demo --run`, in the order they are reported; a run starts once those it waits on
+    have ended (rl_assets/cli/demo_runs.py). The run lineage reads its checkpoints' analyses, the
+    comparison every model's trace tables; the integrity runs read only their own training logs."""
+    from rl_assets.cli.demo_runs import DemoRun
+
+    members = [m for m in models if m in lineage_members]
+    others = [m for m in models if m not in lineage_members]
+    analysis = lambda m: DemoRun(m, "analysis", (m, DEMO_SETTINGS.get(m)))  # noqa: E731
+    return [
+        *(analysis(m) for m in members),
+        DemoRun(lineage_job, "lineage", (lineage_job, members), after=tuple(members)),
+        *(analysis(m) for m in others),
+        DemoRun("comparison", "comparison", (DEMO_COMPARISON_BENCHMARK,), after=tuple(models)),
+        *(DemoRun(m, "integrity", (m,)) for m in integrity_models),
+    ]
+
+
+def _report_run(failed: list[str], report) -> int:
     """Print a demo run's failed steps and its report's path; the number of failed steps."""
-    _, failed = summarize_run(result)
     for line in failed:
         print(f"   FAILED {line}")
     print(f"   report: {report}")
@@ -236,6 +175,7 @@ def _failed_steps(result, report) -> int:
 
 
 def cmd_demo(args) -> int:
+    from rl_assets.cli.demo_runs import default_workers, execute
     from rl_assets.demo import build_world
     from rl_assets.demo.integrity_runs import MODELS as INTEGRITY_MODELS
     from rl_assets.demo.lineage_job import JOB as LINEAGE_JOB
@@ -261,26 +201,26 @@ def cmd_demo(args) -> int:
     lineage_folder = lineage_report_dir(LINEAGE_JOB)
     for category in (dg.BetaWarning, dg.PreviewWarning):  # API-stability notices, not problems
         warnings.filterwarnings("ignore", category=category)
+    workers = args.workers or default_workers()
+    runs = demo_runs(models, LINEAGE_JOB, list(LINEAGE_MEMBERS), list(INTEGRITY_MODELS))
+    print(f"{len(runs)} runs on {workers} worker process(es)")
     failures = 0
-    for model_id in models:
-        settings = DEMO_SETTINGS.get(model_id)
-        print(f"\n== analysing {model_id}" + (f" (settings: {settings})" if settings else " (default settings)"))
-        done, failed = summarize_run(run_analysis(instance, model_id, settings))
-        print(f"   materialized {len(done)} asset(s); {len(failed)} step(s) failed")
-        for line in failed:
-            print(f"   FAILED {line}")
-        failures += len(failed)
-        print(f"   report: {report_dir(model_id) / INDEX_FILE}")
-    print(f"\n== comparing models on {DEMO_COMPARISON_BENCHMARK}")
-    failures += _failed_steps(
-        run_comparison(instance, DEMO_COMPARISON_BENCHMARK), reports_root() / MODEL_COMPARISON / "comparison.md"
-    )
-    print(f"\n== run lineage of {LINEAGE_JOB} ({len(LINEAGE_MEMBERS)} checkpoints)")
-    failures += _failed_steps(run_lineage(instance, LINEAGE_JOB, list(LINEAGE_MEMBERS)), lineage_folder / "lineage.md")
-    failures += _check_lineage(world.ground_truth_path, lineage_folder / "lineage.json")
-    for model_id in INTEGRITY_MODELS:  # verl and TRL runs: training logs only (docs/integrity.md)
-        print(f"\n== reward integrity of {model_id}")
-        failures += _failed_steps(run_integrity(instance, model_id), report_dir(model_id) / INDEX_FILE)
+    for run, (done, failed) in execute(runs, instance, workers):
+        if run.kind == "analysis":
+            settings = run.args[1]
+            print(f"\n== analysing {run.name}" + (f" (settings: {settings})" if settings else " (default settings)"))
+            print(f"   materialized {len(done)} asset(s); {len(failed)} step(s) failed")
+            failures += _report_run(failed, report_dir(run.name) / INDEX_FILE)
+        elif run.kind == "comparison":
+            print(f"\n== comparing models on {DEMO_COMPARISON_BENCHMARK}")
+            failures += _report_run(failed, reports_root() / MODEL_COMPARISON / "comparison.md")
+        elif run.kind == "lineage":
+            print(f"\n== run lineage of {LINEAGE_JOB} ({len(LINEAGE_MEMBERS)} checkpoints)")
+            failures += _report_run(failed, lineage_folder / "lineage.md")
+            failures += _check_lineage(world.ground_truth_path, lineage_folder / "lineage.json")
+        else:  # verl and TRL runs: training logs only (docs/integrity.md)
+            print(f"\n== reward integrity of {run.name}")
+            failures += _report_run(failed, report_dir(run.name) / INDEX_FILE)
     failures += _check_integrity(instance, world.ground_truth_path)
     print(f"\nreports: {reports_root()}")
     print("open the Dagster UI on the same instance with `make ui`")
@@ -320,6 +260,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--scale", type=float, default=1.0)
     p.add_argument("--run", action="store_true", help="register partitions and materialize every asset")
+    p.add_argument(
+        "--workers", type=int, help="worker processes for the runs (default: up to 2, one per core; 1: in this process)"
+    )
     p.set_defaults(func=cmd_demo)
 
     args = parser.parse_args(argv)
