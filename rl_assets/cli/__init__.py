@@ -148,7 +148,7 @@ def cmd_register_eval(args) -> int:
     return 0
 
 
-def demo_runs(models: list[str], lineage_job: str, lineage_members: list[str], integrity_models: list[str]):
+def demo_plan(models: list[str], lineage_job: str, lineage_members: list[str], integrity_models: list[str]):
     """Every run of `demo --run`, in the order they are reported; a run starts once those it waits on
     have ended (rl_assets/cli/demo_runs.py). The run lineage reads its checkpoints' analyses, the
     comparison every model's trace tables; the integrity runs read only their own training logs."""
@@ -202,7 +202,7 @@ def cmd_demo(args) -> int:
     for category in (dg.BetaWarning, dg.PreviewWarning):  # API-stability notices, not problems
         warnings.filterwarnings("ignore", category=category)
     workers = args.workers or default_workers()
-    runs = demo_runs(models, LINEAGE_JOB, list(LINEAGE_MEMBERS), list(INTEGRITY_MODELS))
+    runs = demo_plan(models, LINEAGE_JOB, list(LINEAGE_MEMBERS), list(INTEGRITY_MODELS))
     print(f"{len(runs)} runs on {workers} worker process(es)")
     failures = 0
     for run, (done, failed) in execute(runs, instance, workers):
