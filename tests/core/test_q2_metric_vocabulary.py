@@ -43,6 +43,8 @@ def test_every_trainer_gets_the_contract_columns():
         "grad_norm",
         "policy_loss",
         "tool_calls",
+        "turns",
+        "length_clipped_share",
         "val_score",
     ):
         assert col in CANONICAL and col in frame.columns
