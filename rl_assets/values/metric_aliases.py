@@ -96,7 +96,7 @@ REWARD_TERM_KINDS = ("kl_penalty", "format", "length", "tool", "task", "other")
 _KIND_WORDS = (
     ("kl_penalty", ("kl",)),
     ("length", ("length", "len_", "overlong", "cosine", "repetition")),
-    ("format", ("format", "fmt", "xml", "tag")),
+    ("format", ("format", "fmt", "xml", "tag", "json")),  # json: valid_json_reward (real: IITD_Feb26_AAIPL)
     ("tool", ("tool", "call", "search", "exec")),
     (
         "task",

@@ -190,3 +190,41 @@ def test_trl_chaos_economy_250_is_healthy_only_because_nothing_was_earned():
     )
     # no reward function is named for the task and TRL logs no score of its own: no task_score
     assert out["signals"]["reward_task_divergence"]["reason"] == "task_score not logged"
+
+
+# -- TRL GRPO IITD_Feb26_AAIPL, five checkpoints' trainer_state.json ------------------------------
+
+
+def test_aaipl_checkpoints_are_read_once_each_and_the_terms_add_up_to_the_reward():
+    parsed, s, _ = run("trl_grpo_aaipl_checkpoints")
+    # checkpoint-N holds N/10 entries (steps 10..N); the newest (500) gives all 50, the rest repeat it
+    assert parsed.trainer == "trl" and list(s.index) == list(range(10, 501, 10))
+    led = parsed.accounting["lines"]
+    assert led["read"] == 150 and led["parsed"] == {"log_history_train": 50}
+    assert led["ignored"] == {"in_newer_checkpoint": 100}
+    assert parsed.reward_terms == {
+        "reward_term/format/valid_json_reward": "format",
+        "reward_term/task/gameplay_scores": "task",
+    }
+    assert parsed.alias_sources["task_score"] == {"rewards/gameplay_scores/mean": 50}
+    # step 10: "reward": -9.6625 = "rewards/gameplay_scores/mean": -8.7875 + "rewards/valid_json_reward/mean": -0.875
+    # step 500: "reward": 0.425 = -1.575 + 2.0
+    for step in (10, 500):
+        terms = s.loc[step, "reward_term/task/gameplay_scores"] + s.loc[step, "reward_term/format/valid_json_reward"]
+        assert s.loc[step, "reward"] == pytest.approx(terms)
+    assert (s.loc[10, "reward"], s.loc[500, "reward"]) == (-9.6625, 0.425)
+
+
+def test_aaipl_is_healthy_the_format_term_saturates_but_the_reward_does_not_rise():
+    _, s, out = run("trl_grpo_aaipl_checkpoints")
+    # valid_json_reward: -0.875 at step 10, 2.0 (its ceiling) at step 70 and 14 more steps; the game score
+    # swings between -10.3375 (step 90) and 9.10625 (step 230), so the reward shows no trend (tau 0.105, p 0.28)
+    assert s.loc[10, "reward_term/format/valid_json_reward"] == -0.875
+    assert (s["reward_term/format/valid_json_reward"] == 2.0).sum() == 15
+    assert (s["task_score"].min(), s["task_score"].max()) == (-10.3375, 9.10625)
+    assert out["reward_trend"]["rises"] is False
+    assert out["verdict"] == rules.HEALTHY
+    assert out["verdict_reason"] == "no signal holds (not evaluated: train_val_divergence, validation_generations)"
+    # "entropy": 1.4185649514198304 (step 10) -> 0.9487776204943656 (step 500): above the 10 % floor
+    assert (s.loc[10, "entropy"], s.loc[500, "entropy"]) == (1.4185649514198304, 0.9487776204943656)
+    assert out["signals"]["entropy_collapse"]["status"] == rules.DOES_NOT_HOLD
