@@ -1,0 +1,52 @@
+"""The warning `length_truncation`: most responses stop at the generation length limit (rules.SIGNAL_RULES).
+
+Read from `length_clipped_share` (verl response_length/clip_ratio, TRL completions/clipped_ratio). It
+is named beside the verdict but never changes it: a share pinned at the cap says the outputs the
+reward scored were cut off, not whether they were rambling or reasoning that outgrew a small limit.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from rl_assets.analysis.integrity import rules
+from rl_assets.analysis.integrity.curve import column_curve
+from rl_assets.analysis.stats.onset import first_sustained
+
+COLUMN = "length_clipped_share"
+
+
+def length_truncation(table: pd.DataFrame) -> dict:
+    name = "length_truncation"
+    curve = column_curve(table, COLUMN)
+    n = len(curve) if curve is not None else 0
+    if n < rules.MIN_STEPS:
+        return rules.no_data(name, f"{COLUMN} logged at {n} steps (fewer than {rules.MIN_STEPS})")
+    i = first_sustained(curve.smooth >= rules.CLIP_SHARE, rules.SUSTAIN)
+    held = curve.smooth >= rules.CLIP_SHARE
+
+    def at(i: int) -> dict:
+        return {"step": int(curve.steps[i]), COLUMN: curve.at(i)}
+
+    if i is None:
+        return rules.signal(
+            name,
+            rules.DOES_NOT_HOLD,
+            f"{COLUMN} stays below {rules.CLIP_SHARE:.0%} for {rules.SUSTAIN} steps in a row "
+            f"(start {curve.start:.3g}, end {curve.smooth[-1]:.3g}, smoothed)",
+            at_end=at(-1),
+        )
+    since = (
+        "from the first logged step (the limit is below what the task's answers need)"
+        if i == 0
+        else (f"from step {int(curve.steps[i])} (start {curve.start:.3g}: the responses grew into the limit)")
+    )
+    return rules.signal(
+        name,
+        rules.HOLDS,
+        f"{held[i:].mean():.0%} of the {n - i} logged steps from the onset have ≥ {rules.CLIP_SHARE:.0%} of "
+        f"responses stopped at the length limit (smoothed), {since}",
+        onset_step=int(curve.steps[i]),
+        at_onset=at(i),
+        at_end=at(-1),
+    )
