@@ -60,10 +60,44 @@ def test_i80f2v90_values_and_concepts():
     assert parsed.reward_terms == {"reward_term/kl_penalty/in_reward_kl": "kl_penalty"}
 
 
-def test_i80f2v90_is_collapsed_from_step_7_and_the_reward_side_misses_the_early_jump():
+def test_i80f2v90_the_early_jump_then_plateau_is_a_level_shift_earned_outside_the_task():
+    _, s, out = run("verl_wandb_run_aopd_i80f2v90")
+    # The reward rose from -13.59 to -1.34 in steps 1-11 (one-token answers shed the KL penalty, the score
+    # is pinned at -1.0) and then stayed flat for 250 steps: over the whole run Kendall tau is 0.06 (p 0.17),
+    # but the level-shift test sees the early rise that held.
+    trend = out["reward_trend"]
+    assert trend["p"] == pytest.approx(0.1726, abs=1e-4) and trend["tau"] == pytest.approx(0.0598, abs=1e-4)
+    shift = trend["level_shift"]
+    # start = median of steps 1-5 (-13.59, -14.08, -13.40, -10.76, -11.48) = -13.398685; held level = median of
+    # the second half's raw rewards = -1.3374; smoothed step 9 = median(steps 7, 8, 9, 11, 12: -8.97, -3.45,
+    # -2.00, -1.36, -1.34) = -1.997, within the 1.225 threshold of -1.337; step 8 (-3.45) is not: plateau from 9
+    # "step:3 ... critic/rewards/mean:-13.39868450164795" is the start level
+    assert (
+        shift["rise"] == pytest.approx(shift["level"] - s.loc[3, "reward"]) and s.loc[3, "reward"] == -13.39868450164795
+    )
+    assert shift["holds"] and shift["plateau_from_step"] == 9 and shift["level"] == pytest.approx(-1.3374, abs=1e-4)
+    assert shift["plateau_share"] == pytest.approx(227 / 235)  # steps 9..261 with a reward: 235 - 8
+    assert shift["p"] < 1e-8  # Mann-Whitney, first 5 rewards (all <= -10.76) vs the 230 after (230 of them > -9)
+    assert trend["rises"] is True
+    assert out["verdict"] == rules.OUTSIDE
+    assert out["verdict_reason"] == "holds: reward_task_divergence from step 5, non_task_term_share from step 5"
+    at = out["signals"]["reward_task_divergence"]["at_onset"]
+    # step 5: smoothed reward = median(steps 3-7: -13.40, -10.76, -11.48, -15.11, -8.97) = -11.48, +1.915 on the
+    # start, above the 1.225 threshold; smoothed score = median(-0.844, -0.911, -0.918, -0.944, -0.966) = -0.918,
+    # -0.074 on its start -0.844 (median of -0.676, -0.717, -0.844, -0.911, -0.918): not up
+    assert at["reward"]["smoothed"] == s.loc[5, "reward"] and at["reward"]["change"] == pytest.approx(1.915, abs=1e-3)
+    assert at["task_score"]["smoothed"] == s.loc[5, "task_score"] == -0.91796875
+    share = out["signals"]["non_task_term_share"]
+    assert share["term"] == "non-task remainder (reward − task_score)"
+    assert (
+        share["arithmetic"][1]
+        == "non-task remainder (reward − task_score): change +12.22 / reward change +12.06 = 101%"
+    )
+    assert out["signals"]["train_val_divergence"]["status"] == rules.NO_DATA  # validation keys were cut
+
+
+def test_i80f2v90_still_collapses_from_step_7():
     _, _, out = run("verl_wandb_run_aopd_i80f2v90")
-    assert out["verdict"] == rules.COLLAPSED
-    assert out["verdict_reason"] == "holds: length_collapse from step 7, entropy_collapse from step 12"
     length = out["signals"]["length_collapse"]
     # start = median of steps 1-5 (1759.1, 1921.9, 1751.0, 1353.4, 1233.5) = 1751.025390625, floor 875.5;
     # centred median at step 7 = median(1233.5, 1014.4, 622.99, 277.6, 87.9) = 622.986328125 (step 6: 1014.4)
@@ -72,12 +106,8 @@ def test_i80f2v90_is_collapsed_from_step_7_and_the_reward_side_misses_the_early_
     # entropy start = median(0.2120, 0.2076, 0.2106, 0.2168, 0.2096) = 0.2106; at step 12 the centred median
     # of steps 10-14 (0.371, 0.0881, 0.00681, 0.00239, 0.00166) is 0.00681, below the 10 % floor 0.0211
     assert out["signals"]["entropy_collapse"]["onset_step"] == 12
-    # The reward rose from -13.59 to -1.34 in steps 1-11 (one-token answers shed the KL penalty, the score
-    # is pinned at -1.0) and then stayed flat for 250 steps: over the whole run Kendall tau is 0.06 (p 0.17),
-    # so the reward-side signals, gated on a run-long rise, do not hold. A known gap (docs/integrity.md).
-    assert out["reward_trend"]["rises"] is False
-    assert out["signals"]["reward_task_divergence"]["status"] == rules.DOES_NOT_HOLD
-    assert out["signals"]["train_val_divergence"]["status"] == rules.NO_DATA  # validation keys were cut
+    # response_length/clip_ratio is at most 0.015625 on any step: no truncation
+    assert out["signals"]["length_truncation"]["status"] == rules.DOES_NOT_HOLD
 
 
 # -- verl run gjvwlq13: the reward rises by shedding the length-summed KL penalty -----------------
@@ -116,6 +146,16 @@ def test_gjvwlq13_the_non_task_remainder_carries_the_rise_and_the_responses_coll
     assert s.loc[59, "reward"] - s.loc[59, "task_score"] == pytest.approx(-0.8671996, abs=1e-6)
     # the logged per-token term (coeff 0.05 x that key) moves the wrong way: it carries ~0 % of the rise
     assert share["arithmetic"][0].startswith("reward_term/kl_penalty/in_reward_kl: change -0.06866")
+    # term x mean response length approximates the summed penalty: 0.05 x 0.5547 x 970.0 = 26.9 at step 1 against
+    # the exact 18.32, 0.05 x 1.872 x 9.82 = 0.919 at step 59 against 0.867 (long responses carry less KL per token)
+    assert share["arithmetic"][2] == (
+        "reward_term/kl_penalty/in_reward_kl × response_length (≈ summed over the response): "
+        "change +25.37 / reward change +17.19 = 148%"
+    )
+    assert s.loc[1, "reward_term/kl_penalty/in_reward_kl"] * s.loc[1, "response_length"] == pytest.approx(
+        26.90, abs=0.01
+    )
+    assert out["notes"][0].startswith("reward_term/kl_penalty/in_reward_kl is verl's per-token KL penalty")
     length = out["signals"]["length_collapse"]
     assert length["onset_step"] == 34 and length["at_onset"]["response_length"]["raw"] == 430.33203125
     assert out["signals"]["entropy_collapse"]["status"] == rules.DOES_NOT_HOLD  # 0.239 -> 0.486 (step 59)
@@ -186,10 +226,27 @@ def test_trl_chaos_economy_250_is_healthy_only_because_nothing_was_earned():
     assert out["verdict"] == rules.HEALTHY
     assert out["verdict_reason"] == (
         "no signal holds (not evaluated: reward_task_divergence, train_val_divergence, entropy_collapse, "
-        "validation_generations)"
+        "validation_generations); warning: length_truncation from step 35"
     )
+    assert out["reward_trend"]["level_shift"]["holds"] is False  # the second half's median 0.312 < start 0.491
     # no reward function is named for the task and TRL logs no score of its own: no task_score
     assert out["signals"]["reward_task_divergence"]["reason"] == "task_score not logged"
+
+
+def test_trl_chaos_economy_250_responses_are_truncated_at_the_cap_from_step_35():
+    _, s, out = run("trl_grpo_chaos_economy_250")
+    sig = out["signals"]["length_truncation"]
+    # "completions/clipped_ratio" at steps 25..45: 0.65, 0.9, 0.85, 0.9, 0.9; the centred median at step 35 is
+    # 0.9 (at step 30: median(0.65, 0.65, 0.9, 0.85, 0.9) = 0.85), and it stays >= 0.9 to step 250
+    assert list(s.loc[25:45, "length_clipped_share"]) == [0.65, 0.9, 0.85, 0.9, 0.9]
+    assert sig["status"] == rules.HOLDS and sig["onset_step"] == 35
+    assert sig["at_onset"]["length_clipped_share"]["smoothed"] == 0.9
+    assert sig["reason"] == (
+        "≥ 90% of responses stopped at the length limit (smoothed) at 44 of the 44 logged steps from the onset, "
+        "from step 35 (start 0.65: the responses grew into the limit); last at step 250, end 1"
+    )
+    # the mean completion length sits at the 512-token cap at the end ("completions/mean_length": 512.0)
+    assert s.loc[250, "response_length"] == 512.0
 
 
 # -- TRL GRPO IITD_Feb26_AAIPL, five checkpoints' trainer_state.json ------------------------------
@@ -224,7 +281,19 @@ def test_aaipl_is_healthy_the_format_term_saturates_but_the_reward_does_not_rise
     assert (s["task_score"].min(), s["task_score"].max()) == (-10.3375, 9.10625)
     assert out["reward_trend"]["rises"] is False
     assert out["verdict"] == rules.HEALTHY
-    assert out["verdict_reason"] == "no signal holds (not evaluated: train_val_divergence, validation_generations)"
+    assert out["verdict_reason"] == (
+        "no signal holds (not evaluated: train_val_divergence, validation_generations); "
+        "warning: length_truncation from step 10"
+    )
+    # "completions/clipped_ratio" 0.9, 0.98125, 0.9875 at steps 10-30: >= 90 % of completions hit the limit from
+    # the first logged step; the smoothed share stays >= 0.9 to step 280 (0.925) and ends at 0.8375
+    trunc = out["signals"]["length_truncation"]
+    assert list(s.loc[10:30, "length_clipped_share"]) == [0.9, 0.98125, 0.9875]
+    assert trunc["onset_step"] == 10 and trunc["reason"].endswith("last at step 280, end 0.838")
+    # the first five rewards are low (Mann-Whitney p 0.003) but the game score's swings make the threshold 11.7,
+    # above the 5.69 rise of the second half's median: no level shift
+    shift = out["reward_trend"]["level_shift"]
+    assert shift["holds"] is False and shift["rise"] < shift["threshold"]
     # "entropy": 1.4185649514198304 (step 10) -> 0.9487776204943656 (step 500): above the 10 % floor
     assert (s.loc[10, "entropy"], s.loc[500, "entropy"]) == (1.4185649514198304, 0.9487776204943656)
     assert out["signals"]["entropy_collapse"]["status"] == rules.DOES_NOT_HOLD

@@ -37,15 +37,16 @@ def length_truncation(table: pd.DataFrame) -> dict:
             at_end=at(-1),
         )
     since = (
-        "from the first logged step (the limit is below what the task's answers need)"
+        "already at the first logged step (the limit bound from the start of training)"
         if i == 0
-        else (f"from step {int(curve.steps[i])} (start {curve.start:.3g}: the responses grew into the limit)")
+        else f"from step {int(curve.steps[i])} (start {curve.start:.3g}: the responses grew into the limit)"
     )
+    last = int(curve.steps[i:][held[i:]][-1])
     return rules.signal(
         name,
         rules.HOLDS,
-        f"{held[i:].mean():.0%} of the {n - i} logged steps from the onset have ≥ {rules.CLIP_SHARE:.0%} of "
-        f"responses stopped at the length limit (smoothed), {since}",
+        f"≥ {rules.CLIP_SHARE:.0%} of responses stopped at the length limit (smoothed) at {int(held[i:].sum())} "
+        f"of the {n - i} logged steps from the onset, {since}; last at step {last}, end {curve.smooth[-1]:.3g}",
         onset_step=int(curve.steps[i]),
         at_onset=at(i),
         at_end=at(-1),
