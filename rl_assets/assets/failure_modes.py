@@ -23,6 +23,7 @@ from rl_assets.support.failure_modes_store import latest_table, table_path, writ
 from rl_assets.support.hub_write import repo_from_spec, require_writable
 from rl_assets.support.metadata_numbers import rounded_metadata
 from rl_assets.support.trace_stream import iter_trace_rows, load_rows
+from rl_assets.values.handover import TraceTableRef
 
 SIDES = (("baseline", "baseline_traces"), ("post_rl", "post_rl_traces"))
 # Written explicitly so a run with zero rows still stores every column (the next run reads them).
@@ -100,8 +101,8 @@ def failure_modes(
     config: FailureModesConfig,
     llm: LLMResource,
     hub: HubResource,
-    baseline_traces: dict,
-    post_rl_traces: dict,
+    baseline_traces: TraceTableRef,
+    post_rl_traces: TraceTableRef,
 ):
     """Failure-mode category + short analysis per trace, both sides, with distributions and shift."""
     partition = context.partition_key
