@@ -107,7 +107,7 @@ def failure_modes(
     """Failure-mode category + short analysis per trace, both sides, with distributions and shift."""
     partition = context.partition_key
     refs = {"baseline_traces": baseline_traces, "post_rl_traces": post_rl_traces}
-    repos = {side: repo_from_spec(refs[name].get("source")) for side, name in SIDES}
+    repos = {side: repo_from_spec(refs[name].source) for side, name in SIDES}
     preflight = require_writable(hub.client(), [r for r in repos.values() if r]) if config.write_back else []
 
     client = llm.session(
@@ -127,9 +127,9 @@ def failure_modes(
     for side, name in SIDES:
         only = None
         if config.max_rows is not None:
-            only = {r["trace_id"] for r in load_rows(refs[name]["path"], ("trace_id",))[: config.max_rows]}
+            only = {r["trace_id"] for r in load_rows(refs[name].path, ("trace_id",))[: config.max_rows]}
         labels[side], total[side] = [], 0
-        for rows in iter_trace_rows(refs[name]["path"], (*ROW_COLUMNS, "conversation"), only):
+        for rows in iter_trace_rows(refs[name].path, (*ROW_COLUMNS, "conversation"), only):
             got = annotate(rows, client, batch_size=config.batch_size, char_limit=config.char_limit, known=known)
             records = [_record(side, repos[side], r, got[r["trace_id"]], client.model) for r in rows]
             parts.append(pa.Table.from_pylist(records, schema=SCHEMA))

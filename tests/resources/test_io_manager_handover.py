@@ -100,6 +100,7 @@ def test_a_downstream_asset_materializes_from_trace_references_an_older_rldelta_
     """Plain-dict references already on a user's disk: q4 reads them as TraceTableRefs and runs."""
     from resources.settings_resource import AnalysisSettings
     from rl_assets.assets.q4_solve_rate import solve_rate_by_context_asset
+    from rl_assets.partitions import models_partitions
     from rl_assets.support.trace_tables import ingest_once
     from support.dagster_run import partition_instance
 
@@ -116,7 +117,9 @@ def test_a_downstream_asset_materializes_from_trace_references_an_older_rldelta_
         _write_old_style(asset, {**old, "source": str(src), "side": asset, "benchmark": None, "max_rows": None})
 
     result = dg.materialize(
-        [solve_rate_by_context_asset],
+        # the trace references are the old values on disk, not materialized here
+        [dg.AssetSpec(a, partitions_def=models_partitions) for a in ("baseline_traces", "post_rl_traces")]
+        + [solve_rate_by_context_asset],
         partition_key=MODEL,
         instance=partition_instance(MODEL, tempdir=str(tmp_path / "dagster")),
         resources={"settings": AnalysisSettings(n_boot=50), "io_manager": RlDeltaIOManager()},
