@@ -81,7 +81,7 @@ class StepTableRef:
     applicable: ClassVar[bool] = True
     steps_table: str
     trainer: str | None = None
-    reward_terms: list = field(default_factory=list)
+    reward_terms: dict = field(default_factory=dict)  # reward term -> its kind (task, format, ...)
     n_steps: int | None = None
     training_logs_revision: str | None = None
     best_step: int | None = None

@@ -111,10 +111,9 @@ def test_editing_a_local_source_makes_downstream_stale(instance, tmp_path):
         r.asset_materializations_for_node("post_rl_traces")[0].tags["dagster/data_version"] for r in (first, second)
     ]
     assert versions[0] != versions[1] and "None" not in versions[0]
-    assert second.output_for_node("post_rl_traces")["rows"] == 48
+    assert second.output_for_node("post_rl_traces").rows == 48
     assert _stale(instance, "seen_by_run") == StaleStatus.STALE
     # the unchanged baseline kept its version: the same content is the same table, not re-read
     assert (
-        second.output_for_node("baseline_traces")["data_version"]
-        == first.output_for_node("baseline_traces")["data_version"]
+        second.output_for_node("baseline_traces").data_version == first.output_for_node("baseline_traces").data_version
     )
