@@ -111,7 +111,7 @@ def decode(data: Any) -> Any:
     """A JSON-loaded value back as what was stored: tagged dicts (at any depth) as their kind, an
     untagged top-level dict with exactly one kind's fields as that kind, anything else unchanged."""
     value = _tagged(data)
-    if isinstance(value, dict) and TAG not in data:
+    if isinstance(value, dict):  # untagged: a tagged dict has become its kind
         matches = [cls for cls in KINDS.values() if _fits(cls, value)]
         if len(matches) == 1:
             return _build(matches[0], value)
@@ -136,8 +136,8 @@ def _tagged(data: Any) -> Any:
 
 
 def _required(cls) -> set[str]:
-    missing = (dataclasses.MISSING,)
-    return {f.name for f in dataclasses.fields(cls) if f.default in missing and f.default_factory in missing}
+    missing = dataclasses.MISSING
+    return {f.name for f in dataclasses.fields(cls) if f.default is missing and f.default_factory is missing}
 
 
 def _fits(cls, data: dict) -> bool:
@@ -145,7 +145,7 @@ def _fits(cls, data: dict) -> bool:
     must agree with the kind."""
     names = {f.name for f in dataclasses.fields(cls)}
     keys = set(data) - {"applicable"}
-    if "applicable" in data and data["applicable"] != getattr(cls, "applicable", data["applicable"]):
+    if "applicable" in data and data["applicable"] != cls.applicable:
         return False
     return _required(cls) <= keys <= names
 
