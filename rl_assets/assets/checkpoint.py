@@ -55,7 +55,6 @@ def _check_results(m: dict):
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="preflight",
     kinds={"huggingface", "python"},
     check_specs=[
         dg.AssetCheckSpec(name, asset="checkpoint", partitions_def=models_partitions, description=md_text(desc))

@@ -89,7 +89,6 @@ def _record(side: str, repo: str | None, row: dict, got: dict, annotator: str) -
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q1",
     kinds={"openai", "parquet"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
     pool="llm",

@@ -36,7 +36,6 @@ class JudgeConfig(dg.Config):
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q1",
     kinds={"openai", "json"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
     pool="llm",

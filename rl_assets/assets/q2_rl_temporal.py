@@ -23,7 +23,6 @@ from rl_assets.support.report_links import file_metadata
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q2",
     kinds={"parquet", "huggingface"},
     ins={"checkpoint": dg.AssetIn()},
     retry_policy=dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL),
@@ -53,7 +52,6 @@ def rl_traces(context: dg.AssetExecutionContext, hub: HubResource, settings: Ana
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q2",
     kinds={"python", "pandas"},
     ins={"rl_traces": dg.AssetIn(), "training_metrics": dg.AssetIn()},
 )

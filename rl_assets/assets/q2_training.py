@@ -134,7 +134,6 @@ def save_every_from_config(rl_config) -> int | None:
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q2",
     kinds={"huggingface"},
     ins={"checkpoint": dg.AssetIn()},
     retry_policy=dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL),
@@ -218,7 +217,6 @@ def store_generations(folder: Path, model: str, run_id: str) -> str | None:
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q2",
     kinds={"python", "pandas"},
     ins={"training_logs": dg.AssetIn()},
     check_specs=CHECK_SPECS,

@@ -26,7 +26,6 @@ def _frame(ref: dict):
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q3",
     kinds={"python", "matplotlib"},
     ins={
         "eval_pair": dg.AssetIn(),

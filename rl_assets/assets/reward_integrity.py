@@ -47,7 +47,6 @@ def integrity_check(verdict: str | None, reason: str) -> dg.AssetCheckResult:
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="integrity",
     kinds={"python", "markdown", "matplotlib"},
     ins={"training_metrics": dg.AssetIn()},
     check_specs=[CHECK_SPEC],
