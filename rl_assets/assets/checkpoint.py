@@ -1,5 +1,5 @@
-"""`checkpoint`: the model repo's manifest (read by resources/hub/manifest.py), with seed 000's
-"Step 0" preflight as asset checks."""
+"""`checkpoint`: the model repo's manifest (read by resources/hub/manifest.py), with the original
+pipeline's "Step 0" preflight as asset checks."""
 
 import dagster as dg
 

@@ -237,7 +237,7 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
     try:
         parsed = read_training_logs(logs_folder(snapshot), repo_trainer_states(snapshot))
     except UnrecognisedLogsError as exc:
-        # logs are there but no reader can read them: an error, never "not applicable" (issue 25 #16)
+        # logs are there but no reader can read them: an error, never "not applicable" (that is for no logs)
         write_report(model, Q2_TRAINING_METRICS, unrecognised_files(str(exc)))
         yield dg.AssetCheckResult(
             check_name=ACCOUNTED,
