@@ -68,7 +68,8 @@ class Budget:
                 raise BudgetExceeded(
                     f"call needs up to {tokens} tokens / ${usd:.4f}; used {self.used_tokens} tokens / "
                     f"${self.used_usd:.4f} (+{self._held_tokens} in flight) of "
-                    f"{self.max_tokens or 'unlimited'} tokens / ${self.max_usd if self.max_usd is not None else 'unlimited'}"
+                    f"{self.max_tokens or 'unlimited'} tokens / "
+                    f"${self.max_usd if self.max_usd is not None else 'unlimited'}"
                 )
             self._held_tokens += tokens
             self._held_usd += usd

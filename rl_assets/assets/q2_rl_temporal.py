@@ -56,7 +56,8 @@ def rl_traces(context: dg.AssetExecutionContext, hub: HubResource, settings: Ana
     ins={"rl_traces": dg.AssetIn(), "training_metrics": dg.AssetIn()},
 )
 def rl_temporal(context: dg.AssetExecutionContext, settings: AnalysisSettings, rl_traces: dict, training_metrics: dict):
-    """RL rollouts binned in UTC: mean reward (95% CI), share with reward > 0, errors, behaviour, training steps, attribution."""
+    """RL rollouts binned in UTC: mean reward (95% CI), share with reward > 0, errors, behaviour, training steps,
+    attribution."""
     from rl_assets.ingest import read_traces
 
     model = context.partition_key

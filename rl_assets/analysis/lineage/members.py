@@ -37,7 +37,10 @@ def _problem(model: str, v: dict) -> str | None:
     traces = v.get("post_rl_traces") or {}
     revision = (sources.get("post-RL") or {}).get("revision")
     if traces.get("revision") and revision and traces["revision"] != revision:
-        return f"behavioral_delta read post-RL revision {revision[:12]}, post_rl_traces now holds {traces['revision'][:12]}"
+        return (
+            f"behavioral_delta read post-RL revision {revision[:12]}, post_rl_traces now holds "
+            f"{traces['revision'][:12]}"
+        )
     return None
 
 
