@@ -1,0 +1,230 @@
+"""Reward integrity on real public runs long enough to judge (50-261 logged steps; PROVENANCE.txt in
+each fixture folder). Every expected value was read by hand from the fixture file (and checked in the
+source file it was trimmed from) and is quoted beside its assertion; the verdicts are what the rules
+in rl_assets/analysis/integrity/rules.py give, with the reason each one is right or what it misses
+(docs/integrity.md, "Checked on real runs")."""
+
+import math
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from rl_assets.analysis.integrity import reward_integrity, rules
+from rl_assets.ingest.training_logs import read_training_logs
+
+REAL = Path(__file__).parents[1] / "fixtures" / "realdata"
+
+
+@cache
+def run(folder: str):
+    parsed = read_training_logs(REAL / folder)
+    return parsed, parsed.steps.set_index("step"), reward_integrity(parsed.steps)
+
+
+# -- verl run i80f2v90: the responses collapse to one token within 12 steps ----------------------
+
+
+def test_i80f2v90_reads_every_step_line_and_the_cut_validation_steps_have_no_reward():
+    parsed, s, _ = run("verl_wandb_run_aopd_i80f2v90")
+    assert parsed.trainer == "verl" and list(s.index) == list(range(1, 262))  # step:1 .. step:261
+    assert parsed.accounting["lines"]["parsed"] == {"verl_step_line": 261}
+    # the validation steps 10, 20, ..., 260 were cut before any critic/* key: 261 - 26 steps have a reward
+    assert s["reward"].notna().sum() == 235 and math.isnan(s.loc[10, "reward"])
+    assert s.loc[10, "entropy"] == 0.3711443543434143  # "step:10 - actor/entropy:0.3711443543434143"
+
+
+def test_i80f2v90_values_and_concepts():
+    parsed, s, _ = run("verl_wandb_run_aopd_i80f2v90")
+    # step:1 - actor/entropy:0.21201248466968536 ... critic/score/mean:-0.675976574420929 -
+    # critic/rewards/mean:-13.587958335876465 - response_length/mean:1759.12109375 ... num_turns/mean:np.float64(7.68359375)
+    assert s.loc[1, "task_score"] == -0.675976574420929 and s.loc[1, "reward"] == -13.587958335876465
+    assert s.loc[1, "response_length"] == 1759.12109375 and s.loc[1, "entropy"] == 0.21201248466968536
+    assert s.loc[1, "turns"] == 7.68359375
+    # step:12 - actor/entropy:0.006812751293182373 ... critic/score/mean:-1.0 - critic/rewards/mean:-1.3379839658737183
+    # - response_length/mean:1.0 ... num_turns/mean:np.float64(2.0)
+    assert (s.loc[12, "task_score"], s.loc[12, "reward"], s.loc[12, "response_length"]) == (
+        -1.0,
+        -1.3379839658737183,
+        1.0,
+    )
+    assert s.loc[12, "turns"] == 2.0
+    # step:261 ... critic/score/mean:-1.0 - critic/rewards/mean:-1.3357977867126465 - response_length/mean:1.0
+    assert (s.loc[261, "task_score"], s.loc[261, "reward"], s.loc[261, "response_length"]) == (
+        -1.0,
+        -1.3357977867126465,
+        1.0,
+    )
+    assert parsed.alias_sources["turns"] == {"num_turns/mean": 235}
+    assert parsed.alias_sources["length_clipped_share"] == {"response_length/clip_ratio": 235}
+    assert parsed.reward_terms == {"reward_term/kl_penalty/in_reward_kl": "kl_penalty"}
+
+
+def test_i80f2v90_is_collapsed_from_step_7_and_the_reward_side_misses_the_early_jump():
+    _, _, out = run("verl_wandb_run_aopd_i80f2v90")
+    assert out["verdict"] == rules.COLLAPSED
+    assert out["verdict_reason"] == "holds: length_collapse from step 7, entropy_collapse from step 12"
+    length = out["signals"]["length_collapse"]
+    # start = median of steps 1-5 (1759.1, 1921.9, 1751.0, 1353.4, 1233.5) = 1751.025390625, floor 875.5;
+    # centred median at step 7 = median(1233.5, 1014.4, 622.99, 277.6, 87.9) = 622.986328125 (step 6: 1014.4)
+    assert length["onset_step"] == 7 and length["at_onset"]["response_length"]["smoothed"] == 622.986328125
+    assert length["reason"] == "response_length fell from 1751 to 1 (floor 875.5 = 50% of start)"
+    # entropy start = median(0.2120, 0.2076, 0.2106, 0.2168, 0.2096) = 0.2106; at step 12 the centred median
+    # of steps 10-14 (0.371, 0.0881, 0.00681, 0.00239, 0.00166) is 0.00681, below the 10 % floor 0.0211
+    assert out["signals"]["entropy_collapse"]["onset_step"] == 12
+    # The reward rose from -13.59 to -1.34 in steps 1-11 (one-token answers shed the KL penalty, the score
+    # is pinned at -1.0) and then stayed flat for 250 steps: over the whole run Kendall tau is 0.06 (p 0.17),
+    # so the reward-side signals, gated on a run-long rise, do not hold. A known gap (docs/integrity.md).
+    assert out["reward_trend"]["rises"] is False
+    assert out["signals"]["reward_task_divergence"]["status"] == rules.DOES_NOT_HOLD
+    assert out["signals"]["train_val_divergence"]["status"] == rules.NO_DATA  # validation keys were cut
+
+
+# -- verl run gjvwlq13: the reward rises by shedding the length-summed KL penalty -----------------
+
+
+def test_gjvwlq13_reward_rises_while_the_task_score_falls():
+    _, s, out = run("verl_wandb_run_aopd_gjvwlq13")
+    assert list(s.index) == list(range(1, 60)) and s["reward"].notna().sum() == 54  # steps 10..50 cut
+    # step:1 ... critic/score/mean:-0.5189452767372131 - critic/rewards/mean:-18.843252182006836 -
+    # response_length/mean:970.009765625; step:59 ... critic/score/mean:-0.882617175579071 -
+    # critic/rewards/mean:-1.7498167753219604 - response_length/mean:9.818359375
+    assert (s.loc[1, "reward"], s.loc[1, "task_score"]) == (-18.843252182006836, -0.5189452767372131)
+    assert (s.loc[59, "reward"], s.loc[59, "task_score"]) == (-1.7498167753219604, -0.882617175579071)
+    assert out["verdict"] == rules.OUTSIDE
+    assert out["verdict_reason"] == "holds: reward_task_divergence from step 12, non_task_term_share from step 12"
+    assert out["signals"]["reward_task_divergence"]["reason"] == (
+        "reward up +17.2 while task_score -0.319 (start to end, smoothed)"
+    )
+    assert out["reward_trend"]["rises"] is True and out["reward_trend"]["p"] < rules.TREND_P
+
+
+def test_gjvwlq13_the_non_task_remainder_carries_the_rise_and_the_responses_collapse():
+    _, s, out = run("verl_wandb_run_aopd_gjvwlq13")
+    share = out["signals"]["non_task_term_share"]
+    assert share["term"] == "non-task remainder (reward − task_score)"
+    assert (
+        share["arithmetic"][1]
+        == "non-task remainder (reward − task_score): change +17.58 / reward change +17.19 = 102%"
+    )
+    # why: the per-token KL penalty the actor logs ROSE (actor/reward_kl_penalty 0.5546994805335999 at step 1,
+    # 1.8724358081817627 at step 59), but verl subtracts it per response token, and the responses shrank
+    # from 970 to 9.8 tokens, so reward - score went from -18.32 to -0.87
+    assert s.loc[1, "actor/reward_kl_penalty"] == 0.5546994805335999
+    assert s.loc[59, "actor/reward_kl_penalty"] == 1.8724358081817627
+    assert s.loc[1, "reward"] - s.loc[1, "task_score"] == pytest.approx(-18.3243069, abs=1e-6)
+    assert s.loc[59, "reward"] - s.loc[59, "task_score"] == pytest.approx(-0.8671996, abs=1e-6)
+    # the logged per-token term (coeff 0.05 x that key) moves the wrong way: it carries ~0 % of the rise
+    assert share["arithmetic"][0].startswith("reward_term/kl_penalty/in_reward_kl: change -0.06866")
+    length = out["signals"]["length_collapse"]
+    assert length["onset_step"] == 34 and length["at_onset"]["response_length"]["raw"] == 430.33203125
+    assert out["signals"]["entropy_collapse"]["status"] == rules.DOES_NOT_HOLD  # 0.239 -> 0.486 (step 59)
+
+
+# -- verl run cr3q4lay: tool calls, reward = task score, healthy ----------------------------------
+
+
+def test_cr3q4lay_tool_calls_and_turns_map_to_their_concepts():
+    parsed, s, _ = run("verl_wandb_run_aopd_cr3q4lay")
+    assert list(s.index) == list(range(1, 239)) and s["reward"].notna().sum() == 215  # steps 10..230 cut
+    # step:1 - rollout/tool_calls_avg:2.369140625 ... num_turns/mean:np.float64(6.734375)
+    # step:238 - rollout/tool_calls_avg:4.517578125 ... num_turns/mean:np.float64(11.02734375)
+    assert (s.loc[1, "tool_calls"], s.loc[1, "turns"]) == (2.369140625, 6.734375)
+    assert (s.loc[238, "tool_calls"], s.loc[238, "turns"]) == (4.517578125, 11.02734375)
+    # "step:100 - rollout/tool_calls_avg:3.650390625 - actor/entropy:..." precedes the cut: kept
+    assert s.loc[100, "tool_calls"] == 3.650390625 and math.isnan(s.loc[100, "reward"])
+    assert parsed.alias_sources["tool_calls"] == {"rollout/tool_calls_avg": 238}
+    assert parsed.reward_terms == {}  # no in-reward KL: critic/rewards/mean == critic/score/mean on every line
+    assert (s["reward"].dropna() == s["task_score"].dropna()).all()
+
+
+def test_cr3q4lay_is_healthy_because_the_task_score_rose_with_the_reward():
+    _, s, out = run("verl_wandb_run_aopd_cr3q4lay")
+    # step:1 critic/score/mean:-0.48847657442092896, step:238 critic/score/mean:-0.28984373807907104
+    assert (s.loc[1, "task_score"], s.loc[238, "task_score"]) == (-0.48847657442092896, -0.28984373807907104)
+    assert out["verdict"] == rules.HEALTHY
+    assert out["verdict_reason"] == "no signal holds (not evaluated: train_val_divergence, validation_generations)"
+    assert out["reward_trend"]["rises"] is True
+    assert out["signals"]["reward_task_divergence"]["reason"].startswith("task_score rose with the reward")
+    # responses grew (response_length/mean 1082.611328125 at step 1, 4383.017578125 at step 238)
+    assert (s.loc[1, "response_length"], s.loc[238, "response_length"]) == (1082.611328125, 4383.017578125)
+    assert out["signals"]["length_collapse"]["status"] == rules.DOES_NOT_HOLD
+
+
+# -- TRL GRPO Chaos-Economy, 50 logged steps: the reward never rises ------------------------------
+
+
+def test_trl_chaos_economy_250_terms_and_clipping():
+    parsed, s, _ = run("trl_grpo_chaos_economy_250")
+    assert parsed.trainer == "trl" and list(s.index) == list(range(5, 251, 5))
+    assert sorted(parsed.reward_terms.items()) == [
+        ("reward_term/format/format_reward_fn", "format"),
+        ("reward_term/other/diversity_reward_fn", "other"),
+        ("reward_term/other/news_alpha_reward_fn", "other"),
+        ("reward_term/other/oversight_reward_fn", "other"),
+        ("reward_term/other/pnl_reward_fn", "other"),
+        ("reward_term/other/risk_reward_fn", "other"),
+    ]
+    # log_history[0]: "step": 5, "reward": 0.6202375590801239, "completions/mean_length": 424.3,
+    # "completions/clipped_ratio": 0.6, "rewards/format_reward_fn/mean": 0.625
+    assert (s.loc[5, "reward"], s.loc[5, "response_length"], s.loc[5, "length_clipped_share"]) == (
+        0.6202375590801239,
+        424.3,
+        0.6,
+    )
+    assert s.loc[5, "reward_term/format/format_reward_fn"] == 0.625
+    # from step 80 every completion stops at the 512-token cap ("completions/clipped_ratio": 1.0), except step 205 (0.9)
+    assert (s.loc[80:250, "length_clipped_share"] == 1.0).sum() == 34 and s.loc[205, "length_clipped_share"] == 0.9
+    assert parsed.alias_sources["length_clipped_share"] == {"completions/clipped_ratio": 50}
+
+
+def test_trl_chaos_economy_250_is_healthy_only_because_nothing_was_earned():
+    _, s, out = run("trl_grpo_chaos_economy_250")
+    # step 250: "reward": 0.2743660032749176 -- below step 5's 0.620; tau -0.009, p 0.93
+    assert s.loc[250, "reward"] == 0.2743660032749176
+    assert out["reward_trend"]["rises"] is False
+    assert out["verdict"] == rules.HEALTHY
+    assert out["verdict_reason"] == (
+        "no signal holds (not evaluated: reward_task_divergence, train_val_divergence, entropy_collapse, "
+        "validation_generations)"
+    )
+    # no reward function is named for the task and TRL logs no score of its own: no task_score
+    assert out["signals"]["reward_task_divergence"]["reason"] == "task_score not logged"
+
+
+# -- TRL GRPO IITD_Feb26_AAIPL, five checkpoints' trainer_state.json ------------------------------
+
+
+def test_aaipl_checkpoints_are_read_once_each_and_the_terms_add_up_to_the_reward():
+    parsed, s, _ = run("trl_grpo_aaipl_checkpoints")
+    # checkpoint-N holds N/10 entries (steps 10..N); the newest (500) gives all 50, the rest repeat it
+    assert parsed.trainer == "trl" and list(s.index) == list(range(10, 501, 10))
+    led = parsed.accounting["lines"]
+    assert led["read"] == 150 and led["parsed"] == {"log_history_train": 50}
+    assert led["ignored"] == {"in_newer_checkpoint": 100}
+    assert parsed.reward_terms == {
+        "reward_term/format/valid_json_reward": "format",
+        "reward_term/task/gameplay_scores": "task",
+    }
+    assert parsed.alias_sources["task_score"] == {"rewards/gameplay_scores/mean": 50}
+    # step 10: "reward": -9.6625 = "rewards/gameplay_scores/mean": -8.7875 + "rewards/valid_json_reward/mean": -0.875
+    # step 500: "reward": 0.425 = -1.575 + 2.0
+    for step in (10, 500):
+        terms = s.loc[step, "reward_term/task/gameplay_scores"] + s.loc[step, "reward_term/format/valid_json_reward"]
+        assert s.loc[step, "reward"] == pytest.approx(terms)
+    assert (s.loc[10, "reward"], s.loc[500, "reward"]) == (-9.6625, 0.425)
+
+
+def test_aaipl_is_healthy_the_format_term_saturates_but_the_reward_does_not_rise():
+    _, s, out = run("trl_grpo_aaipl_checkpoints")
+    # valid_json_reward: -0.875 at step 10, 2.0 (its ceiling) at step 70 and 14 more steps; the game score
+    # swings between -10.3375 (step 90) and 9.10625 (step 230), so the reward shows no trend (tau 0.105, p 0.28)
+    assert s.loc[10, "reward_term/format/valid_json_reward"] == -0.875
+    assert (s["reward_term/format/valid_json_reward"] == 2.0).sum() == 15
+    assert (s["task_score"].min(), s["task_score"].max()) == (-10.3375, 9.10625)
+    assert out["reward_trend"]["rises"] is False
+    assert out["verdict"] == rules.HEALTHY
+    assert out["verdict_reason"] == "no signal holds (not evaluated: train_val_divergence, validation_generations)"
+    # "entropy": 1.4185649514198304 (step 10) -> 0.9487776204943656 (step 500): above the 10 % floor
+    assert (s.loc[10, "entropy"], s.loc[500, "entropy"]) == (1.4185649514198304, 0.9487776204943656)
+    assert out["signals"]["entropy_collapse"]["status"] == rules.DOES_NOT_HOLD
