@@ -10,14 +10,14 @@ parent of a re-execution), else from the path the asset's latest materialization
 instance's event log (`stored_at`), else from `<slug>/LATEST` (readers without an instance, e.g.
 sensors). The root is a UPath, so `s3://bucket/prefix` works wherever fsspec has a driver.
 
-Values are small JSON-able dicts or typed hand-over values (rl_assets/values/handover.py: a trace
-table reference, a training-log reference, ...), stored with a type tag and loaded back as their
-kind; values stored before the tags load as the kind whose fields they hold. Tables (trace tables, failure-mode and step tables) are NOT
-carried here: they are written in record batches while they are built, can be larger than memory,
-and a trace table is shared by content address across runs and partitions (model_comparison reads
-the one a partition built). rl_assets/store.py writes them under the same root (`<root>/tables/…`)
-and a value names the table's location. Values that a later step reads name no place outside the
-storage root (no report folder, no machine's cache): tests/services/test_scaleout_celery.py checks it.
+Values are small JSON-able dicts or typed hand-over values (rl_assets/values/handover.py: a trace table
+reference, a training-log reference, ...), stored with a type tag and loaded back as their kind; values stored
+before the tags load as the kind whose fields they hold. Tables (trace tables, failure-mode and step tables)
+are NOT carried here: they are written in record batches while they are built, can be larger than memory, and
+a trace table is shared by content address across runs and partitions (model_comparison reads the one a
+partition built). rl_assets/store.py writes them under the same root (`<root>/tables/…`) and a value names the
+table's location. Values that a later step reads name no place outside the storage root (no report folder, no
+machine's cache): tests/services/test_scaleout_celery.py checks it.
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ TRACE_FIELDS = [
     # outcome
     pa.field("reward", pa.float64()),  # null when errored / unscored
     pa.field("passed", pa.bool_()),  # reward >= 1.0 (full credit); False on error
-    pa.field("reward_positive", pa.bool_()),  # reward > 0 (seed's pass@k semantics)
+    pa.field("reward_positive", pa.bool_()),  # reward > 0: a pass for pass@k (docs/original_pipeline.md W24)
     pa.field("error_type", pa.string()),
     pa.field("is_infra_error", pa.bool_()),
     # size

@@ -61,7 +61,6 @@ def _llm_verdicts(context, llm: LLMResource, config: AuditConfig, rows, families
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="audit",
     kinds={"python", "markdown"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
     check_specs=[

@@ -48,8 +48,8 @@ SCHEMA = pa.schema(
 
 
 class FailureModesConfig(dg.Config):
-    batch_size: int = 6  # seed default; one call per batch, items isolated inside it
-    char_limit: int = 20000  # per transcript (seed 200k x 6 could exceed the context window)
+    batch_size: int = 6  # the original annotator's batches of six; one call per batch, items isolated inside it
+    char_limit: int = 20000  # per transcript: six of the original 200k-char excerpts overflow the context window
     max_rows: int | None = None  # per side, for quick looks
     model: str | None = None  # override the resource's annotator model
     concurrency: int | None = None
@@ -90,7 +90,6 @@ def _record(side: str, repo: str | None, row: dict, got: dict, annotator: str) -
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q1",
     kinds={"openai", "parquet"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
     pool="llm",

@@ -66,7 +66,6 @@ def _enough_data(r: dict) -> tuple[bool, str]:
 @dg.asset(
     name=ASSET,
     partitions_def=models_partitions,
-    group_name="q1",
     kinds={"python", "markdown"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn(), "failure_modes": dg.AssetIn()},
     check_specs=[

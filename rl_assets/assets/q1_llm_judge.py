@@ -1,7 +1,7 @@
 """`judge_verdicts`: pairwise LLM judge of baseline vs post-RL traces on the same tasks (Q1).
 
-Writes `<reports>/<slug>/Q1_llm_judge/report.{md,json}` (through rl_assets/support/report_files.py). Every judgment is cached by
-(model, prompt version, exact prompt), so re-runs and resumed runs cost nothing for pairs
+Writes `<reports>/<slug>/Q1_llm_judge/report.{md,json}` (through rl_assets/support/report_files.py). Every judgment is
+cached by (model, prompt version, exact prompt), so re-runs and resumed runs cost nothing for pairs
 already judged; failed judgments are retried on the next run, never cached.
 """
 
@@ -37,7 +37,6 @@ class JudgeConfig(dg.Config):
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q1",
     kinds={"openai", "json"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
     pool="llm",

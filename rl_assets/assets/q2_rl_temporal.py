@@ -25,7 +25,6 @@ from rl_assets.values.handover import NotApplicable, StepTableRef, TraceTableRef
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q2",
     kinds={"parquet", "huggingface"},
     ins={"checkpoint": dg.AssetIn()},
     retry_policy=dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL),
@@ -54,7 +53,6 @@ def rl_traces(context: dg.AssetExecutionContext, hub: HubResource, settings: Ana
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q2",
     kinds={"python", "pandas"},
     ins={
         "rl_traces": dg.AssetIn(dagster_type=RL_TRACES),
@@ -67,7 +65,8 @@ def rl_temporal(
     rl_traces: TraceTableRef | NotApplicable,
     training_metrics: StepTableRef | NotApplicable,
 ):
-    """RL rollouts binned in UTC: mean reward (95% CI), share with reward > 0, errors, behaviour, training steps, attribution."""
+    """RL rollouts binned in UTC: mean reward (95% CI), share with reward > 0, errors, behaviour, training steps,
+    attribution."""
     from rl_assets.ingest import read_traces
 
     model = context.partition_key

@@ -136,7 +136,6 @@ def save_every_from_config(rl_config) -> int | None:
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q2",
     kinds={"huggingface"},
     ins={"checkpoint": dg.AssetIn()},
     retry_policy=dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL),
@@ -219,7 +218,6 @@ def store_generations(folder: Path, model: str, run_id: str) -> str | None:
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q2",
     kinds={"python", "pandas"},
     ins={"training_logs": dg.AssetIn(dagster_type=TRAINING_LOGS)},
     check_specs=CHECK_SPECS,
@@ -242,7 +240,7 @@ def training_metrics(
     try:
         parsed = read_training_logs(logs_folder(snapshot), repo_trainer_states(snapshot))
     except UnrecognisedLogsError as exc:
-        # logs are there but no reader can read them: an error, never "not applicable" (issue 25 #16)
+        # logs are there but no reader can read them: an error, never "not applicable" (that is for no logs)
         write_report(model, Q2_TRAINING_METRICS, unrecognised_files(str(exc)))
         yield dg.AssetCheckResult(
             check_name=ACCOUNTED,

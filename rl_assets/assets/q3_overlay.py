@@ -1,8 +1,8 @@
 """`eval_temporal_overlay` (Q3): RL-time reward with the eval checkpoints placed at their times.
 
 Thin wrapper over rl_assets.analysis.q3.overlay (numbers) and q3/report.py (plot, markers table); writes
-`<reports>/<slug>/Q3_temporal_overlay/overlay.{json,png}` (JSON first, so a plotting failure never hides the numbers). The eval markers
-are built before the RL line so a model without an RL-trace dataset still gets them.
+`<reports>/<slug>/Q3_temporal_overlay/overlay.{json,png}` (JSON first, so a plotting failure never hides the numbers).
+The eval markers are built before the RL line so a model without an RL-trace dataset still gets them.
 """
 
 import dagster as dg
@@ -28,7 +28,6 @@ def _frame(ref: TraceTableRef):
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q3",
     kinds={"python", "matplotlib"},
     ins={
         "eval_pair": dg.AssetIn(),

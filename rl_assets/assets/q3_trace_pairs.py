@@ -45,7 +45,6 @@ def _conversations(path: str, wanted: set[str]) -> dict[str, list[dict]]:
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q3",
     kinds={"html", "python"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
     check_specs=[

@@ -26,7 +26,6 @@ ASSET = "solve_rate_by_context"
 @dg.asset(
     name=ASSET,
     partitions_def=models_partitions,
-    group_name="q4",
     kinds={"python", "matplotlib"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
     check_specs=[

@@ -49,7 +49,6 @@ def integrity_check(verdict: str | None, reason: str) -> dg.AssetCheckResult:
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="integrity",
     kinds={"python", "markdown", "matplotlib"},
     ins={"training_metrics": dg.AssetIn(dagster_type=TRAINING_METRICS)},
     check_specs=[CHECK_SPEC],

@@ -21,7 +21,6 @@ def _trace_asset(name: str, side: str, dataset_key: str, description: str):
         name=name,
         description=description,
         partitions_def=models_partitions,
-        group_name="preflight",
         kinds={"parquet", "huggingface"},
         ins={"eval_pair": dg.AssetIn()},
         retry_policy=dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL),

@@ -30,9 +30,9 @@ from .writer import TraceWriter
 
 __all__ = ["AccountingError", "IngestError", "IngestReport", "ingest_source", "read_traces"]
 
-# Columns appended to TRACE_SCHEMA (after `conversation`) once tables were already being
-# written (phase timings, token counts, cost, n_subagents): a table written before them reads
-# back with these columns null instead of failing.
+# Columns after `conversation` in TRACE_SCHEMA (phase timings, token counts, cost, n_subagents)
+# are optional on read: a stored table without them reads back with these columns null instead
+# of failing, so tables written by an older schema stay usable.
 ADDED_COLUMNS = TRACE_SCHEMA.names[TRACE_SCHEMA.names.index("conversation") + 1 :]
 
 

@@ -1,8 +1,8 @@
 """Read a normalized trace table a record batch at a time, only the columns and rows asked for.
 
-The conversation column is most of a table's bytes. Reading it whole (`read_traces`) made an
-analysis step's memory grow with the input (issue 15: failure_modes 660 → 1,853 MB at 4× the
-rows); here at most one batch of it is decoded at a time, and rows outside `only` are dropped
+The conversation column is most of a table's bytes. Reading it whole (`read_traces`) makes an
+analysis step's memory grow with the input (failure_modes: 660 → 1,853 MB at 4× the rows);
+here at most one batch of it is decoded at a time, and rows outside `only` are dropped
 before they become Python objects, so a step's peak stays flat in the table's size.
 """
 

@@ -76,7 +76,8 @@ def test_index_first_lines_say_the_verdict(runs):
     for model, expected in (
         (
             HACKED,
-            f"Reward integrity: **{rules.OUTSIDE}** — non_task_term_share from step 25, reward_task_divergence from step 25",
+            f"Reward integrity: **{rules.OUTSIDE}** — non_task_term_share from step 25, reward_task_divergence from "
+            f"step 25",
         ),
         (SHORT, f"Reward integrity: **{rules.NOT_ENOUGH}**"),
         (NO_LOGS, "Reward integrity: not applicable (no training steps"),

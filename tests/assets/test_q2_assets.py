@@ -13,7 +13,10 @@ from rl_assets.assets.q2_rl_temporal import rl_temporal, rl_traces
 from rl_assets.assets.q2_training import save_every_from_config, training_logs, training_metrics
 from support.dagster_run import materialize_partition
 
-LINE = '2026-06-01 1{h}:00:00.000 | INFO | x - WANDB_MIRROR kind=train step={s} metrics={{"reward/avg_raw_reward": {r}, "policy/policy_entropy": 1.0}}\n'
+LINE = (
+    '2026-06-01 1{h}:00:00.000 | INFO | x - WANDB_MIRROR kind=train step={s} metrics={{"reward/avg_raw_reward": '
+    '{r}, "policy/policy_entropy": 1.0}}\n'
+)
 
 
 def run(tmp_path, monkeypatch, model, with_logs, summary=None):

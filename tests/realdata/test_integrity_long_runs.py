@@ -26,7 +26,8 @@ def test_i80f2v90_reads_every_step_line_and_the_cut_validation_steps_have_no_rew
 def test_i80f2v90_values_and_concepts():
     parsed, s, _ = run("verl_wandb_run_aopd_i80f2v90")
     # step:1 - actor/entropy:0.21201248466968536 ... critic/score/mean:-0.675976574420929 -
-    # critic/rewards/mean:-13.587958335876465 - response_length/mean:1759.12109375 ... num_turns/mean:np.float64(7.68359375)
+    # critic/rewards/mean:-13.587958335876465 - response_length/mean:1759.12109375 ...
+    # num_turns/mean:np.float64(7.68359375)
     assert s.loc[1, "task_score"] == -0.675976574420929 and s.loc[1, "reward"] == -13.587958335876465
     assert s.loc[1, "response_length"] == 1759.12109375 and s.loc[1, "entropy"] == 0.21201248466968536
     assert s.loc[1, "turns"] == 7.68359375

@@ -20,13 +20,15 @@ import urllib.parse
 from pathlib import Path
 
 # innermost elements reading "[Show Markdown]" (the button and its label span would both match)
-_BUTTONS = """[...document.querySelectorAll('button, a, span, div')].filter(e => e.textContent.trim() === '[Show Markdown]'
+_BUTTONS = """[...document.querySelectorAll('button, a, span, div')]
+  .filter(e => e.textContent.trim() === '[Show Markdown]'
   && ![...e.children].some(c => c.textContent.trim() === '[Show Markdown]'))"""
 
 _INSPECT = """(async () => {
   const d = document.querySelector('.bp5-dialog');
   if (!d) return null;
-  const t0 = Date.now();  // the markdown renderer is a lazily loaded chunk: wait for its output first (a minute: a loaded CI machine is slow)
+  // the markdown renderer is a lazily loaded chunk: wait for its output first (a minute: a loaded CI machine is slow)
+  const t0 = Date.now();
   while (!d.querySelector('.dagster-markdown') && Date.now() - t0 < 60000) await new Promise(r => setTimeout(r, 100));
   if (!d.querySelector('.dagster-markdown')) return {error: 'the markdown never rendered'};
   const imgs = [...d.querySelectorAll('img')];

@@ -108,7 +108,8 @@ def compare(benchmark: dict, rows: list[dict], excluded: list[dict], pairings: l
     benchmarks = {r.get("benchmark_id") for r in rows}
     if benchmarks - {benchmark["id"]}:
         raise MixedBenchmarksError(
-            f"refusing to rank: rows come from benchmarks {sorted(map(str, benchmarks))}, not only the pinned {benchmark['name']}"
+            f"refusing to rank: rows come from benchmarks {sorted(map(str, benchmarks))}, not only the pinned "
+            f"{benchmark['name']}"
         )
     ok = [r for r in rows if r["status"] == "ok"]
     return {

@@ -217,7 +217,8 @@ def compare(b: pd.DataFrame, a: pd.DataFrame, labels: tuple[str, str], n_boot: i
     if not common:
         out["invalid_for_comparison"] = (
             f"the sides share no task ({out['before']['n_tasks']} vs {out['after']['n_tasks']} tasks; see the "
-            "pairing table): a paired comparison is impossible (e.g. RL rollouts vs an eval set, or different benchmarks)"
+            "pairing table): a paired comparison is impossible (e.g. RL rollouts vs an eval set, or different "
+            "benchmarks)"
         )
         return out
     out["invalid_for_comparison"] = None

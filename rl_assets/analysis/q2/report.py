@@ -206,7 +206,8 @@ def render_markdown(rep: dict) -> str:
     if bc.get("status") == "ok":
         lines.append(
             f"Step **{bc['best_step']}** (EMA {fmt_num(bc['best_ema'])}, reward {fmt_num(bc['reward_at_best'])}); "
-            f"save_every = {bc['save_every']} ({bc['save_every_source']}); eligible: {bc.get('eligibility', 'see report.json')} "
+            f"save_every = {bc['save_every']} ({bc['save_every_source']}); eligible: "
+            f"{bc.get('eligibility', 'see report.json')} "
             "(the first save is never eligible)."
         )
     else:
@@ -216,7 +217,8 @@ def render_markdown(rep: dict) -> str:
         "",
         "## Training instability",
         "",
-        f"Flagged steps (>= 2 signals): {fl['flagged_steps'][:30] or 'none'}; signal counts: {fl.get('signal_counts', {})}.",
+        f"Flagged steps (>= 2 signals): {fl['flagged_steps'][:30] or 'none'}; signal counts: "
+        f"{fl.get('signal_counts', {})}.",
         "",
     ]
     if rep["timing"]:

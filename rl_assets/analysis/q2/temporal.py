@@ -91,8 +91,8 @@ def bin_rollouts(traces: pd.DataFrame, bin_hours: float, features=FEATURE_COLUMN
     """Per-bin n, the headline mean reward with its 95% CI (``reward_summary``), the secondary share
     of rollouts with reward > 0 (Wilson CI), error rates and behavioural feature means.
 
-    Returns (bins frame, info, dated rollouts with their ``bin``, edges). Undated rows are counted in info and kept out of every bin; the
-    first/last bins are marked ``partial`` when the data do not cover them fully (never dropped).
+    Returns (bins frame, info, dated rollouts with their ``bin``, edges). Undated rows are counted in info and kept out
+    of every bin; the first/last bins are marked ``partial`` when the data do not cover them fully (never dropped).
     """
     df = reward_outcomes(traces)
     dates = pd.to_datetime(df["date"], utc=True)

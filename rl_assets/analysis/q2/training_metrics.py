@@ -15,7 +15,7 @@ import pandas as pd
 
 from rl_assets.analysis.stats import kendall_tau_b, spearman
 
-EMA_ALPHA = 1 / 3  # "trailing-5" EMA of the seed: span 5 -> alpha = 2 / (5 + 1)
+EMA_ALPHA = 1 / 3  # the original best-checkpoint EMA (docs/original_pipeline.md): span 5 -> alpha = 2 / (5 + 1)
 DEFAULT_SAVE_EVERY = 20
 NON_METRIC = {"step", "source_file", "step_time_utc", "step_start_utc"}
 

@@ -3,8 +3,8 @@
 Fixes docs/original_pipeline.md W7/W8: the line uses the Q2 bins (rl_assets.analysis.q2.temporal, edges
 aligned to the UTC epoch, nothing dropped) and the line and the markers use ONE reward definition
 (REWARD_DEFINITION, computed by ``temporal.reward_summary`` — the same per-bin headline as Q2's
-``rl_temporal`` table, so the two reports' RL curves agree exactly). Markers at the same time are spread symmetrically and labelled so both stay
-readable. Pure: returns dicts, writes nothing; the plot is drawn by analysis/q3/report.py.
+``rl_temporal`` table, so the two reports' RL curves agree exactly). Markers at the same time are spread symmetrically
+and labelled so both stay readable. Pure: returns dicts, writes nothing; the plot is drawn by analysis/q3/report.py.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """Restart chains: several .out files of one run merged into one per-step table.
 
 Rule (docs/q2.md): files are ordered by the first timestamp inside them (files with no timestamp
-first, then by natural name order: rl_999.out before rl_1000.out, train.log.1 before train.log); when a step appears in more than one file the LATER file's row wins whole,
-because a restarted job re-runs the step from the resumed checkpoint and its metrics are the ones
-that produced the weights. Every overridden step is reported, never silently dropped.
+first, then by natural name order: rl_999.out before rl_1000.out, train.log.1 before train.log); when a step appears in
+more than one file the LATER file's row wins whole, because a restarted job re-runs the step from the resumed
+checkpoint and its metrics are the ones that produced the weights. Every overridden step is reported, never silently
+dropped.
 """
 
 from __future__ import annotations

@@ -71,7 +71,8 @@ class VllmAccumulator:
 
 
 def vllm_summary(frame: pd.DataFrame, samples: int) -> dict:
-    """Summary over time points plus the seed's utilisation verdict (thresholds kept as-is)."""
+    """Summary over time points plus the original parser's utilisation verdict, same thresholds
+    (docs/original_pipeline.md, SkyRL metrics parser)."""
     if frame.empty:
         return {"total_samples": samples, "time_points": 0, "verdict": "no vLLM stat lines"}
     avg_running = float(frame["total_running"].mean())
