@@ -26,13 +26,16 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-
-import pyarrow.parquet as pq
-from upath import UPath
+from typing import TYPE_CHECKING
 
 from rl_assets import settings
 from rl_assets.fileutil import atomic_write_bytes
 from rl_assets.partitions import slug
+
+# pyarrow, upath: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pyarrow.parquet as pq
+    from upath import UPath
 
 TABLES = "tables"
 
@@ -43,6 +46,8 @@ def root() -> UPath:
     RLDELTA_STORAGE: later calls after a chdir, and every process this one starts, use the same
     root (the store is never split by working directory). A local root inside the reports folder is
     refused: reports are outputs for people, and the store's files would be listed as reports."""
+    from upath import UPath
+
     value = settings.storage_root()
     if _remote(value) is not None:
         return UPath(value)
@@ -257,11 +262,15 @@ def write_json(location: str | os.PathLike, obj) -> None:
 
 
 def parquet_file(location: str | os.PathLike, **kw) -> pq.ParquetFile:
+    import pyarrow.parquet as pq
+
     path, fs = arrow_source(location)
     return pq.ParquetFile(path, filesystem=fs, **kw)
 
 
 def read_table(location: str | os.PathLike, columns=None):
+    import pyarrow.parquet as pq
+
     path, fs = arrow_source(location)
     return pq.read_table(path, columns=columns, filesystem=fs)
 
@@ -270,6 +279,8 @@ def write_table(table, location: str | os.PathLike) -> bytes:
     """Write `table` as parquet at `location`; returns the bytes written, so a copy elsewhere (a
     report's copy for people) needs no second encoding."""
     import io
+
+    import pyarrow.parquet as pq
 
     buf = io.BytesIO()
     pq.write_table(table, buf)

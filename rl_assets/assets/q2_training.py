@@ -4,7 +4,6 @@
 from pathlib import Path
 
 import dagster as dg
-import pyarrow as pa
 
 from resources.hub import HubError, HubResource
 from rl_assets import store
@@ -26,6 +25,8 @@ from rl_assets.partitions import models_partitions
 from rl_assets.support.not_applicable import not_applicable, write_not_applicable
 from rl_assets.support.report_files import Q2_TRAINING_METRICS, write_report
 from rl_assets.support.report_links import file_metadata
+
+# pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
 
 ACCOUNTED, WANDB_CHECK = "every_input_accounted_for", "log_matches_wandb_summary"
 CHECK_SPECS = [
@@ -205,6 +206,8 @@ def fetch_logs(hub: HubResource, training_logs: dict) -> Path:
 def store_generations(folder: Path, model: str, run_id: str) -> str | None:
     """The W&B validation-generation tables under training_logs/ as one store table (reward_integrity
     judges them); None when the logs hold none (or the repo has only a trainer_state.json, no training_logs/)."""
+    import pyarrow as pa
+
     if not folder.is_dir():
         return None
     frame = read_validation_tables(folder)
@@ -228,6 +231,8 @@ def store_generations(folder: Path, model: str, run_id: str) -> str | None:
 def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, training_logs: dict):
     """Per-step training metrics from any supported trainer's logs (SkyRL, verl, TRL/HF, TensorBoard;
     rl_assets/ingest/training_logs/), with report, best checkpoint and flags."""
+    import pyarrow as pa
+
     model = context.partition_key
     if not training_logs.get("applicable"):
         write_not_applicable(model, Q2_TRAINING_METRICS, training_logs)

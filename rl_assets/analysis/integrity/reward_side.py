@@ -7,19 +7,24 @@ cannot have been earned outside the task.
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.analysis.integrity import rules
 from rl_assets.analysis.integrity.curve import Curve, joint
 from rl_assets.analysis.stats.onset import first_sustained, kendall_trend
 from rl_assets.values.metric_aliases import REWARD_TERM_PREFIX
 
+# numpy, pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
+
 REMAINDER = "non-task remainder (reward − task_score)"
 
 
 def reward_trend(table: pd.DataFrame) -> dict:
     """Kendall tau of reward against step over the run: the gate of the reward-side signals."""
+    import numpy as np
+
     if "reward" not in table.columns or table["reward"].notna().sum() < rules.MIN_STEPS:
         n = int(table["reward"].notna().sum()) if "reward" in table.columns else 0
         return {
@@ -102,6 +107,8 @@ def term_columns(table: pd.DataFrame) -> dict[str, pd.Series]:
 
 
 def term_share(table: pd.DataFrame, trend: dict) -> dict:
+    import numpy as np
+
     name = "non_task_term_share"
     if not trend["evaluable"]:
         return rules.no_data(name, trend["reason"])
