@@ -1,4 +1,5 @@
-"""Smoothing, noise level, sustained-onset detection and a monotone trend test for per-step curves.
+"""Smoothing, noise level, sustained-onset detection, a monotone trend test and a level-shift test for
+per-step curves.
 
 Used by the reward-integrity analysis (docs/integrity.md): a signal "holds from step s" when a
 condition on the smoothed curve is true at s and at each of the next logged steps, so one noisy
@@ -83,3 +84,21 @@ def kendall_trend(steps, values) -> tuple[float, float]:
 
     res = sps.kendalltau(x[ok], y[ok])
     return float(res.statistic), float(res.pvalue)
+
+
+def shift_up_test(first, rest) -> float:
+    """One-sided p that `rest` sits above `first` (scipy Mann-Whitney U, alternative "greater").
+
+    A rank test, so one wild value in either window moves it little; 1.0 when either window has
+    no finite value.
+
+    >>> shift_up_test([0, 1, 0, 1, 0], [5, 6, 5, 6, 5, 6]) < 0.01
+    True
+    """
+    a, b = np.asarray(first, float), np.asarray(rest, float)
+    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    if not len(a) or not len(b):
+        return 1.0
+    from scipy import stats as sps  # imported on use, like kendall_trend
+
+    return float(sps.mannwhitneyu(b, a, alternative="greater").pvalue)
