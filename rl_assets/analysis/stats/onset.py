@@ -95,6 +95,8 @@ def shift_up_test(first, rest) -> float:
     >>> shift_up_test([0, 1, 0, 1, 0], [5, 6, 5, 6, 5, 6]) < 0.01
     True
     """
+    import numpy as np
+
     a, b = np.asarray(first, float), np.asarray(rest, float)
     a, b = a[np.isfinite(a)], b[np.isfinite(b)]
     if not len(a) or not len(b):
