@@ -23,31 +23,26 @@ from rl_assets.support.metadata_numbers import rounded_metadata
 from rl_assets.support.trace_stream import iter_trace_rows, load_rows
 
 SIDES = (("baseline", "baseline_traces"), ("post_rl", "post_rl_traces"))
+# Written explicitly so a run with zero rows still stores every column (the next run reads them).
+COLUMNS = (
+    "side",
+    "trace_id",
+    "task_id",
+    "source_repo",
+    "failure_mode",
+    "failure_summary",
+    "status",
+    "error",
+    "annotator",
+    "prompt_version",
+    "key",
+)
 
 
 def _schema():
-    """The stored table's columns, written explicitly so a run with zero rows still stores every
-    column (the next run reads them)."""
     import pyarrow as pa  # imported where used: the definitions import stays light (test_import_cost.py)
 
-    return pa.schema(
-        [
-            (name, pa.string())
-            for name in (
-                "side",
-                "trace_id",
-                "task_id",
-                "source_repo",
-                "failure_mode",
-                "failure_summary",
-                "status",
-                "error",
-                "annotator",
-                "prompt_version",
-                "key",
-            )
-        ]
-    )
+    return pa.schema([(name, pa.string()) for name in COLUMNS])
 
 
 class FailureModesConfig(dg.Config):
