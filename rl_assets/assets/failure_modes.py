@@ -21,6 +21,7 @@ from rl_assets.support.failure_modes_store import latest_table, table_path, writ
 from rl_assets.support.hub_write import repo_from_spec, require_writable
 from rl_assets.support.metadata_numbers import rounded_metadata
 from rl_assets.support.trace_stream import iter_trace_rows, load_rows
+from rl_assets.values.handover import TraceTableRef
 
 SIDES = (("baseline", "baseline_traces"), ("post_rl", "post_rl_traces"))
 # Written explicitly so a run with zero rows still stores every column (the next run reads them).
@@ -99,8 +100,8 @@ def failure_modes(
     config: FailureModesConfig,
     llm: LLMResource,
     hub: HubResource,
-    baseline_traces: dict,
-    post_rl_traces: dict,
+    baseline_traces: TraceTableRef,
+    post_rl_traces: TraceTableRef,
 ):
     """Failure-mode category + short analysis per trace, both sides, with distributions and shift."""
     import pyarrow as pa
@@ -108,7 +109,7 @@ def failure_modes(
 
     partition = context.partition_key
     refs = {"baseline_traces": baseline_traces, "post_rl_traces": post_rl_traces}
-    repos = {side: repo_from_spec(refs[name].get("source")) for side, name in SIDES}
+    repos = {side: repo_from_spec(refs[name].source) for side, name in SIDES}
     preflight = require_writable(hub.client(), [r for r in repos.values() if r]) if config.write_back else []
 
     client = llm.session(
@@ -128,9 +129,9 @@ def failure_modes(
     for side, name in SIDES:
         only = None
         if config.max_rows is not None:
-            only = {r["trace_id"] for r in load_rows(refs[name]["path"], ("trace_id",))[: config.max_rows]}
+            only = {r["trace_id"] for r in load_rows(refs[name].path, ("trace_id",))[: config.max_rows]}
         labels[side], total[side] = [], 0
-        for rows in iter_trace_rows(refs[name]["path"], (*ROW_COLUMNS, "conversation"), only):
+        for rows in iter_trace_rows(refs[name].path, (*ROW_COLUMNS, "conversation"), only):
             got = annotate(rows, client, batch_size=config.batch_size, char_limit=config.char_limit, known=known)
             records = [_record(side, repos[side], r, got[r["trace_id"]], client.model) for r in rows]
             parts.append(pa.Table.from_pylist(records, schema=_schema()))

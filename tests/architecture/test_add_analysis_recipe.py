@@ -40,15 +40,16 @@ from rl_assets.analysis.q5.report import q5_report
 from rl_assets.analysis.q5.rows import row_counts
 from rl_assets.partitions import models_partitions
 from rl_assets.support.report_files import write_report
+from rl_assets.values.handover import TraceTableRef
 
 
 @dg.asset(partitions_def=models_partitions, group_name="q5", kinds={"python"},
           ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()})
-def q5_rows(context: dg.AssetExecutionContext, baseline_traces: dict, post_rl_traces: dict):
+def q5_rows(context: dg.AssetExecutionContext, baseline_traces: TraceTableRef, post_rl_traces: TraceTableRef):
     """Rows per side."""
     from rl_assets.ingest import read_traces
 
-    result = row_counts(read_traces(baseline_traces["path"]), read_traces(post_rl_traces["path"]))
+    result = row_counts(read_traces(baseline_traces.path), read_traces(post_rl_traces.path))
     report = q5_report(result)
     write_report(context.partition_key, "Q5_rows", report.files)
     return dg.Output(result, metadata={"interpretation": dg.MetadataValue.md(report.summary)})

@@ -41,9 +41,9 @@ def run(tmp_path, monkeypatch, model, with_logs, summary=None):
 def test_logs_become_a_versioned_snapshot_and_a_report(tmp_path, monkeypatch):
     result, reports = run(tmp_path, monkeypatch, "org/rl-x-8B", with_logs=True)
     logs = result.output_for_node("training_logs")
-    assert logs["applicable"] and logs["save_every"] == 2
+    assert logs.applicable and logs.save_every == 2
     mats = result.asset_materializations_for_node("training_logs")
-    assert mats[0].tags["dagster/data_version"] == logs["training_logs_revision"]
+    assert mats[0].tags["dagster/data_version"] == logs.training_logs_revision
     rep = json.loads((reports / "Q2_training_metrics" / "report.json").read_text())
     assert rep["n_steps"] == 6 and rep["best_checkpoint"]["best_step"] == 6  # 2 is the first save
     assert (reports / "Q2_training_metrics" / "reward_ema.png").stat().st_size > 1000
@@ -80,7 +80,7 @@ def test_a_wandb_summary_that_disagrees_fails_the_check(tmp_path, monkeypatch):
 def test_no_training_logs_is_reported_as_not_applicable(tmp_path, monkeypatch):
     result, reports = run(tmp_path, monkeypatch, "org/rl-y-8B", with_logs=False)
     assert result.output_for_node("training_metrics") == result.output_for_node("training_logs")
-    assert result.output_for_node("training_logs")["applicable"] is False
+    assert result.output_for_node("training_logs").applicable is False
     text = (reports / "Q2_training_metrics" / "report.md").read_text()
     assert "not applicable: no training_logs/ in org/rl-y-8B" in text
 

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 
+from support.handover_refs import trace_ref
 from support.loopback import LoopbackServer
 
 
@@ -195,8 +196,8 @@ def materialize_with_traces(
 
     paths = {side: write_trace_table(tmp_path / f"{side}.parquet", n_tasks, side) for side in ("base", "post")}
     stubs = {
-        "baseline_traces": {"path": paths["base"], "source": "hf:org/base-evals"},
-        "post_rl_traces": {"path": paths["post"], "source": "hf:org/post-evals"},
+        "baseline_traces": trace_ref(paths["base"], "hf:org/base-evals"),
+        "post_rl_traces": trace_ref(paths["post"], "hf:org/post-evals"),
     }
     return materialize_partition(
         [asset], partition, stubs=stubs, resources=resources, run_config=run_config, instance=instance
