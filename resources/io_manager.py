@@ -25,13 +25,17 @@ from __future__ import annotations
 import json
 import os
 import secrets
+from typing import TYPE_CHECKING
 
 import dagster as dg
-from upath import UPath
 
 from rl_assets import store, store_checks
 from rl_assets.partitions import slug
 from rl_assets.values.handover import KINDS, LOCATION_FIELDS, UnknownHandover, decode, encode, is_handover
+
+# upath: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    from upath import UPath
 
 SUFFIX = ".json"
 
@@ -87,6 +91,8 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
         return value
 
     def _stored_path(self, context: dg.InputContext, partition: str | None) -> UPath | None:
+        from upath import UPath
+
         folder = self._folder(context.asset_key.path, partition)
         producer = _run_id(context.upstream_output) if context.upstream_output is not None else None
         if producer:  # produced in this run (or in the parent of a re-execution)
@@ -161,6 +167,8 @@ def _run_id(context: dg.OutputContext) -> str | None:
 
 def _latest_recorded(context: dg.InputContext, partition: str | None) -> UPath | None:
     """`stored_at` of the asset's latest materialization in the instance's event log, if any."""
+    from upath import UPath
+
     try:
         instance = context.instance
     except dg.DagsterInvariantViolationError:  # built without an instance (tests, sensors)
@@ -198,6 +206,8 @@ def latest_value(instance: dg.DagsterInstance, asset: str, partition: str | None
 
 def read_value(stored_at: str):
     """The JSON value stored at `stored_at` (a path or URL), or None when absent or unreadable."""
+    from upath import UPath
+
     if not stored_at.endswith(".json"):
         return None
     try:

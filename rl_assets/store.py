@@ -26,8 +26,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-
-from upath import UPath
+from typing import TYPE_CHECKING
 
 from rl_assets import settings
 from rl_assets.partitions import slug
@@ -49,6 +48,10 @@ from rl_assets.store_io import (  # noqa: F401
     write_table,
 )
 
+# upath: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    from upath import UPath
+
 TABLES = "tables"
 
 
@@ -58,6 +61,8 @@ def root() -> UPath:
     RLDELTA_STORAGE: later calls after a chdir, and every process this one starts, use the same
     root (the store is never split by working directory). A local root inside the reports folder is
     refused: reports are outputs for people, and the store's files would be listed as reports."""
+    from upath import UPath
+
     value = settings.storage_root()
     if remote_fs(value) is not None:
         return UPath(value)

@@ -11,10 +11,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING
 
 from rl_assets.fileutil import atomic_write_bytes
+
+# pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pyarrow.parquet as pq
 
 
 def remote_fs(location: str):
@@ -92,11 +95,15 @@ def write_json(location: str | os.PathLike, obj) -> None:
 
 
 def parquet_file(location: str | os.PathLike, **kw) -> pq.ParquetFile:
+    import pyarrow.parquet as pq
+
     path, fs = arrow_source(location)
     return pq.ParquetFile(path, filesystem=fs, **kw)
 
 
 def read_table(location: str | os.PathLike, columns=None):
+    import pyarrow.parquet as pq
+
     path, fs = arrow_source(location)
     return pq.read_table(path, columns=columns, filesystem=fs)
 
@@ -105,6 +112,8 @@ def write_table(table, location: str | os.PathLike) -> bytes:
     """Write `table` as parquet at `location`; returns the bytes written, so a copy elsewhere (a
     report's copy for people) needs no second encoding."""
     import io
+
+    import pyarrow.parquet as pq
 
     buf = io.BytesIO()
     pq.write_table(table, buf)

@@ -13,7 +13,7 @@ import json
 
 import sqlalchemy as sa
 
-from resources.registry.types import TABLES, RegistryQueries
+from resources.registry.types import RegistryQueries, tables
 from rl_assets.values.masking import MaskedError, mask_url, safe_cause
 from rl_assets.values.timestamps import parse_utc
 
@@ -24,7 +24,7 @@ class RegistryQueryError(MaskedError):
 
 def _convert(table: str, row: dict) -> dict:
     out = {}
-    for column in TABLES[table].columns:
+    for column in tables()[table].columns:
         value = row.get(column.name)
         if isinstance(column.type, sa.DateTime):
             value = parse_utc(value, f"{table}[{row.get('id')}].{column.name}")

@@ -7,8 +7,6 @@ with ``write_back: true`` its permission preflight runs here BEFORE any LLM call
 """
 
 import dagster as dg
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from resources.hub import HubResource
 from resources.llm import LLMResource
@@ -27,24 +25,25 @@ from rl_assets.values.handover import TraceTableRef
 
 SIDES = (("baseline", "baseline_traces"), ("post_rl", "post_rl_traces"))
 # Written explicitly so a run with zero rows still stores every column (the next run reads them).
-SCHEMA = pa.schema(
-    [
-        (name, pa.string())
-        for name in (
-            "side",
-            "trace_id",
-            "task_id",
-            "source_repo",
-            "failure_mode",
-            "failure_summary",
-            "status",
-            "error",
-            "annotator",
-            "prompt_version",
-            "key",
-        )
-    ]
+COLUMNS = (
+    "side",
+    "trace_id",
+    "task_id",
+    "source_repo",
+    "failure_mode",
+    "failure_summary",
+    "status",
+    "error",
+    "annotator",
+    "prompt_version",
+    "key",
 )
+
+
+def _schema():
+    import pyarrow as pa  # imported where used: the definitions import stays light (test_import_cost.py)
+
+    return pa.schema([(name, pa.string()) for name in COLUMNS])
 
 
 class FailureModesConfig(dg.Config):
@@ -104,6 +103,9 @@ def failure_modes(
     post_rl_traces: TraceTableRef,
 ):
     """Failure-mode category + short analysis per trace, both sides, with distributions and shift."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     partition = context.partition_key
     refs = {"baseline_traces": baseline_traces, "post_rl_traces": post_rl_traces}
     repos = {side: repo_from_spec(refs[name].source) for side, name in SIDES}
@@ -131,11 +133,11 @@ def failure_modes(
         for rows in iter_trace_rows(refs[name].path, (*ROW_COLUMNS, "conversation"), only):
             got = annotate(rows, client, batch_size=config.batch_size, char_limit=config.char_limit, known=known)
             records = [_record(side, repos[side], r, got[r["trace_id"]], client.model) for r in rows]
-            parts.append(pa.Table.from_pylist(records, schema=SCHEMA))
+            parts.append(pa.Table.from_pylist(records, schema=_schema()))
             labels[side].extend(g["category"] for g in got.values() if g["category"])
             total[side] += len(rows)
 
-    table = pa.concat_tables(parts) if parts else SCHEMA.empty_table()
+    table = pa.concat_tables(parts) if parts else _schema().empty_table()
     write_table(table, path)
     n_rows = table.num_rows
     n_failed = table.num_rows - pc.count(table["failure_mode"]).as_py()

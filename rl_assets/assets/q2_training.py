@@ -4,7 +4,6 @@
 from pathlib import Path
 
 import dagster as dg
-import pyarrow as pa
 
 from resources.hub import HubError, HubResource
 from rl_assets import store
@@ -28,6 +27,8 @@ from rl_assets.support.not_applicable import not_applicable, write_not_applicabl
 from rl_assets.support.report_files import Q2_TRAINING_METRICS, write_report
 from rl_assets.support.report_links import file_metadata
 from rl_assets.values.handover import NotApplicable, StepTableRef, TrainingLogsRef
+
+# pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
 
 ACCOUNTED, WANDB_CHECK = "every_input_accounted_for", "log_matches_wandb_summary"
 CHECK_SPECS = [
@@ -205,6 +206,8 @@ def fetch_logs(hub: HubResource, training_logs: TrainingLogsRef) -> Path:
 def store_generations(folder: Path, model: str, run_id: str) -> str | None:
     """The W&B validation-generation tables under training_logs/ as one store table (reward_integrity
     judges them); None when the logs hold none (or the repo has only a trainer_state.json, no training_logs/)."""
+    import pyarrow as pa
+
     if not folder.is_dir():
         return None
     frame = read_validation_tables(folder)
@@ -229,6 +232,8 @@ def training_metrics(
 ):
     """Per-step training metrics from any supported trainer's logs (SkyRL, verl, TRL/HF, TensorBoard;
     rl_assets/ingest/training_logs/), with report, best checkpoint and flags."""
+    import pyarrow as pa
+
     model = context.partition_key
     if not training_logs.applicable:
         write_not_applicable(model, Q2_TRAINING_METRICS, training_logs)

@@ -189,7 +189,7 @@ def _role(value) -> str:
 
 
 def featurize(messages: list, counter: Callable[[str], int]) -> dict:
-    """Features + size columns for one trace (keys match TRACE_SCHEMA column names).
+    """Features + size columns for one trace (keys match TRACE_COLUMNS names).
     The vectorised scan (featscan) computes exactly what featurize_reference does."""
     try:
         out = featurize_fast(messages, counter, sys.modules[__name__])

@@ -8,8 +8,11 @@ function) are derived by ``derive_concepts``."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-import pandas as pd
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 ALIASES: dict[str, tuple[str, ...]] = {
     "reward": (
@@ -68,6 +71,8 @@ RAW_SUFFIX = "__raw"  # a raw key spelled like a canonical column (legacy 'polic
 
 def apply_aliases(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, dict[str, int]]]:
     """Add canonical columns; return (frame, {canonical: {source key: rows it supplied}})."""
+    import pandas as pd
+
     frame = frame.rename(columns={c: c + RAW_SUFFIX for c in CANONICAL if c in frame.columns})
     sources: dict[str, dict[str, int]] = {}
     new_cols = {}

@@ -68,7 +68,7 @@ def test_each_import_rule_can_fail(tmp_path):
             "rl_assets/support/__init__.py": "",
             # up; down
             "rl_assets/support/mod.py": "from rl_assets.assets import traces\nfrom rl_assets import store\n",
-            "rl_assets/ingest/__init__.py": "from rl_assets.schema import TRACE_SCHEMA\n",  # allowed
+            "rl_assets/ingest/__init__.py": "from rl_assets.schema import trace_schema\n",  # allowed
             "rl_assets/ingest/reader.py": "import dagster as dg\nfrom rl_assets.analysis import figures\n",
             "rl_assets/analysis/__init__.py": "",
             "rl_assets/analysis/figures.py": "from rl_assets.values.escape import md_text\nfrom rl_assets.schema "

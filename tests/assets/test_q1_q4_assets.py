@@ -12,7 +12,7 @@ from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.q1_behavioral_delta import behavioral_delta
 from rl_assets.assets.q4_solve_rate import solve_rate_by_context_asset
 from rl_assets.partitions import models_partitions
-from rl_assets.schema import TRACE_SCHEMA
+from rl_assets.schema import trace_schema
 from rl_assets.settings import home_dir
 from rl_assets.values.handover import TraceTableRef
 from support.dagster_run import materialize_partition, partition_instance
@@ -28,9 +28,9 @@ def _stub(name, df):
         full = pa.table(
             {
                 f.name: table[f.name] if f.name in table.column_names else pa.nulls(len(table), f.type)
-                for f in TRACE_SCHEMA
+                for f in trace_schema()
             }
-        ).cast(TRACE_SCHEMA)
+        ).cast(trace_schema())
         (home_dir() / "storage").mkdir(exist_ok=True)  # in the store root: values name no other place
         path = str(home_dir() / "storage" / f"{name}.parquet")
         pq.write_table(full, path)

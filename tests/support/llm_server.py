@@ -149,13 +149,13 @@ class LLMServer(LoopbackServer):
 
 
 def write_trace_table(path, n_tasks: int, side: str, seed: int = 0, attempts: int = 2):
-    """A small TRACE_SCHEMA parquet for LLM tests and the bench: deterministic per (side, seed)."""
+    """A small trace-schema parquet for LLM tests and the bench: deterministic per (side, seed)."""
     import random
 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from rl_assets.schema import TRACE_SCHEMA, empty_row
+    from rl_assets.schema import empty_row, trace_schema
 
     rng = random.Random(f"{side}:{seed}")
     rows = []
@@ -184,7 +184,7 @@ def write_trace_table(path, n_tasks: int, side: str, seed: int = 0, attempts: in
                 ),
             }
             rows.append(row)
-    pq.write_table(pa.Table.from_pylist(rows, schema=TRACE_SCHEMA), path)
+    pq.write_table(pa.Table.from_pylist(rows, schema=trace_schema()), path)
     return str(path)
 
 

@@ -7,9 +7,13 @@ its validation generations (step, sample, input, output, score). Rules: rules.py
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.analysis.integrity import collapse, kl_per_token, reward_rise, reward_side, rules, truncation
+
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def reward_integrity(

@@ -11,9 +11,13 @@ approximation beside the exact non-task remainder (reward − task_score), never
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.values.metric_aliases import REWARD_TERM_PREFIX
+
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 PER_TOKEN = f"{REWARD_TERM_PREFIX}kl_penalty/in_reward_kl"  # the name metric_aliases gives verl's term
 SUMMED = f"{PER_TOKEN} × response_length (≈ summed over the response)"

@@ -8,12 +8,15 @@ dominates its pairs (a fast hack, then a plateau).
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.analysis.integrity import rules
 from rl_assets.analysis.integrity.curve import Curve
 from rl_assets.analysis.stats.onset import kendall_trend, shift_up_test
+
+# numpy, pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 EACH_P = rules.TREND_P / 2  # Bonferroni over the two tests of the gate
 
@@ -24,6 +27,8 @@ def level_shift(reward: Curve) -> dict:
     The held level is the median of the second half's raw values; the plateau starts at the first
     step from which the smoothed reward stays within the curve's threshold of that level to the end.
     """
+    import numpy as np
+
     n, first = len(reward), rules.START_POINTS
     level = float(np.median(reward.raw[n // 2 :]))
     inside = np.abs(reward.smooth - level) <= reward.threshold
@@ -51,6 +56,8 @@ def level_shift(reward: Curve) -> dict:
 
 def reward_trend(table: pd.DataFrame) -> dict:
     """Kendall tau of reward against step over the run, and the level-shift test: the gate."""
+    import numpy as np
+
     n = int(table["reward"].notna().sum()) if "reward" in table.columns else 0
     if n < rules.MIN_STEPS:
         return {

@@ -7,13 +7,16 @@ cannot have been earned outside the task.
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.analysis.integrity import kl_per_token, rules
 from rl_assets.analysis.integrity.curve import Curve, joint
 from rl_assets.analysis.stats.onset import first_sustained
 from rl_assets.values.metric_aliases import REWARD_TERM_PREFIX
+
+# numpy, pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 REMAINDER = "non-task remainder (reward − task_score)"
 
@@ -85,6 +88,8 @@ def term_columns(table: pd.DataFrame) -> dict[str, pd.Series]:
 
 
 def term_share(table: pd.DataFrame, trend: dict) -> dict:
+    import numpy as np
+
     name = "non_task_term_share"
     if not trend["evaluable"]:
         return rules.no_data(name, trend["reason"])

@@ -7,11 +7,15 @@ reward scored were cut off, not whether they were rambling or reasoning that out
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.analysis.integrity import rules
 from rl_assets.analysis.integrity.curve import column_curve
 from rl_assets.analysis.stats.onset import first_sustained
+
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 COLUMN = "length_clipped_share"
 

@@ -8,8 +8,11 @@ that reach the furthest step (a later checkpoint's logs contain the earlier step
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-import pandas as pd
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 from rl_assets.values.handover import StepTableRef
 
@@ -22,6 +25,8 @@ def _clean(values) -> list:
 
 def curves_of(steps: pd.DataFrame) -> dict:
     """{step: [...], step_time_utc: [ISO or None], <metric>: [...]} for the canonical metrics present."""
+    import pandas as pd
+
     frame = steps.sort_values("step")
     out = {"step": [int(s) for s in frame["step"]]}
     if "step_time_utc" in frame:

@@ -8,8 +8,11 @@ step never sets an onset.
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
+
+# numpy, pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import numpy as np
 
 MAD_TO_SD = 1.4826  # the MAD of normal noise times this is its standard deviation
 
@@ -23,12 +26,17 @@ def rolling_median(values, window: int) -> np.ndarray:
     >>> rolling_median([0, 0, 0, 9, 9, 9], 3).tolist()
     [0.0, 0.0, 0.0, 9.0, 9.0, 9.0]
     """
+    import numpy as np
+    import pandas as pd
+
     series = pd.Series(np.asarray(values, float))
     return series.rolling(window, center=True, min_periods=1).median().to_numpy()
 
 
 def noise_level(values, smoothed) -> float:
     """Robust standard deviation of the residual around the smoothed curve (MAD × 1.4826)."""
+    import numpy as np
+
     resid = np.asarray(values, float) - np.asarray(smoothed, float)
     resid = resid[np.isfinite(resid)]
     if not len(resid):
@@ -38,6 +46,8 @@ def noise_level(values, smoothed) -> float:
 
 def start_level(values, n: int) -> float:
     """Median of the first `n` finite values: where the curve started."""
+    import numpy as np
+
     v = np.asarray(values, float)
     v = v[np.isfinite(v)][:n]
     return float(np.median(v)) if len(v) else float("nan")
@@ -52,6 +62,8 @@ def first_sustained(mask, k: int) -> int | None:
     >>> first_sustained([0, 1, 1, 0, 1, 1, 1], 3), first_sustained([1, 1], 3)
     (4, None)
     """
+    import numpy as np
+
     run = 0
     for i, hit in enumerate(np.asarray(mask, bool)):
         run = run + 1 if hit else 0
@@ -62,6 +74,8 @@ def first_sustained(mask, k: int) -> int | None:
 
 def kendall_trend(steps, values) -> tuple[float, float]:
     """(tau, two-sided p) of Kendall's tau between step and value (scipy); (nan, 1.0) with < 3 points."""
+    import numpy as np
+
     x, y = np.asarray(steps, float), np.asarray(values, float)
     ok = np.isfinite(x) & np.isfinite(y)
     if ok.sum() < 3 or np.ptp(y[ok]) == 0:
@@ -81,6 +95,8 @@ def shift_up_test(first, rest) -> float:
     >>> shift_up_test([0, 1, 0, 1, 0], [5, 6, 5, 6, 5, 6]) < 0.01
     True
     """
+    import numpy as np
+
     a, b = np.asarray(first, float), np.asarray(rest, float)
     a, b = a[np.isfinite(a)], b[np.isfinite(b)]
     if not len(a) or not len(b):

@@ -10,11 +10,14 @@ dropped.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .files import natural_key
 from .result import T_END, T_START, LogFileResult
+
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 MAX_LISTED = 200
 
@@ -29,6 +32,8 @@ def chain_order(results: list[LogFileResult]) -> list[LogFileResult]:
 
 def merge_chain(results: list[LogFileResult], attr: str = "steps") -> tuple[pd.DataFrame, dict]:
     """Concatenate each file's ``attr`` store in chain order, keep the last row per step."""
+    import pandas as pd
+
     ordered = chain_order(results)
     frames = []
     for rank, res in enumerate(ordered):
