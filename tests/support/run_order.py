@@ -3,8 +3,8 @@
 scripts/run_tests.sh hands whole files to the workers (`--dist loadfile`) in collection order
 (`--no-loadscope-reorder`; xdist's default order is by test count). A long file handed out last keeps
 one worker busy after the other has run out of work, so the longest files go first and the many short
-ones fill the gaps. The order comes from `--durations` of whole-suite runs (bench/RESULTS.md, "The
-inner loop"); a file missing from the list only starts later, it still runs.
+ones fill the gaps. The order comes from `--durations` of whole-suite runs (bench/RESULTS.md, "`make test`: the UI
+tests' welcome-dialog race"); a file missing from the list only starts later, it still runs.
 """
 
 from __future__ import annotations
