@@ -48,7 +48,10 @@ def make_file(path: Path, rows: int, seed: int) -> int:
                     body = f"<think>{_para(rng, 60)}</think>\n" + body
                 if rng.random() < 0.1:
                     body += " on second thought, let me reconsider."
-                body += '\n```bash\nls -la\n```\n<tool_call>\n{"name": "bash_command", "arguments": {"keystrokes": "ls\\n"}}\n</tool_call>'
+                body += (
+                    '\n```bash\nls -la\n```\n<tool_call>\n{"name": "bash_command", "arguments": {"keystrokes": '
+                    '"ls\\n"}}\n</tool_call>'
+                )
                 conv.append({"role": "assistant", "content": body})
                 out = "New Terminal Output:\n" + _para(rng, rng.randint(80, 200))
                 if rng.random() < 0.15:
@@ -158,7 +161,8 @@ total = max(ct for (f, _, name), (_, _, _, ct, _) in st.items() if name == 'inge
 mine = ('report.py', 'dedup.py', 'walk.py', 'harbor_walk.py')
 entry = {{'dedup', 'walk', '_fingerprints', 'balance', 'accounting_of', 'find', 'skip', 'merge', 'note',
           'input_read', 'input_not_read', 'input_merged', 'lost', '_data_files'}}
-acc = sum(ct for (f, _, name), (_, _, _, ct, _) in st.items() if name in entry and f.endswith(mine + ('__init__.py', 'spec.py')))
+ledger_files = mine + ('__init__.py', 'spec.py')
+acc = sum(ct for (f, _, name), (_, _, _, ct, _) in st.items() if name in entry and f.endswith(ledger_files))
 print(f"profiled: ledger functions {{acc:.3f}} s of {{total:.2f}} s ingest = {{100 * acc / total:.2f}} % (upper bound)")
 """
 

@@ -24,7 +24,10 @@ KEYS = (
 
 
 def step_block(step: int, r: random.Random) -> str:
-    ts = f"2026-06-{1 + step // 5000:02d} {step % 24:02d}:{step % 60:02d}:00.000 | INFO     | skyrl_train.trainer:train:391 - "
+    ts = (
+        f"2026-06-{1 + step // 5000:02d} {step % 24:02d}:{step % 60:02d}:00.000 | INFO     | "
+        f"skyrl_train.trainer:train:391 - "
+    )
     metrics = json.dumps({k: round(r.random(), 5) for k in KEYS}, sort_keys=True)
     gen = "\x1b[36m(TerminalBenchGenerator pid=1, ip=10.0.0.1)\x1b[0m " + ts
     lines = [
@@ -98,7 +101,8 @@ def main() -> None:
             mb = sum(p.stat().st_size for p in Path(tmp).iterdir()) / 1e6
             out = run_child(__file__, tmp)
             print(
-                f"{scale:g}x: {mb:.0f} MB, {steps} steps -> {out['seconds']:.2f} s wall, {out['cpu_seconds']:.2f} s CPU "
+                f"{scale:g}x: {mb:.0f} MB, {steps} steps -> {out['seconds']:.2f} s wall, {out['cpu_seconds']:.2f} s "
+                f"CPU "
                 f"({mb / out['seconds']:.0f} MB/s), peak RSS {out['peak_rss_mb']:.0f} MB, "
                 f"parsed steps {out['steps']}, malformed {out['malformed']}"
             )

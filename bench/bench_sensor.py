@@ -63,7 +63,8 @@ def main():
         elapsed = time.perf_counter() - start
     print(f"repos listed: {N_REPOS}, changed: {N_CHANGED}, repos fetched: {hub.fetched}")
     print(
-        f"run requests: {len(result.run_requests)}, new partitions: {len(result.dynamic_partitions_requests[0].partition_keys) if result.dynamic_partitions_requests else 0}"
+        f"run requests: {len(result.run_requests)}, new partitions: "
+        f"{len(result.dynamic_partitions_requests[0].partition_keys) if result.dynamic_partitions_requests else 0}"
     )
     print(f"tick time: {elapsed:.3f} s (target <= 2 s)")
 

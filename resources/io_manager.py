@@ -10,12 +10,14 @@ parent of a re-execution), else from the path the asset's latest materialization
 instance's event log (`stored_at`), else from `<slug>/LATEST` (readers without an instance, e.g.
 sensors). The root is a UPath, so `s3://bucket/prefix` works wherever fsspec has a driver.
 
-Values are small JSON-able dicts. Tables (trace tables, failure-mode and step tables) are NOT
-carried here: they are written in record batches while they are built, can be larger than memory,
-and a trace table is shared by content address across runs and partitions (model_comparison reads
-the one a partition built). rl_assets/store.py writes them under the same root (`<root>/tables/…`)
-and a value names the table's location. Values that a later step reads name no place outside the
-storage root (no report folder, no machine's cache): tests/services/test_scaleout_celery.py checks it.
+Values are small JSON-able dicts or typed hand-over values (rl_assets/values/handover.py: a trace table
+reference, a training-log reference, ...), stored with a type tag and loaded back as their kind; values stored
+before the tags load as the kind whose fields they hold. Tables (trace tables, failure-mode and step tables)
+are NOT carried here: they are written in record batches while they are built, can be larger than memory, and
+a trace table is shared by content address across runs and partitions (model_comparison reads the one a
+partition built). rl_assets/store.py writes them under the same root (`<root>/tables/…`) and a value names the
+table's location. Values that a later step reads name no place outside the storage root (no report folder, no
+machine's cache): tests/services/test_scaleout_celery.py checks it.
 """
 
 from __future__ import annotations
@@ -23,12 +25,17 @@ from __future__ import annotations
 import json
 import os
 import secrets
+from typing import TYPE_CHECKING
 
 import dagster as dg
-from upath import UPath
 
 from rl_assets import store, store_checks
 from rl_assets.partitions import slug
+from rl_assets.values.handover import KINDS, LOCATION_FIELDS, UnknownHandover, decode, encode, is_handover
+
+# upath: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    from upath import UPath
 
 SUFFIX = ".json"
 
@@ -58,7 +65,7 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
         folder.mkdir(parents=True, exist_ok=True)
         run_id = _run_id(context) or "no-run"
         path = folder / f"{run_id}{SUFFIX}"
-        data = json.dumps(obj, indent=2, sort_keys=True, default=str).encode()
+        data = json.dumps(obj, indent=2, sort_keys=True, default=_json_default).encode()
         _write_atomic(path, lambda handle: handle.write(data))
         # only for readers without an instance; runs resolve inputs through the event log
         _write_atomic(folder / "LATEST", lambda handle: handle.write(path.name.encode()))
@@ -73,9 +80,19 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
                 + (f" partition {partition}" if partition else "")
                 + f" under {self._base()}; materialize it first"
             )
-        return _locations_checked(json.loads(path.read_text()), path)
+        value = _locations_checked(_decoded(path), path)
+        expected = _expected_type(context)
+        if expected is not None and not isinstance(value, expected):
+            raise TypeError(
+                f"the stored value {path} of {context.asset_key.to_user_string()} is not a {_type_name(expected)} "
+                f"(it holds {sorted(value) if isinstance(value, dict) else type(value).__name__}); "
+                "it was written by another rldelta version: re-materialize that asset"
+            )
+        return value
 
     def _stored_path(self, context: dg.InputContext, partition: str | None) -> UPath | None:
+        from upath import UPath
+
         folder = self._folder(context.asset_key.path, partition)
         producer = _run_id(context.upstream_output) if context.upstream_output is not None else None
         if producer:  # produced in this run (or in the parent of a re-execution)
@@ -94,17 +111,42 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
         return None
 
 
-# Keys under which a value names a table in the store (trace refs, failure_modes, training_metrics).
-LOCATION_KEYS = ("path", "steps_table")
+def _json_default(obj):
+    """Hand-over values as their tagged JSON form; anything else JSON cannot hold (dates) as text."""
+    return encode(obj) if is_handover(obj) else str(obj)
+
+
+def _decoded(path: UPath):
+    """The value stored at `path`, hand-over values as their kind; an unknown tag names the file."""
+    try:
+        return decode(json.loads(path.read_text()))
+    except UnknownHandover as exc:
+        raise UnknownHandover(f"{path}: {exc}; it was written by another rldelta version") from exc
+
+
+def _expected_type(context: dg.InputContext):
+    """The hand-over kind(s) the consuming asset declared for this input, or None when it takes any value."""
+    try:
+        expected = context.dagster_type.typing_type
+    except (dg.DagsterInvariantViolationError, AttributeError):  # a context built without a type
+        return None
+    kinds = getattr(expected, "__args__", None) if not isinstance(expected, type) else (expected,)
+    if not kinds or not all(k in KINDS.values() for k in kinds):
+        return None
+    return tuple(kinds)
+
+
+def _type_name(kinds: tuple[type, ...]) -> str:
+    return " or ".join(k.__name__ for k in kinds)
 
 
 def _locations_checked(value, stored_at):
     """`value`, once every table location it names lies under the storage root: an edited value file
     must not make a step read (or report) a file outside the store."""
-    if isinstance(value, dict):
-        for key in LOCATION_KEYS:
-            if isinstance(value.get(key), str):
-                store_checks.inside_root(value[key], f"the stored value {stored_at} ({key})")
+    for key in LOCATION_FIELDS:
+        location = value.get(key) if isinstance(value, dict) else getattr(value, key, None)
+        if isinstance(location, str):
+            store_checks.inside_root(location, f"the stored value {stored_at} ({key})")
     return value
 
 
@@ -125,6 +167,8 @@ def _run_id(context: dg.OutputContext) -> str | None:
 
 def _latest_recorded(context: dg.InputContext, partition: str | None) -> UPath | None:
     """`stored_at` of the asset's latest materialization in the instance's event log, if any."""
+    from upath import UPath
+
     try:
         instance = context.instance
     except dg.DagsterInvariantViolationError:  # built without an instance (tests, sensors)
@@ -162,11 +206,15 @@ def latest_value(instance: dg.DagsterInstance, asset: str, partition: str | None
 
 def read_value(stored_at: str):
     """The JSON value stored at `stored_at` (a path or URL), or None when absent or unreadable."""
+    from upath import UPath
+
     if not stored_at.endswith(".json"):
         return None
     try:
-        return json.loads(UPath(store_checks.inside_root(stored_at, "a materialization's stored_at")).read_text())
-    except (OSError, ValueError):
+        return decode(
+            json.loads(UPath(store_checks.inside_root(stored_at, "a materialization's stored_at")).read_text())
+        )
+    except (OSError, ValueError):  # UnknownHandover too: a summary reader skips what it cannot read
         return None
 
 

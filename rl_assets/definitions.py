@@ -56,8 +56,8 @@ def build_definitions() -> dg.Definitions:
         jobs=JOBS,
         sensors=SENSORS,
         resources={"io_manager": RlDeltaIOManager(), **build_resources()},
-        # Every step of a run in the run's own process: a fresh process per step re-imported Dagster
-        # and the code (~3.5 s CPU, ~240 MB each), which dominated a sensor-launched analysis.
+        # Every step of a run in the run's own process: a fresh process per step re-imports Dagster
+        # and the code (~3.5 s CPU, ~240 MB each), which would dominate a sensor-launched analysis.
         # Pools still cap hub/LLM steps across runs (the in-process executor claims pool slots), and
         # terminating a run ends one process, leaving no step processes behind. See docs/execution.md.
         executor=dg.in_process_executor,

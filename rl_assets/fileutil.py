@@ -14,7 +14,9 @@ import socket
 import time
 from pathlib import Path
 
-STALE_AFTER_S = 3600  # a temp older than this is stale when its writer cannot be checked; a live writer touches its temp every batch (well under a second)
+# a temp older than this is stale when its writer cannot be checked; a live writer touches its temp every batch (well
+# under a second)
+STALE_AFTER_S = 3600
 _HOST = socket.gethostname().replace(".", "_")
 
 

@@ -1,13 +1,18 @@
 """The normalized trace table: one row per trial (attempt), whatever format it came from.
 
-Every ingest adapter produces exactly TRACE_SCHEMA; every analysis reads it. Columns that a
+Every ingest adapter produces exactly trace_schema(); every analysis reads it. Columns that a
 source cannot fill are null. The conversation is kept as a JSON string (a list of
 ``{"role", "content", ...}`` messages) so shards with different message shapes never clash.
 """
 
 from __future__ import annotations
 
-import pyarrow as pa
+import functools
+from typing import TYPE_CHECKING
+
+# pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 # The trace data files a source may hold (the one list; ingest, the hub and the resolver import it):
 # each data suffix plain or compressed (compression suffix -> pyarrow codec; read as a stream).
@@ -67,65 +72,66 @@ FEATURE_COLUMNS = (
     "premature_stop",  # 1.0 when the trace ends on an agent turn without a completion signal
 )
 
+# (column, type[, NOT_NULL]); trace_schema() turns it into the pyarrow schema on first use.
+NOT_NULL = "not null"
 TRACE_FIELDS = [
     # identity
-    pa.field("trace_id", pa.string(), nullable=False),  # stable id: sha1(source_ref|trial key)[:16]
-    pa.field("source_kind", pa.string()),  # exported_rows | harbor | atif | reasoning_gym
-    pa.field("source_ref", pa.string()),  # hub id or path it came from
-    pa.field("benchmark", pa.string()),  # benchmark name when known
-    pa.field("task_id", pa.string(), nullable=False),  # never silently the trial name
-    pa.field("task_family", pa.string()),  # e.g. reasoning-gym dataset name
-    pa.field("task_index", pa.int64()),  # index inside a seeded generated dataset
-    pa.field("task_config", pa.string()),  # JSON generator config (seed, size, params)
-    pa.field("trial_name", pa.string()),
-    pa.field("attempt", pa.int64()),  # 0-based attempt number within the task
-    pa.field("episode", pa.int64()),  # last episode index kept for the trial
-    pa.field("date", pa.timestamp("us", tz="UTC")),  # trial start, UTC
-    pa.field("agent", pa.string()),
-    pa.field("model", pa.string()),
+    ("trace_id", "string", NOT_NULL),  # stable id: sha1(source_ref|trial key)[:16]
+    ("source_kind", "string"),  # exported_rows | harbor | atif | reasoning_gym
+    ("source_ref", "string"),  # hub id or path it came from
+    ("benchmark", "string"),  # benchmark name when known
+    ("task_id", "string", NOT_NULL),  # never silently the trial name
+    ("task_family", "string"),  # e.g. reasoning-gym dataset name
+    ("task_index", "int64"),  # index inside a seeded generated dataset
+    ("task_config", "string"),  # JSON generator config (seed, size, params)
+    ("trial_name", "string"),
+    ("attempt", "int64"),  # 0-based attempt number within the task
+    ("episode", "int64"),  # last episode index kept for the trial
+    ("date", "timestamp"),  # trial start, UTC
+    ("agent", "string"),
+    ("model", "string"),
     # outcome
-    pa.field("reward", pa.float64()),  # null when errored / unscored
-    pa.field("passed", pa.bool_()),  # reward >= 1.0 (full credit); False on error
-    pa.field("reward_positive", pa.bool_()),  # reward > 0 (seed's pass@k semantics)
-    pa.field("error_type", pa.string()),
-    pa.field("is_infra_error", pa.bool_()),
+    ("reward", "float64"),  # null when errored / unscored
+    ("passed", "bool"),  # reward >= 1.0 (full credit); False on error
+    ("reward_positive", "bool"),  # reward > 0 a pass for pass@k (docs/original_pipeline.md W24)
+    ("error_type", "string"),
+    ("is_infra_error", "bool"),
     # size
-    pa.field("n_messages", pa.int64()),
-    pa.field("n_turns", pa.int64()),  # agent turns
-    pa.field("n_tokens", pa.int64()),  # whole conversation
-    pa.field("peak_prompt_tokens", pa.int64()),  # recorded max prompt tokens (ATIF metrics)
-    pa.field("token_source", pa.string()),  # "recorded" or "tokenizer:<name>"
+    ("n_messages", "int64"),
+    ("n_turns", "int64"),  # agent turns
+    ("n_tokens", "int64"),  # whole conversation
+    ("peak_prompt_tokens", "int64"),  # recorded max prompt tokens (ATIF metrics)
+    ("token_source", "string"),  # "recorded" or "tokenizer:<name>"
     # behaviour
-    *[pa.field(name, pa.float64()) for name in FEATURE_COLUMNS],
-    pa.field("hint_first_turn", pa.int64()),  # agent turn index when the first hint fired
-    pa.field("tool_calls_by_name", pa.string()),  # JSON {name: count}
+    *[(name, "float64") for name in FEATURE_COLUMNS],
+    ("hint_first_turn", "int64"),  # agent turn index when the first hint fired
+    ("tool_calls_by_name", "string"),  # JSON {name: count}
     # reasoning tasks
-    pa.field("question", pa.string()),
-    pa.field("expected_answer", pa.string()),
-    pa.field("answer", pa.string()),  # model's final answer as the source recorded/extracted it
-    pa.field("failure_mode", pa.string()),  # categorical label when annotated
+    ("question", "string"),
+    ("expected_answer", "string"),
+    ("answer", "string"),  # model's final answer as the source recorded/extracted it
+    ("failure_mode", "string"),  # categorical label when annotated
     # content
-    pa.field("conversation", pa.string()),  # JSON list of messages
+    ("conversation", "string"),  # JSON list of messages
     # run facts (Harbor result.json / ATIF; null for every other source)
-    pa.field("env_setup_s", pa.float64()),  # result.json environment_setup phase, seconds
-    pa.field("agent_setup_s", pa.float64()),  # agent_setup phase, seconds
-    pa.field("agent_exec_s", pa.float64()),  # agent_execution phase, seconds
-    pa.field("verifier_s", pa.float64()),  # verifier phase, seconds
-    pa.field("trial_s", pa.float64()),  # whole trial: started_at -> finished_at, seconds
-    pa.field("input_tokens", pa.int64()),  # agent_result.n_input_tokens (incl. cached) / ATIF total_prompt_tokens
-    pa.field("output_tokens", pa.int64()),  # agent_result.n_output_tokens / ATIF total_completion_tokens
-    pa.field("cached_tokens", pa.int64()),  # agent_result.n_cache_tokens / ATIF total_cached_tokens
-    pa.field("cost_usd", pa.float64()),  # agent_result.cost_usd / ATIF total_cost_usd
-    pa.field("n_subagents", pa.int64()),  # ATIF subagent trajectories (embedded + referenced files)
+    ("env_setup_s", "float64"),  # result.json environment_setup phase, seconds
+    ("agent_setup_s", "float64"),  # agent_setup phase, seconds
+    ("agent_exec_s", "float64"),  # agent_execution phase, seconds
+    ("verifier_s", "float64"),  # verifier phase, seconds
+    ("trial_s", "float64"),  # whole trial: started_at -> finished_at, seconds
+    ("input_tokens", "int64"),  # agent_result.n_input_tokens (incl. cached) / ATIF total_prompt_tokens
+    ("output_tokens", "int64"),  # agent_result.n_output_tokens / ATIF total_completion_tokens
+    ("cached_tokens", "int64"),  # agent_result.n_cache_tokens / ATIF total_cached_tokens
+    ("cost_usd", "float64"),  # agent_result.cost_usd / ATIF total_cost_usd
+    ("n_subagents", "int64"),  # ATIF subagent trajectories (embedded + referenced files)
     # task identity (rl_assets/values/task_identity.py): the key both sides are paired on, and how it was made
-    pa.field("task_key", pa.string()),  # "<family>#q<hash>" (question_hash) or the task id
-    pa.field("task_key_source", pa.string()),  # question_hash | task_id
+    ("task_key", "string"),  # "<family>#q<hash>" (question_hash) or the task id
+    ("task_key_source", "string"),  # question_hash | task_id
     # generation settings the source recorded, JSON {max_tokens, temperature, top_p, repeats, ...}
-    pa.field("gen_settings", pa.string()),
+    ("gen_settings", "string"),
 ]
 
-TRACE_SCHEMA = pa.schema(TRACE_FIELDS)
-TRACE_COLUMNS = tuple(f.name for f in TRACE_FIELDS)
+TRACE_COLUMNS = tuple(name for name, *_ in TRACE_FIELDS)
 
 # Columns cheap enough for every analysis to load (everything but the conversation text).
 LIGHT_COLUMNS = tuple(c for c in TRACE_COLUMNS if c not in ("conversation", "question"))
@@ -134,3 +140,18 @@ LIGHT_COLUMNS = tuple(c for c in TRACE_COLUMNS if c not in ("conversation", "que
 def empty_row() -> dict:
     """A row with every column present and null (adapters fill what they know)."""
     return {name: None for name in TRACE_COLUMNS}
+
+
+@functools.cache
+def trace_schema() -> pa.Schema:
+    """The normalized trace table's pyarrow schema (TRACE_FIELDS), built once on first use."""
+    import pyarrow as pa
+
+    types = {
+        "string": pa.string(),
+        "int64": pa.int64(),
+        "float64": pa.float64(),
+        "bool": pa.bool_(),
+        "timestamp": pa.timestamp("us", tz="UTC"),
+    }
+    return pa.schema([pa.field(name, types[kind], nullable=NOT_NULL not in rest) for name, kind, *rest in TRACE_FIELDS])

@@ -1,4 +1,5 @@
-"""The store: every place rldelta reads or writes, in one module.
+"""The store: every place rldelta reads or writes, in one module (moving bytes and tables to and from
+a place is rl_assets/store_io.py, re-exported here).
 
 Two kinds of places, kept apart on purpose:
 
@@ -23,16 +24,33 @@ Locations are strings: a local absolute path, or a URL that fsspec resolves.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
-
-import pyarrow.parquet as pq
-from upath import UPath
+from typing import TYPE_CHECKING
 
 from rl_assets import settings
-from rl_assets.fileutil import atomic_write_bytes
 from rl_assets.partitions import slug
+
+# Reading and writing at a location lives in rl_assets/store_io.py; re-exported so callers use the store alone.
+from rl_assets.store_io import (  # noqa: F401
+    arrow_source,
+    exists,
+    local_text,
+    open_binary,
+    parquet_file,
+    read_bytes,
+    read_json,
+    read_table,
+    remote_fs,
+    remove,
+    write_bytes,
+    write_json,
+    write_table,
+)
+
+# upath: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    from upath import UPath
 
 TABLES = "tables"
 
@@ -43,10 +61,12 @@ def root() -> UPath:
     RLDELTA_STORAGE: later calls after a chdir, and every process this one starts, use the same
     root (the store is never split by working directory). A local root inside the reports folder is
     refused: reports are outputs for people, and the store's files would be listed as reports."""
+    from upath import UPath
+
     value = settings.storage_root()
-    if _remote(value) is not None:
+    if remote_fs(value) is not None:
         return UPath(value)
-    path = Path(_local(value)).expanduser()
+    path = Path(local_text(value)).expanduser()
     if not path.is_absolute():
         path = path.resolve()
         os.environ["RLDELTA_STORAGE"] = str(path)
@@ -67,7 +87,7 @@ def is_local() -> bool:
 def local_path(location: str | os.PathLike) -> Path | None:
     """`location` as a local path, or None when it is a URL of an object store."""
     text = str(location)
-    return Path(_local(text)) if _remote(text) is None else None
+    return Path(local_text(text)) if remote_fs(text) is None else None
 
 
 # -- hand-overs ------------------------------------------------------------------------------------
@@ -153,7 +173,7 @@ def staging_file(location: str | os.PathLike) -> Path:
     """Where to build a table before it is published at `location`: the place itself when the root
     is local (writers rename into it atomically), else a local file uploaded afterwards."""
     text = str(location)
-    if _remote(text) is None:
+    if remote_fs(text) is None:
         return Path(text)
     import hashlib
 
@@ -167,7 +187,7 @@ def staging_file(location: str | os.PathLike) -> Path:
 
 def publish(staged: Path, location: str | os.PathLike) -> None:
     """Move a staged file to `location` (nothing to do when it was built in place)."""
-    remote = _remote(str(location))
+    remote = remote_fs(str(location))
     if remote is None:
         return
     fs, path = remote
@@ -176,102 +196,5 @@ def publish(staged: Path, location: str | os.PathLike) -> None:
     staged.unlink(missing_ok=True)
 
 
-# -- reading and writing at a location ------------------------------------------------------------
-
-
 class StoreError(RuntimeError):
     """A place the store cannot use as configured (the message names the setting to change)."""
-
-
-def _remote(location: str):
-    """(fsspec filesystem, path) for a URL; None for a local path."""
-    if "://" not in location or location.startswith("file://"):
-        return None
-    import fsspec
-
-    return fsspec.core.url_to_fs(location)
-
-
-def _local(location: str) -> str:
-    return location.removeprefix("file://")
-
-
-def arrow_source(location: str | os.PathLike) -> tuple[str, object]:
-    """(path, pyarrow filesystem or None) for pyarrow's readers, for a local path or an fsspec URL."""
-    text = str(location)
-    remote = _remote(text)
-    if remote is None:
-        return _local(text), None
-    from pyarrow.fs import FSSpecHandler, PyFileSystem
-
-    fs, path = remote
-    return path, PyFileSystem(FSSpecHandler(fs))
-
-
-def exists(location: str | os.PathLike) -> bool:
-    text = str(location)
-    remote = _remote(text)
-    return Path(_local(text)).exists() if remote is None else remote[0].exists(remote[1])
-
-
-def open_binary(location: str | os.PathLike):
-    """A binary read stream at `location` (a local path or a URL), for reading in chunks."""
-    text = str(location)
-    remote = _remote(text)
-    return open(_local(text), "rb") if remote is None else remote[0].open(remote[1], "rb")
-
-
-def read_bytes(location: str | os.PathLike) -> bytes:
-    text = str(location)
-    remote = _remote(text)
-    return Path(_local(text)).read_bytes() if remote is None else remote[0].cat_file(remote[1])
-
-
-def write_bytes(location: str | os.PathLike, data: bytes) -> None:
-    """Readers see the old file or the new one: a rename locally, one PUT on an object store."""
-    text = str(location)
-    remote = _remote(text)
-    if remote is None:
-        atomic_write_bytes(_local(text), data)
-        return
-    fs, path = remote
-    fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
-    fs.pipe_file(path, data)
-
-
-def remove(location: str | os.PathLike) -> None:
-    text = str(location)
-    remote = _remote(text)
-    if remote is None:
-        Path(_local(text)).unlink(missing_ok=True)
-    elif remote[0].exists(remote[1]):
-        remote[0].rm_file(remote[1])
-
-
-def read_json(location: str | os.PathLike):
-    return json.loads(read_bytes(location))
-
-
-def write_json(location: str | os.PathLike, obj) -> None:
-    write_bytes(location, (json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n").encode())
-
-
-def parquet_file(location: str | os.PathLike, **kw) -> pq.ParquetFile:
-    path, fs = arrow_source(location)
-    return pq.ParquetFile(path, filesystem=fs, **kw)
-
-
-def read_table(location: str | os.PathLike, columns=None):
-    path, fs = arrow_source(location)
-    return pq.read_table(path, columns=columns, filesystem=fs)
-
-
-def write_table(table, location: str | os.PathLike) -> bytes:
-    """Write `table` as parquet at `location`; returns the bytes written, so a copy elsewhere (a
-    report's copy for people) needs no second encoding."""
-    import io
-
-    buf = io.BytesIO()
-    pq.write_table(table, buf)
-    write_bytes(location, buf.getvalue())
-    return buf.getvalue()

@@ -37,10 +37,12 @@ set -a
 set +a
 # Parallel workers (pytest-xdist), one per core by default; --dist loadfile keeps a test file on
 # one worker, so its module-scoped fixtures (a built demo world, a materialized run) are built once.
+# --no-loadscope-reorder hands the files out in collection order, which tests/conftest.py sorts
+# longest first (tests/support/run_order.py).
 # RLDELTA_TEST_WORKERS=0 runs in this process (a debugger, or -x on a single failure).
 workers="${RLDELTA_TEST_WORKERS:-$(nproc 2>/dev/null || echo 2)}"
 xdist=()
-[ "$workers" != "0" ] && xdist=(-n "$workers" --dist loadfile)
+[ "$workers" != "0" ] && xdist=(-n "$workers" --dist loadfile --no-loadscope-reorder)
 .venv/bin/python -m pytest -q -ra "${xdist[@]}" "$@"
 status=$?
 for step in scripts/teardown.d/*.sh; do

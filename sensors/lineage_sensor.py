@@ -103,5 +103,7 @@ lineage_after_failure = dg.run_status_sensor(
     name="lineage_after_failure",
     run_status=dg.DagsterRunStatus.FAILURE,
     **_COMMON,
-    description="Refreshes the run lineage after a checkpoint's analysis run fails (it lists the checkpoint as excluded).",
+    description=(
+        "Refreshes the run lineage after a checkpoint's analysis run fails (it lists the checkpoint as excluded)."
+    ),
 )(lineage_reaction)

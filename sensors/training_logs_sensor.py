@@ -24,7 +24,10 @@ LOGS_RERUN = dg.AssetSelection.assets("training_logs").downstream() & dg.AssetSe
     target=LOGS_RERUN,
     minimum_interval_seconds=30,
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Detects a new training_logs/ revision of a known model and re-runs training_logs, what depends on it and INDEX.md, in one run.",
+    description=(
+        "Detects a new training_logs/ revision of a known model and re-runs training_logs, what depends on it "
+        "and INDEX.md, in one run."
+    ),
 )
 def training_logs_sensor(context: dg.SensorEvaluationContext, hub: HubResource):
     client = hub.client()

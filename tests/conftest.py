@@ -143,3 +143,11 @@ def demo_world_seed7(tmp_path_factory):
     home = tmp_path_factory.mktemp("demo-seed7")
     built = build_world(home, seed=7, registry=False)
     return built, json.loads(built.ground_truth_path.read_text()), home
+
+
+def pytest_collection_modifyitems(config, items):
+    """The longest test files first (tests/support/run_order.py), so the parallel workers finish together."""
+    from support.run_order import order
+
+    keys = dict(zip(map(id, items), order([item.nodeid for item in items], config.rootpath), strict=True))
+    items.sort(key=lambda item: keys[id(item)])

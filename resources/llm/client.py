@@ -1,10 +1,10 @@
 """The run-time LLM client: cached, budgeted, retried, concurrent calls with per-item isolation.
 
 Built by ``LLMResource.session()``; analyses hand it ``LLMRequest`` objects and get one
-``ItemResult`` per cache key back (both in the neutral rl_assets/values/llm_types.py). Nothing here raises for a single bad call: a malformed reply,
-a 500 after all retries, a timeout or a refused budget marks only that request's items failed
-(recorded in the cache's failure log and retried next run), so the seed's "one bad reply
-aborts the step after the money was spent" cannot happen.
+``ItemResult`` per cache key back (both in the neutral rl_assets/values/llm_types.py). Nothing here raises for a single
+bad call: a malformed reply, a 500 after all retries, a timeout or a refused budget marks only that request's items
+failed (recorded in the cache's failure log and retried next run), so "one bad reply aborts the
+step after the money was spent" (docs/original_pipeline.md W3, W10) cannot happen.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Spend control for LLM calls: price table, token estimates, the budget guard, the usage ledger.
 
-The seed pipeline spent its whole GPT-5 budget before discovering it could not use the
-result; here a call is only *started* when its worst case (prompt tokens + max output tokens)
-still fits the remaining token and USD budget, counting calls already in flight.
+The original pipeline spent its whole GPT-5 budget before discovering it could not use the
+result (docs/original_pipeline.md W18); here a call is only *started* when its worst case
+(prompt tokens + max output tokens) still fits the remaining token and USD budget, counting
+calls already in flight.
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ class Budget:
                 raise BudgetExceeded(
                     f"call needs up to {tokens} tokens / ${usd:.4f}; used {self.used_tokens} tokens / "
                     f"${self.used_usd:.4f} (+{self._held_tokens} in flight) of "
-                    f"{self.max_tokens or 'unlimited'} tokens / ${self.max_usd if self.max_usd is not None else 'unlimited'}"
+                    f"{self.max_tokens or 'unlimited'} tokens / "
+                    f"${self.max_usd if self.max_usd is not None else 'unlimited'}"
                 )
             self._held_tokens += tokens
             self._held_usd += usd

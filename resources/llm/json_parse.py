@@ -1,7 +1,7 @@
 """Tolerant JSON extraction for LLM replies.
 
 Structured output (response_format json_schema) is requested, but many OpenAI-compatible
-servers ignore it and answer with JSON inside prose. The seed pipeline crashed on exactly
+servers ignore it and answer with JSON inside prose. The original pipeline crashed on exactly
 these replies (a fenced block, an ``Invalid \\escape``), so we try, in order: the raw text,
 every fenced block, the outermost ``{...}`` / ``[...]`` span, and each of those again after
 repairing invalid backslash escapes and trailing commas. Anything still unparseable raises

@@ -1,6 +1,6 @@
 """The `llm` resource: an OpenAI-compatible endpoint (judge + annotator) or an offline heuristic.
 
-    LLMResource(api_key=EnvVar("OPENAI_API_KEY"))            # api.openai.com, seed models
+    LLMResource(api_key=EnvVar("OPENAI_API_KEY"))            # api.openai.com, default models
     LLMResource(base_url="http://vllm:8000/v1", judge_model="qwen")  # any compatible server
     LLMResource()                                             # $OPENAI_API_KEY, else offline
 

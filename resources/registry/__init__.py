@@ -4,6 +4,6 @@ from __future__ import annotations
 
 from resources.registry.resource import RegistryResource
 from resources.registry.sql import SqlRegistry
-from resources.registry.types import TABLES, RegistryBackend, RegistryQueries, metadata
+from resources.registry.types import RegistryBackend, RegistryQueries, metadata, tables
 
-__all__ = ["TABLES", "RegistryBackend", "RegistryQueries", "RegistryResource", "SqlRegistry", "metadata"]
+__all__ = ["RegistryBackend", "RegistryQueries", "RegistryResource", "SqlRegistry", "metadata", "tables"]

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import sqlalchemy as sa
+from resources.registry.types import RegistryQueries, metadata, tables
 
-from resources.registry.types import TABLES, RegistryQueries, metadata
+# sqlalchemy: imported where used, so loading the definitions stays light (test_import_cost.py)
 
 
 def _as_utc(value):
@@ -31,13 +31,15 @@ class SqlRegistry(RegistryQueries):
     """The registry tables in any SQLAlchemy database (SQLite by default, PostgreSQL by URL)."""
 
     def __init__(self, url: str):
+        import sqlalchemy as sa
+
         self.url = url
         # SQLAlchemy 2.1 maps a bare postgresql:// to psycopg 3; the driver we ship is psycopg2.
         driver_url = "postgresql+psycopg2://" + url[len("postgresql://") :] if url.startswith("postgresql://") else url
         self.engine = sa.create_engine(driver_url, future=True, pool_pre_ping=True)
 
     def create_all(self) -> None:
-        metadata.create_all(self.engine)
+        metadata().create_all(self.engine)
 
     def insert(self, table: str, rows: list[dict]) -> None:
         self.write({table: rows})
@@ -49,16 +51,16 @@ class SqlRegistry(RegistryQueries):
         with self.engine.begin() as conn:
             for table, rows in inserts.items():
                 if rows:
-                    conn.execute(TABLES[table].insert(), self._full_rows(table, rows))
+                    conn.execute(tables()[table].insert(), self._full_rows(table, rows))
             for table, by_id in (updates or {}).items():
-                t = TABLES[table]
+                t = tables()[table]
                 for row_id, values in by_id.items():
                     conn.execute(t.update().where(t.c.id == row_id).values(**_utc_values(values)))
 
     @staticmethod
     def _full_rows(table: str, rows: list[dict]) -> list[dict]:
         # executemany needs every row to carry the same keys: absent columns become NULL.
-        columns = [c.name for c in TABLES[table].columns]
+        columns = [c.name for c in tables()[table].columns]
         unknown = {k for r in rows for k in r} - set(columns)
         if unknown:
             raise ValueError(f"registry table {table} has no column(s) {sorted(unknown)}")
@@ -67,12 +69,14 @@ class SqlRegistry(RegistryQueries):
     def delete_where(self, table: str, column: str, values) -> None:
         values = list(values)
         if values:
-            t = TABLES[table]
+            t = tables()[table]
             with self.engine.begin() as conn:
                 conn.execute(t.delete().where(t.c[column].in_(values)))
 
     def _select(self, table: str, **where) -> list[dict]:
-        t = TABLES[table]
+        import sqlalchemy as sa
+
+        t = tables()[table]
         query = sa.select(t)
         for column, value in where.items():
             query = query.where(t.c[column] == value)

@@ -13,7 +13,7 @@ import json
 
 import sqlalchemy as sa
 
-from resources.registry.types import TABLES, RegistryQueries
+from resources.registry.types import RegistryQueries, tables
 from rl_assets.values.masking import MaskedError, mask_url, safe_cause
 from rl_assets.values.timestamps import parse_utc
 
@@ -24,7 +24,7 @@ class RegistryQueryError(MaskedError):
 
 def _convert(table: str, row: dict) -> dict:
     out = {}
-    for column in TABLES[table].columns:
+    for column in tables()[table].columns:
         value = row.get(column.name)
         if isinstance(column.type, sa.DateTime):
             value = parse_utc(value, f"{table}[{row.get('id')}].{column.name}")
@@ -49,11 +49,15 @@ class SupabaseRegistry(RegistryQueries):
                 "the Supabase registry needs a key: set SUPABASE_SERVICE_ROLE_KEY (or SUPABASE_KEY) in the "
                 "environment; the registry resource reads it through an EnvVar"
             )
+        import httpx
         from supabase import ClientOptions, create_client
 
         self.url = url
         self.page_size = max(1, int(page_size))
-        self._client = create_client(url, key, options=ClientOptions(postgrest_client_timeout=timeout_s))
+        # supabase-py takes the timeout on the HTTP client it is given (its `postgrest_client_timeout`
+        # option is deprecated); redirects followed as its own default client does.
+        http = httpx.Client(timeout=timeout_s, follow_redirects=True)
+        self._client = create_client(url, key, options=ClientOptions(httpx_client=http))
 
     def __repr__(self) -> str:  # never show the key
         return f"SupabaseRegistry(url={mask_url(self.url)!r})"

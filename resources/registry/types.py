@@ -7,62 +7,76 @@ imports neither, so the backends never import each other.
 
 from __future__ import annotations
 
-from typing import Protocol
+import functools
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol
 
-import sqlalchemy as sa
+if TYPE_CHECKING:
+    import sqlalchemy as sa
 
-metadata = sa.MetaData()
-_TS = sa.DateTime(timezone=True)
 
-models_table = sa.Table(
-    "models",
-    metadata,
-    sa.Column("id", sa.String(64), primary_key=True),
-    sa.Column("name", sa.Text, index=True, nullable=False),  # Hub repo id; NOT unique (sibling rows)
-    sa.Column("base_model_id", sa.String(64), index=True),
-    sa.Column("creation_time", _TS),
-    sa.Column("training_start", _TS),
-    sa.Column("training_end", _TS),
-    sa.Column("training_type", sa.String(8)),
-    sa.Column("training_status", sa.Text),
-    sa.Column("duplicate_of", sa.String(64)),
-    sa.Column("training_parameters", sa.JSON),
-    sa.Column("agent_id", sa.String(64)),
-    sa.Column("description", sa.Text),
-)
+@functools.cache
+def metadata() -> sa.MetaData:
+    """The registry tables on one MetaData, built on first use of a registry backend (sqlalchemy
+    loads then, not with the definitions: tests/architecture/test_import_cost.py)."""
+    import sqlalchemy as sa
 
-benchmarks_table = sa.Table(
-    "benchmarks",
-    metadata,
-    sa.Column("id", sa.String(64), primary_key=True),
-    sa.Column("name", sa.Text, unique=True, nullable=False),
-    sa.Column("duplicate_of", sa.String(64)),
-    sa.Column("description", sa.Text),
-    sa.Column("is_external", sa.Boolean),
-)
+    meta = sa.MetaData()
+    ts = sa.DateTime(timezone=True)
 
-sandbox_jobs_table = sa.Table(
-    "sandbox_jobs",
-    metadata,
-    sa.Column("id", sa.String(64), primary_key=True),
-    sa.Column("created_at", _TS, nullable=False),
-    sa.Column("job_name", sa.Text),
-    sa.Column("username", sa.Text),
-    sa.Column("started_at", _TS),
-    sa.Column("ended_at", _TS),
-    sa.Column("n_trials", sa.Integer),
-    sa.Column("n_rep_eval", sa.Integer),
-    sa.Column("config", sa.JSON),
-    sa.Column("metrics", sa.JSON),
-    sa.Column("stats", sa.JSON),
-    sa.Column("agent_id", sa.String(64)),
-    sa.Column("model_id", sa.String(64), index=True),
-    sa.Column("benchmark_id", sa.String(64), index=True),
-    sa.Column("hf_traces_link", sa.Text),
-    sa.Column("job_status", sa.String(16)),
-)
+    sa.Table(
+        "models",
+        meta,
+        sa.Column("id", sa.String(64), primary_key=True),
+        sa.Column("name", sa.Text, index=True, nullable=False),  # Hub repo id; NOT unique (sibling rows)
+        sa.Column("base_model_id", sa.String(64), index=True),
+        sa.Column("creation_time", ts),
+        sa.Column("training_start", ts),
+        sa.Column("training_end", ts),
+        sa.Column("training_type", sa.String(8)),
+        sa.Column("training_status", sa.Text),
+        sa.Column("duplicate_of", sa.String(64)),
+        sa.Column("training_parameters", sa.JSON),
+        sa.Column("agent_id", sa.String(64)),
+        sa.Column("description", sa.Text),
+    )
 
-TABLES = {t.name: t for t in (models_table, benchmarks_table, sandbox_jobs_table)}
+    sa.Table(
+        "benchmarks",
+        meta,
+        sa.Column("id", sa.String(64), primary_key=True),
+        sa.Column("name", sa.Text, unique=True, nullable=False),
+        sa.Column("duplicate_of", sa.String(64)),
+        sa.Column("description", sa.Text),
+        sa.Column("is_external", sa.Boolean),
+    )
+
+    sa.Table(
+        "sandbox_jobs",
+        meta,
+        sa.Column("id", sa.String(64), primary_key=True),
+        sa.Column("created_at", ts, nullable=False),
+        sa.Column("job_name", sa.Text),
+        sa.Column("username", sa.Text),
+        sa.Column("started_at", ts),
+        sa.Column("ended_at", ts),
+        sa.Column("n_trials", sa.Integer),
+        sa.Column("n_rep_eval", sa.Integer),
+        sa.Column("config", sa.JSON),
+        sa.Column("metrics", sa.JSON),
+        sa.Column("stats", sa.JSON),
+        sa.Column("agent_id", sa.String(64)),
+        sa.Column("model_id", sa.String(64), index=True),
+        sa.Column("benchmark_id", sa.String(64), index=True),
+        sa.Column("hf_traces_link", sa.Text),
+        sa.Column("job_status", sa.String(16)),
+    )
+    return meta
+
+
+def tables() -> Mapping[str, sa.Table]:
+    """The registry tables by name: models, benchmarks, sandbox_jobs."""
+    return metadata().tables
 
 
 class RegistryBackend(Protocol):

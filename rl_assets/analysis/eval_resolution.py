@@ -167,7 +167,8 @@ def choose_pair(table: dict, post_jobs: list[dict], mode: str, benchmark_id: str
             best = max(scored, key=key)
             return (
                 best,
-                f"selection={mode}: ranked {len(scored)} matched pair(s); chose {best['benchmark']} with delta={best['delta']:+.4f}",
+                f"selection={mode}: ranked {len(scored)} matched pair(s); chose {best['benchmark']} with "
+                f"delta={best['delta']:+.4f}",
             )
         mode_note = f"{mode}->latest (no matched scored pair)"
     else:

@@ -3,7 +3,7 @@
 Every report plot goes through `figure_png`; every plot shown in the Dagster UI goes through
 `markdown_image`. The UI renders markdown metadata with the image *inside* the event (a
 `data:image/png;base64,...` URI): a relative or file path would resolve against the webserver
-and show as a broken image, which is how most plots used to look.
+and show as a broken image.
 """
 
 from __future__ import annotations

@@ -88,7 +88,8 @@ def judge_findings(report: dict | None) -> list[str]:
             lo, hi = (win.get("wilson95") or [None, None])[:2]
             ci = f" [{lo:.2f}, {hi:.2f}]" if lo is not None and hi is not None else ""
             out.append(
-                f"judge ({md_text(report.get('judge', '?'))}), probe {md_text(name)}: post-RL wins {win['share']:.2f}{ci} "
+                f"judge ({md_text(report.get('judge', '?'))}), probe {md_text(name)}: post-RL wins "
+                f"{win['share']:.2f}{ci} "
                 f"of decisive pairs ({win.get('count', '?')} post-RL wins)"
             )
         else:

@@ -1,7 +1,7 @@
 """What went wrong with a batch of LLM calls, by reason, so a dead endpoint is loud.
 
 A judge or annotator run whose every call was refused (401, a wrong base URL, an exhausted
-budget) used to succeed with "failed 12" and no reason; the reason sat only in cache files.
+budget) must not pass as "failed 12" with no reason: the reason is reported, not left in cache files.
 Reasons are masked (rl_assets/values/masking.py) and trimmed; counts are per distinct reason.
 """
 

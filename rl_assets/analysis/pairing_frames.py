@@ -7,9 +7,13 @@ keys back into task ids a reader recognises (``show_ids`` does it for Q1's task 
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.analysis.pairing import pair_rows
+
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 PAIRING_COLUMNS = ("task_id", "task_key", "task_key_source", "task_family", "benchmark", "gen_settings")
 

@@ -12,9 +12,9 @@ import math
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-import numpy as np
-
 from rl_assets.values.escape import md_table  # noqa: F401 - reports import the table writer from here
+
+# numpy: imported where used, so loading the definitions stays light (test_import_cost.py)
 
 
 def fmt_num(x: Any, digits: int = 3) -> str:
@@ -81,6 +81,8 @@ def bullet_list(items: Iterable[str]) -> str:
 
 def jsonable(obj: Any) -> Any:
     """Recursively convert to strict-JSON types: NaN/inf -> None, numpy -> python, dataclasses -> dict."""
+    import numpy as np
+
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return jsonable(obj.to_dict() if hasattr(obj, "to_dict") else dataclasses.asdict(obj))
     if isinstance(obj, dict):

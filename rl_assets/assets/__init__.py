@@ -1,13 +1,16 @@
 """Asset modules, and the one ordered list of a model's analyses.
 
 ANALYSES is that list: one line per analysis group, (group, its assets), in the order INDEX.md
-lists them. Everything else derives from it: `analyze_model` selects its groups plus "report"
-(rl_assets/jobs/analyze.py), `analysis_index` depends on its assets and orders INDEX.md by it
-(report_index.py), and rl_assets/definitions.py defines its assets. Each asset keeps the group of
-its line (tests/architecture/test_definitions_snapshot.py checks the two agree), and a per-model asset defined
-in an asset module but missing here fails the same test. Other assets are listed by name in
-rl_assets/definitions.py.
+lists them. Everything else derives from it: each asset's group is its line's group (applied
+here with Dagster's `map_asset_specs`, so an analysis asset's decorator names no group),
+`analyze_model` selects its groups plus "report" (rl_assets/jobs/analyze.py), `analysis_index`
+depends on its assets and orders INDEX.md by it (report_index.py), and rl_assets/definitions.py
+defines its assets. A per-model asset defined in an asset module but missing here fails
+tests/architecture/test_definitions_snapshot.py. Other assets name their group in their decorator
+and are listed by name in rl_assets/definitions.py.
 """
+
+import dagster as dg
 
 from rl_assets.assets.audit import learning_audit
 from rl_assets.assets.checkpoint import checkpoint
@@ -35,5 +38,13 @@ ANALYSES = (
 # INDEX.md's own group: `analysis_index` runs after every asset above.
 REPORT_GROUP = "report"
 
-ANALYSIS = [asset for _, assets in ANALYSES for asset in assets]
+
+def in_group(group: str, assets) -> list[dg.AssetsDefinition]:
+    """`assets` with every key in `group`: the group of an analysis asset is written only in ANALYSES."""
+    return dg.map_asset_specs(lambda spec: spec.replace_attributes(group_name=group), list(assets))
+
+
+# The assets as defined: ANALYSIS holds copies carrying their line's group, so the list is checked
+# by asset key (tests/architecture/test_definitions_snapshot.py), not by object identity.
+ANALYSIS = [asset for group, assets in ANALYSES for asset in in_group(group, assets)]
 ANALYSIS_GROUPS = (*(group for group, _ in ANALYSES), REPORT_GROUP)

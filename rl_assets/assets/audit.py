@@ -21,6 +21,7 @@ from rl_assets.partitions import models_partitions
 from rl_assets.support.pairing_checks import pairing_check_specs, pairing_checks
 from rl_assets.support.report_files import AUDIT, write_report
 from rl_assets.support.report_links import file_metadata
+from rl_assets.values.handover import TraceTableRef
 
 
 class AuditConfig(dg.Config):
@@ -60,7 +61,6 @@ def _llm_verdicts(context, llm: LLMResource, config: AuditConfig, rows, families
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="audit",
     kinds={"python", "markdown"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
     check_specs=[
@@ -86,14 +86,14 @@ def learning_audit(
     settings: AnalysisSettings,
     registry: RegistryResource,
     llm: LLMResource,
-    baseline_traces: dict,
-    post_rl_traces: dict,
+    baseline_traces: TraceTableRef,
+    post_rl_traces: TraceTableRef,
 ):
     """Per task family: before/after, trivial baselines, imitation, lenient split and a label."""
     from rl_assets.ingest import read_traces
 
-    before = read_traces(baseline_traces["path"], AUDIT_COLUMNS).to_pylist()
-    after = read_traces(post_rl_traces["path"], AUDIT_COLUMNS).to_pylist()
+    before = read_traces(baseline_traces.path, AUDIT_COLUMNS).to_pylist()
+    after = read_traces(post_rl_traces.path, AUDIT_COLUMNS).to_pylist()
     try:
         rows, families, pairing = audit_paired(
             before, after, n_boot=settings.n_boot, seed=settings.seed, normalise=settings.task_id_normalisation
@@ -112,10 +112,7 @@ def learning_audit(
         start, source = _training_start(registry, context.partition_key)
         registration = prereg.registration(file_evidence(path), start, source)
 
-    sources = {
-        side: {k: ref.get(k) for k in ("source", "revision", "benchmark", "rows")}
-        for side, ref in (("baseline", baseline_traces), ("post_rl", post_rl_traces))
-    }
+    sources = {"baseline": baseline_traces.provenance(), "post_rl": post_rl_traces.provenance()}
     out = report.build_report(
         rows,
         predictions=predictions,

@@ -1,5 +1,5 @@
-"""`checkpoint`: the model repo's manifest (read by resources/hub/manifest.py), with seed 000's
-"Step 0" preflight as asset checks."""
+"""`checkpoint`: the model repo's manifest (read by resources/hub/manifest.py), with the original
+pipeline's "Step 0" preflight as asset checks."""
 
 import dagster as dg
 
@@ -55,7 +55,6 @@ def _check_results(m: dict):
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="preflight",
     kinds={"huggingface", "python"},
     check_specs=[
         dg.AssetCheckSpec(name, asset="checkpoint", partitions_def=models_partitions, description=md_text(desc))

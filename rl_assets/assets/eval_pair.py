@@ -21,7 +21,6 @@ CHECKS = {
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="preflight",
     kinds={"supabase", "python"},
     check_specs=[
         dg.AssetCheckSpec(name, asset="eval_pair", partitions_def=models_partitions, description=d)

@@ -7,8 +7,6 @@ with ``write_back: true`` its permission preflight runs here BEFORE any LLM call
 """
 
 import dagster as dg
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from resources.hub import HubResource
 from resources.llm import LLMResource
@@ -23,32 +21,34 @@ from rl_assets.support.failure_modes_store import latest_table, table_path, writ
 from rl_assets.support.hub_write import repo_from_spec, require_writable
 from rl_assets.support.metadata_numbers import rounded_metadata
 from rl_assets.support.trace_stream import iter_trace_rows, load_rows
+from rl_assets.values.handover import TraceTableRef
 
 SIDES = (("baseline", "baseline_traces"), ("post_rl", "post_rl_traces"))
 # Written explicitly so a run with zero rows still stores every column (the next run reads them).
-SCHEMA = pa.schema(
-    [
-        (name, pa.string())
-        for name in (
-            "side",
-            "trace_id",
-            "task_id",
-            "source_repo",
-            "failure_mode",
-            "failure_summary",
-            "status",
-            "error",
-            "annotator",
-            "prompt_version",
-            "key",
-        )
-    ]
+COLUMNS = (
+    "side",
+    "trace_id",
+    "task_id",
+    "source_repo",
+    "failure_mode",
+    "failure_summary",
+    "status",
+    "error",
+    "annotator",
+    "prompt_version",
+    "key",
 )
 
 
+def _schema():
+    import pyarrow as pa  # imported where used: the definitions import stays light (test_import_cost.py)
+
+    return pa.schema([(name, pa.string()) for name in COLUMNS])
+
+
 class FailureModesConfig(dg.Config):
-    batch_size: int = 6  # seed default; one call per batch, items isolated inside it
-    char_limit: int = 20000  # per transcript (seed 200k x 6 could exceed the context window)
+    batch_size: int = 6  # the original annotator's batches of six; one call per batch, items isolated inside it
+    char_limit: int = 20000  # per transcript: six of the original 200k-char excerpts overflow the context window
     max_rows: int | None = None  # per side, for quick looks
     model: str | None = None  # override the resource's annotator model
     concurrency: int | None = None
@@ -89,7 +89,6 @@ def _record(side: str, repo: str | None, row: dict, got: dict, annotator: str) -
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q1",
     kinds={"openai", "parquet"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
     pool="llm",
@@ -100,13 +99,16 @@ def failure_modes(
     config: FailureModesConfig,
     llm: LLMResource,
     hub: HubResource,
-    baseline_traces: dict,
-    post_rl_traces: dict,
+    baseline_traces: TraceTableRef,
+    post_rl_traces: TraceTableRef,
 ):
     """Failure-mode category + short analysis per trace, both sides, with distributions and shift."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     partition = context.partition_key
     refs = {"baseline_traces": baseline_traces, "post_rl_traces": post_rl_traces}
-    repos = {side: repo_from_spec(refs[name].get("source")) for side, name in SIDES}
+    repos = {side: repo_from_spec(refs[name].source) for side, name in SIDES}
     preflight = require_writable(hub.client(), [r for r in repos.values() if r]) if config.write_back else []
 
     client = llm.session(
@@ -126,16 +128,16 @@ def failure_modes(
     for side, name in SIDES:
         only = None
         if config.max_rows is not None:
-            only = {r["trace_id"] for r in load_rows(refs[name]["path"], ("trace_id",))[: config.max_rows]}
+            only = {r["trace_id"] for r in load_rows(refs[name].path, ("trace_id",))[: config.max_rows]}
         labels[side], total[side] = [], 0
-        for rows in iter_trace_rows(refs[name]["path"], (*ROW_COLUMNS, "conversation"), only):
+        for rows in iter_trace_rows(refs[name].path, (*ROW_COLUMNS, "conversation"), only):
             got = annotate(rows, client, batch_size=config.batch_size, char_limit=config.char_limit, known=known)
             records = [_record(side, repos[side], r, got[r["trace_id"]], client.model) for r in rows]
-            parts.append(pa.Table.from_pylist(records, schema=SCHEMA))
+            parts.append(pa.Table.from_pylist(records, schema=_schema()))
             labels[side].extend(g["category"] for g in got.values() if g["category"])
             total[side] += len(rows)
 
-    table = pa.concat_tables(parts) if parts else SCHEMA.empty_table()
+    table = pa.concat_tables(parts) if parts else _schema().empty_table()
     write_table(table, path)
     n_rows = table.num_rows
     n_failed = table.num_rows - pc.count(table["failure_mode"]).as_py()

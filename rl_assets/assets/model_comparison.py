@@ -68,7 +68,8 @@ def model_comparison(
     pinned = config.benchmark or os.environ.get("RLDELTA_COMPARE_BENCHMARK", "") or settings.eval_benchmark
     if not pinned:
         raise dg.Failure(
-            "model_comparison needs a pinned benchmark (run config `benchmark`, RLDELTA_COMPARE_BENCHMARK or settings.eval_benchmark); a per-model best benchmark would compare different yardsticks"
+            "model_comparison needs a pinned benchmark (run config `benchmark`, RLDELTA_COMPARE_BENCHMARK or "
+            "settings.eval_benchmark); a per-model best benchmark would compare different yardsticks"
         )
     reg, client = registry.client(), hub.client()
     bench = reg.benchmark_by_id(pinned) or reg.benchmark_by_name(pinned)

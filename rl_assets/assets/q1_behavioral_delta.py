@@ -19,6 +19,7 @@ from rl_assets.support.metadata_numbers import rounded_metadata
 from rl_assets.support.pairing_checks import pairing_check_specs, pairing_checks
 from rl_assets.support.report_files import Q1_BEHAVIORAL_DELTA, write_report
 from rl_assets.support.report_links import file_metadata
+from rl_assets.values.handover import TraceTableRef
 
 ASSET = "behavioral_delta"
 
@@ -65,7 +66,6 @@ def _enough_data(r: dict) -> tuple[bool, str]:
 @dg.asset(
     name=ASSET,
     partitions_def=models_partitions,
-    group_name="q1",
     kinds={"python", "markdown"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn(), "failure_modes": dg.AssetIn()},
     check_specs=[
@@ -87,16 +87,16 @@ def _enough_data(r: dict) -> tuple[bool, str]:
 def behavioral_delta(
     context: AssetExecutionContext,
     settings: AnalysisSettings,
-    baseline_traces: dict,
-    post_rl_traces: dict,
+    baseline_traces: TraceTableRef,
+    post_rl_traces: TraceTableRef,
     failure_modes: dict,
 ):
     """Behaviour deltas baseline → post-RL with task-clustered CIs, Holm-adjusted tests and McNemar flips."""
     from rl_assets.ingest import read_traces
 
     labels = failure_mode_labels(failure_modes)
-    before = with_failure_modes(read_traces(baseline_traces["path"], columns=(*NEEDED, "trace_id")), labels)
-    after = with_failure_modes(read_traces(post_rl_traces["path"], columns=(*NEEDED, "trace_id")), labels)
+    before = with_failure_modes(read_traces(baseline_traces.path, columns=(*NEEDED, "trace_id")), labels)
+    after = with_failure_modes(read_traces(post_rl_traces.path, columns=(*NEEDED, "trace_id")), labels)
     try:
         result = jsonable(
             compute_behavioral_delta(
@@ -108,8 +108,8 @@ def behavioral_delta(
     # Whoever labelled the failure modes is named next to them (the offline heuristic says so).
     result["failure_mode_annotator"] = failure_modes.get("annotator")
     result["sources"] = {
-        "baseline": {k: baseline_traces.get(k) for k in ("source", "revision", "rows", "benchmark")},
-        "post-RL": {k: post_rl_traces.get(k) for k in ("source", "revision", "rows", "benchmark")},
+        "baseline": baseline_traces.provenance(),
+        "post-RL": post_rl_traces.provenance(),
     }
     report = behavioral_delta_report(result)
     written = write_report(context.partition_key, Q1_BEHAVIORAL_DELTA, report.files)

@@ -1,7 +1,7 @@
 """`judge_verdicts`: pairwise LLM judge of baseline vs post-RL traces on the same tasks (Q1).
 
-Writes `<reports>/<slug>/Q1_llm_judge/report.{md,json}` (through rl_assets/support/report_files.py). Every judgment is cached by
-(model, prompt version, exact prompt), so re-runs and resumed runs cost nothing for pairs
+Writes `<reports>/<slug>/Q1_llm_judge/report.{md,json}` (through rl_assets/support/report_files.py). Every judgment is
+cached by (model, prompt version, exact prompt), so re-runs and resumed runs cost nothing for pairs
 already judged; failed judgments are retried on the next run, never cached.
 """
 
@@ -18,6 +18,7 @@ from rl_assets.support.metadata_numbers import rounded_metadata
 from rl_assets.support.report_files import Q1_LLM_JUDGE, write_report
 from rl_assets.support.report_links import file_metadata
 from rl_assets.support.trace_stream import load_rows
+from rl_assets.values.handover import TraceTableRef
 
 
 class JudgeConfig(dg.Config):
@@ -36,7 +37,6 @@ class JudgeConfig(dg.Config):
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q1",
     kinds={"openai", "json"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
     pool="llm",
@@ -55,20 +55,20 @@ def judge_verdicts(
     config: JudgeConfig,
     llm: LLMResource,
     settings: AnalysisSettings,
-    baseline_traces: dict,
-    post_rl_traces: dict,
+    baseline_traces: TraceTableRef,
+    post_rl_traces: TraceTableRef,
 ):
     """Pairwise judge verdicts (both orders, anonymised) with win rates, Wilson CIs and flip rate."""
     partition = context.partition_key
     seed = settings.seed if config.seed is None else config.seed
-    base = representatives(load_rows(baseline_traces["path"], ROW_COLUMNS), config.attempt_rule)
-    post = representatives(load_rows(post_rl_traces["path"], ROW_COLUMNS), config.attempt_rule)
+    base = representatives(load_rows(baseline_traces.path, ROW_COLUMNS), config.attempt_rule)
+    post = representatives(load_rows(post_rl_traces.path, ROW_COLUMNS), config.attempt_rule)
     n_random = config.pairs_per_probe if config.random_pairs is None else config.random_pairs
     probes = select_probes(base, post, config.pairs_per_probe, n_random, seed)
     chosen = [t for tasks in probes.values() for t in tasks]
     for _side, ref, reps in (("baseline", baseline_traces, base), ("post-rl", post_rl_traces, post)):
         ids = {reps[t]["trace_id"] for t in chosen}
-        full = {r["trace_id"]: r for r in load_rows(ref["path"], ("trace_id",), ids)}
+        full = {r["trace_id"]: r for r in load_rows(ref.path, ("trace_id",), ids)}
         for t in chosen:
             reps[t]["conversation"] = full[reps[t]["trace_id"]].get("conversation")
 

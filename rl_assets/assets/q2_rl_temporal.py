@@ -15,15 +15,16 @@ from rl_assets.analysis.stats import spearman
 from rl_assets.partitions import models_partitions
 from rl_assets.schema import FEATURE_COLUMNS, LIGHT_COLUMNS
 from rl_assets.support.checks import accounted_check, accounted_check_spec
+from rl_assets.support.handover_types import RL_TRACES, TRAINING_METRICS
 from rl_assets.support.ingest_step import ingest_to_table
 from rl_assets.support.not_applicable import not_applicable, write_not_applicable
 from rl_assets.support.report_files import Q2_RL_TEMPORAL, write_report
 from rl_assets.support.report_links import file_metadata
+from rl_assets.values.handover import NotApplicable, StepTableRef, TraceTableRef
 
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q2",
     kinds={"parquet", "huggingface"},
     ins={"checkpoint": dg.AssetIn()},
     retry_policy=dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL),
@@ -39,51 +40,53 @@ def rl_traces(context: dg.AssetExecutionContext, hub: HubResource, settings: Ana
         yield dg.MaterializeResult(
             value=out,
             data_version=dg.DataVersion(f"none:{checkpoint['revision']}"),
-            metadata={"applicable": False, "reason": out["reason"]},
+            metadata={"applicable": False, "reason": out.reason},
         )
         yield accounted_check("rl_traces", {})
         return
-    ref, metadata = ingest_to_table(context, hub, settings, dataset, "rl_traces", "rl")
-    ref = {"applicable": True, "repo_id": repo_id, **ref}
+    ref, metadata = ingest_to_table(context, hub, settings, dataset, "rl_traces", "rl", repo_id=repo_id)
     yield dg.MaterializeResult(
-        value=ref, data_version=dg.DataVersion(ref["data_version"]), metadata={"dataset": dataset, **metadata}
+        value=ref, data_version=dg.DataVersion(ref.data_version), metadata={"dataset": dataset, **metadata}
     )
-    yield accounted_check("rl_traces", ref["accounting"])
+    yield accounted_check("rl_traces", ref.accounting)
 
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q2",
     kinds={"python", "pandas"},
-    ins={"rl_traces": dg.AssetIn(), "training_metrics": dg.AssetIn()},
+    ins={
+        "rl_traces": dg.AssetIn(dagster_type=RL_TRACES),
+        "training_metrics": dg.AssetIn(dagster_type=TRAINING_METRICS),
+    },
 )
-def rl_temporal(context: dg.AssetExecutionContext, settings: AnalysisSettings, rl_traces: dict, training_metrics: dict):
-    """RL rollouts binned in UTC: mean reward (95% CI), share with reward > 0, errors, behaviour, training steps, attribution."""
+def rl_temporal(
+    context: dg.AssetExecutionContext,
+    settings: AnalysisSettings,
+    rl_traces: TraceTableRef | NotApplicable,
+    training_metrics: StepTableRef | NotApplicable,
+):
+    """RL rollouts binned in UTC: mean reward (95% CI), share with reward > 0, errors, behaviour, training steps,
+    attribution."""
     from rl_assets.ingest import read_traces
 
     model = context.partition_key
-    if not rl_traces.get("applicable"):
+    if not rl_traces.applicable:
         write_not_applicable(model, Q2_RL_TEMPORAL, rl_traces)
-        return dg.Output(rl_traces, metadata={"applicable": False, "reason": rl_traces["reason"]})
-    df = read_traces(rl_traces["path"], columns=LIGHT_COLUMNS).to_pandas()
+        return dg.Output(rl_traces, metadata={"applicable": False, "reason": rl_traces.reason})
+    df = read_traces(rl_traces.path, columns=LIGHT_COLUMNS).to_pandas()
     bins, info, rollouts, edges = bin_rollouts(df, settings.bin_hours)
     if edges is None:
-        info = not_applicable(rl_traces["repo_id"], f"no dated rollouts in {rl_traces['source']} ({len(df)} rows)")
-        write_not_applicable(model, Q2_RL_TEMPORAL, info)
-        return dg.Output(info, metadata={"applicable": False, "reason": info["reason"]})
-    if training_metrics.get("applicable"):
-        if "steps_table" not in training_metrics:  # a value stored by an older rldelta named a report file
-            raise dg.Failure(
-                description="rl_temporal: the stored training_metrics value has no steps_table "
-                "(written by an older rldelta); re-materialize training_metrics"
-            )
-        steps = store.read_table(training_metrics["steps_table"]).to_pandas()
+        na = not_applicable(rl_traces.repo_id or model, f"no dated rollouts in {rl_traces.source} ({len(df)} rows)")
+        write_not_applicable(model, Q2_RL_TEMPORAL, na)
+        return dg.Output(na, metadata={"applicable": False, "reason": na.reason})
+    if training_metrics.applicable:  # a value without a steps_table never loads as a StepTableRef
+        steps = store.read_table(training_metrics.steps_table).to_pandas()
         bins = bins.merge(steps_per_bin(steps, edges), on="bin", how="left")
     att = attribute(bins, FEATURE_COLUMNS, rollouts=rollouts, n_boot=settings.n_boot, seed=settings.seed)
     rep = {
         **info,
-        "source": rl_traces["source"],
-        "training_metrics_applicable": bool(training_metrics.get("applicable")),
+        "source": rl_traces.source,
+        "training_metrics_applicable": training_metrics.applicable,
         "attribution": att,
         "bins": bins.to_dict("records"),
         "log_vs_rollout_rho": spearman(bins["mean_reward"], bins["log_reward"]) if "log_reward" in bins else None,

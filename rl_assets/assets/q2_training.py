@@ -4,7 +4,6 @@
 from pathlib import Path
 
 import dagster as dg
-import pyarrow as pa
 
 from resources.hub import HubError, HubResource
 from rl_assets import store
@@ -23,9 +22,13 @@ from rl_assets.ingest.training_logs import (
 )
 from rl_assets.ingest.wandb_tables import read_validation_tables
 from rl_assets.partitions import models_partitions
+from rl_assets.support.handover_types import TRAINING_LOGS
 from rl_assets.support.not_applicable import not_applicable, write_not_applicable
 from rl_assets.support.report_files import Q2_TRAINING_METRICS, write_report
 from rl_assets.support.report_links import file_metadata
+from rl_assets.values.handover import NotApplicable, StepTableRef, TrainingLogsRef
+
+# pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
 
 ACCOUNTED, WANDB_CHECK = "every_input_accounted_for", "log_matches_wandb_summary"
 CHECK_SPECS = [
@@ -134,7 +137,6 @@ def save_every_from_config(rl_config) -> int | None:
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q2",
     kinds={"huggingface"},
     ins={"checkpoint": dg.AssetIn()},
     retry_policy=dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL),
@@ -158,7 +160,7 @@ def training_logs(context: dg.AssetExecutionContext, hub: HubResource, checkpoin
         return dg.MaterializeResult(
             value=out,
             data_version=dg.DataVersion(f"none:{revision}"),
-            metadata={"applicable": False, "reason": out["reason"]},
+            metadata={"applicable": False, "reason": out.reason},
         )
     logs_rev = logs_revision(info.subtree_revision("training_logs/"), [(f.path, f.sha) for f in states])
     files = [f.path for f in info.files_under("training_logs")] + [f.path for f in states]
@@ -166,14 +168,13 @@ def training_logs(context: dg.AssetExecutionContext, hub: HubResource, checkpoin
     # revision-addressed store, and a downloaded snapshot is a cache of the machine that fetched it
     # (another worker has no such folder). training_metrics fetches the pinned revision through its
     # own hub resource, whose local cache makes a second read on the same machine free.
-    out = {
-        "applicable": True,
-        "repo_id": repo_id,
-        "revision": revision,
-        "training_logs_revision": logs_rev,
-        "files": files,
-        "save_every": save_every_from_config(checkpoint.get("rl_config")),
-    }
+    out = TrainingLogsRef(
+        repo_id=repo_id,
+        revision=revision,
+        training_logs_revision=logs_rev,
+        files=files,
+        save_every=save_every_from_config(checkpoint.get("rl_config")),
+    )
     return dg.MaterializeResult(
         value=out,
         data_version=dg.DataVersion(logs_rev),
@@ -181,15 +182,15 @@ def training_logs(context: dg.AssetExecutionContext, hub: HubResource, checkpoin
     )
 
 
-def fetch_logs(hub: HubResource, training_logs: dict) -> Path:
+def fetch_logs(hub: HubResource, training_logs: TrainingLogsRef) -> Path:
     """The pinned revision's training_logs/ and trainer_state.json files on this machine (the hub
     resource's cache); returns the snapshot root."""
-    if not training_logs.get("revision"):  # every stored value names one, older ones too
+    if not training_logs.revision:  # a hand-edited value; every stored one names a revision
         raise dg.Failure(
-            description="training_metrics: the stored training_logs value has no Hub revision "
-            "(written by an older rldelta); re-materialize training_logs"
+            description="training_metrics: the stored training_logs value has no Hub revision; "
+            "re-materialize training_logs"
         )
-    repo_id, revision = training_logs["repo_id"], training_logs["revision"]
+    repo_id, revision = training_logs.repo_id, training_logs.revision
     try:
         folder = hub.client().download(
             repo_id, "model", allow_patterns=["training_logs/**", *STATE_PATTERNS], revision=revision
@@ -205,6 +206,8 @@ def fetch_logs(hub: HubResource, training_logs: dict) -> Path:
 def store_generations(folder: Path, model: str, run_id: str) -> str | None:
     """The W&B validation-generation tables under training_logs/ as one store table (reward_integrity
     judges them); None when the logs hold none (or the repo has only a trainer_state.json, no training_logs/)."""
+    import pyarrow as pa
+
     if not folder.is_dir():
         return None
     frame = read_validation_tables(folder)
@@ -218,20 +221,23 @@ def store_generations(folder: Path, model: str, run_id: str) -> str | None:
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q2",
     kinds={"python", "pandas"},
-    ins={"training_logs": dg.AssetIn()},
+    ins={"training_logs": dg.AssetIn(dagster_type=TRAINING_LOGS)},
     check_specs=CHECK_SPECS,
     retry_policy=dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL),
     pool="hub",
 )
-def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, training_logs: dict):
+def training_metrics(
+    context: dg.AssetExecutionContext, hub: HubResource, training_logs: TrainingLogsRef | NotApplicable
+):
     """Per-step training metrics from any supported trainer's logs (SkyRL, verl, TRL/HF, TensorBoard;
     rl_assets/ingest/training_logs/), with report, best checkpoint and flags."""
+    import pyarrow as pa
+
     model = context.partition_key
-    if not training_logs.get("applicable"):
+    if not training_logs.applicable:
         write_not_applicable(model, Q2_TRAINING_METRICS, training_logs)
-        yield dg.Output(training_logs, metadata={"applicable": False, "reason": training_logs["reason"]})
+        yield dg.Output(training_logs, metadata={"applicable": False, "reason": training_logs.reason})
         yield accounting_check(None)
         yield wandb_check(None)
         return
@@ -239,7 +245,7 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
     try:
         parsed = read_training_logs(logs_folder(snapshot), repo_trainer_states(snapshot))
     except UnrecognisedLogsError as exc:
-        # logs are there but no reader can read them: an error, never "not applicable" (issue 25 #16)
+        # logs are there but no reader can read them: an error, never "not applicable" (that is for no logs)
         write_report(model, Q2_TRAINING_METRICS, unrecognised_files(str(exc)))
         yield dg.AssetCheckResult(
             check_name=ACCOUNTED,
@@ -249,8 +255,8 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
             metadata={"recognised": False},
         )
         raise dg.Failure(description=str(exc), allow_retries=False) from exc
-    rep = build_report(parsed, training_logs.get("save_every"))
-    rep["training_logs_revision"] = training_logs["training_logs_revision"]
+    rep = build_report(parsed, training_logs.save_every)
+    rep["training_logs_revision"] = training_logs.training_logs_revision
     rep["accounting"], rep["cross_checks"] = parsed.accounting, parsed.cross_checks
     steps = parsed.steps
     # The step table rl_temporal reads is the store's; the report keeps a copy for people.
@@ -260,17 +266,16 @@ def training_metrics(context: dg.AssetExecutionContext, hub: HubResource, traini
     report = training_report(rep, steps, parsed.vllm)
     written = write_report(model, Q2_TRAINING_METRICS, {"metrics.parquet": parquet, **report.files})
     plots = report.plots
-    value = {
-        "applicable": True,
-        "steps_table": steps_table,
-        "trainer": parsed.trainer,
-        "reward_terms": parsed.reward_terms,
-        "n_steps": rep["n_steps"],
-        "training_logs_revision": rep["training_logs_revision"],
-        "best_step": rep["best_checkpoint"].get("best_step"),
-        "curves": curves_of(steps),  # reward/entropy/KL/length per step, for the run lineage
-        "validation_generations": store_generations(logs_folder(snapshot), model, context.run.run_id),
-    }
+    value = StepTableRef(
+        steps_table=steps_table,
+        trainer=parsed.trainer,
+        reward_terms=parsed.reward_terms,
+        n_steps=rep["n_steps"],
+        training_logs_revision=rep["training_logs_revision"],
+        best_step=rep["best_checkpoint"].get("best_step"),
+        curves=curves_of(steps),  # reward/entropy/KL/length per step, for the run lineage
+        validation_generations=store_generations(logs_folder(snapshot), model, context.run.run_id),
+    )
     yield dg.Output(
         value,
         metadata={

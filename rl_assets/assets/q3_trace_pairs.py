@@ -18,6 +18,7 @@ from rl_assets.partitions import models_partitions
 from rl_assets.support.report_files import Q3_TRACE_PAIRS, write_report
 from rl_assets.support.report_links import file_metadata
 from rl_assets.support.trace_stream import iter_trace_rows
+from rl_assets.values.handover import TraceTableRef
 
 LIGHT = ("trace_id", "task_id", "attempt", "passed", "error_type", "is_infra_error", *CARD_FIELDS, *PAIRING_COLUMNS[1:])
 
@@ -44,7 +45,6 @@ def _conversations(path: str, wanted: set[str]) -> dict[str, list[dict]]:
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="q3",
     kinds={"html", "python"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
     check_specs=[
@@ -60,24 +60,24 @@ def trace_pairs(
     context: dg.AssetExecutionContext,
     config: TracePairsConfig,
     settings: AnalysisSettings,
-    baseline_traces: dict,
-    post_rl_traces: dict,
+    baseline_traces: TraceTableRef,
+    post_rl_traces: TraceTableRef,
 ):
     """Q3 trace pairs page: selected same-task pairs side by side with their first action divergence."""
     from rl_assets.ingest import read_traces
 
-    base_df = read_traces(baseline_traces["path"], LIGHT).to_pandas()
-    post_df = read_traces(post_rl_traces["path"], LIGHT).to_pandas()
+    base_df = read_traces(baseline_traces.path, LIGHT).to_pandas()
+    post_df = read_traces(post_rl_traces.path, LIGHT).to_pandas()
     try:  # task_id becomes the pairing key every analysis shares (docs/audit.md, "Task identity")
         _, shown = paired_frames(base_df, post_df, settings.task_id_normalisation)
     except ValueError as exc:  # an unknown normalisation rule in the settings
         raise dg.Failure(description=f"trace_pairs {context.partition_key}: {exc}", allow_retries=False) from exc
     kw = {"mode": config.mode, "top_n": settings.pair_top_n, "seed": settings.seed}
     wanted = shown_trace_ids(base_df, post_df, **kw)
-    convs = {**_conversations(baseline_traces["path"], wanted), **_conversations(post_rl_traces["path"], wanted)}
+    convs = {**_conversations(baseline_traces.path, wanted), **_conversations(post_rl_traces.path, wanted)}
     pairs = build_pairs(base_df, post_df, convs, shown=shown, **kw)
     common = len(set(base_df["task_id"]) & set(post_df["task_id"]))
-    labels = (str(baseline_traces.get("source")), str(post_rl_traces.get("source")))
+    labels = (str(baseline_traces.source), str(post_rl_traces.source))
     report = pairs_report(
         pairs, model=context.partition_key, mode=config.mode, seed=settings.seed, labels=labels, common_tasks=common
     )
@@ -90,8 +90,8 @@ def trace_pairs(
             "n_pairs": len(pairs),
             "common_tasks": common,
             "pairs": rows,
-            "baseline_revision": baseline_traces.get("revision"),
-            "post_rl_revision": post_rl_traces.get("revision"),
+            "baseline_revision": baseline_traces.revision,
+            "post_rl_revision": post_rl_traces.revision,
         },
         metadata={
             **file_metadata("path", path),

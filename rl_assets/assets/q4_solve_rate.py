@@ -18,6 +18,7 @@ from rl_assets.partitions import models_partitions
 from rl_assets.support.metadata_numbers import rounded_metadata
 from rl_assets.support.report_files import Q4_SOLVE_RATE, write_report
 from rl_assets.support.report_links import file_metadata
+from rl_assets.values.handover import TraceTableRef
 
 ASSET = "solve_rate_by_context"
 
@@ -25,7 +26,6 @@ ASSET = "solve_rate_by_context"
 @dg.asset(
     name=ASSET,
     partitions_def=models_partitions,
-    group_name="q4",
     kinds={"python", "matplotlib"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
     check_specs=[
@@ -38,13 +38,16 @@ ASSET = "solve_rate_by_context"
     ],
 )
 def solve_rate_by_context_asset(
-    context: AssetExecutionContext, settings: AnalysisSettings, baseline_traces: dict, post_rl_traces: dict
+    context: AssetExecutionContext,
+    settings: AnalysisSettings,
+    baseline_traces: TraceTableRef,
+    post_rl_traces: TraceTableRef,
 ):
     """Outcome rates per disjoint context bin with Wilson CIs; Δ solve rate split into mix shift and within-bin."""
     from rl_assets.ingest import read_traces
 
-    before = read_traces(baseline_traces["path"], columns=COLUMNS)
-    after = read_traces(post_rl_traces["path"], columns=COLUMNS)
+    before = read_traces(baseline_traces.path, columns=COLUMNS)
+    after = read_traces(post_rl_traces.path, columns=COLUMNS)
     result = jsonable(solve_rate_by_context(before, after, edges=list(settings.context_bins) + [math.inf]))
     report = solve_rate_report(result)
     png = write_report(context.partition_key, Q4_SOLVE_RATE, report.files)["solve_rate.png"]

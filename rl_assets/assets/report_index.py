@@ -33,6 +33,7 @@ from rl_assets.support.lineage_records import lineages_of
 from rl_assets.support.report_files import links_in_model_folder, model_report_files, write_index
 from rl_assets.support.report_links import file_metadata, url_of
 from rl_assets.support.run_liveness import run_process_gone
+from rl_assets.values.handover import NotApplicable
 
 
 def analysis_steps(assets) -> dict[dg.AssetKey, tuple[str, str]]:
@@ -62,13 +63,16 @@ def _links(metadata: dict, partition: str) -> list[str]:
 
 
 def _not_applicable(metadata: dict) -> str | None:
-    """The reason an asset recorded for not applying: metadata `applicable`=False, or its stored output dict."""
+    """The reason an asset recorded for not applying: metadata `applicable`=False, or its stored value
+    (a NotApplicable, or a summary dict with `applicable`=False)."""
     value = lambda k: getattr(metadata.get(k), "value", None)  # noqa: E731
     if value("applicable") is False:
         return str(value("reason") or "not applicable")
     stored = metadata.get("stored_at")
     if isinstance(stored, dg.PathMetadataValue):
         out = read_value(stored.path)
+        if isinstance(out, NotApplicable):
+            return out.reason
         if isinstance(out, dict) and out.get("applicable") is False:
             return str(out.get("reason") or "not applicable")
     return None

@@ -14,7 +14,9 @@ from rl_assets.analysis.integrity import onsets, rules
 from rl_assets.analysis.integrity import reward_integrity as analyse
 from rl_assets.analysis.integrity.report import PLOT, integrity_report, not_applicable_files
 from rl_assets.partitions import models_partitions
+from rl_assets.support.handover_types import TRAINING_METRICS
 from rl_assets.support.report_files import Q2_REWARD_INTEGRITY, write_report
+from rl_assets.values.handover import NotApplicable, StepTableRef
 
 CHECK = "reward_integrity"
 CHECK_SPEC = dg.AssetCheckSpec(
@@ -47,17 +49,16 @@ def integrity_check(verdict: str | None, reason: str) -> dg.AssetCheckResult:
 
 @dg.asset(
     partitions_def=models_partitions,
-    group_name="integrity",
     kinds={"python", "markdown", "matplotlib"},
-    ins={"training_metrics": dg.AssetIn()},
+    ins={"training_metrics": dg.AssetIn(dagster_type=TRAINING_METRICS)},
     check_specs=[CHECK_SPEC],
 )
-def reward_integrity(context: dg.AssetExecutionContext, training_metrics: dict):
+def reward_integrity(context: dg.AssetExecutionContext, training_metrics: StepTableRef | NotApplicable):
     """Per run: reward/task divergence, non-task reward terms, length or entropy collapse, train vs val,
     validation generations; each with its onset step, and a verdict."""
     model = context.partition_key
-    if not training_metrics.get("applicable"):
-        reason = f"no training steps ({training_metrics.get('reason', 'training_metrics does not apply')})"
+    if not training_metrics.applicable:
+        reason = f"no training steps ({training_metrics.reason})"
         written = write_report(model, Q2_REWARD_INTEGRITY, not_applicable_files(reason, model))
         yield dg.Output(
             {"applicable": False, "reason": reason},
@@ -69,10 +70,10 @@ def reward_integrity(context: dg.AssetExecutionContext, training_metrics: dict):
         )
         yield integrity_check(None, reason)
         return
-    steps = store.read_table(training_metrics["steps_table"]).to_pandas()
-    # Validation generations reach this asset only once training_metrics stores them as a table
-    # (`validation_generations`, the path of a store table with step, sample, input, output, score).
-    gen_path = training_metrics.get("validation_generations")
+    steps = store.read_table(training_metrics.steps_table).to_pandas()
+    # Validation generations: a store table with step, sample, input, output, score (None when the
+    # logs hold none).
+    gen_path = training_metrics.validation_generations
     generations = store.read_table(gen_path).to_pandas() if gen_path else None
     result = analyse(steps, generations, "not read: training_metrics stored no validation-generation table")
     report = integrity_report(result, steps, model)
@@ -81,7 +82,7 @@ def reward_integrity(context: dg.AssetExecutionContext, training_metrics: dict):
         # verdict and onsets: what INDEX.md and the run lineage read (never the report files)
         {
             "applicable": True,
-            "trainer": training_metrics.get("trainer"),
+            "trainer": training_metrics.trainer,
             "verdict": result["verdict"],
             "verdict_reason": result["verdict_reason"],
             "onsets": onsets(result),
@@ -89,7 +90,7 @@ def reward_integrity(context: dg.AssetExecutionContext, training_metrics: dict):
         },
         metadata={
             "verdict": result["verdict"],
-            "trainer": str(training_metrics.get("trainer") or "unknown"),
+            "trainer": str(training_metrics.trainer or "unknown"),
             "signals": dg.MetadataValue.md(report.summary),
             "onsets": dg.MetadataValue.json(onsets(result)),
             "report": dg.MetadataValue.path(str(written["reward_integrity.md"])),

@@ -23,6 +23,7 @@ from rl_assets.partitions import InvalidRepoId, models_partitions, rl_jobs_parti
 from rl_assets.support.checks import not_applicable
 from rl_assets.support.report_files import write_lineage
 from rl_assets.support.report_links import file_metadata
+from rl_assets.values.handover import TraceTableRef
 
 ASSET = "run_lineage"
 STORED = (
@@ -59,22 +60,25 @@ def job_checkpoints(instance: dg.DagsterInstance, io_manager: dg.IOManager, job:
     return out
 
 
-def _table(ref: dict | None, columns):
+def _table(ref, columns):
+    """The trace table `ref` names, or None when it is not a stored TraceTableRef (never materialized,
+    not applicable) or its file is gone."""
     from rl_assets import store
     from rl_assets.ingest import read_traces
 
-    path = (ref or {}).get("path")
-    return read_traces(path, columns) if path and store.exists(path) else None
+    if not isinstance(ref, TraceTableRef) or not store.exists(ref.path):
+        return None
+    return read_traces(ref.path, columns)
 
 
 def _rollouts(stored: dict[str, dict]):
     """The job's rollout table, from the latest checkpoint (by step) that ingested it."""
     ordered = sorted(stored.items(), key=lambda kv: training_step(kv[0], kv[1]["checkpoint"].get("rl_config"))[0] or -1)
     for _, values in reversed(ordered):
-        ref = values.get("rl_traces") or {}
-        table = _table(ref, ROLLOUT_COLUMNS) if ref.get("applicable") else None
+        ref = values.get("rl_traces")
+        table = _table(ref, ROLLOUT_COLUMNS)
         if table is not None:
-            return table.to_pandas(), ref.get("source")
+            return table.to_pandas(), ref.source
     return None
 
 

@@ -2,7 +2,7 @@
 
 Each source is ingested once per partition, in record batches, to a parquet table in the store
 (rl_assets/store.py, under RLDELTA_STORAGE); every analysis reads that table (the value passed
-between assets is a small reference dict naming its location). The
+between assets is a TraceTableRef naming its location). The
 asset check `every_input_accounted_for` shows the ingest's ledger (found = written + skipped +
 merged, for inputs and for rows) and fails when anything found was lost (docs/ingest.md).
 """
@@ -21,7 +21,6 @@ def _trace_asset(name: str, side: str, dataset_key: str, description: str):
         name=name,
         description=description,
         partitions_def=models_partitions,
-        group_name="preflight",
         kinds={"parquet", "huggingface"},
         ins={"eval_pair": dg.AssetIn()},
         retry_policy=dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL),
@@ -38,10 +37,10 @@ def _trace_asset(name: str, side: str, dataset_key: str, description: str):
         ref, metadata = ingest_to_table(context, hub, settings, spec, name, side, eval_pair.get("benchmark"))
         yield dg.MaterializeResult(
             value=ref,
-            data_version=dg.DataVersion(ref["data_version"]),
-            metadata={"table": dg.MetadataValue.path(ref["path"]), **metadata},
+            data_version=dg.DataVersion(ref.data_version),
+            metadata={"table": dg.MetadataValue.path(ref.path), **metadata},
         )
-        yield accounted_check(name, ref["accounting"])
+        yield accounted_check(name, ref.accounting)
 
     return _asset
 

@@ -1,7 +1,7 @@
 """`make ui`: `dagster dev` on the home instance, with its URL printed and a clean stop.
 
-Started from a shell in the background, `dagster dev` used to ignore SIGINT (a background job's
-default) and take 45 s over SIGTERM, and its `dagster api grpc` code server outlived it. Here
+Started plainly from a shell in the background, `dagster dev` ignores SIGINT (a background job's
+default), takes 45 s over SIGTERM, and its `dagster api grpc` code server outlives it. Here
 `dagster dev` runs in a session of its own; on SIGINT or SIGTERM this supervisor asks it to stop
 the way Ctrl-C does, then terminates and finally kills whatever of its process tree is left, so
 every child is gone within STOP_SECONDS. GNU make forwards SIGTERM to this process, so

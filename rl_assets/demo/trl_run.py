@@ -87,7 +87,7 @@ def files(seed: int) -> dict[str, dict]:
 
 
 def canonical(entries: list[dict]) -> pd.DataFrame:
-    """The per-step table a TRL reader hands over (issue 22 contract), eval entries merged per step."""
+    """The per-step table a TRL reader hands over (the training-log readers' contract), eval entries merged per step."""
     frame = pd.DataFrame(entries).groupby("step", as_index=False).first()
     return frame.assign(
         reward=frame["reward"],

@@ -64,7 +64,7 @@ def console(rows: list[dict]) -> str:
 
 
 def canonical(rows: list[dict]) -> pd.DataFrame:
-    """The per-step table a verl reader hands over (issue 22 contract): canonical columns by name."""
+    """The per-step table a verl reader hands over (the training-log readers' contract): canonical columns by name."""
     names = {
         "critic/rewards/mean": "reward",
         "critic/score/mean": "task_score",

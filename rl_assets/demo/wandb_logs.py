@@ -94,7 +94,8 @@ def _step_lines(st: lc.Step, seed: int, n_steps: int, t0: datetime) -> list[str]
             lc.loguru(
                 st.end,
                 "skyrl_train.trainer:eval:612",
-                f"Dumped eval data for terminal-bench-mini to /scratch/rl-alpha/global_step_{st.step}_evals/terminal-bench-mini.jsonl",
+                f"Dumped eval data for terminal-bench-mini to "
+                f"/scratch/rl-alpha/global_step_{st.step}_evals/terminal-bench-mini.jsonl",
             )
         )
     return lines

@@ -1,5 +1,5 @@
 """Ingest (the source layer's readers): every trace source -> one normalized parquet table
-(rl_assets.schema.TRACE_SCHEMA); training logs of any trainer in ``training_logs/`` (SkyRL's
+(rl_assets.schema.trace_schema()); training logs of any trainer in ``training_logs/`` (SkyRL's
 reader in ``skyrl_log/``), the predictions file in ``predictions``.
 
     report = ingest_source("hf:org/traces", out_path, hub=hub_backend)
@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
-from rl_assets.schema import TRACE_SCHEMA
+from rl_assets.schema import TRACE_COLUMNS, trace_schema
 from rl_assets.values.task_identity import row_key
 
 from . import _json
@@ -28,12 +26,16 @@ from .spec import resolve
 from .tokens import get_counter
 from .writer import TraceWriter
 
+# pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 __all__ = ["AccountingError", "IngestError", "IngestReport", "ingest_source", "read_traces"]
 
-# Columns appended to TRACE_SCHEMA (after `conversation`) once tables were already being
-# written (phase timings, token counts, cost, n_subagents): a table written before them reads
-# back with these columns null instead of failing.
-ADDED_COLUMNS = TRACE_SCHEMA.names[TRACE_SCHEMA.names.index("conversation") + 1 :]
+# Columns after `conversation` in the trace schema (phase timings, token counts, cost, n_subagents)
+# are optional on read: a stored table without them reads back with these columns null instead
+# of failing, so tables written by an older schema stay usable.
+ADDED_COLUMNS = TRACE_COLUMNS[TRACE_COLUMNS.index("conversation") + 1 :]
 
 
 UNITS = {
@@ -57,7 +59,7 @@ def ingest_source(
     batch_rows: int = 256,
     keep_all_episodes: bool = False,
 ) -> IngestReport:
-    """Read one trace source and write it as TRACE_SCHEMA parquet at out_path (atomically).
+    """Read one trace source and write it as trace_schema() parquet at out_path (atomically).
 
     ``benchmark`` fills rows whose source does not name one; ``side`` (e.g. "base"/"rl") is
     carried into the report only; ``keep_all_episodes`` keeps every exported episode row
@@ -220,17 +222,21 @@ def _label(sources: set[str], default: str) -> str:
 
 
 def read_traces(path, columns=None) -> pa.Table:
-    """The one reader every analysis uses: a TRACE_SCHEMA table (optionally a column subset).
+    """The one reader every analysis uses: a trace_schema() table (optionally a column subset).
     `path` is a table's location in the store: a local path or a URL (rl_assets/store.py)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     from rl_assets import store
 
     if not store.exists(path):
         raise FileNotFoundError(f"trace table {path} does not exist (run the ingest first)")
+    schema = trace_schema()
     cols = list(columns) if columns is not None else None
-    unknown = [c for c in cols or () if c not in TRACE_SCHEMA.names]
+    unknown = [c for c in cols or () if c not in schema.names]
     if unknown:
         raise KeyError(f"unknown trace columns {unknown} requested from {path}")
-    want = TRACE_SCHEMA if cols is None else pa.schema([TRACE_SCHEMA.field(c) for c in cols])
+    want = schema if cols is None else pa.schema([schema.field(c) for c in cols])
     where, fs = store.arrow_source(path)
     absent = []
     if fs is not None or Path(where).is_file():
@@ -239,7 +245,7 @@ def read_traces(path, columns=None) -> pa.Table:
     if absent:  # an older table: read what it has, the newer columns are null
         table = pq.read_table(where, columns=[c for c in want.names if c not in absent], filesystem=fs)
         for c in absent:
-            table = table.append_column(TRACE_SCHEMA.field(c), pa.nulls(table.num_rows, TRACE_SCHEMA.field(c).type))
+            table = table.append_column(schema.field(c), pa.nulls(table.num_rows, schema.field(c).type))
         table = table.select(want.names)
     else:
         table = pq.read_table(where, columns=cols, filesystem=fs)

@@ -9,9 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from . import _json
 from ._json import fingerprint
 from .jsonl import records
@@ -19,6 +16,8 @@ from .plan import Candidate
 from .report import AccountingError, IngestError, SkipLog
 from .rows import DATE_NOTE, date_or_flag, episode_number, first_str, parse_result, to_int
 from .walk import read_bytes, split_suffix
+
+# pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
 
 TASK_KEYS = ("task", "task_name", "task_id")
 KEY_COLUMNS = (*TASK_KEYS, "trial_name", "episode", "date", "attempt")
@@ -57,6 +56,9 @@ def looks_like_rows(data) -> bool:
 
 
 def _parquet_rows(path: Path, columns, codec, batch_rows: int = 256) -> Iterator[tuple[int, dict, str]]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     try:
         source = pa.BufferReader(read_bytes(path)) if codec else path  # compressed: in memory
         pf = pq.ParquetFile(source)

@@ -175,7 +175,7 @@ def feature_dict(
     premature,
     hint_first,
 ) -> dict:
-    """The feature/size columns of one trace (keys = TRACE_SCHEMA names), shared by both paths."""
+    """The feature/size columns of one trace (keys = TRACE_COLUMNS names), shared by both paths."""
     return {
         "n_messages": n_messages,
         "n_turns": turns,

@@ -6,8 +6,8 @@ Input: a list of chat messages in OpenAI shape ``{"role", "content", "tool_calls
 
 - Structure first: if any assistant message has a non-empty ``tool_calls`` list (or a JSON
   string holding one), tool calls are counted from those lists only (a null/empty
-  ``tool_calls``, as parquet struct merges and OpenAI dumps write, is not structure); if any message has role ``tool``, tool responses are those
-  messages only. Text patterns (``<tool_call>`` blocks, ``New Terminal Output:`` user
+  ``tool_calls``, as parquet struct merges and OpenAI dumps write, is not structure); if any message has role ``tool``,
+  tool responses are those messages only. Text patterns (``<tool_call>`` blocks, ``New Terminal Output:`` user
   messages) are used only for text-only traces, so no call is counted twice.
 - Messages flagged ``is_copied_context`` (ATIF handoff copies) are ignored entirely.
 - Self-correction uses a strict multi-word phrase list ("actually"/"wait"/"hmm" dropped).
@@ -189,7 +189,7 @@ def _role(value) -> str:
 
 
 def featurize(messages: list, counter: Callable[[str], int]) -> dict:
-    """Features + size columns for one trace (keys match TRACE_SCHEMA column names).
+    """Features + size columns for one trace (keys match TRACE_COLUMNS names).
     The vectorised scan (featscan) computes exactly what featurize_reference does."""
     try:
         out = featurize_fast(messages, counter, sys.modules[__name__])

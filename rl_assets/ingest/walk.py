@@ -16,9 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pyarrow as pa
-
 from rl_assets.schema import COMPRESSIONS, DATA_SUFFIXES
+
+# pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
 
 ARCHIVES = (".zip", ".tar", ".tgz", ".tar.gz", ".7z", ".rar")
 UNSUPPORTED_COMPRESSIONS = (".xz", ".lzma", ".lz4", ".br", ".zstd", ".snappy")
@@ -114,6 +114,8 @@ def not_data_reason(path: Path) -> tuple[str, bool] | None:
 
 def open_binary(path: Path) -> io.BufferedIOBase:
     """A buffered binary reader of the file's content, decompressed when its name says so."""
+    import pyarrow as pa
+
     _, codec = split_suffix(path)
     if codec is None:
         return open(path, "rb", buffering=1 << 20)

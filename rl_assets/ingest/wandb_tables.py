@@ -25,8 +25,11 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 COLUMNS = ("step", "sample", "input", "output", "score", "label")
 TABLE_GLOB = "*.table.json"
@@ -153,6 +156,8 @@ def read_validation_tables(folder: str | Path) -> pd.DataFrame:
     """Every validation round of the tables under ``folder``: columns step, sample, input,
     output, score, label (one row per round and sample, sorted), deduplicated across table versions.
     ``frame.attrs["ledger"]`` is the ``Ledger``; an empty frame when no table was found."""
+    import pandas as pd
+
     ledger = Ledger()
     loaded = [(p, got) for p in find_tables(folder) if (got := _load(p, ledger)) is not None]
     loaded.sort(key=lambda pg: (len(pg[1][0]["data"]), _max_step(pg[1][0]), str(pg[0])))

@@ -1,4 +1,4 @@
-"""Stream rows into a TRACE_SCHEMA parquet file: record batches, temp file, atomic rename.
+"""Stream rows into a trace_schema() parquet file: record batches, temp file, atomic rename.
 
 Files are created with the process umask (group-readable where the umask allows), not the
 0600 of mkstemp: tables sit on shared volumes. A temp file is named
@@ -13,11 +13,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from rl_assets.fileutil import remove_stale_temps, temp_path
-from rl_assets.schema import FEATURE_COLUMNS, TRACE_COLUMNS, TRACE_SCHEMA
+from rl_assets.schema import FEATURE_COLUMNS, TRACE_COLUMNS, trace_schema
+
+# pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
 
 _DICT_COLUMNS = [name for name in TRACE_COLUMNS if name != "conversation"]
 
@@ -39,6 +38,8 @@ class TraceWriter:
         self._counts = {c: 0 for c in FEATURE_COLUMNS}
 
     def __enter__(self) -> TraceWriter:
+        import pyarrow.parquet as pq
+
         self.out_path.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_temps(self.out_path)
         self._tmp = temp_path(self.out_path)
@@ -46,7 +47,7 @@ class TraceWriter:
         # parquet falls back to plain pages (same bytes read back, ~20% less write time).
         # lz4, not zstd: these are local intermediates read back at once; lz4 writes ~0.2 s faster
         # per 200 MB of traces (bench/bench_ingest.py) for files about twice zstd's size.
-        self._writer = pq.ParquetWriter(self._tmp, TRACE_SCHEMA, compression="lz4", use_dictionary=_DICT_COLUMNS)
+        self._writer = pq.ParquetWriter(self._tmp, trace_schema(), compression="lz4", use_dictionary=_DICT_COLUMNS)
         return self
 
     def add(self, row: dict, where: str = "") -> None:
@@ -56,6 +57,8 @@ class TraceWriter:
             self.flush()
 
     def flush(self) -> None:
+        import pyarrow as pa
+
         if not self._buf:
             return
         rows, wheres = self._buf, self._where
@@ -72,8 +75,10 @@ class TraceWriter:
                     self.on_bad(exc, where)
 
     def _write(self, rows: list[dict]) -> None:
+        import pyarrow as pa
+
         cols = {name: [r.get(name) for r in rows] for name in TRACE_COLUMNS}
-        self._writer.write_batch(pa.RecordBatch.from_pydict(cols, schema=TRACE_SCHEMA))
+        self._writer.write_batch(pa.RecordBatch.from_pydict(cols, schema=trace_schema()))
         self.rows_written += len(rows)
         for c in FEATURE_COLUMNS:
             for v in cols[c]:

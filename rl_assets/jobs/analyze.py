@@ -12,7 +12,8 @@ analyze_model = dg.define_asset_job(
     "analyze_model",
     selection=dg.AssetSelection.groups(*ANALYSIS_GROUPS),
     description="Every analysis asset of one model partition: preflight, Q1–Q4, audit, INDEX.md.",
-    # One run at a time per model partition: two runs never write the same model's outputs.
+    # A label for finding these runs; one run at a time per model partition comes from the instance's
+    # `dagster/partition` tag limit (rl_assets/support/instance.py, dagster.yaml.example).
     tags={"rldelta/job": "analyze_model"},
 )
 

@@ -2,8 +2,8 @@
 
 Pushes the table the latest `failure_modes` materialization of the model recorded (one file per
 run: rl_assets/support/failure_modes_store.py). The seed spent its whole GPT budget, then 403'd on push,
-then forced the dataset public (docs/original_pipeline.md W2, W18). Here: every target repo's write permission is checked first (the
-annotation asset runs the same preflight before any LLM spend when write-back is requested);
+then forced the dataset public (docs/original_pipeline.md W2, W18). Here: every target repo's write permission is
+checked first (the annotation asset runs the same preflight before any LLM spend when write-back is requested);
 if any repo is not writable nothing is uploaded; the upload adds one file under
 ``annotations/`` and never re-uploads the dataset or touches its visibility.
 """
@@ -11,13 +11,13 @@ if any repo is not writable nothing is uploaded; the upload adds one file under
 import io
 
 import dagster as dg
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from resources.hub import HubResource
 from rl_assets import store
 from rl_assets.support.failure_modes_store import latest_table
 from rl_assets.support.hub_write import require_writable
+
+# pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
 
 PUSH_COLUMNS = ("trace_id", "task_id", "failure_mode", "failure_summary", "annotator", "prompt_version")
 
@@ -31,6 +31,9 @@ class WriteBackConfig(dg.Config):
 
 @dg.op(description="Check write access to every target eval repo, then upload the annotations file.")
 def push_failure_modes(context: dg.OpExecutionContext, config: WriteBackConfig, hub: HubResource) -> dict:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     path = latest_table(context.instance, config.model_id)  # the table the latest materialization recorded
     if path is None:
         raise dg.Failure(description=f"no failure_modes table for {config.model_id}: materialize failure_modes first")

@@ -1,6 +1,6 @@
 """The ingest step every trace-table asset runs (baseline_traces, post_rl_traces, rl_traces): one
-source for one partition -> its normalized table (reused when unchanged), the small reference dict
-the asset returns, and the Dagster metadata it logs. Below the asset layer, so the assets share it
+source for one partition -> its normalized table (reused when unchanged), the TraceTableRef the
+asset returns, and the Dagster metadata it logs. Below the asset layer, so the assets share it
 without importing each other (docs/contracts.md, "Layers")."""
 
 import dagster as dg
@@ -9,12 +9,20 @@ from resources.hub import HubError, HubResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.report_md import md_table
 from rl_assets.support.trace_tables import ingest_addressed
+from rl_assets.values.handover import TraceTableRef
 
 
 def ingest_to_table(
-    context, hub: HubResource, settings: AnalysisSettings, spec: str, asset_name: str, side: str, benchmark=None
-):
-    """Ingest one source for this partition (or reuse its unchanged table); returns (reference dict, Dagster metadata).
+    context,
+    hub: HubResource,
+    settings: AnalysisSettings,
+    spec: str,
+    asset_name: str,
+    side: str,
+    benchmark=None,
+    repo_id: str | None = None,
+) -> tuple[TraceTableRef, dict]:
+    """Ingest one source for this partition (or reuse its unchanged table); returns (its reference, Dagster metadata).
 
     The table lives at `<storage>/tables/<asset>/<slug>/<source digest>.parquet`: a run configured with
     other sources writes another file, and an edited local source gets a new digest (its data version)."""
@@ -31,28 +39,29 @@ def ingest_to_table(
         )
     except (HubError, FileNotFoundError) as exc:
         raise dg.Failure(description=f"{asset_name} {context.partition_key}: cannot read {spec}: {exc}") from exc
-    ref = {
-        "path": built["path"],
-        "rows": built["rows"],
-        "rows_read": built["rows_read"],
-        "skipped": built["skipped"],
-        "source": spec,
-        "source_kind": built["source_kind"],
-        "revision": built["revision"],
-        "benchmark": benchmark,
-        "side": side,
-        "max_rows": settings.max_rows,
-        "token_source": built["token_source"],
-        "feature_summary": built["feature_summary"],
+    ref = TraceTableRef(
+        path=built["path"],
+        rows=built["rows"],
+        rows_read=built["rows_read"],
+        skipped=built["skipped"],
+        source=spec,
+        source_kind=built["source_kind"],
+        revision=built["revision"],
+        benchmark=benchmark,
+        side=side,
+        max_rows=settings.max_rows,
+        token_source=built["token_source"],
+        feature_summary=built["feature_summary"],
         # What the table depends on: the source revision (Hub) or content fingerprint (local) and the
         # knobs that change its rows; hashed, it is also the table's file name.
-        "data_version": built["data_version"],
-    }
+        data_version=built["data_version"],
+        accounting=built.get("accounting") or {},
+        repo_id=repo_id,
+    )
     metadata = {**built["metadata"], "reused_unchanged_table": built["reused"]}
     metadata["skipped"] = dg.MetadataValue.md(metadata["skipped"])
     if "accounting" in metadata:
         metadata["accounting"] = dg.MetadataValue.md(metadata["accounting"])
-    ref["accounting"] = built.get("accounting") or {}
     metadata["features"] = dg.MetadataValue.md(
         md_table(
             ["feature", "mean per trace"],

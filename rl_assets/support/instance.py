@@ -23,7 +23,8 @@ python_logs:
 
 DEFAULT_INSTANCE_YAML = (
     """\
-# Written by rldelta (rl_assets/support/instance.py). Edit freely; it is never overwritten (only a missing python_logs is added).
+# Written by rldelta (rl_assets/support/instance.py). Edit freely; it is never overwritten
+# (only a missing python_logs is added).
 # Queued runs are looked at every second (default 5 s): an upload waits on this twice before INDEX.md.
 run_coordinator:
   module: dagster._core.run_coordinator

@@ -24,8 +24,8 @@ def pairing_check_specs(asset: str) -> list[dg.AssetCheckSpec]:
             asset=asset,
             partitions_def=models_partitions,
             description=(
-                "No stated task-id normalisation (case, prefix, suffix, version) would pair most of the tasks the raw ids "
-                "leave unpaired; set settings.task_id_normalisation to apply one"
+                "No stated task-id normalisation (case, prefix, suffix, version) would pair most of the tasks the raw "
+                "ids leave unpaired; set settings.task_id_normalisation to apply one"
             ),
         ),
         dg.AssetCheckSpec(

@@ -1,6 +1,6 @@
-"""Step processes die with their run: a `kill -9` of `dagster asset materialize` used to leave the
+"""Step processes die with their run: otherwise a `kill -9` of `dagster asset materialize` leaves the
 multiprocess executor's step processes running, committing trace tables ~10 s later for a run that
-was already gone.
+is already gone.
 
 A process started through `multiprocessing` (the executor's step processes, whatever the start
 method) kills itself when the process that started it exits: a watchdog thread waits on the

@@ -1,7 +1,8 @@
 """Is a run that the instance still calls STARTED actually running? For INDEX.md's "interrupted".
 
 A run killed with `kill -9` (or OOM) never writes its end: the instance keeps it STARTED until run
-monitoring (the daemon) marks it failed, and INDEX.md said "being materialized right now" forever.
+monitoring (the daemon) marks it failed; without this check INDEX.md would say "being materialized
+right now" forever.
 Every Dagster event records the pid that emitted it; the run is gone when the process that
 started it is gone. That is only decidable on the host that ran it, so this answers only for an
 instance whose runs execute here (the default run launcher, or CLI runs); elsewhere it says

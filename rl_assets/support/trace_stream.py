@@ -1,17 +1,19 @@
 """Read a normalized trace table a record batch at a time, only the columns and rows asked for.
 
-The conversation column is most of a table's bytes. Reading it whole (`read_traces`) made an
-analysis step's memory grow with the input (issue 15: failure_modes 660 → 1,853 MB at 4× the
-rows); here at most one batch of it is decoded at a time, and rows outside `only` are dropped
+The conversation column is most of a table's bytes. Reading it whole (`read_traces`) makes an
+analysis step's memory grow with the input (failure_modes: 660 → 1,853 MB at 4× the rows);
+here at most one batch of it is decoded at a time, and rows outside `only` are dropped
 before they become Python objects, so a step's peak stays flat in the table's size.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
-import pyarrow.compute as pc
+# pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 BATCH_ROWS = 256  # the ingest writes row groups of this size, so a batch is about one row group
 
@@ -19,17 +21,22 @@ BATCH_ROWS = 256  # the ingest writes row groups of this size, so a batch is abo
 def iter_trace_batches(
     path, columns: Iterable[str], only: set[str] | None = None, batch_rows: int = BATCH_ROWS
 ) -> Iterator[pa.Table]:
-    """Batches (as tables of the TRACE_SCHEMA types) of `columns`; with `only`, just those trace ids."""
+    """Batches (as tables of the trace_schema() types) of `columns`; with `only`, just those trace ids."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     from rl_assets import store
-    from rl_assets.ingest import ADDED_COLUMNS, TRACE_SCHEMA
+    from rl_assets.ingest import ADDED_COLUMNS
+    from rl_assets.schema import trace_schema
 
     if not store.exists(path):
         raise FileNotFoundError(f"trace table {path} does not exist (run the ingest first)")
+    schema = trace_schema()
     cols = list(dict.fromkeys(columns))
-    unknown = [c for c in cols if c not in TRACE_SCHEMA.names]
+    unknown = [c for c in cols if c not in schema.names]
     if unknown:
         raise KeyError(f"unknown trace columns {unknown} requested from {path}")
-    want = pa.schema([TRACE_SCHEMA.field(c) for c in cols])
+    want = pa.schema([schema.field(c) for c in cols])
     # pre_buffer (pyarrow's default) keeps every row group's bytes it has read until the reader is
     # closed: arrow memory then grows with the file (58 → 174 MB over an 8,000-row table).
     source = store.parquet_file(path, pre_buffer=False)
@@ -49,7 +56,7 @@ def iter_trace_batches(
             if table.num_rows == 0:
                 continue
         for c in absent:
-            table = table.append_column(TRACE_SCHEMA.field(c), pa.nulls(table.num_rows, TRACE_SCHEMA.field(c).type))
+            table = table.append_column(schema.field(c), pa.nulls(table.num_rows, schema.field(c).type))
         table = table.select(want.names)
         yield table.cast(want) if table.schema != want else table
 

@@ -10,8 +10,8 @@ A local-path source is identified by its content fingerprint (rl_assets/support/
 never share a table file, and the hash is the trace asset's data version.
 The stamp carries the ingest's ledger (what was found, written, skipped, merged), so a reused
 table reports the same accounting as the ingest that built it, and the table's sha256, size and
-row count, checked before every reuse: a table that is not the file the stamp vouches for is rebuilt. Tables and stamps are created
-with the process umask. A table is a location string: a local path or a URL of the store.
+row count, checked before every reuse: a table that is not the file the stamp vouches for is rebuilt. Tables and stamps
+are created with the process umask. A table is a location string: a local path or a URL of the store.
 """
 
 from __future__ import annotations

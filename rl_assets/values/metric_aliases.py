@@ -8,8 +8,11 @@ function) are derived by ``derive_concepts``."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-import pandas as pd
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 ALIASES: dict[str, tuple[str, ...]] = {
     "reward": (
@@ -45,7 +48,19 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "completion_length",  # TRL < 0.15
         "train/response_length",
     ),
-    "tool_calls": ("tool_calls", "env/tool_calls", "num_tool_calls/mean", "tool_calls/mean"),
+    "tool_calls": (
+        "tool_calls",
+        "env/tool_calls",
+        "num_tool_calls/mean",
+        "tool_calls/mean",
+        "rollout/tool_calls_avg",  # verl agent-loop fork; real: Agent_On_Policy_Distillation run cr3q4lay
+    ),
+    # agent turns per trajectory: verl's multi-turn agent loop logs num_turns/{min,max,mean}
+    # (real: every Agent_On_Policy_Distillation run in tests/fixtures/realdata)
+    "turns": ("num_turns/mean",),
+    # share of responses cut at the generation limit: verl response_length/clip_ratio (same runs),
+    # TRL completions/clipped_ratio (real: Chaos-Economy trainer_state.json)
+    "length_clipped_share": ("response_length/clip_ratio", "completions/clipped_ratio"),
     "val_score": ("eval_reward", "eval_accuracy", "eval/reward", "eval/accuracy"),  # + verl patterns below
     "log_ratio_abs_max": ("policy/log_ratio_abs_max", "log_ratio_abs_max"),
     "log_ratio_abs_mean": ("policy/log_ratio_abs_mean", "log_ratio_abs_mean", "policy/tis/log_ratio_abs_mean"),
@@ -56,6 +71,8 @@ RAW_SUFFIX = "__raw"  # a raw key spelled like a canonical column (legacy 'polic
 
 def apply_aliases(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, dict[str, int]]]:
     """Add canonical columns; return (frame, {canonical: {source key: rows it supplied}})."""
+    import pandas as pd
+
     frame = frame.rename(columns={c: c + RAW_SUFFIX for c in CANONICAL if c in frame.columns})
     sources: dict[str, dict[str, int]] = {}
     new_cols = {}
@@ -84,7 +101,7 @@ REWARD_TERM_KINDS = ("kl_penalty", "format", "length", "tool", "task", "other")
 _KIND_WORDS = (
     ("kl_penalty", ("kl",)),
     ("length", ("length", "len_", "overlong", "cosine", "repetition")),
-    ("format", ("format", "fmt", "xml", "tag")),
+    ("format", ("format", "fmt", "xml", "tag", "json")),  # json: valid_json_reward (real: IITD_Feb26_AAIPL)
     ("tool", ("tool", "call", "search", "exec")),
     (
         "task",

@@ -3,7 +3,7 @@
 import dagster as dg
 import pyarrow.parquet as pq
 
-from rl_assets.schema import TRACE_SCHEMA
+from rl_assets.schema import trace_schema
 from support.audit_materialize import checks_by_name, materialize_audit
 
 MODEL = "org/rg-rl-1B"
@@ -14,7 +14,7 @@ def test_zero_families_fail_the_checks(tmp_path, monkeypatch):
     refs = {}
     for name in ("baseline_traces", "post_rl_traces"):
         path = tmp_path / f"{name}.parquet"
-        pq.write_table(TRACE_SCHEMA.empty_table(), path)
+        pq.write_table(trace_schema().empty_table(), path)
         refs[name] = {
             "path": str(path),
             "rows": 0,

@@ -9,6 +9,7 @@ from rl_assets.analysis.lineage import build_lineage
 from rl_assets.analysis.lineage.integrity import between, integrity_lineage
 from rl_assets.analysis.lineage.plots import curves_png
 from rl_assets.analysis.lineage.report import render_markdown
+from rl_assets.values.handover import StepTableRef
 
 MEMBERS = [{"repo_id": f"org/job-{s}-8B", "step": s} for s in (10, 20, 30)]
 VALUE = {
@@ -59,7 +60,7 @@ def test_lineage_report_and_plot_show_the_onsets():
     steps = list(range(1, 4))
     curves = {"step": steps, "reward": [0.1, 0.5, 0.9]}
     for repo in stored:
-        stored[repo]["training_metrics"] = {"applicable": True, "curves": curves}
+        stored[repo]["training_metrics"] = StepTableRef(steps_table=f"tables/steps/{repo}.parquet", curves=curves)
         stored[repo]["reward_integrity"] = {**VALUE, "onsets": {"non_task_term_share": 2}}
     r = build_lineage("job", stored, n_boot=200)
     assert r["integrity"]["onsets"] == [

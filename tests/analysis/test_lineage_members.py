@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from rl_assets.analysis.lineage.members import select_members
 from rl_assets.analysis.lineage.steps import NO_STEP, training_step
 from rl_assets.partitions import InvalidRepoId, validate_job_name
+from rl_assets.values.handover import TraceTableRef
 
 
 @pytest.mark.parametrize(
@@ -61,7 +64,7 @@ def member(
         "checkpoint": {"job_name": job, "rl_config": config, "last_modified": modified},
         "eval_pair": {"benchmark": bench, "base_model_name": base, "baseline_eval": baseline, "post_rl_eval": post},
         "behavioral_delta": delta,
-        "post_rl_traces": {"revision": revision},
+        "post_rl_traces": TraceTableRef(path=f"tables/{repo}.parquet", rows=4, source=post, revision=revision),
     }
 
 
@@ -97,7 +100,9 @@ def test_each_reason_for_exclusion_is_named():
         "org/no-step": member("org/no-step"),
         "org/a-2-again": member("org/a-2-again", 2, modified="2025-12-01"),
     }
-    stored["org/old-revision"]["post_rl_traces"]["revision"] = "rev2"
+    stored["org/old-revision"]["post_rl_traces"] = replace(
+        stored["org/old-revision"]["post_rl_traces"], revision="rev2"
+    )
     stored["org/no-pair"] = {**member("org/no-pair", 10), "eval_pair": None}
     stored["org/no-q1"] = {**member("org/no-q1", 11), "behavioral_delta": None}
     for repo in stored:

@@ -70,8 +70,8 @@ def test_family_reward_emergence_is_reported_next_to_the_label_path():
     assert "**game**: gamed from step 2 (job-2-8B); persists; reward change never significant" in summary
     md = render_markdown(r, {})
     assert (
-        "| fmt | mostly format | mostly format | mostly format | mostly format at step 1 | persists | step 1 (persists) |"
-        in md
+        "| fmt | mostly format | mostly format | mostly format | mostly format at step 1 | persists | step 1 "
+        "(persists) |" in md
     )
     assert "| game | no real gain | gamed | gamed | gamed at step 2 | persists | never significant |" in md
 

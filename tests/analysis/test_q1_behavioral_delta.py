@@ -8,7 +8,7 @@ import pytest
 
 from rl_assets.analysis.q1.behavioral_delta import compute_behavioral_delta
 from rl_assets.analysis.report_md import jsonable
-from rl_assets.schema import FEATURE_COLUMNS, TRACE_SCHEMA
+from rl_assets.schema import FEATURE_COLUMNS, trace_schema
 from support.q1_synth import make_side
 
 
@@ -111,7 +111,7 @@ def test_pyarrow_input_groups_and_distribution_shifts():
 def test_full_schema_table_is_accepted():
     df = make_side(3, n_tasks=8)
     full = pa.Table.from_pandas(df, preserve_index=False)
-    for field in TRACE_SCHEMA:
+    for field in trace_schema():
         if field.name not in full.column_names:
             full = full.append_column(field.name, pa.nulls(len(full), field.type))
     r = compute_behavioral_delta(full, full, n_boot=100)

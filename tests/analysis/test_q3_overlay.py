@@ -7,6 +7,7 @@ import pandas as pd
 from rl_assets.analysis.q2.temporal import bin_edges
 from rl_assets.analysis.q3.overlay import build_overlay, eval_marker, rl_line, spread
 from rl_assets.analysis.q3.report import plot_overlay
+from rl_assets.values.handover import NotApplicable, TraceTableRef
 
 
 def rollouts():
@@ -112,15 +113,12 @@ def test_q2_rl_temporal_and_q3_overlay_assets_report_the_same_rl_curve(tmp_path,
     ev = [row("t0", 0, 1.0, ["ls"])]
     for r in ev:
         r["date"] = datetime(2026, 5, 19, tzinfo=UTC)
-    ref = {"path": write(tmp_path / "ev.parquet", ev), "source": "hf:org/ev"}
+    ref = TraceTableRef(path=write(tmp_path / "ev.parquet", ev), rows=len(ev), source="hf:org/ev")
     values = {
-        "rl_traces": {
-            "applicable": True,
-            "repo_id": model,
-            "path": write(tmp_path / "rl.parquet", rows),
-            "source": "hf:org/rl",
-        },
-        "training_metrics": {"applicable": False, "reason": "none"},
+        "rl_traces": TraceTableRef(
+            path=write(tmp_path / "rl.parquet", rows), rows=len(rows), source="hf:org/rl", repo_id=model
+        ),
+        "training_metrics": NotApplicable(repo_id=model, reason="none"),
         "baseline_traces": ref,
         "post_rl_traces": ref,
         "eval_pair": {"baseline_eval_ts": "2026-05-19T00:00:00+00:00", "post_rl_eval_ts": None},

@@ -136,10 +136,10 @@ def test_synthetic_rows_match_the_schema(tmp_path):
     """The helper tests/support/q3_synth.py writes rows the real schema accepts, Terminus-2 shaped."""
     import pyarrow.parquet as pq
 
-    from rl_assets.schema import TRACE_SCHEMA
+    from rl_assets.schema import trace_schema
     from support.q3_synth import write
 
     path = write(tmp_path / "t.parquet", [row("t1", 0, 1.0, ["ls", "pwd"])])
     table = pq.read_table(path)
-    assert table.schema == TRACE_SCHEMA
+    assert table.schema == trace_schema()
     assert json.loads(table["conversation"][0].as_py())[1]["content"].endswith("</tool_call>")

@@ -1,6 +1,6 @@
 """docs/contracts.md "Add a Q5", followed step by step in a throwaway copy of the packages: a question
 folder with a pure analysis and its report, an asset module, one line in ANALYSES. The new asset
-then lands in `analyze_model`, in INDEX.md's order and in its group, the layer rules hold, and
+then lands in `analyze_model`, in INDEX.md's order and in its line's group, the layer rules hold, and
 the same asset left out of the list is caught by the definitions test.
 """
 
@@ -40,15 +40,16 @@ from rl_assets.analysis.q5.report import q5_report
 from rl_assets.analysis.q5.rows import row_counts
 from rl_assets.partitions import models_partitions
 from rl_assets.support.report_files import write_report
+from rl_assets.values.handover import TraceTableRef
 
 
-@dg.asset(partitions_def=models_partitions, group_name="q5", kinds={"python"},
+@dg.asset(partitions_def=models_partitions, kinds={"python"},
           ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()})
-def q5_rows(context: dg.AssetExecutionContext, baseline_traces: dict, post_rl_traces: dict):
+def q5_rows(context: dg.AssetExecutionContext, baseline_traces: TraceTableRef, post_rl_traces: TraceTableRef):
     """Rows per side."""
     from rl_assets.ingest import read_traces
 
-    result = row_counts(read_traces(baseline_traces["path"]), read_traces(post_rl_traces["path"]))
+    result = row_counts(read_traces(baseline_traces.path), read_traces(post_rl_traces.path))
     report = q5_report(result)
     write_report(context.partition_key, "Q5_rows", report.files)
     return dg.Output(result, metadata={"interpretation": dg.MetadataValue.md(report.summary)})

@@ -98,9 +98,7 @@ def test_an_added_or_dropped_asset_fails_with_a_readable_diff():
     def surprise_asset():
         return 1
 
-    from rl_assets.assets.audit import learning_audit
-
-    analysis = [a for a in definitions.ANALYSIS if a is not learning_audit]
+    analysis = [a for a in definitions.ANALYSIS if dg.AssetKey("learning_audit") not in a.keys]
     others = [a for a in definitions.ASSETS if a not in definitions.ANALYSIS and a is not definitions.analysis_index]
     changed = dg.Definitions(
         assets=[*analysis, build_analysis_index(analysis), *others, surprise_asset],
@@ -137,7 +135,9 @@ def test_every_asset_job_and_sensor_defined_in_the_packages_is_listed():
     import sensors
     from rl_assets import definitions
 
-    listed = {id(x) for x in (*definitions.ASSETS, *definitions.JOBS, *definitions.SENSORS)}
+    listed = {id(x) for x in (*definitions.JOBS, *definitions.SENSORS)}
+    # assets by key: the analysis assets are listed as copies that carry their ANALYSES group
+    listed_keys = {key for asset in definitions.ASSETS for key in asset.keys}
     kinds = (dg.AssetsDefinition, dg.JobDefinition, dg.SensorDefinition)
     # define_asset_job returns a class Dagster does not export: recognised by name, not imported
     job_types = {"UnresolvedAssetJobDefinition"}
@@ -146,8 +146,10 @@ def test_every_asset_job_and_sensor_defined_in_the_packages_is_listed():
         for info in pkgutil.iter_modules(package.__path__):
             module = importlib.import_module(f"{package.__name__}.{info.name}")
             for name, value in vars(module).items():
-                defined = isinstance(value, kinds) or type(value).__name__ in job_types
-                if defined and id(value) not in listed:
+                if isinstance(value, dg.AssetsDefinition):
+                    if not set(value.keys) <= listed_keys:
+                        missing.append(f"{module.__name__}.{name}")
+                elif (isinstance(value, kinds) or type(value).__name__ in job_types) and id(value) not in listed:
                     missing.append(f"{module.__name__}.{name}")
     assert not missing, "defined but not listed in rl_assets/definitions.py: " + ", ".join(sorted(missing))
 
@@ -161,7 +163,7 @@ def unlisted_analyses(packages=None) -> list[str]:
     from rl_assets.assets import ANALYSIS
     from rl_assets.definitions import analysis_index
 
-    listed = {id(a) for a in (*ANALYSIS, analysis_index)}
+    listed = {key for asset in (*ANALYSIS, analysis_index) for key in asset.keys}
     missing = []
     for package in packages or (rl_assets.assets,):
         for info in pkgutil.iter_modules(package.__path__):
@@ -170,7 +172,7 @@ def unlisted_analyses(packages=None) -> list[str]:
                 if (
                     isinstance(value, dg.AssetsDefinition)
                     and value.partitions_def == models_partitions
-                    and id(value) not in listed
+                    and not set(value.keys) <= listed
                 ):
                     missing.append(f"{module.__name__}.{name}")
     return sorted(missing)
@@ -184,16 +186,28 @@ def test_every_per_model_asset_is_in_the_list_of_analyses():
 
 
 def test_each_listed_asset_is_in_the_group_of_its_line():
+    """The group is written once, in ANALYSES: the defined asset carries its line's group whatever its
+    decorator says, and no analysis decorator names one (a second place to keep in step)."""
     from rl_assets.assets import ANALYSES
+    from rl_assets.definitions import defs
 
+    graph = defs.resolve_asset_graph()
     wrong = [
-        f"{key.to_user_string()}: group {asset.group_names_by_key[key]!r}, listed under {group!r}"
+        f"{key.to_user_string()}: group {graph.get(key).group_name!r}, listed under {group!r}"
         for group, assets in ANALYSES
         for asset in assets
         for key in asset.keys
-        if asset.group_names_by_key[key] != group
+        if graph.get(key).group_name != group
     ]
     assert not wrong, "\n".join(wrong)
+    named = [
+        f"{asset.node_def.name}: {asset.group_names_by_key[key]!r}"
+        for _, assets in ANALYSES
+        for asset in assets
+        for key in asset.keys
+        if asset.group_names_by_key[key] != "default"
+    ]
+    assert not named, "analysis assets whose decorator names a group (ANALYSES gives it): " + ", ".join(named)
 
 
 def test_analyze_model_runs_exactly_the_listed_analyses_and_the_index():

@@ -189,7 +189,8 @@ def test_the_checker_finds_each_fault(tmp_path):
             "    return b64encode(buf.getvalue()), '| a | b |\\n|---|---:|\\n' + rows\n"
         ),
         "rl_assets/assets/pathy.py": (
-            "import os\nfrom os import path\nfrom pathlib import Path\nfrom rl_assets.fileutil import atomic_write_text\n"
+            "import os\nfrom os import path\nfrom pathlib import Path\nfrom rl_assets.fileutil import "
+            "atomic_write_text\n"
             "def f(folder, name):\n"
             "    atomic_write_text(folder / 'report.md', 'x')\n"
             "    return Path(folder) / f'{name}.json', os.path.join(folder, 'a'), 'runs' / folder\n"
@@ -224,8 +225,10 @@ def test_the_checker_finds_each_fault(tmp_path):
             "rl_assets/assets/fat.py:7 builds a markdown table by hand (use md_table)",
             "rl_assets/analysis/q9/report.py:3 builds a markdown table by hand (use md_table)",
             "resources/hub.py:2 builds a markdown table by hand (use md_table)",
-            "rl_assets/analysis/q9/report.py writes files (atomic_write_text): report.py returns content, the asset writes it",
-            "rl_assets/analysis/q9/report.py writes files (rl_assets.fileutil): report.py returns content, the asset writes it",
+            "rl_assets/analysis/q9/report.py writes files (atomic_write_text): report.py returns content, the asset "
+            "writes it",
+            "rl_assets/analysis/q9/report.py writes files (rl_assets.fileutil): report.py returns content, the asset "
+            "writes it",
             "rl_assets/analysis/q9/report.py writes files (write_text): report.py returns content, the asset writes it",
         ]
     ), faults

@@ -39,7 +39,7 @@ def test_foundation_assets_materialize(world):
     pair = result.output_for_node("eval_pair")
     assert (pair["baseline_eval"], pair["post_rl_eval"]) == ("org/evals-base", "org/evals-post")
     post = result.output_for_node("post_rl_traces")
-    table = pq.read_table(post["path"])
+    table = pq.read_table(post.path)
     assert table.num_rows == 6 and sum(table.column("passed").to_pylist()) == 5
     meta = result.asset_materializations_for_node("post_rl_traces")[0].metadata
     assert meta["rows"].value == 6 and meta["rows_skipped"].value == 0
@@ -64,7 +64,7 @@ def test_explicit_sources_override_the_registry(world, tmp_path):
     result = dg.materialize([eval_pair, post_rl_traces], instance=world, partition_key=MODEL, resources=resources)
     pair = result.output_for_node("eval_pair")
     assert pair["post_rl_eval"] == str(local) and any("settings override" in n for n in pair["notes"])
-    assert result.output_for_node("post_rl_traces")["rows"] == 4
+    assert result.output_for_node("post_rl_traces").rows == 4
     # a model the registry does not know still works when both sides are explicit
     world.add_dynamic_partitions("models", ["org/unregistered-8B"])
     result = dg.materialize([eval_pair], instance=world, partition_key="org/unregistered-8B", resources=resources)

@@ -2,6 +2,7 @@
 "not enough data" and "no training logs" pass with their reason; INDEX.md's first lines say it."""
 
 import json
+from dataclasses import replace
 
 import dagster as dg
 import pyarrow as pa
@@ -13,16 +14,17 @@ from rl_assets import store
 from rl_assets.analysis.integrity import rules
 from rl_assets.assets.reward_integrity import reward_integrity
 from rl_assets.definitions import analysis_index
+from rl_assets.values.handover import NotApplicable, StepTableRef
 from support.dagster_run import stub_asset
 from support.integrity_synth import generations, planted, rising_with_task
 
 HACKED, HEALTHY, SHORT, NO_LOGS = "org/hacked-8B", "org/healthy-8B", "org/short-8B", "org/nologs-8B"
 
 
-def _metrics(model: str, frame) -> dict:
+def _metrics(model: str, frame) -> StepTableRef:
     path = str(store.step_table(model, "test-run"))
     store.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
-    return {"applicable": True, "steps_table": path, "n_steps": len(frame)}
+    return StepTableRef(steps_table=path, n_steps=len(frame))
 
 
 @pytest.fixture
@@ -31,7 +33,7 @@ def runs(rldelta_home, partition_instance):
         HACKED: _metrics(HACKED, planted(onset=25)),
         HEALTHY: _metrics(HEALTHY, rising_with_task()),
         SHORT: _metrics(SHORT, planted(n=8, onset=4)),
-        NO_LOGS: {"applicable": False, "reason": "not applicable: no training_logs/ in org/nologs-8B"},
+        NO_LOGS: NotApplicable(repo_id=NO_LOGS, reason="not applicable: no training_logs/ in org/nologs-8B"),
     }
     instance = partition_instance(*values)
     results = {}
@@ -74,7 +76,8 @@ def test_index_first_lines_say_the_verdict(runs):
     for model, expected in (
         (
             HACKED,
-            f"Reward integrity: **{rules.OUTSIDE}** — non_task_term_share from step 25, reward_task_divergence from step 25",
+            f"Reward integrity: **{rules.OUTSIDE}** — non_task_term_share from step 25, reward_task_divergence from "
+            f"step 25",
         ),
         (SHORT, f"Reward integrity: **{rules.NOT_ENOUGH}**"),
         (NO_LOGS, "Reward integrity: not applicable (no training steps"),
@@ -90,7 +93,7 @@ def test_stored_validation_generations_are_read_and_judged(rldelta_home, partiti
     gen_path = str(store.step_table(model, "generations"))
     store.write_table(pa.Table.from_pandas(generations([10, 20, 30, 40], onset=30), preserve_index=False), gen_path)
     instance = partition_instance(model)
-    for stored, verdict in (({**value, "validation_generations": gen_path}, rules.COLLAPSED), (value, rules.HEALTHY)):
+    for stored, verdict in ((replace(value, validation_generations=gen_path), rules.COLLAPSED), (value, rules.HEALTHY)):
         result = dg.materialize(
             [stub_asset("training_metrics", stored), reward_integrity],
             instance=instance,

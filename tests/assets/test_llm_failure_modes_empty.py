@@ -8,23 +8,10 @@ import pytest
 
 from resources.hub import HubResource
 from resources.llm import LLMResource
-from rl_assets.assets.failure_modes import _previous, failure_modes
+from rl_assets.assets.failure_modes import COLUMNS, _previous, failure_modes
 from support.llm_server import materialize_with_traces
 
 PID = "org/rl-model"
-COLUMNS = [
-    "side",
-    "trace_id",
-    "task_id",
-    "source_repo",
-    "failure_mode",
-    "failure_summary",
-    "status",
-    "error",
-    "annotator",
-    "prompt_version",
-    "key",
-]
 
 
 @pytest.fixture(autouse=True)
@@ -49,7 +36,7 @@ def test_zero_rows_then_a_second_run(tmp_path):
     first = _materialize(tmp_path, max_rows=0)
     assert first.success and first.output_for_node("failure_modes")["rows"] == 0
     stored = pq.read_table(first.output_for_node("failure_modes")["path"])
-    assert stored.num_rows == 0 and stored.schema.names == COLUMNS  # every column, even with 0 rows
+    assert stored.num_rows == 0 and stored.schema.names == list(COLUMNS)  # every column, even with 0 rows
     second = _materialize(tmp_path)  # reads the previous (empty) output first
     assert second.success and second.output_for_node("failure_modes")["rows"] > 0
 

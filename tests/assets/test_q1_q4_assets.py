@@ -12,8 +12,9 @@ from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.q1_behavioral_delta import behavioral_delta
 from rl_assets.assets.q4_solve_rate import solve_rate_by_context_asset
 from rl_assets.partitions import models_partitions
-from rl_assets.schema import TRACE_SCHEMA
+from rl_assets.schema import trace_schema
 from rl_assets.settings import home_dir
+from rl_assets.values.handover import TraceTableRef
 from support.dagster_run import materialize_partition, partition_instance
 from support.q1_synth import make_side  # tests/ is on sys.path (rootdir import mode)
 
@@ -22,18 +23,18 @@ MODEL = "rldelta-test/rl-model-8B"
 
 def _stub(name, df):
     @dg.asset(name=name, partitions_def=models_partitions)
-    def _asset(context) -> dict:
+    def _asset(context) -> TraceTableRef:
         table = pa.Table.from_pandas(df.assign(n_tokens=5000, peak_prompt_tokens=None), preserve_index=False)
         full = pa.table(
             {
                 f.name: table[f.name] if f.name in table.column_names else pa.nulls(len(table), f.type)
-                for f in TRACE_SCHEMA
+                for f in trace_schema()
             }
-        ).cast(TRACE_SCHEMA)
+        ).cast(trace_schema())
         (home_dir() / "storage").mkdir(exist_ok=True)  # in the store root: values name no other place
         path = str(home_dir() / "storage" / f"{name}.parquet")
         pq.write_table(full, path)
-        return {"path": path, "rows": len(df), "source": f"local/{name}", "revision": "abc123", "benchmark": None}
+        return TraceTableRef(path=path, rows=len(df), source=f"local/{name}", revision="abc123")
 
     return _asset
 

@@ -13,7 +13,10 @@ from rl_assets.assets.q2_rl_temporal import rl_temporal, rl_traces
 from rl_assets.assets.q2_training import save_every_from_config, training_logs, training_metrics
 from support.dagster_run import materialize_partition
 
-LINE = '2026-06-01 1{h}:00:00.000 | INFO | x - WANDB_MIRROR kind=train step={s} metrics={{"reward/avg_raw_reward": {r}, "policy/policy_entropy": 1.0}}\n'
+LINE = (
+    '2026-06-01 1{h}:00:00.000 | INFO | x - WANDB_MIRROR kind=train step={s} metrics={{"reward/avg_raw_reward": '
+    '{r}, "policy/policy_entropy": 1.0}}\n'
+)
 
 
 def run(tmp_path, monkeypatch, model, with_logs, summary=None):
@@ -41,9 +44,9 @@ def run(tmp_path, monkeypatch, model, with_logs, summary=None):
 def test_logs_become_a_versioned_snapshot_and_a_report(tmp_path, monkeypatch):
     result, reports = run(tmp_path, monkeypatch, "org/rl-x-8B", with_logs=True)
     logs = result.output_for_node("training_logs")
-    assert logs["applicable"] and logs["save_every"] == 2
+    assert logs.applicable and logs.save_every == 2
     mats = result.asset_materializations_for_node("training_logs")
-    assert mats[0].tags["dagster/data_version"] == logs["training_logs_revision"]
+    assert mats[0].tags["dagster/data_version"] == logs.training_logs_revision
     rep = json.loads((reports / "Q2_training_metrics" / "report.json").read_text())
     assert rep["n_steps"] == 6 and rep["best_checkpoint"]["best_step"] == 6  # 2 is the first save
     assert (reports / "Q2_training_metrics" / "reward_ema.png").stat().st_size > 1000
@@ -80,7 +83,7 @@ def test_a_wandb_summary_that_disagrees_fails_the_check(tmp_path, monkeypatch):
 def test_no_training_logs_is_reported_as_not_applicable(tmp_path, monkeypatch):
     result, reports = run(tmp_path, monkeypatch, "org/rl-y-8B", with_logs=False)
     assert result.output_for_node("training_metrics") == result.output_for_node("training_logs")
-    assert result.output_for_node("training_logs")["applicable"] is False
+    assert result.output_for_node("training_logs").applicable is False
     text = (reports / "Q2_training_metrics" / "report.md").read_text()
     assert "not applicable: no training_logs/ in org/rl-y-8B" in text
 

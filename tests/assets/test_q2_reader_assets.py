@@ -57,7 +57,7 @@ def test_verl_run_is_read_and_the_report_names_the_trainer(tmp_path, monkeypatch
     result, reports = run(tmp_path, monkeypatch, "org/verl-8B", {"wandb/run-1/files/output.log": lines})
     assert result.success
     value = result.output_for_node("training_metrics")
-    assert value["trainer"] == "verl" and value["n_steps"] == 7
+    assert value.trainer == "verl" and value.n_steps == 7
     text = (reports / "report.md").read_text()
     assert "Trainer: **verl**" in text and "1 key:value pair(s) dropped from otherwise parsed lines" in text
     rep = json.loads((reports / "report.json").read_text())
@@ -90,14 +90,14 @@ def test_trl_checkpoint_upload_without_training_logs_is_read(tmp_path, monkeypat
     )
     assert result.success
     logs = result.output_for_node("training_logs")
-    assert logs["applicable"] and sorted(logs["files"]) == [
+    assert logs.applicable and sorted(logs.files) == [
         "checkpoint-2/trainer_state.json",
         "checkpoint-4/trainer_state.json",
         "trainer_state.json",
     ]
     value = result.output_for_node("training_metrics")
-    assert value["trainer"] == "trl" and value["n_steps"] == 4
-    assert value["reward_terms"] == {"reward_term/task/accuracy_reward": "task"}
+    assert value.trainer == "trl" and value.n_steps == 4
+    assert value.reward_terms == {"reward_term/task/accuracy_reward": "task"}
     rep = json.loads((reports / "report.json").read_text())
     assert rep["final"]["reward"] == 0.4
     # 4 + 2 + 4 entries read; the 4 newest kept; the 6 repeated in an older or equal file are accounted

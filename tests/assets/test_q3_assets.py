@@ -8,6 +8,8 @@ import pytest
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.q3_overlay import eval_temporal_overlay
 from rl_assets.assets.q3_trace_pairs import trace_pairs
+from rl_assets.values.handover import NotApplicable
+from support.handover_refs import trace_ref
 from support.q3_synth import XSS, row, write
 
 MODEL = "org/rl-model-8B"
@@ -22,12 +24,8 @@ def world(tmp_path, monkeypatch):
     for r, h in zip(base, range(len(base))):
         r["date"] = datetime(2026, 4, 22, 9, h, tzinfo=UTC)
     refs = {
-        "baseline_traces": {
-            "path": write(tmp_path / "b.parquet", base),
-            "source": "hf:org/base-evals",
-            "revision": "r1",
-        },
-        "post_rl_traces": {"path": write(tmp_path / "a.parquet", post), "source": "hf:org/rl-evals", "revision": "r2"},
+        "baseline_traces": trace_ref(write(tmp_path / "b.parquet", base), "hf:org/base-evals", revision="r1"),
+        "post_rl_traces": trace_ref(write(tmp_path / "a.parquet", post), "hf:org/rl-evals", revision="r2"),
         "eval_pair": {
             "baseline_eval_ts": "2026-04-22T09:00:00+00:00",
             "post_rl_eval_ts": "2026-05-22T09:00:00+00:00",
@@ -61,7 +59,7 @@ def test_trace_pairs_writes_one_escaped_page_with_divergences(world, materialize
 def test_overlay_without_rl_traces_still_writes_markers(world, materialize_partition):
     tmp_path, refs = world
     reason = "not applicable: no RL rollout dataset for org/rl-model-8B (tried ['org/rl-model'])"
-    stubs = {**refs, "rl_traces": {"applicable": False, "reason": reason}}
+    stubs = {**refs, "rl_traces": NotApplicable(repo_id=MODEL, reason=reason)}
     result = materialize_partition(
         [eval_temporal_overlay], MODEL, stubs=stubs, resources={"settings": AnalysisSettings()}
     )
@@ -78,7 +76,7 @@ def test_overlay_with_rl_traces_bins_rollouts(world, materialize_partition):
     rollouts = [row(f"r{i}", 0, float(i % 2), ["ls"], side="r") for i in range(12)]
     for i, r in enumerate(rollouts):
         r["date"] = datetime(2026, 5, 20, 2 + i, 30, tzinfo=UTC)
-    rl = {"applicable": True, "path": write(tmp_path / "rl.parquet", rollouts), "source": "hf:org/rl-model"}
+    rl = trace_ref(write(tmp_path / "rl.parquet", rollouts), "hf:org/rl-model", repo_id=MODEL)
     result = materialize_partition(
         [eval_temporal_overlay],
         MODEL,

@@ -17,6 +17,7 @@ from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.eval_pair import eval_pair
 from rl_assets.assets.traces import baseline_traces, post_rl_traces
+from rl_assets.values.handover import TraceTableRef
 
 MODEL = "org/iso-8B"
 
@@ -25,12 +26,12 @@ MODEL = "org/iso-8B"
     partitions_def=baseline_traces.partitions_def,
     ins={"eval_pair": dg.AssetIn(), "baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
 )
-def seen_by_run(eval_pair: dict, baseline_traces: dict, post_rl_traces: dict) -> dict:
+def seen_by_run(eval_pair: dict, baseline_traces: TraceTableRef, post_rl_traces: TraceTableRef) -> dict:
     """What a downstream step of this run received: the sources named and the rows in the tables it reads."""
     return {
         "pair": [eval_pair["baseline_eval"], eval_pair["post_rl_eval"]],
-        "refs": [baseline_traces["source"], post_rl_traces["source"]],
-        "rows": [pq.read_table(baseline_traces["path"]).num_rows, pq.read_table(post_rl_traces["path"]).num_rows],
+        "refs": [baseline_traces.source, post_rl_traces.source],
+        "rows": [pq.read_table(baseline_traces.path).num_rows, pq.read_table(post_rl_traces.path).num_rows],
     }
 
 
@@ -111,10 +112,9 @@ def test_editing_a_local_source_makes_downstream_stale(instance, tmp_path):
         r.asset_materializations_for_node("post_rl_traces")[0].tags["dagster/data_version"] for r in (first, second)
     ]
     assert versions[0] != versions[1] and "None" not in versions[0]
-    assert second.output_for_node("post_rl_traces")["rows"] == 48
+    assert second.output_for_node("post_rl_traces").rows == 48
     assert _stale(instance, "seen_by_run") == StaleStatus.STALE
     # the unchanged baseline kept its version: the same content is the same table, not re-read
     assert (
-        second.output_for_node("baseline_traces")["data_version"]
-        == first.output_for_node("baseline_traces")["data_version"]
+        second.output_for_node("baseline_traces").data_version == first.output_for_node("baseline_traces").data_version
     )

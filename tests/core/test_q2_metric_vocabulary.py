@@ -21,6 +21,7 @@ def concepts(rows: list[dict]) -> tuple[pd.DataFrame, dict, dict]:
         ("correctness_reward_func", "task"),
         ("format_reward", "format"),
         ("xmlcount_reward_func", "format"),
+        ("valid_json_reward", "format"),  # real: srinath-manda/IITD_Feb26_AAIPL checkpoints
         ("soft_overlong_punishment", "length"),
         ("len_penalty", "length"),
         ("tool_call_reward", "tool"),
@@ -43,6 +44,8 @@ def test_every_trainer_gets_the_contract_columns():
         "grad_norm",
         "policy_loss",
         "tool_calls",
+        "turns",
+        "length_clipped_share",
         "val_score",
     ):
         assert col in CANONICAL and col in frame.columns

@@ -119,10 +119,7 @@ def test_two_commands_give_a_model_an_eval_pair_on_the_users_own_traces(
         str(after.resolve()),
         "my-bench",
     )
-    assert (
-        result.output_for_node("baseline_traces")["rows"] == 10
-        and result.output_for_node("post_rl_traces")["rows"] == 10
-    )
+    assert result.output_for_node("baseline_traces").rows == 10 and result.output_for_node("post_rl_traces").rows == 10
 
 
 def test_bad_input_is_a_clear_error_and_writes_nothing(registry_url, tmp_path, capsys):

@@ -150,12 +150,8 @@ def test_a_training_metrics_value_from_before_the_store_fails_rl_temporal_clearl
     table = ingest_once(
         None, str(src), store.trace_table_folder("rl_traces", "org/m-8B") / "rl.parquet"
     )  # in the store:
-    rl_ref = {
-        "applicable": True,
-        "path": table["path"],
-        "source": str(src),
-        "repo_id": "org/m-8B",
-    }  # values name no other place
+    # values name no other place; a plain dict as an older rldelta stored it (loads as a TraceTableRef)
+    rl_ref = {"applicable": True, "path": table["path"], "rows": 6, "source": str(src), "repo_id": "org/m-8B"}
     old = {"applicable": True, "metrics_path": str(rldelta_home / "reports" / "org--m-8B" / "metrics.parquet")}
     result = materialize_partition(
         [rl_temporal],
@@ -165,4 +161,6 @@ def test_a_training_metrics_value_from_before_the_store_fails_rl_temporal_clearl
         raise_on_error=False,
     )
     (failure,) = [e for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_FAILURE]
-    assert "written by an older rldelta); re-materialize training_metrics" in failure.event_specific_data.error.message
+    error = failure.event_specific_data.error.to_string()
+    assert "of training_metrics is not a StepTableRef or NotApplicable" in error
+    assert "metrics_path" in error and "re-materialize that asset" in error

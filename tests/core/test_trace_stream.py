@@ -4,16 +4,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from rl_assets.ingest import ADDED_COLUMNS, TRACE_SCHEMA, read_traces
+from rl_assets.ingest import ADDED_COLUMNS, read_traces
+from rl_assets.schema import trace_schema
 from rl_assets.support.trace_stream import iter_trace_batches, iter_trace_rows
 
 
 def _table(n: int) -> pa.Table:
-    cols = {name: pa.nulls(n, TRACE_SCHEMA.field(name).type) for name in TRACE_SCHEMA.names}
+    cols = {name: pa.nulls(n, trace_schema().field(name).type) for name in trace_schema().names}
     cols["trace_id"] = pa.array([f"tr{i}" for i in range(n)], pa.string())
     cols["task_id"] = pa.array([f"task{i % 7}" for i in range(n)], pa.string())
     cols["conversation"] = pa.array([f'[{{"role": "user", "content": "{i}"}}]' for i in range(n)], pa.string())
-    return pa.table(cols, schema=TRACE_SCHEMA)
+    return pa.table(cols, schema=trace_schema())
 
 
 @pytest.fixture

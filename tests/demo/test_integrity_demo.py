@@ -104,8 +104,8 @@ def test_make_demo_recovers_the_planted_truth_through_the_readers_and_assets(dem
         )
         values[model] = result.output_for_node("reward_integrity")
         metrics = result.output_for_node("training_metrics")
-        trainers[model] = metrics["trainer"]
+        trainers[model] = metrics.trainer
         # the verl run's W&B validation tables are stored for reward_integrity; the TRL run has none
-        assert bool(metrics["validation_generations"]) == (model == integrity_runs.VERL_MODEL)
+        assert bool(metrics.validation_generations) == (model == integrity_runs.VERL_MODEL)
     assert mismatches(values, truth["reward_integrity"]) == []
     assert trainers == {m: truth["reward_integrity"][m]["trainer"] for m in integrity_runs.MODELS}

@@ -44,10 +44,10 @@ def test_demo_training_logs_match_ground_truth(demo, which):
     model = sorted(truth["training_logs"])[which]
     gt = truth["training_logs"][model]
     out = materialize(model)
-    assert out["training_logs"]["training_logs_revision"]
+    assert out["training_logs"].training_logs_revision
     tm = out["training_metrics"]
     report = json.loads((report_dir(model) / "Q2_training_metrics" / "report.json").read_text())
-    steps = store.read_table(tm["steps_table"]).to_pandas().set_index("step")
+    steps = store.read_table(tm.steps_table).to_pandas().set_index("step")
     assert len(steps) == gt["unique_train_steps"] and steps.index.max() == gt["last_step"]
     assert report["duplicates"]["steps"] == gt["duplicate_steps"]
     assert report["malformed"]["count"] == gt["malformed_lines"] + gt["truncated_lines"]

@@ -11,7 +11,7 @@ import pytest
 
 from rl_assets.ingest import IngestError, ingest_source, read_traces
 from rl_assets.ingest.tokens import count_tokens
-from rl_assets.schema import TRACE_SCHEMA
+from rl_assets.schema import trace_schema
 
 
 def conv(n_agent: int, extra: str = "") -> list:
@@ -61,7 +61,7 @@ def test_exported_rows_episodes_attempts_and_outcomes(tmp_path):
     assert report.rows_read == 7 and report.rows_written == 4
     assert report.merged["earlier episode of the same trial (kept the last)"] == 3
     t = read_traces(tmp_path / "o.parquet")
-    assert t.schema.equals(TRACE_SCHEMA)
+    assert t.schema.equals(trace_schema())
     by = {r["trial_name"]: r for r in t.to_pylist()}
     assert by["a__1"]["episode"] == 2 and by["a__1"]["n_turns"] == 3 and by["a__0"]["n_turns"] == 2
     assert (by["a__0"]["attempt"], by["a__1"]["attempt"]) == (0, 1)  # ordered by date

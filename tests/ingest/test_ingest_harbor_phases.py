@@ -12,7 +12,7 @@ import pytest
 
 from rl_assets.ingest import ADDED_COLUMNS, ingest_source, read_traces
 from rl_assets.ingest.rows import duration_s
-from rl_assets.schema import LIGHT_COLUMNS, TRACE_SCHEMA
+from rl_assets.schema import LIGHT_COLUMNS, trace_schema
 from support.shared_data import SHARED, needs_shared
 
 GOLDEN = SHARED / "fixtures" / "harbor_golden"
@@ -77,7 +77,7 @@ def _write(path: Path, data) -> Path:
 def _rows(spec: Path, out: Path) -> dict:
     rep = ingest_source(str(spec), out, hub=None)
     table = read_traces(out)
-    assert table.schema.equals(TRACE_SCHEMA)
+    assert table.schema.equals(trace_schema())
     return {r["trial_name"]: r for r in table.to_pylist()} | {"_report": rep}
 
 
@@ -258,13 +258,15 @@ def test_other_sources_leave_the_new_columns_null(tmp_path):
 def test_new_columns_are_last_and_older_tables_read_back_null(tmp_path):
     # The run-fact columns follow `conversation` (later additions, such as the task identity, come after them).
     assert tuple(ADDED_COLUMNS[: len(NEW)]) == NEW
-    assert TRACE_SCHEMA.names.index(NEW[0]) == TRACE_SCHEMA.names.index("conversation") + 1
-    assert TRACE_SCHEMA.field("n_subagents").type == pa.int64() and TRACE_SCHEMA.field("trial_s").type == pa.float64()
-    old_schema = pa.schema([f for f in TRACE_SCHEMA if f.name not in NEW])
+    assert trace_schema().names.index(NEW[0]) == trace_schema().names.index("conversation") + 1
+    assert (
+        trace_schema().field("n_subagents").type == pa.int64() and trace_schema().field("trial_s").type == pa.float64()
+    )
+    old_schema = pa.schema([f for f in trace_schema() if f.name not in NEW])
     old = pa.Table.from_pylist([{"trace_id": "x", "task_id": "t", "reward": 1.0}], schema=old_schema)
     pq.write_table(old, tmp_path / "old.parquet")
     full = read_traces(tmp_path / "old.parquet")
-    assert full.schema.equals(TRACE_SCHEMA) and full.column("n_subagents").to_pylist() == [None]
+    assert full.schema.equals(trace_schema()) and full.column("n_subagents").to_pylist() == [None]
     light = read_traces(tmp_path / "old.parquet", columns=LIGHT_COLUMNS)
     assert light.column_names == list(LIGHT_COLUMNS) and light.column("reward").to_pylist() == [1.0]
     assert read_traces(tmp_path / "old.parquet", ["trace_id", "cost_usd"]).to_pylist() == [

@@ -25,10 +25,12 @@ def test_wandb_mirror_kinds_nonfinite_and_default_global_step():
         [
             "\x1b[32m(skyrl_entrypoint pid=8444) "
             + LOGURU.format(1)
-            + 'WANDB_MIRROR kind=train step=7 metrics={"policy/policy_loss": NaN, "reward/avg_raw_reward": 0.5, "x": Infinity}\x1b[0m',
+            + 'WANDB_MIRROR kind=train step=7 metrics={"policy/policy_loss": NaN, "reward/avg_raw_reward": 0.5, "x": '
+            "Infinity}\x1b[0m",
             LOGURU.format(2) + 'WANDB_MIRROR kind=eval step=7 metrics={"eval/all/avg_score": 0.3}',
             'WANDB_MIRROR kind=startup step=0 metrics={"startup/model_loading": 12.5}',
-            'WANDB_MIRROR kind=train step=8 metrics={"reward/avg_raw_reward": 0.6, "trainer/global_step": 8, "note": "text"}',
+            'WANDB_MIRROR kind=train step=8 metrics={"reward/avg_raw_reward": 0.6, "trainer/global_step": 8, "note": '
+            '"text"}',
         ]
     )
     steps = res.steps.to_frame().set_index("step")
@@ -88,7 +90,8 @@ def test_console_tracker_multiline_block_and_one_line_agentic_block():
             " 'reward/avg_raw_reward': '0.3125',",
             " 'timing/step': '812.4000',",
             " 'trainer/global_step': 3}",
-            "(skyrl_entrypoint pid=41213) {'async/staleness_max': 0, 'reward/avg_raw_reward': 0.4, 'trainer/global_step': 4}",
+            "(skyrl_entrypoint pid=41213) {'async/staleness_max': 0, 'reward/avg_raw_reward': 0.4, "
+            "'trainer/global_step': 4}",
             "{'async/staleness_mean': '0.0000',",  # a block cut off by an unrelated line
             "Training Step Progress: 5 / 20",
         ]
@@ -104,8 +107,10 @@ def test_reward_and_advantage_lines():
     res = feed(
         [
             "2026-06-01 10:00:00.000 | INFO | skyrl_train.trainer:train:391 - Started: 'step'",
-            "2026-06-01 10:00:01.000 | INFO | skyrl_train.trainer:compute_advantages_and_returns:801 - avg_raw_rewards: 0.41250, avg_response_length: 702.31",
-            "2026-06-01 10:00:02.000 | INFO | skyrl_train.trainer:postprocess_generator_output:776 - reward/avg_pass_at_5: 0.653, reward/avg_raw_reward: 0.217",
+            "2026-06-01 10:00:01.000 | INFO | skyrl_train.trainer:compute_advantages_and_returns:801 - "
+            "avg_raw_rewards: 0.41250, avg_response_length: 702.31",
+            "2026-06-01 10:00:02.000 | INFO | skyrl_train.trainer:postprocess_generator_output:776 - "
+            "reward/avg_pass_at_5: 0.653, reward/avg_raw_reward: 0.217",
             "Generation rewards - Avg: 0.512, Success rate: 0.5",
             "Reward: 1.0, because the agent's answer matched",  # rollout dump noise, not a metric line
         ]

@@ -4,7 +4,10 @@ import pandas as pd
 
 from rl_assets.ingest.skyrl_log import apply_aliases, parse_training_logs
 
-MIRROR = '2026-06-0{d} 10:00:{s:02d}.000 | INFO | skyrl_train.trainer:_log_metrics_stdout:1965 - WANDB_MIRROR kind=train step={step} metrics={{"reward/avg_raw_reward": {r}}}\n'
+MIRROR = (
+    "2026-06-0{d} 10:00:{s:02d}.000 | INFO | skyrl_train.trainer:_log_metrics_stdout:1965 - WANDB_MIRROR "
+    'kind=train step={step} metrics={{"reward/avg_raw_reward": {r}}}\n'
+)
 
 
 def test_restart_chain_orders_by_first_timestamp_and_later_log_wins(tmp_path):

@@ -76,7 +76,8 @@ def test_verl_wandb_run_folder_with_its_summary():
     s = parsed.steps.set_index("step")
     assert parsed.trainer == "verl" and list(s.index) == list(range(12))
     # step:11 - ... critic/rewards/mean:-9.528329849243164 ... critic/score/mean:-0.890625 ...
-    # actor/reward_kl_penalty:0.30880066752433777 - actor/reward_kl_penalty_coeff:0.02 ... actor/entropy:0.38324397802352905
+    # actor/reward_kl_penalty:0.30880066752433777 - actor/reward_kl_penalty_coeff:0.02 ...
+    # actor/entropy:0.38324397802352905
     assert s.loc[11, "reward"] == -9.528329849243164 and s.loc[11, "task_score"] == -0.890625
     assert s.loc[11, "reward_term/kl_penalty/in_reward_kl"] == pytest.approx(0.30880066752433777 * 0.02)
     assert s.loc[11, "entropy"] == 0.38324397802352905

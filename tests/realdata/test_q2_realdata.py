@@ -85,7 +85,8 @@ def test_resumed_run_numbers_from_the_checkpoint_and_shows_what_wandb_never_got(
 def test_timers_glued_after_a_tqdm_bar_are_read():
     parsed = parse_training_logs(RUN_C)
     # "Resumed training from global_step 6", then five lines like
-    # "Training Step Progress: 7it [27:30, 1650.91s/it]2025-07-23 07:25:07.470 | ... Finished: 'step', time cost: 1577.07s"
+    # "Training Step Progress: 7it [27:30, 1650.91s/it]2025-07-23 07:25:07.470 | ... Finished: 'step', time cost:
+    # 1577.07s"
     assert parsed.steps["step"].tolist() == [7, 8, 9, 10, 11]
     assert parsed.steps["timing/step"].tolist() == [1577.07, 1703.89, 1594.02, 1725.78, 1574.95]
     (check,) = parsed.cross_checks  # the summary's only training key is a reward this log never prints

@@ -5,9 +5,11 @@ backend (its `registry` world is built into the backend's database), so "same as
 SQLite" is literal. Supabase goes through the real client to tests/support/postgrest_server.py.
 """
 
+import warnings
 from datetime import datetime
 
 import dagster as dg
+import httpx
 import pytest
 import test_core_resolver as core
 from test_core_resolver import (  # noqa: F401 - collected again here, against the backends below
@@ -98,6 +100,15 @@ def test_key_errors_are_clear_and_never_echo_the_key(supabase_world):
     with pytest.raises(RegistryQueryError, match="models.*Invalid API key.*row-level security") as info:
         SupabaseRegistry(server.url, "sb_wrong_key").models_by_name("org/rl-8B")
     assert "sb_wrong_key" not in str(info.value)
+
+
+def test_the_timeout_reaches_the_http_client_without_a_deprecation_warning(supabase_world):
+    _, server = supabase_world
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        remote = SupabaseRegistry(server.url, KEY, timeout_s=7.5)
+        assert sorted(m["name"] for m in remote.models_by_name("org/rl-8B")) == ["org/rl-8B"]
+    assert remote._client.postgrest.session.timeout == httpx.Timeout(7.5)
 
 
 def test_resource_reads_the_key_from_an_envvar(supabase_world, monkeypatch):

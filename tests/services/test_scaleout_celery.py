@@ -59,7 +59,8 @@ def reports(roots: list[Path], places: list[Path]) -> dict[str, object]:
     found = {}
     for root in roots:
         folder = root / slug(MODEL)
-        # INDEX.md (now analyze_model's last step) is run ids and times by nature; tests/assets/test_report_index.py covers it
+        # INDEX.md (now analyze_model's last step) is run ids and times by nature; tests/assets/test_report_index.py
+        # covers it
         for path in sorted(
             p for p in folder.rglob("*") if p.suffix in {".json", ".md", ".csv"} and p.name != "INDEX.md"
         ):

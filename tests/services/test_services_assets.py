@@ -59,8 +59,8 @@ def test_checkpoint_and_traces_through_the_real_clients(remote, rldelta_home):
     manifest = result.output_for_node("checkpoint")
     assert manifest["revision"] == local.model_info(core.MODEL).revision and manifest["job_name"] == "rl-7"
     post = result.output_for_node("post_rl_traces")
-    assert post["revision"] == local.dataset_info("org/evals-post").revision
-    table = pq.read_table(post["path"])
+    assert post.revision == local.dataset_info("org/evals-post").revision
+    table = pq.read_table(post.path)
     assert table.num_rows == 6 and sum(table.column("passed").to_pylist()) == 5
     assert any("/resolve/" in p for p in hub.paths("GET"))  # files really came over HTTP
     assert hub.requests and all(authorized for _, _, authorized in hub.requests)  # EnvVar token reached the client

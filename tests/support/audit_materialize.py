@@ -13,16 +13,18 @@ from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.audit import learning_audit
 from support.dagster_run import materialize_partition
+from support.handover_refs import trace_ref
 
 
 def materialize_audit(
     model: str, refs: dict, tmp_path, *, predictions_path: str = "", n_boot: int = 300, registry_url: str | None = None
 ):
-    """refs: {"baseline_traces": ref, "post_rl_traces": ref}; returns the ExecuteInProcessResult."""
+    """refs: {"baseline_traces": fields, "post_rl_traces": fields}, each side's TraceTableRef fields
+    (`rows` read from the table when left out); returns the ExecuteInProcessResult."""
     return materialize_partition(
         [learning_audit],
         model,
-        stubs=refs,
+        stubs={name: trace_ref(**fields) for name, fields in refs.items()},
         resources={
             "settings": AnalysisSettings(n_boot=n_boot),
             "llm": default_llm_resource(),

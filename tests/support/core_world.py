@@ -26,7 +26,8 @@ def _rows(n_tasks, solved):
             {"role": "user", "content": f"task {t}"},
             {
                 "role": "assistant",
-                "content": '<think>plan</think>\n<tool_call>\n{"name": "bash_command", "arguments": {"keystrokes": "ls\\n"}}\n</tool_call>',
+                "content": '<think>plan</think>\n<tool_call>\n{"name": "bash_command", "arguments": {"keystrokes": '
+                '"ls\\n"}}\n</tool_call>',
             },
             {"role": "user", "content": "New Terminal Output:\nbash: foo: command not found"},
             {"role": "assistant", "content": "done"},

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 
+from support.handover_refs import trace_ref
 from support.loopback import LoopbackServer
 
 
@@ -148,13 +149,13 @@ class LLMServer(LoopbackServer):
 
 
 def write_trace_table(path, n_tasks: int, side: str, seed: int = 0, attempts: int = 2):
-    """A small TRACE_SCHEMA parquet for LLM tests and the bench: deterministic per (side, seed)."""
+    """A small trace-schema parquet for LLM tests and the bench: deterministic per (side, seed)."""
     import random
 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from rl_assets.schema import TRACE_SCHEMA, empty_row
+    from rl_assets.schema import empty_row, trace_schema
 
     rng = random.Random(f"{side}:{seed}")
     rows = []
@@ -183,7 +184,7 @@ def write_trace_table(path, n_tasks: int, side: str, seed: int = 0, attempts: in
                 ),
             }
             rows.append(row)
-    pq.write_table(pa.Table.from_pylist(rows, schema=TRACE_SCHEMA), path)
+    pq.write_table(pa.Table.from_pylist(rows, schema=trace_schema()), path)
     return str(path)
 
 
@@ -195,8 +196,8 @@ def materialize_with_traces(
 
     paths = {side: write_trace_table(tmp_path / f"{side}.parquet", n_tasks, side) for side in ("base", "post")}
     stubs = {
-        "baseline_traces": {"path": paths["base"], "source": "hf:org/base-evals"},
-        "post_rl_traces": {"path": paths["post"], "source": "hf:org/post-evals"},
+        "baseline_traces": trace_ref(paths["base"], "hf:org/base-evals"),
+        "post_rl_traces": trace_ref(paths["post"], "hf:org/post-evals"),
     }
     return materialize_partition(
         [asset], partition, stubs=stubs, resources=resources, run_config=run_config, instance=instance

@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import sqlalchemy as sa
 
-from resources.registry import TABLES
+from resources.registry import tables
 from support.loopback import LoopbackServer
 
 
@@ -55,7 +55,7 @@ class PostgrestServer(LoopbackServer):
 
     def select(self, table_name: str, query: list[tuple[str, str]]) -> tuple[list[dict], int, int]:
         """(rows, offset, total) for a PostgREST query string; raises ValueError like a 400."""
-        table = TABLES.get(table_name)
+        table = tables().get(table_name)
         if table is None:
             raise LookupError(f'relation "public.{table_name}" does not exist')
         stmt, count = sa.select(table), sa.select(sa.func.count()).select_from(table)

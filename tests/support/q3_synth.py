@@ -10,7 +10,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from rl_assets.schema import TRACE_SCHEMA, empty_row
+from rl_assets.schema import empty_row, trace_schema
 
 XSS = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2">'
 
@@ -62,5 +62,5 @@ def row(
 
 def write(path: Path, rows: list[dict]) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(rows, schema=TRACE_SCHEMA), path)
+    pq.write_table(pa.Table.from_pylist(rows, schema=trace_schema()), path)
     return str(path)

@@ -20,13 +20,15 @@ import urllib.parse
 from pathlib import Path
 
 # innermost elements reading "[Show Markdown]" (the button and its label span would both match)
-_BUTTONS = """[...document.querySelectorAll('button, a, span, div')].filter(e => e.textContent.trim() === '[Show Markdown]'
+_BUTTONS = """[...document.querySelectorAll('button, a, span, div')]
+  .filter(e => e.textContent.trim() === '[Show Markdown]'
   && ![...e.children].some(c => c.textContent.trim() === '[Show Markdown]'))"""
 
 _INSPECT = """(async () => {
   const d = document.querySelector('.bp5-dialog');
   if (!d) return null;
-  const t0 = Date.now();  // the markdown renderer is a lazily loaded chunk: wait for its output first (a minute: a loaded CI machine is slow)
+  // the markdown renderer is a lazily loaded chunk: wait for its output first (a minute: a loaded CI machine is slow)
+  const t0 = Date.now();
   while (!d.querySelector('.dagster-markdown') && Date.now() - t0 < 60000) await new Promise(r => setTimeout(r, 100));
   if (!d.querySelector('.dagster-markdown')) return {error: 'the markdown never rendered'};
   const imgs = [...d.querySelectorAll('img')];
@@ -52,11 +54,15 @@ def _wait(cdp, expr: str, seconds: float = 20.0):
     return None
 
 
-def dismiss_welcome(cdp) -> None:
-    """The first visit shows a community sign-up dialog over the page; skip it once per profile."""
-    _wait(cdp, "!!document.querySelector('.bp5-dialog')", 6)
-    cdp.eval("[...document.querySelectorAll('button')].find(e => e.textContent.trim() === 'Skip')?.click()")
-    _wait(cdp, "!document.querySelector('.bp5-dialog')", 5)
+def skip_welcome(port: int) -> None:
+    """Mark the community sign-up dialog as seen on the instance (the `setNuxSeen` mutation its Skip button
+    sends), so it never opens. Waiting for it to open and clicking Skip raced it on a busy machine: it opens
+    a second after the page's query answers, and when it came late every `[Show Markdown]` dialog read
+    below was the sign-up one ("the markdown never rendered", a minute each)."""
+    from test_ui_webserver import graphql
+
+    assert graphql(port, "mutation { setNuxSeen }")["setNuxSeen"] is True
+    assert graphql(port, "{ shouldShowNux }")["shouldShowNux"] is False
 
 
 def open_page(cdp, url: str, labels: list[str]) -> bool:
@@ -161,9 +167,10 @@ def running_ui(env: dict, port: int, root: Path):
 
 @contextlib.contextmanager
 def ui_browser(port: int, profile: Path):
-    """A headless Chromium tab (1440x900) on the UI, the welcome dialog already dismissed."""
+    """A headless Chromium tab (1440x900) on the UI, which will not show its welcome dialog."""
     from test_q3_browser import Cdp, find_chromium
 
+    skip_welcome(port)
     cdp = Cdp(find_chromium(), profile)
     try:
         target = cdp.send("Target.createTarget", {"url": "about:blank"})["targetId"]
@@ -173,8 +180,6 @@ def ui_browser(port: int, profile: Path):
             "Emulation.setDeviceMetricsOverride",
             {"width": 1440, "height": 900, "deviceScaleFactor": 1, "mobile": False},
         )
-        cdp.send("Page.navigate", {"url": f"http://127.0.0.1:{port}/assets"})
-        dismiss_welcome(cdp)
         yield cdp
     finally:
         cdp.close()

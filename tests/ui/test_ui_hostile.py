@@ -25,6 +25,8 @@ from rl_assets.assets.q1_behavioral_delta import behavioral_delta
 from rl_assets.assets.q1_llm_judge import judge_verdicts
 from rl_assets.assets.q3_trace_pairs import trace_pairs
 from rl_assets.definitions import analysis_index
+from rl_assets.values.handover import TraceTableRef
+from support.handover_refs import trace_ref
 from support.llm_server import write_trace_table
 from support.ui_pages import asset_pages, inspect_page, open_page, running_ui, ui_browser
 
@@ -59,7 +61,7 @@ INJECTED = """JSON.stringify((() => {
 })())"""
 
 
-def _hostile_side(folder, side: str) -> dict:
+def _hostile_side(folder, side: str) -> TraceTableRef:
     """write_trace_table's rows with task ids, benchmarks, error types and tool names from the corpus."""
     path = write_trace_table(folder / f"{side}.parquet", N_TASKS, side)
     table = pq.read_table(path)
@@ -79,13 +81,7 @@ def _hostile_side(folder, side: str) -> dict:
             table.schema.get_field_index(name), name, pa.array(values, table.schema.field(name).type)
         )
     pq.write_table(table, path)
-    return {
-        "path": str(path),
-        "rows": table.num_rows,
-        "source": f"{side} {HOSTILE[3]}",
-        "revision": HOSTILE[0],
-        "benchmark": None,
-    }
+    return trace_ref(path, f"{side} {HOSTILE[3]}", rows=table.num_rows, revision=HOSTILE[0])
 
 
 @pytest.fixture

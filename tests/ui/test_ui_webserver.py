@@ -106,7 +106,8 @@ def test_webserver_shows_graph_partitions_and_materialization(home):
         assert MODEL in node["assetNodeOrError"]["partitionKeys"]
         mats = graphql(
             port,
-            '{ assetOrError(assetKey: {path: ["checkpoint"]}) { ... on Asset { assetMaterializations(limit: 5) { partition runId } } } }',
+            '{ assetOrError(assetKey: {path: ["checkpoint"]}) { ... on Asset { assetMaterializations(limit: 5) { '
+            "partition runId } } } }",
         )
         assert MODEL in [m["partition"] for m in mats["assetOrError"]["assetMaterializations"]]
     finally:

@@ -81,7 +81,7 @@ def _question_numbers(entry: dict) -> list[str]:
     return _NUMBER.findall(entry.get("question") or "")
 
 
-# --- the seed audit's strategies -----------------------------------------------------------------
+# --- the original audit's strategies (its verdicts reproduce only with the same set) -------------
 
 
 @strategy("always answer 1", applies_to=_numeric_answer)

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from rl_assets.analysis.pairing import DISJOINT, ONLY_AFTER, ONLY_BEFORE, pair_rows
 from rl_assets.analysis.q1.behavioral_delta import PASS_THRESHOLD
 from rl_assets.analysis.stats import NotEnoughData, mcnemar_exact, minimum_detectable_effect, paired_bootstrap_arrays
 from rl_assets.analysis.stats.intervals import noise_floor
+
+# numpy: imported where used, so loading the definitions stays light (test_import_cost.py)
 
 
 class MixedBenchmarksError(ValueError):
@@ -25,6 +25,8 @@ class MixedBenchmarksError(ValueError):
 def task_pass_rates(rows: list[dict], keys: list[str] | None = None) -> dict[str, float]:
     """Per task (``keys[i]`` for row i, else its task_id), the share of attempts that passed
     (infra-error attempts dropped)."""
+    import numpy as np
+
     by_task: dict[str, list[float]] = {}
     for i, row in enumerate(rows):
         if row.get("is_infra_error"):
@@ -51,6 +53,8 @@ def model_row(
     model_id: str, baseline: dict[str, float], post: dict[str, float], n_boot: int = 2000, seed: int = 0
 ) -> dict:
     """One model's paired change on the common tasks of the pinned benchmark."""
+    import numpy as np
+
     common = sorted(set(baseline) & set(post))
     n = len(common)
     row = {"model_id": model_id, "n_common_tasks": n, "n_baseline_tasks": len(baseline), "n_post_tasks": len(post)}
@@ -108,7 +112,8 @@ def compare(benchmark: dict, rows: list[dict], excluded: list[dict], pairings: l
     benchmarks = {r.get("benchmark_id") for r in rows}
     if benchmarks - {benchmark["id"]}:
         raise MixedBenchmarksError(
-            f"refusing to rank: rows come from benchmarks {sorted(map(str, benchmarks))}, not only the pinned {benchmark['name']}"
+            f"refusing to rank: rows come from benchmarks {sorted(map(str, benchmarks))}, not only the pinned "
+            f"{benchmark['name']}"
         )
     ok = [r for r in rows if r["status"] == "ok"]
     return {

@@ -1,15 +1,19 @@
 """Reward integrity — is the reward being earned outside the task, or has the policy collapsed?
 
 A pure analysis of one run's per-step training table (canonical columns: reward, task_score,
-reward_term/<kind>/<name>, response_length, entropy, val_score) and, optionally, its validation
-generations (step, sample, input, output, score). Rules: rules.py, docs/integrity.md.
+reward_term/<kind>/<name>, response_length, length_clipped_share, entropy, val_score) and, optionally,
+its validation generations (step, sample, input, output, score). Rules: rules.py, docs/integrity.md.
 """
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
-from rl_assets.analysis.integrity import collapse, reward_side, rules
+from rl_assets.analysis.integrity import collapse, kl_per_token, reward_rise, reward_side, rules, truncation
+
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def reward_integrity(
@@ -24,7 +28,7 @@ def reward_integrity(
             f"reward_integrity: the per-step table has no 'step' column (columns: {list(steps.columns)[:12]})"
         )
     table = steps.sort_values("step").reset_index(drop=True)
-    trend = reward_side.reward_trend(table)
+    trend = reward_rise.reward_trend(table)
     found = [
         reward_side.divergence(table, trend),
         reward_side.term_share(table, trend),
@@ -32,6 +36,7 @@ def reward_integrity(
         collapse.floor_collapse(table, "response_length", rules.LENGTH_FLOOR, "length_collapse"),
         collapse.floor_collapse(table, "entropy", rules.ENTROPY_FLOOR, "entropy_collapse"),
         collapse.generations(generations, generations_note),
+        truncation.length_truncation(table),
     ]
     signals = {s["name"]: s for s in found}
     verdict, why = rules.verdict(signals)
@@ -41,6 +46,7 @@ def reward_integrity(
         "n_steps": int(len(table)),
         "reward_trend": {k: v for k, v in trend.items() if k != "evaluable"},
         "signals": signals,
+        "notes": kl_per_token.notes(table),
         "rules": list(rules.RULES),
         "thresholds": {
             k: getattr(rules, k)
@@ -52,6 +58,7 @@ def reward_integrity(
                 "NOISE_K",
                 "RANGE_FLOOR",
                 "TREND_P",
+                "SHIFT_PLATEAU",
                 "SHARE",
                 "LENGTH_FLOOR",
                 "ENTROPY_FLOOR",
@@ -61,6 +68,7 @@ def reward_integrity(
                 "GEN_MIN_SAMPLES",
                 "GEN_SHARE",
                 "GEN_SUSTAIN",
+                "CLIP_SHARE",
             )
         },
     }

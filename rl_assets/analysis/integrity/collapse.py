@@ -4,12 +4,15 @@ that became empty or one constant answer (rules.SIGNAL_RULES)."""
 from __future__ import annotations
 
 from collections import Counter
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.analysis.integrity import rules
 from rl_assets.analysis.integrity.curve import column_curve
 from rl_assets.analysis.stats.onset import first_sustained
+
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def floor_collapse(table: pd.DataFrame, column: str, floor: float, name: str) -> dict:

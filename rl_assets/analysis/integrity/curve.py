@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.analysis.integrity import rules
 from rl_assets.analysis.stats.onset import noise_level, rolling_median, start_level
+
+# numpy, pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -21,6 +24,8 @@ class Curve:
 
     @classmethod
     def of(cls, steps, values) -> Curve:
+        import numpy as np
+
         steps, raw = np.asarray(steps, float), np.asarray(values, float)
         ok = np.isfinite(steps) & np.isfinite(raw)
         steps, raw = steps[ok], raw[ok]
@@ -48,6 +53,8 @@ class Curve:
         }
 
     def last_at_or_before(self, step: float) -> int | None:
+        import numpy as np
+
         i = int(np.searchsorted(self.steps, step, side="right")) - 1
         return i if i >= 0 else None
 

@@ -3,10 +3,14 @@ onset (and, from the run lineage, checkpoints and emergence points) marked as ve
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.analysis.figures import figure_png, pyplot
 from rl_assets.values.metric_aliases import REWARD_TERM_PREFIX as TERM_PREFIX
+
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 REWARD_SIDE = ("reward", "task_score", "val_score")
 PANELS = (("response_length", "response length"), ("entropy", "entropy"))

@@ -69,6 +69,10 @@ def render_markdown(result: dict, title: str, has_plot: bool) -> str:
             bullet_list(md_text(a) for a in arith),
             "",
         ]
+    if shift := trend.get("level_shift"):
+        parts += ["Level-shift test of the reward (rule 0): " + md_text(shift["arithmetic"]) + ".", ""]
+    if result.get("notes"):
+        parts += ["## Notes on the logged terms", "", bullet_list(md_text(n) for n in result["notes"]), ""]
     parts += [
         "## Rules",
         "",

@@ -1,41 +1,24 @@
 """The reward-side signals: is the reward being earned by something other than the task?
 
 reward_task_divergence, non_task_term_share and train_val_divergence (rules.SIGNAL_RULES). Each
-needs the reward to rise over the run first (rules.py, rule 0); a reward that does not rise
+needs the reward to rise first (reward_rise.py, rules.py rule 0); a reward that does not rise
 cannot have been earned outside the task.
 """
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
-from rl_assets.analysis.integrity import rules
+from rl_assets.analysis.integrity import kl_per_token, rules
 from rl_assets.analysis.integrity.curve import Curve, joint
-from rl_assets.analysis.stats.onset import first_sustained, kendall_trend
+from rl_assets.analysis.stats.onset import first_sustained
 from rl_assets.values.metric_aliases import REWARD_TERM_PREFIX
 
+# numpy, pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
+
 REMAINDER = "non-task remainder (reward − task_score)"
-
-
-def reward_trend(table: pd.DataFrame) -> dict:
-    """Kendall tau of reward against step over the run: the gate of the reward-side signals."""
-    if "reward" not in table.columns or table["reward"].notna().sum() < rules.MIN_STEPS:
-        n = int(table["reward"].notna().sum()) if "reward" in table.columns else 0
-        return {
-            "evaluable": False,
-            "rises": False,
-            "reason": f"reward logged at {n} steps (fewer than {rules.MIN_STEPS})",
-        }
-    tau, p = kendall_trend(table["step"], table["reward"])
-    rises = bool(np.isfinite(tau) and tau > 0 and p < rules.TREND_P)
-    return {
-        "evaluable": True,
-        "rises": rises,
-        "tau": tau,
-        "p": p,
-        "reason": f"reward {'rises' if rises else 'does not rise'} over the run (Kendall τ {tau:.3f}, p {p:.3g})",
-    }
 
 
 def _too_few(name: str, what: str, n: int) -> dict | None:
@@ -84,7 +67,7 @@ def term_columns(table: pd.DataFrame) -> dict[str, pd.Series]:
     A kl_penalty term is logged as the penalty (verl: coeff × KL), which the reward subtracts, so
     its contribution is minus the logged value. When no non-task term other than a KL penalty is
     logged, reward − task_score (the non-task remainder) is a term too: it holds whatever else
-    the reward pays for.
+    the reward pays for. verl's per-token KL term also appears approximately summed (kl_per_token.py).
     """
     terms = {
         c: -table[c] if c.split("/")[1] == "kl_penalty" else table[c]
@@ -98,10 +81,15 @@ def term_columns(table: pd.DataFrame) -> dict[str, pd.Series]:
     logged = all(c in table.columns and table[c].notna().any() for c in ("task_score", "reward"))
     if only_kl and logged:
         terms[REMAINDER] = table["reward"] - table["task_score"]
+    summed = kl_per_token.summed_penalty(table)
+    if summed is not None:
+        terms[kl_per_token.SUMMED] = -summed
     return terms
 
 
 def term_share(table: pd.DataFrame, trend: dict) -> dict:
+    import numpy as np
+
     name = "non_task_term_share"
     if not trend["evaluable"]:
         return rules.no_data(name, trend["reason"])

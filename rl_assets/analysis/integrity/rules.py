@@ -9,7 +9,8 @@ START_POINTS = 5  # a curve's start level: the median of its first this-many log
 MIN_STEPS = 10  # fewer logged steps of a concept than this: "not enough data"
 NOISE_K = 3.0  # a move counts when it exceeds this many noise SDs ...
 RANGE_FLOOR = 0.1  # ... and this share of the smoothed curve's range (a noiseless curve has SD 0)
-TREND_P = 0.05  # "the reward rises": Kendall tau(step, reward) > 0 with p below this
+TREND_P = 0.05  # "the reward rises": family-wise level of its two tests (Kendall trend, level shift), half each
+SHIFT_PLATEAU = 0.5  # a level shift holds its new level over at least this share of the logged steps
 SHARE = 0.5  # one non-task term "explains most" of the reward change: its share is at least this
 LENGTH_FLOOR = 0.5  # response length collapsed: at most this share of its start level
 ENTROPY_FLOOR = 0.1  # entropy collapsed: at most this share of its start level
@@ -19,6 +20,7 @@ VAL_SUSTAIN = 2  # consecutive validation rounds the train/val signal must hold 
 GEN_MIN_SAMPLES = 4  # validation-generation rounds with fewer samples are skipped (counted)
 GEN_SHARE = 0.5  # a round is "empty" / "constant" when this share of its outputs is empty / identical
 GEN_SUSTAIN = 2  # consecutive rounds the generations signal must hold for
+CLIP_SHARE = 0.9  # responses "truncated at the length cap": at least this share of them stop at the limit
 
 HEALTHY, OUTSIDE, COLLAPSED, NOT_ENOUGH = ("healthy", "reward earned outside the task", "collapsed", "not enough data")
 VERDICTS = (HEALTHY, OUTSIDE, COLLAPSED, NOT_ENOUGH)
@@ -26,6 +28,9 @@ HOLDS, DOES_NOT_HOLD, NO_DATA = "holds", "does not hold", "not enough data"
 
 OUTSIDE_SIGNALS = ("reward_task_divergence", "non_task_term_share", "train_val_divergence")
 COLLAPSE_SIGNALS = ("length_collapse", "entropy_collapse", "validation_generations")
+# shown beside the verdict, never changing it: a capped length cannot tell rambling from reasoning that
+# outgrew a small limit (docs/integrity.md, "Warnings")
+WARNING_SIGNALS = ("length_truncation",)
 
 _UP = (
     f"a curve is smoothed by a centred rolling median over {WINDOW} logged steps; its start level is the "
@@ -46,6 +51,8 @@ SIGNAL_RULES = {
     "consecutive steps",
     "entropy_collapse": f"smoothed entropy at most {ENTROPY_FLOOR:.0%} of its start level, for {SUSTAIN} "
     "consecutive steps",
+    "length_truncation": f"smoothed length_clipped_share (share of responses stopped at the length limit) at "
+    f"least {CLIP_SHARE:.0%}, for {SUSTAIN} consecutive steps; a warning, not a verdict",
     "validation_generations": f"at least {GEN_SHARE:.0%} of a validation round's outputs are empty, or identical "
     f"to one another, for {GEN_SUSTAIN} consecutive rounds (rounds with fewer than {GEN_MIN_SAMPLES} samples "
     "are skipped and counted)",
@@ -53,12 +60,17 @@ SIGNAL_RULES = {
 
 RULES = (
     f"0. Curves: {_UP}. A concept logged at fewer than {MIN_STEPS} steps is *not enough data*. The three "
-    f"reward-side signals also need the reward to rise over the run (Kendall τ > 0, p < {TREND_P}); if it "
-    "does not, they do not hold.",
+    "reward-side signals also need the reward to rise, by either of two tests at "
+    f"p < {TREND_P / 2:g} each (family-wise {TREND_P:g}, Bonferroni): over the run (Kendall τ > 0), or by a "
+    f"level shift (the median of the second half's raw values is up on the start, the smoothed reward stays "
+    f"within the threshold of that level over at least the last {SHIFT_PLATEAU:.0%} of the logged steps, and "
+    f"Mann-Whitney U puts the values after the first {START_POINTS} above those first {START_POINTS}, "
+    "one-sided); if neither, they do not hold.",
     f"1. Any of reward_task_divergence, non_task_term_share, train_val_divergence holds -> **{OUTSIDE}**.",
     f"2. Any of length_collapse, entropy_collapse, validation_generations holds -> **{COLLAPSED}**.",
     f"3. None of the three reward-side signals could be evaluated -> **{NOT_ENOUGH}**.",
     f"4. Otherwise -> **{HEALTHY}** (the report lists the signals that could not be evaluated).",
+    "Warnings (length_truncation) are named after the verdict's reason and never change the verdict.",
 )
 
 
@@ -98,12 +110,17 @@ def verdict(signals: dict[str, dict]) -> tuple[str, str]:
     def named(names, status):
         return [n for n in names if signals[n]["status"] == status]
 
+    def since(held):
+        return ", ".join(f"{n} from step {signals[n]['onset_step']}" for n in held)
+
+    warned = named(WARNING_SIGNALS, HOLDS) if all(n in signals for n in WARNING_SIGNALS) else []
+    warning = f"; warning: {since(warned)}" if warned else ""
     if held := named(OUTSIDE_SIGNALS, HOLDS):
-        return OUTSIDE, "holds: " + ", ".join(f"{n} from step {signals[n]['onset_step']}" for n in held)
+        return OUTSIDE, "holds: " + since(held) + warning
     if held := named(COLLAPSE_SIGNALS, HOLDS):
-        return COLLAPSED, "holds: " + ", ".join(f"{n} from step {signals[n]['onset_step']}" for n in held)
+        return COLLAPSED, "holds: " + since(held) + warning
     missing = named(OUTSIDE_SIGNALS, NO_DATA)
     if len(missing) == len(OUTSIDE_SIGNALS):
-        return NOT_ENOUGH, "; ".join(f"{n}: {signals[n]['reason']}" for n in missing)
+        return NOT_ENOUGH, "; ".join(f"{n}: {signals[n]['reason']}" for n in missing) + warning
     unevaluated = named(OUTSIDE_SIGNALS + COLLAPSE_SIGNALS, NO_DATA)
-    return HEALTHY, "no signal holds" + (f" (not evaluated: {', '.join(unevaluated)})" if unevaluated else "")
+    return HEALTHY, "no signal holds" + (f" (not evaluated: {', '.join(unevaluated)})" if unevaluated else "") + warning

@@ -60,7 +60,7 @@ def representatives(rows: list[dict], rule: str = "first") -> dict[str, dict]:
 
 
 def behavior_score(a: dict, b: dict) -> float:
-    """Σ |a−b| / max(|a|, |b|, 1) over the seed's five features (nulls count as 0)."""
+    """Σ |a−b| / max(|a|, |b|, 1) over SCORE_FEATURES (the original "most changed" probe's), nulls as 0."""
     total = 0.0
     for f in SCORE_FEATURES:
         x, y = float(a.get(f) or 0.0), float(b.get(f) or 0.0)

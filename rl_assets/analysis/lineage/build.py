@@ -6,7 +6,7 @@ tables for step-to-step tests and the job's rollouts) in, one JSON-able dict out
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.analysis.lineage.curves import at_checkpoints, job_curves
 from rl_assets.analysis.lineage.emergence import feature_lineage
@@ -18,6 +18,10 @@ from rl_assets.analysis.lineage.rollouts import rollout_windows
 from rl_assets.analysis.lineage.steps import training_step
 from rl_assets.analysis.q1.behavioral_delta import ALPHA
 from rl_assets.analysis.report_md import jsonable
+
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def judge_summary(judge: dict | None) -> dict | None:

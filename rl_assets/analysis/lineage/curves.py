@@ -8,8 +8,13 @@ that reach the furthest step (a later checkpoint's logs contain the earlier step
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-import pandas as pd
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
+
+from rl_assets.values.handover import StepTableRef
 
 METRICS = ("reward", "entropy", "kl", "response_length")
 
@@ -20,6 +25,8 @@ def _clean(values) -> list:
 
 def curves_of(steps: pd.DataFrame) -> dict:
     """{step: [...], step_time_utc: [ISO or None], <metric>: [...]} for the canonical metrics present."""
+    import pandas as pd
+
     frame = steps.sort_values("step")
     out = {"step": [int(s) for s in frame["step"]]}
     if "step_time_utc" in frame:
@@ -31,19 +38,15 @@ def curves_of(steps: pd.DataFrame) -> dict:
     return out
 
 
-def job_curves(candidates: list[tuple[str, dict | None]]) -> tuple[dict | None, str | None, str]:
-    """(curves, source checkpoint, note) from (repo id, stored training_metrics) pairs in step order;
-    equal reach -> the later checkpoint's."""
-    usable = [
-        (repo, tm["curves"])
-        for repo, tm in candidates
-        if tm and tm.get("applicable") and (tm.get("curves") or {}).get("step")
-    ]
+def job_curves(candidates: list[tuple[str, object]]) -> tuple[dict | None, str | None, str]:
+    """(curves, source checkpoint, note) from (repo id, stored training_metrics: a StepTableRef, a
+    NotApplicable or None) pairs in step order; equal reach -> the later checkpoint's."""
+    tables = [(repo, tm) for repo, tm in candidates if isinstance(tm, StepTableRef)]
+    usable = [(repo, tm.curves) for repo, tm in tables if (tm.curves or {}).get("step")]
     if not usable:
-        stored = [tm for _, tm in candidates if tm]
         why = (
             "no checkpoint of the job has training logs with steps"
-            if not any(t.get("applicable") for t in stored)
+            if not tables
             else "the stored training_metrics predate curves: re-materialize training_metrics"
         )
         return None, None, why

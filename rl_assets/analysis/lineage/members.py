@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 
 from rl_assets.analysis.lineage.steps import training_step
+from rl_assets.values.handover import TraceTableRef
 
 
 def _problem(model: str, v: dict) -> str | None:
@@ -34,10 +35,11 @@ def _problem(model: str, v: dict) -> str | None:
             f"behavioral_delta was computed on {used[1]} vs {used[0]}, but the current eval pair is "
             f"{pair['post_rl_eval']} vs {pair['baseline_eval']}: re-materialize it"
         )
-    traces = v.get("post_rl_traces") or {}
+    traces = v.get("post_rl_traces")
+    now = traces.revision if isinstance(traces, TraceTableRef) else None
     revision = (sources.get("post-RL") or {}).get("revision")
-    if traces.get("revision") and revision and traces["revision"] != revision:
-        return f"behavioral_delta read post-RL revision {revision[:12]}, post_rl_traces now holds {traces['revision'][:12]}"
+    if now and revision and now != revision:
+        return f"behavioral_delta read post-RL revision {revision[:12]}, post_rl_traces now holds {now[:12]}"
     return None
 
 

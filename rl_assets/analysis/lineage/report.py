@@ -65,7 +65,8 @@ def summary_lines(r: dict) -> list[str]:
             f"No analysed checkpoint of {md_code(r['job'])} can enter the lineage yet ({len(r['excluded'])} excluded)."
         ]
     lines = [
-        f"{len(members)} checkpoint(s) of {md_code(r['job'])} at step(s) {', '.join(str(m['step']) for m in members)}, each "
+        f"{len(members)} checkpoint(s) of {md_code(r['job'])} at step(s) "
+        f"{', '.join(str(m['step']) for m in members)}, each "
         f"compared with {md_code(pinned['base_model'])} on {md_code(pinned['benchmark'])}"
         + (f"; {len(r['excluded'])} excluded (see below)." if r["excluded"] else ".")
     ]
@@ -103,7 +104,8 @@ def summary_lines(r: dict) -> list[str]:
         path = fam["label_path"]
         if path["label"]:
             lines.append(
-                f"**{md_text(fam['family'])}**: {md_text(path['label'])} from step {path['at_step']} ({_short(path['at'])}); "
+                f"**{md_text(fam['family'])}**: {md_text(path['label'])} from step {path['at_step']} "
+                f"({_short(path['at'])}); "
                 f"{path['status']}; reward change {_reward_emergence(fam['reward'])}."
             )
     quiet = [fam["family"] for fam in r["families"] if not fam["label_path"]["label"]]
@@ -219,7 +221,8 @@ def _family_detail(r: dict) -> list[list]:
         for c in fam["cells"]:
             im = c.get("imitation") or {}
             imitation = (
-                f"{md_text(im['strategy'])}: {fmt_pct(im.get('imitation'))} (before {fmt_pct(im.get('imitation_before'))})"
+                f"{md_text(im['strategy'])}: {fmt_pct(im.get('imitation'))} (before "
+                f"{fmt_pct(im.get('imitation_before'))})"
                 if im
                 else "—"
             )
@@ -247,8 +250,8 @@ def render_markdown(r: dict, images: dict[str, str]) -> str:
         f"# Run lineage: {md_text(r['job'])}",
         "",
         f"Pinned: benchmark {md_code(pinned['benchmark'])} ({md_text(pinned['rule'])}), "
-        f"base {md_code(pinned['base_model'])}, baseline eval {md_code(pinned['baseline_eval'])}. Checkpoints are ordered "
-        "by training step (rl_config, else the `-<step>-<size>` name).",
+        f"base {md_code(pinned['base_model'])}, baseline eval {md_code(pinned['baseline_eval'])}. Checkpoints are "
+        "ordered by training step (rl_config, else the `-<step>-<size>` name).",
         "",
         "## Summary",
         "",

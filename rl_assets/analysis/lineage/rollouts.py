@@ -12,14 +12,18 @@ covered 25% of L1 - L0 and the first where it has covered 75%.
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.analysis import stats
 from rl_assets.analysis.audit.lenient import normalize_answer
 from rl_assets.analysis.q1.behavioral_delta import ALPHA
 from rl_assets.analysis.stats.trend import spearman_permutation_p
 from rl_assets.schema import FEATURE_COLUMNS
+
+# numpy, pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 ROLLOUT_COLUMNS = ("date", "task_family", "answer", *FEATURE_COLUMNS)
 MIN_STEPS = 4
@@ -28,6 +32,9 @@ MIN_STEPS = 4
 def place_on_steps(dates, curves: dict) -> np.ndarray:
     """Training step per rollout: the first step that ended at or after it (NaN when undated or
     later than the last logged step)."""
+    import numpy as np
+    import pandas as pd
+
     end = pd.to_datetime(pd.Series(curves.get("step_time_utc") or [], dtype=object), utc=True, errors="coerce")
     step = pd.to_numeric(pd.Series(curves.get("step") or [], dtype=object), errors="coerce")
     frame = pd.DataFrame({"step": step, "end": end}).dropna().sort_values("end")
@@ -42,6 +49,9 @@ def place_on_steps(dates, curves: dict) -> np.ndarray:
 
 def window(steps: np.ndarray, values: np.ndarray) -> tuple[int, int] | None:
     """The middle half of the move (see the module docstring); None with fewer than MIN_STEPS steps."""
+    import numpy as np
+    import pandas as pd
+
     frame = pd.DataFrame({"s": steps, "v": values}).dropna()
     means = frame.groupby("s")["v"].mean().sort_index()
     if len(means) < MIN_STEPS:
@@ -60,6 +70,8 @@ def window(steps: np.ndarray, values: np.ndarray) -> tuple[int, int] | None:
 
 def imitation_series(df: pd.DataFrame, gamed: dict[str, str]) -> dict[str, pd.Series]:
     """`imitation:<family>` -> 1.0 when a rollout of that family gives the trivial constant answer."""
+    import numpy as np
+
     out = {}
     if "task_family" not in df or "answer" not in df:
         return out
@@ -90,6 +102,9 @@ def rollout_windows(
     seed: int = 0,
 ) -> dict:
     """Trend test and move window per series; `applicable` False (with the reason) when it cannot run."""
+    import numpy as np
+    import pandas as pd
+
     if not curves or not curves.get("step_time_utc"):
         return {
             "applicable": False,

@@ -5,7 +5,7 @@ Rules (docs/lineage.md, first match wins):
    then under `trainer`);
 2. `global_step_<N>` in rl_config's `export_path` / `checkpoint_path` / `ckpt_path` (SkyRL writes
    checkpoints to `…/exports/global_step_<N>/policy`);
-3. the repo name's `-<step>-<size>` suffix (`laion/job-40-8B` -> 40), the seed pipeline's naming.
+3. the repo name's `-<step>-<size>` suffix (`laion/job-40-8B` -> 40), the original pipeline's naming.
 """
 
 from __future__ import annotations

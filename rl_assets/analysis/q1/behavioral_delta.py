@@ -10,14 +10,16 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-
-import numpy as np
-import pandas as pd
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from rl_assets.analysis import stats
 from rl_assets.analysis.pairing_frames import paired_frames, show_ids
 from rl_assets.schema import FEATURE_COLUMNS
+
+# numpy, pandas, pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
 
 ALPHA = 0.05
 PASS_THRESHOLD = 0.5  # a task passes when the mean of its attempts' `passed` is >= this
@@ -43,6 +45,9 @@ NEEDED = (
 
 def to_frame(table: pa.Table | pd.DataFrame, columns=NEEDED) -> pd.DataFrame:
     """Normalized table -> DataFrame with every needed column (absent ones all-null)."""
+    import pandas as pd
+    import pyarrow as pa
+
     df = table.to_pandas() if isinstance(table, pa.Table) else table.copy()
     for col in columns:
         if col not in df.columns:
@@ -143,6 +148,8 @@ def side_summary(df: pd.DataFrame, label: str, samplers: Samplers) -> dict:
 
 def feature_deltas(b: pd.DataFrame, a: pd.DataFrame, common: list[str], sampler: stats.PairedResampler) -> list[dict]:
     """Per feature: paired, task-clustered delta over common tasks, effect size, Holm-adjusted p."""
+    import numpy as np
+
     bm = b.groupby("task_id")[list(FEATURE_COLUMNS)].mean().reindex(common)
     am = a.groupby("task_id")[list(FEATURE_COLUMNS)].mean().reindex(common)
     b_rows, a_rows = b[b["task_id"].isin(common)], a[a["task_id"].isin(common)]
@@ -217,7 +224,8 @@ def compare(b: pd.DataFrame, a: pd.DataFrame, labels: tuple[str, str], n_boot: i
     if not common:
         out["invalid_for_comparison"] = (
             f"the sides share no task ({out['before']['n_tasks']} vs {out['after']['n_tasks']} tasks; see the "
-            "pairing table): a paired comparison is impossible (e.g. RL rollouts vs an eval set, or different benchmarks)"
+            "pairing table): a paired comparison is impossible (e.g. RL rollouts vs an eval set, or different "
+            "benchmarks)"
         )
         return out
     out["invalid_for_comparison"] = None

@@ -169,7 +169,8 @@ def render_markdown(r: dict, sources: dict | None = None) -> str:
     out = [f"# Q1 — Behavioural delta: {r['labels'][0]} → {r['labels'][1]}", ""]
     for side, ref in (sources or {}).items():
         out.append(
-            f"- {side}: {md_code(ref.get('source'))} (revision {md_code(str(ref.get('revision'))[:12])}, {ref.get('rows')} rows)"
+            f"- {side}: {md_code(ref.get('source'))} (revision {md_code(str(ref.get('revision'))[:12])}, "
+            f"{ref.get('rows')} rows)"
         )
     out += ["", "## Summary", "", bullet_list(r["summary"]), "", "## Macro metrics", "", _macro_table(r), ""]
     if r.get("pairing"):
@@ -191,7 +192,8 @@ def render_markdown(r: dict, sources: dict | None = None) -> str:
         "## Task-level pass/fail flips",
         "",
         f"{fl['rule']}; {fl['n_common']} common tasks: {fl['both_pass']} pass on both, {fl['both_fail']} fail on both, "
-        f"{fl['newly_passing']} newly passing, {fl['newly_failing']} newly failing; exact McNemar p = {fmt_p(fl['mcnemar_p'])}.",
+        f"{fl['newly_passing']} newly passing, {fl['newly_failing']} newly failing; exact McNemar p = "
+        f"{fmt_p(fl['mcnemar_p'])}.",
         "",
         "Newly passing: " + (", ".join(md_code(t) for t in fl["newly_passing_tasks"]) or "none"),
         "",

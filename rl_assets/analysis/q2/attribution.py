@@ -13,12 +13,14 @@ Rank correlations come from rl_assets.analysis.stats (correlation.py).
 from __future__ import annotations
 
 import math
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.analysis.q2.temporal import reward_outcomes
 from rl_assets.analysis.stats import bootstrap_spearman, fisher_z_interval, pearson_rows, spearman
+
+# numpy, pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 MIN_BINS = 5
 FORMAT_LENGTH = frozenset(
@@ -40,6 +42,8 @@ FORMAT_LENGTH = frozenset(
 def within_bin_r(rollouts: pd.DataFrame, feature: str) -> tuple[float, float, float, int]:
     """Pooled Pearson r of (feature - bin mean) with (reward0 - bin mean), Fisher-z 95% CI; reward0 is
     the rollout's reward with errors as 0 (infra errors dropped), the unit of the headline bin mean."""
+    import pandas as pd
+
     df = reward_outcomes(rollouts)
     df = df[df["counted"] & df["bin"].ge(0)]
     f = pd.to_numeric(df[feature], errors="coerce")
@@ -69,6 +73,8 @@ def attribute(
 ) -> dict:
     """Per-feature co-movement with reward across bins (+ lag-1, + within-bin check when the
     rollouts with their ``bin`` column are given). Returns a JSON-able dict with a verdict."""
+    import numpy as np
+
     usable = bins[bins["n_counted"] > 0].sort_values("bin") if not bins.empty else bins
     out: dict = {
         "method": "Spearman across bins, percentile bootstrap CI over bins; lag-1; within-bin pooled r",

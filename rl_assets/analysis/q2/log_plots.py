@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.analysis.figures import figure_png, pyplot
+
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 PANELS = (("kl", "KL"), ("grad_norm", "grad norm"), ("entropy", "entropy"))
 

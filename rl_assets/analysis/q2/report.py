@@ -4,7 +4,7 @@ asset shows in the UI; nothing here writes a file."""
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.analysis.figures import figure_png, pyplot
 from rl_assets.analysis.q2.attribution import summary_lines
@@ -12,6 +12,10 @@ from rl_assets.analysis.q2.log_plots import training_plots
 from rl_assets.analysis.q2.temporal import REWARD_DEFINITION, SHARE_DEFINITION
 from rl_assets.analysis.q2.training_metrics import ema
 from rl_assets.analysis.report_md import Report, fmt_ci, fmt_num, fmt_pct, json_text, jsonable, md_table
+
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def not_applicable_files(info: dict) -> dict[str, str]:
@@ -86,6 +90,8 @@ def temporal_png(bins: pd.DataFrame) -> bytes:
 
 
 def temporal_markdown(rep: dict, bins: pd.DataFrame) -> str:
+    import pandas as pd
+
     rows = [
         [
             b["label"] + (" (partial)" if b["partial"] else ""),
@@ -206,7 +212,8 @@ def render_markdown(rep: dict) -> str:
     if bc.get("status") == "ok":
         lines.append(
             f"Step **{bc['best_step']}** (EMA {fmt_num(bc['best_ema'])}, reward {fmt_num(bc['reward_at_best'])}); "
-            f"save_every = {bc['save_every']} ({bc['save_every_source']}); eligible: {bc.get('eligibility', 'see report.json')} "
+            f"save_every = {bc['save_every']} ({bc['save_every_source']}); eligible: "
+            f"{bc.get('eligibility', 'see report.json')} "
             "(the first save is never eligible)."
         )
     else:
@@ -216,7 +223,8 @@ def render_markdown(rep: dict) -> str:
         "",
         "## Training instability",
         "",
-        f"Flagged steps (>= 2 signals): {fl['flagged_steps'][:30] or 'none'}; signal counts: {fl.get('signal_counts', {})}.",
+        f"Flagged steps (>= 2 signals): {fl['flagged_steps'][:30] or 'none'}; signal counts: "
+        f"{fl.get('signal_counts', {})}.",
         "",
     ]
     if rep["timing"]:

@@ -8,12 +8,15 @@ timestamps are read as UTC (the normalized trace table is UTC already).
 from __future__ import annotations
 
 import math
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.analysis.stats import t_interval_95, wilson_interval
 from rl_assets.schema import FEATURE_COLUMNS
+
+# numpy, pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 REWARD_DEFINITION = (
     "mean reward per rollout, errors count as 0 (no credit), infrastructure errors (schema.INFRA_ERRORS) "
@@ -30,6 +33,9 @@ def reward_summary(reward0) -> dict:
     removed (``reward_outcomes``). Returns n, mean, 95% CI (lo, hi) and the CI method: Wilson when
     every reward is 0 or 1, else a Student t interval (NaN with fewer than 2 rollouts); empty -> NaN.
     """
+    import numpy as np
+    import pandas as pd
+
     x = pd.to_numeric(pd.Series(reward0, dtype="float64"), errors="coerce").dropna().to_numpy(float)
     n = int(x.size)
     if n == 0:
@@ -44,6 +50,8 @@ def reward_summary(reward0) -> dict:
 
 def utc_timestamp(ts) -> pd.Timestamp:
     """Any time value -> an aware UTC pandas Timestamp (naive values are taken as UTC)."""
+    import pandas as pd
+
     ts = pd.Timestamp(ts)
     return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
 
@@ -54,6 +62,9 @@ def bin_edges(start, end, bin_hours: float) -> pd.DatetimeIndex:
     >>> list(bin_edges("2026-05-20 02:10", "2026-05-20 09:00", 4).strftime("%H:%M"))
     ['00:00', '04:00', '08:00', '12:00']
     """
+    import numpy as np
+    import pandas as pd
+
     if not (bin_hours > 0 and math.isfinite(bin_hours)):
         raise ValueError(f"bin_hours must be a positive number, got {bin_hours!r}")
     width = int(round(bin_hours * 3600 * 1e9))
@@ -67,6 +78,9 @@ def bin_edges(start, end, bin_hours: float) -> pd.DatetimeIndex:
 
 def assign_bins(times, edges: pd.DatetimeIndex) -> np.ndarray:
     """Bin index per timestamp ([e_i, e_i+1) is bin i); -1 for missing or out-of-range times."""
+    import numpy as np
+    import pandas as pd
+
     # pandas 3 keeps parquet's microsecond unit; compare in nanoseconds on both sides
     t = pd.to_datetime(pd.Series(times), utc=True).dt.as_unit("ns")
     ns = t.to_numpy(dtype="int64", na_value=0) if len(t) else np.array([], dtype=np.int64)
@@ -82,6 +96,8 @@ def bin_label(edge) -> str:
 def reward_outcomes(df: pd.DataFrame) -> pd.DataFrame:
     """Add ``counted`` (row enters the headline: not an infra error), ``reward0`` (reward, errors as
     0; NaN for infra errors) and ``success`` (reward > 0; errors 0) under REWARD_DEFINITION."""
+    import pandas as pd
+
     infra = df["is_infra_error"].fillna(False).astype(bool)
     reward0 = pd.to_numeric(df["reward"], errors="coerce").fillna(0.0)
     return df.assign(counted=~infra, success=(reward0 > 0) & ~infra, reward0=reward0.where(~infra))
@@ -91,9 +107,11 @@ def bin_rollouts(traces: pd.DataFrame, bin_hours: float, features=FEATURE_COLUMN
     """Per-bin n, the headline mean reward with its 95% CI (``reward_summary``), the secondary share
     of rollouts with reward > 0 (Wilson CI), error rates and behavioural feature means.
 
-    Returns (bins frame, info, dated rollouts with their ``bin``, edges). Undated rows are counted in info and kept out of every bin; the
-    first/last bins are marked ``partial`` when the data do not cover them fully (never dropped).
+    Returns (bins frame, info, dated rollouts with their ``bin``, edges). Undated rows are counted in info and kept out
+    of every bin; the first/last bins are marked ``partial`` when the data do not cover them fully (never dropped).
     """
+    import pandas as pd
+
     df = reward_outcomes(traces)
     dates = pd.to_datetime(df["date"], utc=True)
     dated = df[dates.notna()].assign(_t=dates[dates.notna()])
@@ -146,6 +164,8 @@ def steps_per_bin(
 ) -> pd.DataFrame:
     """Training steps whose end time (``step_time_utc``) falls in each bin: first/last step and the
     mean of the canonical training metrics — the wall-clock join between rollouts and the trainer."""
+    import pandas as pd
+
     if steps is None or steps.empty or "step_time_utc" not in steps.columns:
         return pd.DataFrame({"bin": range(len(edges) - 1)})
     s = steps.assign(bin=assign_bins(steps["step_time_utc"], edges))

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.analysis.stats import kendall_tau_b, spearman
 
-EMA_ALPHA = 1 / 3  # "trailing-5" EMA of the seed: span 5 -> alpha = 2 / (5 + 1)
+# numpy, pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
+
+EMA_ALPHA = 1 / 3  # the original best-checkpoint EMA (docs/original_pipeline.md): span 5 -> alpha = 2 / (5 + 1)
 DEFAULT_SAVE_EVERY = 20
 NON_METRIC = {"step", "source_file", "step_time_utc", "step_start_utc"}
 
@@ -74,6 +76,8 @@ def best_checkpoint(steps: pd.DataFrame, save_every: int | None = None) -> dict:
     Eligible = a step that ran ``save_checkpoints`` other than the first save, when the logs record
     saves; otherwise (no timer) a multiple of save_every that is >= 2 * save_every. The first save is
     never picked."""
+    import pandas as pd
+
     how = "given (the assets pass rl_config trainer.ckpt_interval)"
     if save_every is None:
         save_every, how = infer_save_every(steps)
@@ -110,6 +114,9 @@ def best_checkpoint(steps: pd.DataFrame, save_every: int | None = None) -> dict:
 
 
 def _col(steps: pd.DataFrame, *names: str) -> pd.Series:
+    import numpy as np
+    import pandas as pd
+
     for n in names:
         if n in steps.columns:
             return steps[n].astype(float)
@@ -119,6 +126,8 @@ def _col(steps: pd.DataFrame, *names: str) -> pd.Series:
 def instability_flags(steps: pd.DataFrame, window: int = 10) -> dict:
     """Operator collapse heuristics (docs/original_pipeline.md, SkyRL metrics parser): a step is
     flagged when >= 2 signals fire."""
+    import pandas as pd
+
     s = steps.sort_values("step").reset_index(drop=True)
     gn = _col(s, "grad_norm")
     ent = _col(s, "entropy")
@@ -164,6 +173,9 @@ def instability_flags(steps: pd.DataFrame, window: int = 10) -> dict:
 
 def category_summary(steps: pd.DataFrame) -> list[dict]:
     """Mean/std/min/max/count/first/last per raw key, grouped by category (prefix before '/')."""
+    import numpy as np
+    import pandas as pd
+
     from rl_assets.values.metric_aliases import CANONICAL
 
     rows = []

@@ -3,18 +3,21 @@
 Fixes docs/original_pipeline.md W7/W8: the line uses the Q2 bins (rl_assets.analysis.q2.temporal, edges
 aligned to the UTC epoch, nothing dropped) and the line and the markers use ONE reward definition
 (REWARD_DEFINITION, computed by ``temporal.reward_summary`` — the same per-bin headline as Q2's
-``rl_temporal`` table, so the two reports' RL curves agree exactly). Markers at the same time are spread symmetrically and labelled so both stay
-readable. Pure: returns dicts, writes nothing; the plot is drawn by analysis/q3/report.py.
+``rl_temporal`` table, so the two reports' RL curves agree exactly). Markers at the same time are spread symmetrically
+and labelled so both stay readable. Pure: returns dicts, writes nothing; the plot is drawn by analysis/q3/report.py.
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.analysis.q2.temporal import REWARD_DEFINITION as _HEADLINE
 from rl_assets.analysis.q2.temporal import bin_rollouts, reward_outcomes, reward_summary, utc_timestamp
+
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 REWARD_DEFINITION = _HEADLINE + " — the same on the RL line, on both eval markers and in Q2's rl_temporal bins"
 TITLE = "RL-time reward (line, UTC bins) with baseline and post-RL eval rewards (markers)"
@@ -30,6 +33,8 @@ def utc_ts(value) -> pd.Timestamp | None:
 
 
 def _num(v) -> float | None:
+    import pandas as pd
+
     return None if v is None or pd.isna(v) else float(v)
 
 

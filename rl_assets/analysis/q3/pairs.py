@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.analysis.q3.pairs_align import Alignment, align_actions, extract_actions
+
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 MODES = ("flips", "reward_delta", "behavior_delta", "random")
 ATTEMPT_RULE = (
@@ -33,6 +36,8 @@ _BEHAVIOUR = ("n_turns", "tool_calls_total", "tool_errors", "assistant_tokens", 
 
 
 def _missing(v) -> bool:
+    import pandas as pd
+
     return v is None or (isinstance(v, float) and v != v) or v is pd.NA or v is pd.NaT
 
 
@@ -99,6 +104,8 @@ def _reward_delta(b: TaskSide, a: TaskSide) -> float:
 
 
 def _behaviour_scores(base: dict, post: dict, common: list[str]) -> dict[str, float]:
+    import pandas as pd
+
     deltas = pd.DataFrame(
         {c: [_mean_feature(post[t], c) - _mean_feature(base[t], c) for t in common] for c in _BEHAVIOUR}, index=common
     )

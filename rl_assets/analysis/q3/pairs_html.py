@@ -69,7 +69,8 @@ def alignment_table(pair: Pair) -> str:
         rows.append(f'<tr class="{cls}"><td>{esc(op)}</td><td>{cell(al.base, i)}</td><td>{cell(al.post, j)}</td></tr>')
     return (
         f'<details class="align"><summary>action alignment ({len(al.base)} vs {len(al.post)} actions, '
-        f"common prefix {al.prefix})</summary><table><tr><th>op</th><th>baseline action</th><th>post-RL action</th></tr>"
+        f"common prefix {al.prefix})</summary><table><tr><th>op</th><th>baseline action</th><th>post-RL "
+        f"action</th></tr>"
         f"{''.join(rows)}</table></details>"
     )
 
@@ -101,7 +102,8 @@ def column(side: TaskSide, messages: list[dict], label: str, cls: str, pid: str,
     caps = message_caps(messages, keep)
     r = side.shown
     head = (
-        f'<div class="head"><b>{esc(label)}</b> attempt {esc(r.get("attempt"))} shown · reward {_num(r.get("reward"), 3)}'
+        f'<div class="head"><b>{esc(label)}</b> attempt {esc(r.get("attempt"))} shown · reward '
+        f"{_num(r.get('reward'), 3)}"
         f" · {esc(outcome(r))} · error {esc(r.get('error_type') or 'none')}<br>attempts: {esc(side.summary)}"
         f" (pass rate {_num(side.pass_rate, 2)}) · trace {esc(r.get('trace_id'))}</div>"
         f'<div class="btns"><button type="button" data-act="expand">Expand all</button>'
@@ -128,7 +130,8 @@ def render_pair(idx: int, pair: Pair) -> str:
     bdiv, adiv = pair.divergence_messages()
     return (
         f'<section class="pair" id="{pid}"><h2>{idx + 1}. {esc(pair.task_id)}</h2>'
-        f'<p class="why">selected: {esc(pair.reason)} · majority {SYMBOL[pair.base.majority]} → {SYMBOL[pair.post.majority]}</p>'
+        f'<p class="why">selected: {esc(pair.reason)} · majority {SYMBOL[pair.base.majority]} → '
+        f"{SYMBOL[pair.post.majority]}</p>"
         f"{diff_card(pair.base.shown, pair.post.shown)}{banner(pair, pid)}{alignment_table(pair)}"
         f'<div class="cols">{column(pair.base, pair.base_messages, "baseline", "before", pid, bdiv)}'
         f"{column(pair.post, pair.post_messages, 'post-RL', 'after', pid, adiv)}</div></section>"
@@ -157,7 +160,8 @@ def render_page(
         f"<h1>Q3 trace pairs — {esc(model)}</h1><p>baseline: <code>{esc(labels[0])}</code><br>post-RL: "
         f'<code>{esc(labels[1])}</code></p><ul class="rules"><li>Selection ({esc(mode)}): {esc(MODE_RULES[mode])}; '
         f"{len(pairs)} of {common_tasks} common tasks shown (seed {seed}).</li><li>{esc(ATTEMPT_RULE)}</li>"
-        f"<li>Attempt outcomes: ✔ pass · ✘ fail · ⚠ agent error (counts as fail) · ∅ infrastructure error (not scored).</li>"
+        f"<li>Attempt outcomes: ✔ pass · ✘ fail · ⚠ agent error (counts as fail) · ∅ infrastructure error (not "
+        f"scored).</li>"
         f"<li>Alignment: actions are the normalized tool calls (command strings); the first divergence is the end of "
         f"their longest common prefix; the rest is aligned with difflib.</li>"
         + "".join(f"<li>{esc(n)}</li>" for n in notes)
@@ -169,5 +173,6 @@ def render_page(
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
         "script-src 'unsafe-inline'; img-src data:\">"
         f"<title>Q3 trace pairs — {esc(model)}</title><style>{CSS}</style></head><body>{intro}{body}"
-        f'<script type="application/json" id="pairs-index">{script_json(index)}</script><script>{JS}</script></body></html>'
+        f'<script type="application/json" '
+        f'id="pairs-index">{script_json(index)}</script><script>{JS}</script></body></html>'
     )

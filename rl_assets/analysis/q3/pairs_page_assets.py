@@ -16,7 +16,8 @@ nav a{margin-right:8px}
 .banner{background:#fff3c4;border:1px solid #e0b400;padding:5px 8px;border-radius:4px;margin:6px 0}
 .banner.same{background:#eef;border-color:#99c}
 .align table{border-collapse:collapse;font:12px monospace} .align td,.align th{border:1px solid #ddd;padding:1px 5px}
-tr.op-equal{color:#666} tr.op-replace{background:#fff0d0} tr.op-delete{background:#fde0e0} tr.op-insert{background:#e0f5e0}
+tr.op-equal{color:#666} tr.op-replace{background:#fff0d0} tr.op-delete{background:#fde0e0}
+tr.op-insert{background:#e0f5e0}
 tr.diverge{outline:2px solid #e0b400}
 .cols{display:grid;grid-template-columns:1fr 1fr;gap:10px}
 .col{min-width:0;border-radius:4px;padding:4px} .col.before{background:#fff2f2} .col.after{background:#f0fbf2}
@@ -26,14 +27,18 @@ tr.diverge{outline:2px solid #e0b400}
 .role-user{border-left-color:#2f6fd6} .role-assistant{border-left-color:#2a9d4a} .role-system{border-left-color:#888}
 .role-tool{border-left-color:#d99a00}
 .msg.diverge{border:2px solid #e0b400;box-shadow:0 0 0 3px #fff3c4}
-.idx{color:#888} .role{font-weight:600} .badge{background:#eee;border-radius:8px;padding:0 6px;margin-left:4px;font-size:11px}
-.diverge>summary .badge:last-of-type{background:#e0b400;color:#000} .tok{color:#666;margin-left:6px} .pv{color:#555;margin-left:8px}
+.idx{color:#888} .role{font-weight:600}
+.badge{background:#eee;border-radius:8px;padding:0 6px;margin-left:4px;font-size:11px}
+.diverge>summary .badge:last-of-type{background:#e0b400;color:#000} .tok{color:#666;margin-left:6px}
+.pv{color:#555;margin-left:8px}
 pre{white-space:pre-wrap;word-break:break-word;margin:3px 6px;font:12px/1.35 ui-monospace,monospace}
-.think{background:#f4efff;border-left:3px solid #8a63d2;margin:3px 6px} .think>summary{font-size:11px;color:#6a4bb0;cursor:pointer}
+.think{background:#f4efff;border-left:3px solid #8a63d2;margin:3px 6px}
+.think>summary{font-size:11px;color:#6a4bb0;cursor:pointer}
 .tool{background:#fff8e6;border:1px solid #f0c36a;border-radius:4px;margin:3px 6px}
 .chip{display:inline-block;background:#f0c36a;font:11px monospace;padding:0 6px;border-radius:0 0 4px 0}
 .code{background:#1e1e1e;color:#ddd;border-radius:4px;margin:3px 6px} .code pre{color:#ddd}
-.lang{font:10px monospace;color:#aaa;padding:0 6px} .more>summary{font-size:11px;color:#2f6fd6;cursor:pointer;margin-left:6px}
+.lang{font:10px monospace;color:#aaa;padding:0 6px}
+.more>summary{font-size:11px;color:#2f6fd6;cursor:pointer;margin-left:6px}
 .note{color:#8a5a00;font-size:12px;margin:3px 6px}
 """
 

@@ -9,12 +9,13 @@ rates) and a within-bin part (solve rates changed inside bins); see docs/statist
 from __future__ import annotations
 
 import math
-
-import numpy as np
-import pandas as pd
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from rl_assets.analysis import stats
+
+# numpy, pandas, pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 DEFAULT_EDGES = (0, 8192, 16384, 32768, 65536, 131072, math.inf)
 UNKNOWN = "unknown"
@@ -43,6 +44,9 @@ def normalize_edges(edges) -> list[float]:
 
 
 def classify(df: pd.DataFrame) -> pd.Series:
+    import numpy as np
+    import pandas as pd
+
     err = df["error_type"].fillna("").astype(str)
     reward = pd.to_numeric(df["reward"], errors="coerce")
     conds = [
@@ -58,6 +62,9 @@ def classify(df: pd.DataFrame) -> pd.Series:
 
 def assign_bins(df: pd.DataFrame, edges: list[float]) -> tuple[pd.Series, dict]:
     """Bin label per row: peak_prompt_tokens when recorded (the real prompt), else n_tokens."""
+    import numpy as np
+    import pandas as pd
+
     peak = pd.to_numeric(df["peak_prompt_tokens"], errors="coerce")
     total = pd.to_numeric(df["n_tokens"], errors="coerce")
     length = peak.where(peak.notna(), total).astype(float)
@@ -77,6 +84,8 @@ def assign_bins(df: pd.DataFrame, edges: list[float]) -> tuple[pd.Series, dict]:
 
 
 def side_bins(table, edges: list[float]) -> dict:
+    import pyarrow as pa
+
     df = table.to_pandas() if isinstance(table, pa.Table) else table.copy()
     for col in COLUMNS:
         if col not in df.columns:

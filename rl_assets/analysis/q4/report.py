@@ -3,10 +3,10 @@ PNG bytes, writes nothing; the asset writes them."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from rl_assets.analysis.figures import figure_png, ui_image_uri
 from rl_assets.analysis.report_md import Report, fmt_ci, fmt_pct, json_text, md_table
+
+# numpy: imported where used, so loading the definitions stays light (test_import_cost.py)
 
 
 def solve_rate_report(result: dict) -> Report:
@@ -74,6 +74,7 @@ def render_markdown(r: dict) -> str:
 def render_png(result: dict) -> bytes:
     """Grouped bars (baseline vs post-RL) per bin with Wilson whiskers: share, solve, timeout, ctx."""
     import matplotlib
+    import numpy as np
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

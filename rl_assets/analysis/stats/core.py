@@ -12,8 +12,11 @@ import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from statistics import NormalDist
+from typing import TYPE_CHECKING
 
-import numpy as np
+# numpy: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import numpy as np
 
 # Below this many common tasks a task-clustered bootstrap says nothing useful: with 4 tasks there
 # are only 35 distinct resamples and the percentile interval is mostly ties.
@@ -81,6 +84,8 @@ def mde_from_se(se: float, alpha: float = 0.05, power: float = 0.8) -> float:
 
 def standardized_effect(before: np.ndarray, after: np.ndarray, delta: float) -> float | None:
     """delta / pooled SD of the per-trace values (Cohen's d scale); None when SD is 0 or n < 2."""
+    import numpy as np
+
     b, a = np.asarray(before, float), np.asarray(after, float)
     b, a = b[~np.isnan(b)], a[~np.isnan(a)]
     if len(b) + len(a) < 3 or len(b) == 0 or len(a) == 0:
@@ -91,6 +96,8 @@ def standardized_effect(before: np.ndarray, after: np.ndarray, delta: float) -> 
 
 
 def _task_means(values: Mapping[Hashable, Iterable[float]]) -> dict:
+    import numpy as np
+
     out = {}
     for task, vals in values.items():
         arr = np.asarray([v for v in vals if v is not None], float)
@@ -101,6 +108,8 @@ def _task_means(values: Mapping[Hashable, Iterable[float]]) -> dict:
 
 
 def _percentile_result(est: float, boot: np.ndarray, n: int, alpha: float, p: float | None) -> BootstrapResult:
+    import numpy as np
+
     lo, hi = np.quantile(boot, [alpha / 2, 1 - alpha / 2])
     return BootstrapResult(float(est), float(lo), float(hi), n, float(boot.std(ddof=1)), p)
 
@@ -112,6 +121,8 @@ def _exact_sign_flip(d: np.ndarray) -> float:
     Why not the library: its exact enumeration costs ~40 ms at 12 tasks, this matrix product
     ~0.5 ms, and Q1 and the lineage run it per feature per cell.
     """
+    import numpy as np
+
     n = len(d)
     obs = abs(d.mean()) - 1e-12 * max(1.0, float(np.abs(d).max()))  # ties count as extreme
     patterns = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1) * 2 - 1
@@ -125,6 +136,8 @@ def sign_flip_pvalue(diffs: np.ndarray, n_perm: int = MIN_PERMUTATIONS, seed: in
     Exact enumeration up to EXACT_SIGN_FLIP_MAX tasks, Monte-Carlo above (with the +1
     correction that keeps a Monte-Carlo p-value valid).
     """
+    import numpy as np
+
     d = np.asarray(diffs, float)
     d = d[~np.isnan(d)]
     if len(d) == 0:
@@ -151,6 +164,8 @@ class PairedResampler:
 
     @property
     def weights(self) -> np.ndarray:
+        import numpy as np
+
         if self._w is None:
             rng = np.random.default_rng(self.seed)
             idx = rng.integers(0, self.n, size=(self.n_boot, self.n), dtype=np.int32)
@@ -162,6 +177,8 @@ class PairedResampler:
 
     def sign_flip(self, d: np.ndarray) -> float:
         """p-value of the sign-flip test; d is aligned to the tasks, NaN/0 entries add nothing."""
+        import numpy as np
+
         present = ~np.isnan(d)
         dz = np.where(present, d, 0.0)
         k = int(present.sum())
@@ -178,6 +195,8 @@ class PairedResampler:
         return (hits + 1) / (len(self._signs) + 1)
 
     def mean_ci(self, values: np.ndarray, alpha: float = 0.05) -> BootstrapResult | NotEnoughData:
+        import numpy as np
+
         v = np.asarray(values, float)
         m = ~np.isnan(v)
         k = int(m.sum())
@@ -195,6 +214,8 @@ class PairedResampler:
 
     def diff(self, before: np.ndarray, after: np.ndarray, alpha: float = 0.05) -> BootstrapResult | NotEnoughData:
         """mean(after - before) over tasks present on both sides, with CI, SE and sign-flip p."""
+        import numpy as np
+
         d = np.asarray(after, float) - np.asarray(before, float)
         res = self.mean_ci(d, alpha)
         if isinstance(res, NotEnoughData):
@@ -211,6 +232,8 @@ def paired_bootstrap_arrays(
     alpha: float = 0.05,
 ) -> BootstrapResult | NotEnoughData:
     """Array form of paired_bootstrap_diff: element i of both arrays is the same task."""
+    import numpy as np
+
     b, a = np.asarray(before_means, float), np.asarray(after_means, float)
     keep = ~(np.isnan(a) | np.isnan(b))
     b, a = b[keep], a[keep]
@@ -259,6 +282,8 @@ def paired_bootstrap_diff(
     The estimate is stat(after task means) - stat(before task means); p_value is the paired
     sign-flip test on the per-task differences.
     """
+    import numpy as np
+
     bm, am = _task_means(before), _task_means(after)
     common = sorted(set(bm) & set(am), key=str)
     return paired_bootstrap_arrays(
@@ -270,5 +295,7 @@ def bootstrap_mean_ci(
     values_by_cluster: Mapping[Hashable, Sequence[float]], n_boot: int = 2000, seed: int = 0, alpha: float = 0.05
 ) -> BootstrapResult | NotEnoughData:
     """Mean of per-cluster means with a cluster-bootstrap percentile interval (one side only)."""
+    import numpy as np
+
     means = np.array(list(_task_means(values_by_cluster).values()), float)
     return PairedResampler(len(means), n_boot, seed).mean_ci(means, alpha)

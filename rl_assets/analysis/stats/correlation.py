@@ -8,17 +8,24 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import TYPE_CHECKING
 
-import numpy as np
+# numpy: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def _finite_pairs(x, y) -> tuple[np.ndarray, np.ndarray]:
+    import numpy as np
+
     x, y = np.asarray(x, float), np.asarray(y, float)
     ok = np.isfinite(x) & np.isfinite(y)
     return x[ok], y[ok]
 
 
 def _undefined(x: np.ndarray, y: np.ndarray) -> bool:
+    import numpy as np
+
     return len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0
 
 
@@ -28,6 +35,8 @@ def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     Why not a library: scipy.stats.pearsonr computes one pair per call (and warns on a constant
     one); bootstrap and permutation statistics need r for thousands of resampled rows at once.
     """
+    import numpy as np
+
     x = x - x.mean(-1, keepdims=True)
     y = y - y.mean(-1, keepdims=True)
     den = np.sqrt((x * x).sum(-1) * (y * y).sum(-1))
@@ -78,6 +87,8 @@ def bootstrap_spearman(x, y, n_boot: int = 2000, seed: int = 0, alpha: float = 0
     Resamples with a constant side have no rho and drop out; when more than half do, the interval
     is (NaN, NaN): the data cannot support one.
     """
+    import numpy as np
+
     x, y = _finite_pairs(x, y)
     if len(x) < 3:
         return (math.nan, math.nan)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from rl_assets.analysis.stats.student_t import t_quantile_975
+
+# numpy: imported where used, so loading the definitions stays light (test_import_cost.py)
 
 
 def t_interval_95(x) -> tuple[float, float]:
@@ -17,6 +17,8 @@ def t_interval_95(x) -> tuple[float, float]:
     scipy.stats.t.interval's arithmetic with its t quantile, written out because t.interval returns
     NaN for a constant sample (scale 0), where the honest interval is the single value.
     """
+    import numpy as np
+
     x = np.asarray(x, float)
     x = x[np.isfinite(x)]
     n = int(x.size)

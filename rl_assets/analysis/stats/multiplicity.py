@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import numpy as np
+# numpy: imported where used, so loading the definitions stays light (test_import_cost.py)
 
 
 def _present(pvalues: Sequence[float | None]) -> list[int]:
@@ -33,6 +33,8 @@ def holm_adjust(pvalues: Sequence[float | None]) -> list[float | None]:
 def bh_adjust(pvalues: Sequence[float | None]) -> list[float | None]:
     """Benjamini-Hochberg adjusted p-values (false-discovery-rate control, scipy.stats.
     false_discovery_control); None entries are skipped."""
+    import numpy as np
+
     idx = _present(pvalues)
     out: list[float | None] = [None] * len(pvalues)
     if not idx:

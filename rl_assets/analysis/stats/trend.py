@@ -6,10 +6,10 @@ Used by the run lineage to say in which training-step window a rollout behaviour
 
 from __future__ import annotations
 
-import numpy as np
-
 from rl_assets.analysis.stats.core import MIN_PERMUTATIONS
 from rl_assets.analysis.stats.correlation import _finite_pairs, _undefined, pearson_rows
+
+# numpy: imported where used, so loading the definitions stays light (test_import_cost.py)
 
 _CELLS = 2_000_000  # floats per permutation batch (16 MB), whatever the number of pairs
 
@@ -27,6 +27,8 @@ def spearman_permutation_p(x, y, n_perm: int = MIN_PERMUTATIONS, seed: int = 0) 
     >>> round(rho, 3), p < 0.01
     (1.0, True)
     """
+    import numpy as np
+
     x, y = _finite_pairs(x, y)
     if _undefined(x, y):
         return float("nan"), 1.0

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.values.metric_aliases import ALIASES, CANONICAL, apply_aliases, derive_concepts
 
@@ -24,6 +23,10 @@ from .parser import LogFileParser, LogFileResult, parse_lines, parse_log_file
 from .result import LogAccountingError, check_lines, line_ledger
 from .sidecars import parse_trainer_jsonl, read_wandb_summary
 from .vllm import VllmAccumulator, vllm_summary
+
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "ALIASES",
@@ -76,6 +79,8 @@ def _read_logs(found: Discovered, base: Path) -> list[LogFileResult]:
 
 def _cross_checks(text_results, jsonl_results, wandb_summary, tolerance) -> list[dict]:
     """The table parsed from the text logs alone against each independent record present."""
+    import pandas as pd
+
     checks = []
     text_steps, _ = merge_chain(text_results, "steps") if text_results else (pd.DataFrame(), {})
     if not text_steps.empty:

@@ -15,10 +15,13 @@ printed (``Generation rewards - Avg: 0.384`` for 0.384375; ``time cost: 1254.41s
 from __future__ import annotations
 
 import math
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.values.metric_aliases import ALIASES
+
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 SKIP_KEYS = {"_step", "_runtime", "_timestamp", "trainer/epoch"}
 REL_TOL = 1e-6
@@ -54,6 +57,8 @@ def compare_final_step(
     steps: pd.DataFrame, record: dict[str, float], step: int, source: str, tolerance: dict[str, float]
 ) -> dict:
     """{source, step, status, compared, matched, differ: [{key, column, table, record, hint}]}."""
+    import pandas as pd
+
     out = {
         "source": source,
         "step": step,

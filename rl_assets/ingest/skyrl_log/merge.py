@@ -1,19 +1,23 @@
 """Restart chains: several .out files of one run merged into one per-step table.
 
 Rule (docs/q2.md): files are ordered by the first timestamp inside them (files with no timestamp
-first, then by natural name order: rl_999.out before rl_1000.out, train.log.1 before train.log); when a step appears in more than one file the LATER file's row wins whole,
-because a restarted job re-runs the step from the resumed checkpoint and its metrics are the ones
-that produced the weights. Every overridden step is reported, never silently dropped.
+first, then by natural name order: rl_999.out before rl_1000.out, train.log.1 before train.log); when a step appears in
+more than one file the LATER file's row wins whole, because a restarted job re-runs the step from the resumed
+checkpoint and its metrics are the ones that produced the weights. Every overridden step is reported, never silently
+dropped.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .files import natural_key
 from .result import T_END, T_START, LogFileResult
+
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 MAX_LISTED = 200
 
@@ -28,6 +32,8 @@ def chain_order(results: list[LogFileResult]) -> list[LogFileResult]:
 
 def merge_chain(results: list[LogFileResult], attr: str = "steps") -> tuple[pd.DataFrame, dict]:
     """Concatenate each file's ``attr`` store in chain order, keep the last row per step."""
+    import pandas as pd
+
     ordered = chain_order(results)
     frames = []
     for rank, res in enumerate(ordered):

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import math
 from array import array
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
+# numpy, pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 NAN = math.nan
 
@@ -68,6 +70,9 @@ class StepStore:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per step, sorted by step; columns in first-seen order."""
+        import numpy as np
+        import pandas as pd
+
         order = np.argsort(np.fromiter(self.row_of.keys(), dtype=np.int64, count=len(self.row_of)))
         rows = np.fromiter(self.row_of.values(), dtype=np.int64, count=len(self.row_of))[order]
         steps = np.fromiter(self.row_of.keys(), dtype=np.int64, count=len(self.row_of))[order]

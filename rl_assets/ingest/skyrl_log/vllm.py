@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-import pandas as pd
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 # "INFO 02-08 00:56:50 [loggers.py:248] Engine 000: Avg prompt throughput: 23.1 tokens/s, ..."
 VLLM_RE = re.compile(
@@ -50,6 +53,8 @@ class VllmAccumulator:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per time point: engines reporting, total throughput/requests, mean KV/prefix %."""
+        import pandas as pd
+
         rows = []
         for when, acc in sorted(self.points.items()):
             n = acc[0]
@@ -71,7 +76,8 @@ class VllmAccumulator:
 
 
 def vllm_summary(frame: pd.DataFrame, samples: int) -> dict:
-    """Summary over time points plus the seed's utilisation verdict (thresholds kept as-is)."""
+    """Summary over time points plus the original parser's utilisation verdict, same thresholds
+    (docs/original_pipeline.md, SkyRL metrics parser)."""
     if frame.empty:
         return {"total_samples": samples, "time_points": 0, "verdict": "no vLLM stat lines"}
     avg_running = float(frame["total_running"].mean())

@@ -9,8 +9,7 @@ the folder's ``wandb-summary.json`` when there is one.
 from __future__ import annotations
 
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rl_assets.ingest.skyrl_log import ParsedLogs
 from rl_assets.ingest.skyrl_log.crosscheck import compare_final_step, no_record
@@ -20,6 +19,10 @@ from rl_assets.ingest.skyrl_log.result import LogFileResult, check_lines, line_l
 from rl_assets.ingest.skyrl_log.sidecars import read_wandb_summary
 from rl_assets.ingest.skyrl_log.vllm import VllmAccumulator, vllm_summary
 from rl_assets.values.metric_aliases import apply_aliases, derive_concepts
+
+# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
 
 # W&B's own step counter is the trainer's step for verl (it logs with step=global_steps); the HF
 # Trainer's W&B callback lets W&B count its own calls and logs the step as train/global_step.
@@ -59,6 +62,8 @@ def assemble(
     per_file: dict | None = None,
     trainer_info: dict | None = None,
 ) -> ParsedLogs:
+    import pandas as pd
+
     steps, duplicates = merge_chain(results, "steps")
     steps, alias_sources = apply_aliases(steps)
     steps, derived, reward_terms = derive_concepts(steps)
