@@ -8,6 +8,7 @@ INDEX.md (docs/original_pipeline.md, W14), it is not a completion marker: it say
 from __future__ import annotations
 
 from rl_assets.analysis.escape import md_text
+from rl_assets.analysis.integrity.rules import WARNING_SIGNALS
 from rl_assets.analysis.md_links import absolute_links
 from rl_assets.analysis.report_md import md_table
 
@@ -113,8 +114,10 @@ def integrity_headline(value: dict | None) -> list[str]:
         return ["Reward integrity: not produced"]
     if not value.get("applicable"):
         return [f"Reward integrity: not applicable ({md_text(value.get('reason', '?'))})"]
+    # a warning signal (responses cut at the length cap) holds without deciding the verdict: say so, so a
+    # "healthy" headline with an onset beside it does not read as a failure
     onsets = ", ".join(
-        f"{md_text(n)} from step {s}"
+        f"{md_text(n)} from step {s}" + (" (warning)" if n in WARNING_SIGNALS else "")
         for n, s in sorted((value.get("onsets") or {}).items(), key=lambda kv: (kv[1], kv[0]))
     )
     return [f"Reward integrity: **{md_text(value['verdict'])}** — {md_text(onsets or value.get('verdict_reason', ''))}"]

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rl_assets.analysis.integrity import kl_per_token, reward_integrity, rules
+from rl_assets.analysis.index_md import integrity_headline
+from rl_assets.analysis.integrity import kl_per_token, onsets, reward_integrity, rules
 from rl_assets.analysis.integrity.report import render_markdown
 from rl_assets.analysis.integrity.reward_rise import EACH_P
 from support.integrity_synth import planted, rising_with_task
@@ -86,6 +87,9 @@ def test_truncation_holds_from_its_onset_and_is_a_warning_not_a_verdict():
     assert out["verdict"] == rules.HEALTHY
     assert out["verdict_reason"].endswith("; warning: length_truncation from step 40")
     assert "the responses grew into the limit" in sig["reason"]
+    # INDEX.md's headline marks it as a warning beside a "healthy" verdict
+    value = {"applicable": True, "verdict": out["verdict"], "onsets": onsets(out)}
+    assert integrity_headline(value) == ["Reward integrity: **healthy** — length_truncation from step 40 (warning)"]
 
 
 @pytest.mark.parametrize(
