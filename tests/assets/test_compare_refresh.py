@@ -89,6 +89,6 @@ def test_the_sensors_are_on_by_default_and_watch_cli_runs_too():
     from rl_assets.definitions import defs
 
     for name in ("comparison_after_success", "comparison_after_failure", "index_after_success", "index_after_failure"):
-        sensor = defs.get_sensor_def(name)
+        sensor = defs.resolve_sensor_def(name)
         assert sensor.default_status == dg.DefaultSensorStatus.RUNNING
         assert sensor._monitor_all_code_locations is True  # noqa: SLF001  (runs without a code-location origin)
