@@ -19,6 +19,7 @@ from rl_assets.partitions import models_partitions
 from rl_assets.support.checks import calls_check, calls_check_spec
 from rl_assets.support.failure_modes_store import latest_table, table_path, write_table
 from rl_assets.support.hub_write import repo_from_spec, require_writable
+from rl_assets.support.llm_run import LLMRunConfig
 from rl_assets.support.metadata_numbers import rounded_metadata
 from rl_assets.support.trace_stream import iter_trace_rows, load_rows
 from rl_assets.values.handover import TraceTableRef
@@ -46,15 +47,11 @@ def _schema():
     return pa.schema([(name, pa.string()) for name in COLUMNS])
 
 
-class FailureModesConfig(dg.Config):
+class FailureModesConfig(LLMRunConfig):
+    # model, concurrency, budgets and force come from LLMRunConfig
     batch_size: int = 6  # the original annotator's batches of six; one call per batch, items isolated inside it
     char_limit: int = 20000  # per transcript: six of the original 200k-char excerpts overflow the context window
     max_rows: int | None = None  # per side, for quick looks
-    model: str | None = None  # override the resource's annotator model
-    concurrency: int | None = None
-    usd_budget: float | None = None
-    token_budget: int | None = None
-    force: bool = False
     write_back: bool = False  # intend to push later: check write access now, before spending
 
 
@@ -111,16 +108,7 @@ def failure_modes(
     repos = {side: repo_from_spec(refs[name].source) for side, name in SIDES}
     preflight = require_writable(hub.client(), [r for r in repos.values() if r]) if config.write_back else []
 
-    client = llm.session(
-        "annotate",
-        partition,
-        model=config.model,
-        concurrency=config.concurrency,
-        usd_budget=config.usd_budget,
-        token_budget=config.token_budget,
-        force=config.force,
-        log=context.log.info,
-    )
+    client = config.session(llm, "annotate", partition, context.log.info)
     path = table_path(partition, context.run.run_id)  # this run's own file: a concurrent run writes another
     known = {} if config.force else _previous(latest_table(context.instance, partition))
     # One record batch at a time (rl_assets.support.trace_stream): memory stays flat in the table's size.

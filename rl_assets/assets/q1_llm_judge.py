@@ -14,6 +14,7 @@ from rl_assets.analysis.judge.run import build_report, judge_pairs
 from rl_assets.analysis.judge.selection import ROW_COLUMNS, representatives, select_probes
 from rl_assets.partitions import models_partitions
 from rl_assets.support.checks import calls_check, calls_check_spec
+from rl_assets.support.llm_run import LLMRunConfig
 from rl_assets.support.metadata_numbers import rounded_metadata
 from rl_assets.support.report_files import Q1_LLM_JUDGE, write_report
 from rl_assets.support.report_links import file_metadata
@@ -21,17 +22,13 @@ from rl_assets.support.trace_stream import load_rows
 from rl_assets.values.handover import TraceTableRef
 
 
-class JudgeConfig(dg.Config):
+class JudgeConfig(LLMRunConfig):
+    # model, concurrency, budgets and force come from LLMRunConfig
     pairs_per_probe: int = 30  # seed default (--llm-judge-max-pairs 30), for EACH probe
     random_pairs: int | None = None  # None -> pairs_per_probe; 0 disables the control probe
     seed: int | None = None  # None -> settings.seed
     attempt_rule: str = "first"  # first | median-reward
     char_budget: int = 12000  # per transcript, middle-truncated
-    model: str | None = None  # override the resource's judge model for this run
-    concurrency: int | None = None
-    usd_budget: float | None = None
-    token_budget: int | None = None
-    force: bool = False  # ignore cached judgments (spends again)
     max_parse_failure_rate: float = 0.1
 
 
@@ -72,16 +69,7 @@ def judge_verdicts(
         for t in chosen:
             reps[t]["conversation"] = full[reps[t]["trace_id"]].get("conversation")
 
-    client = llm.session(
-        "judge",
-        partition,
-        model=config.model,
-        concurrency=config.concurrency,
-        usd_budget=config.usd_budget,
-        token_budget=config.token_budget,
-        force=config.force,
-        log=context.log.info,
-    )
+    client = config.session(llm, "judge", partition, context.log.info)
     pairs = judge_pairs(probes, base, post, client, config.char_budget)
     for p in pairs:
         p["judge"] = client.model

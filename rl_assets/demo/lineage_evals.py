@@ -27,7 +27,7 @@ from reasoning_gym.utils import extract_answer
 from . import terminal as term
 from .export_rows import Trial
 from .rand import rng, suffix
-from .reasoning import ATTEMPTS, exact_mask, family_dataset
+from .reasoning import ATTEMPTS, exact_mask, family_dataset, task_fields
 
 FAMILIES = ("chain_sum", "letter_counting", "leg_counting")
 TOOL_ERROR_P = (0.5, 0.36, 0.22, 0.08)  # per stage: base, checkpoint 1, 2, 3
@@ -103,14 +103,7 @@ def trials(seed: int, model: str, stage: int, n: int, day: datetime) -> list[Tri
                 conv = conversation(seed, TOOL_ERROR_P[stage], task, a, e["question"], answer, tags[j])
                 given = extract_answer(conv[-1]["content"])  # None when untagged, as reasoning-gym reads it
                 score = float(ds.score_answer(given, e))
-                extra = {
-                    "task_family": family,
-                    "task_config": config,
-                    "task_index": idx,
-                    "question": e["question"],
-                    "expected_answer": e["answer"],
-                    "answer": given,
-                }
+                extra = task_fields(family, config, idx, e, given)
                 date = day + timedelta(seconds=13 * len(out))
                 out.append(Trial(task, a, f"{family}-{idx}__{suffix(r)}", date, str(score), conv, extra))
     return out

@@ -24,7 +24,7 @@ from .export_rows import Trial
 from .lineage_evals import FAMILIES, P_RIGHT, TOOL_ERROR_P, _wrong, conversation
 from .log_common import Step
 from .rand import rng, suffix
-from .reasoning import exact_mask, family_dataset
+from .reasoning import exact_mask, family_dataset, task_fields
 
 GAMED_STEP = 8
 STAGE_STEPS = (0, 5, 10, 20)  # the steps at which TOOL_ERROR_P holds: the base and the three checkpoints
@@ -50,14 +50,7 @@ def trials(seed: int, steps: list[Step], per_family: int) -> list[Trial]:
                 given = extract_answer(conv[-1]["content"])
                 r = rng(seed, "gamma-rollout", family, idx, st.step)
                 date = st.start + timedelta(seconds=r.uniform(0, st.m["timing/generate"]))
-                extra = {
-                    "task_family": family,
-                    "task_config": config,
-                    "task_index": idx,
-                    "question": e["question"],
-                    "expected_answer": e["answer"],
-                    "answer": given,
-                }
+                extra = task_fields(family, config, idx, e, given)
                 out.append(
                     Trial(
                         task,

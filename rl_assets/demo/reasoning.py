@@ -32,6 +32,18 @@ FAMILIES = {
 }
 
 
+def task_fields(family: str, config: str, idx: int, entry: dict, answer: str | None) -> dict:
+    """The reasoning-gym columns of a trace row: the task, its entry, and the answer extracted from the reply."""
+    return {
+        "task_family": family,
+        "task_config": config,
+        "task_index": idx,
+        "question": entry["question"],
+        "expected_answer": entry["answer"],
+        "answer": answer,
+    }
+
+
 def _tagged(text: str, ans: str) -> str:
     return f"{text}\n<answer>{ans}</answer>"
 
@@ -127,14 +139,7 @@ def trials(
                 answer = extract_answer(text)
                 score = float(ds.score_answer(answer, e))
                 conv = [{"role": "user", "content": e["question"]}, {"role": "assistant", "content": text}]
-                extra = {
-                    "task_family": family,
-                    "task_config": config,
-                    "task_index": idx,
-                    "question": e["question"],
-                    "expected_answer": e["answer"],
-                    "answer": answer,
-                }
+                extra = task_fields(family, config, idx, e, answer)
                 date = EVAL_DAY[model] + day_offset + timedelta(seconds=11 * len(out))
                 out.append(Trial(f"{family}/{idx}", a, f"{family}-{idx}__{suffix(r)}", date, str(score), conv, extra))
     return out
