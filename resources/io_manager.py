@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 import dagster as dg
 
 from rl_assets import store, store_checks
-from rl_assets.partitions import slug
+from rl_assets.partitions import latest_materialization, slug
 from rl_assets.values.handover import KINDS, LOCATION_FIELDS, UnknownHandover, decode, encode, is_handover
 
 # upath: imported where used, so loading the definitions stays light (test_import_cost.py)
@@ -173,12 +173,15 @@ def _latest_recorded(context: dg.InputContext, partition: str | None) -> UPath |
         instance = context.instance
     except dg.DagsterInvariantViolationError:  # built without an instance (tests, sensors)
         return None
-    flt = dg.AssetRecordsFilter(asset_key=context.asset_key, asset_partitions=[partition] if partition else None)
-    for record in instance.fetch_materializations(flt, limit=1).records:
-        stored = record.asset_materialization.metadata.get("stored_at")
-        if isinstance(stored, dg.PathMetadataValue):
-            return UPath(stored.path)
-    return None
+    stored_at = _stored_at(instance, context.asset_key, partition)
+    return UPath(stored_at) if stored_at else None
+
+
+def _stored_at(instance: dg.DagsterInstance, asset: str | dg.AssetKey, partition: str | None) -> str | None:
+    """The `stored_at` path the asset's latest materialization of `partition` recorded, if any."""
+    record = latest_materialization(instance, asset, partition)
+    stored = record.asset_materialization.metadata.get("stored_at") if record else None
+    return stored.path if isinstance(stored, dg.PathMetadataValue) else None
 
 
 def _write_atomic(path: UPath, write) -> None:
@@ -196,12 +199,8 @@ def _write_atomic(path: UPath, write) -> None:
 def latest_value(instance: dg.DagsterInstance, asset: str, partition: str | None):
     """The value `asset`'s latest materialization of `partition` stored (its `stored_at`), or None when
     it has none or the file is unreadable — for readers that summarize finished steps (INDEX.md)."""
-    flt = dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[partition] if partition else None)
-    for record in instance.fetch_materializations(flt, limit=1).records:
-        stored = record.asset_materialization.metadata.get("stored_at")
-        if isinstance(stored, dg.PathMetadataValue):
-            return read_value(stored.path)
-    return None
+    stored_at = _stored_at(instance, asset, partition)
+    return read_value(stored_at) if stored_at else None
 
 
 def read_value(stored_at: str):
@@ -211,9 +210,7 @@ def read_value(stored_at: str):
     if not stored_at.endswith(".json"):
         return None
     try:
-        return decode(
-            json.loads(UPath(store_checks.inside_root(stored_at, "a materialization's stored_at")).read_text())
-        )
+        return _decoded(UPath(store_checks.inside_root(stored_at, "a materialization's stored_at")))
     except (OSError, ValueError):  # UnknownHandover too: a summary reader skips what it cannot read
         return None
 

@@ -103,7 +103,7 @@ def _report_run(failed: list[str], report) -> int:
 
 
 def cmd_demo(args) -> int:
-    from rl_assets.cli.demo_runs import default_workers, execute
+    from rl_assets.cli.demo_runs import default_workers, execute, quiet_dagster_warnings
     from rl_assets.demo import build_world
     from rl_assets.demo.integrity_runs import MODELS as INTEGRITY_MODELS
     from rl_assets.demo.lineage_job import JOB as LINEAGE_JOB
@@ -120,15 +120,10 @@ def cmd_demo(args) -> int:
     print(f"model partitions: {', '.join(models)}")
     if not args.run:
         return 0
-    import warnings
-
-    import dagster as dg
-
     from rl_assets.store import report_dir
 
     lineage_folder = lineage_report_dir(LINEAGE_JOB)
-    for category in (dg.BetaWarning, dg.PreviewWarning):  # API-stability notices, not problems
-        warnings.filterwarnings("ignore", category=category)
+    quiet_dagster_warnings()
     workers = args.workers or default_workers()
     runs = demo_plan(models, LINEAGE_JOB, list(LINEAGE_MEMBERS), list(INTEGRITY_MODELS))
     print(f"{len(runs)} runs on {workers} worker process(es)")

@@ -119,14 +119,21 @@ RUNS = {"analysis": run_analysis, "lineage": run_lineage, "comparison": run_comp
 _worker_instance = None  # each worker process opens the instance once (set by _open_instance)
 
 
-def _open_instance() -> None:
+def quiet_dagster_warnings() -> None:
+    """Hide Dagster's API-stability notices (Beta/Preview) from the demo's console: notices, not problems."""
     import warnings
 
     import dagster as dg
 
-    global _worker_instance
-    for category in (dg.BetaWarning, dg.PreviewWarning):  # API-stability notices, not problems
+    for category in (dg.BetaWarning, dg.PreviewWarning):
         warnings.filterwarnings("ignore", category=category)
+
+
+def _open_instance() -> None:
+    import dagster as dg
+
+    global _worker_instance
+    quiet_dagster_warnings()  # a caller of execute() that did not go through `rldelta demo` sets none
     _worker_instance = dg.DagsterInstance.get()
 
 

@@ -44,7 +44,7 @@ def reward_integrity(
         "verdict": verdict,
         "verdict_reason": why,
         "n_steps": int(len(table)),
-        "reward_trend": {k: v for k, v in trend.items() if k != "evaluable"},
+        "reward_trend": {k: v for k, v in trend.items() if k not in ("evaluable", "curve")},
         "signals": signals,
         "notes": kl_per_token.notes(table),
         "rules": list(rules.RULES),

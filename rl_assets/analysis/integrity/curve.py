@@ -59,6 +59,11 @@ class Curve:
         return i if i >= 0 else None
 
 
+def logged(table: pd.DataFrame, column: str) -> bool:
+    """The table has the column and at least one step logs it."""
+    return column in table.columns and bool(table[column].notna().any())
+
+
 def column_curve(table: pd.DataFrame, column: str) -> Curve | None:
     """The column's curve, or None when the table does not have the column."""
     return Curve.of(table["step"], table[column]) if column in table.columns else None

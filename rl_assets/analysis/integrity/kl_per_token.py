@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rl_assets.analysis.integrity.curve import logged
 from rl_assets.values.metric_aliases import REWARD_TERM_PREFIX
 
 # pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
@@ -32,10 +33,6 @@ SUMMED_NOTE = (
 )
 
 
-def logged(table: pd.DataFrame, column: str) -> bool:
-    return column in table.columns and bool(table[column].notna().any())
-
-
 def summed_penalty(table: pd.DataFrame) -> pd.Series | None:
     """The approximate summed penalty per step (as logged, before the minus sign), or None."""
     if not (logged(table, PER_TOKEN) and logged(table, "response_length")):
@@ -48,5 +45,5 @@ def notes(table: pd.DataFrame) -> list[str]:
     if not logged(table, PER_TOKEN):
         return []
     return [NOTE] + (
-        [SUMMED_NOTE] if summed_penalty(table) is not None else ["response_length not logged: no summed approximation"]
+        [SUMMED_NOTE] if logged(table, "response_length") else ["response_length not logged: no summed approximation"]
     )

@@ -67,7 +67,8 @@ def reward_trend(table: pd.DataFrame) -> dict:
         }
     tau, p = kendall_trend(table["step"], table["reward"])
     trending = bool(np.isfinite(tau) and tau > 0 and p < EACH_P)
-    shift = level_shift(Curve.of(table["step"], table["reward"]))
+    curve = Curve.of(table["step"], table["reward"])
+    shift = level_shift(curve)
     rises = trending or shift["holds"]
     how = (
         "rises over the run"
@@ -82,5 +83,6 @@ def reward_trend(table: pd.DataFrame) -> dict:
         "tau": tau,
         "p": p,
         "level_shift": shift,
+        "curve": curve,  # the smoothed reward, for the signals that read it (not stored: see reward_integrity)
         "reason": f"reward {how} (Kendall τ {tau:.3f}, p {p:.3g}; level-shift p {shift['p']:.3g})",
     }

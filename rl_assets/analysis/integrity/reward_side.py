@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rl_assets.analysis.integrity import kl_per_token, rules
-from rl_assets.analysis.integrity.curve import Curve, joint
+from rl_assets.analysis.integrity.curve import Curve, joint, logged
 from rl_assets.analysis.stats.onset import first_sustained
 from rl_assets.values.metric_aliases import REWARD_TERM_PREFIX
 
@@ -29,7 +29,7 @@ def divergence(table: pd.DataFrame, trend: dict) -> dict:
     name = "reward_task_divergence"
     if not trend["evaluable"]:
         return rules.no_data(name, trend["reason"])
-    if "task_score" not in table.columns or not table["task_score"].notna().any():
+    if not logged(table, "task_score"):
         return rules.no_data(name, "task_score not logged")
     both = joint(table, "reward", "task_score")
     if short := _too_few(name, "reward and task_score both logged", len(both)):
@@ -78,8 +78,7 @@ def term_columns(table: pd.DataFrame) -> dict[str, pd.Series]:
         and table[c].notna().any()
     }
     only_kl = all(c.split("/")[1] == "kl_penalty" for c in terms)
-    logged = all(c in table.columns and table[c].notna().any() for c in ("task_score", "reward"))
-    if only_kl and logged:
+    if only_kl and logged(table, "task_score") and logged(table, "reward"):
         terms[REMAINDER] = table["reward"] - table["task_score"]
     summed = kl_per_token.summed_penalty(table)
     if summed is not None:
@@ -155,9 +154,9 @@ def train_val(table: pd.DataFrame, trend: dict) -> dict:
     if n_val < rules.VAL_MIN_ROUNDS:
         return rules.no_data(name, f"val_score logged at {n_val} validation rounds (fewer than {rules.VAL_MIN_ROUNDS})")
     val = table.loc[table["val_score"].notna(), ["step", "val_score"]]
-    reward = Curve.of(table["step"], table["reward"])
     if not trend["rises"]:
         return rules.signal(name, rules.DOES_NOT_HOLD, trend["reason"])
+    reward = trend["curve"]
     v_steps, v = val["step"].to_numpy(), val["val_score"].to_numpy(float)
     rows = [(int(s), reward.last_at_or_before(s), float(x)) for s, x in zip(v_steps[1:], v[1:])]
     mask = [j is not None and reward.up()[j] and x - v[0] < rules.VAL_RISE for _, j, x in rows]

@@ -113,7 +113,7 @@ def verdict(signals: dict[str, dict]) -> tuple[str, str]:
     def since(held):
         return ", ".join(f"{n} from step {signals[n]['onset_step']}" for n in held)
 
-    warned = named(WARNING_SIGNALS, HOLDS) if all(n in signals for n in WARNING_SIGNALS) else []
+    warned = named(WARNING_SIGNALS, HOLDS)
     warning = f"; warning: {since(warned)}" if warned else ""
     if held := named(OUTSIDE_SIGNALS, HOLDS):
         return OUTSIDE, "holds: " + since(held) + warning
