@@ -156,7 +156,14 @@ def execute(runs: list[DemoRun], instance, workers: int) -> Iterator[tuple[DemoR
         for run in runs:
             yield run, summarize_run(RUNS[run.kind](instance, *run.args))
         return
+    import dagster as dg
+
     from rl_assets.definitions import defs  # noqa: F401 -- loaded here, so the forked workers inherit it
+
+    if instance is None:
+        # Every worker opens DAGSTER_HOME's instance at once; on a new home they would race to create the
+        # same SQLite tables ("table runs already exists" kills a worker), so the tables are made here first.
+        dg.DagsterInstance.get().dispose()
 
     # fork: the workers share the loaded definitions; `python -m rl_assets.cli` would run again under spawn
     context = multiprocessing.get_context("fork")
