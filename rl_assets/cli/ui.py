@@ -38,27 +38,34 @@ STOP_SECONDS = float(
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def _children() -> dict[int, tuple[int, int]]:
-    """pid -> (parent pid, session id) of every process, from /proc (empty where there is none)."""
+def _stat(pid: int | str) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command name (state first), or None when it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def _children() -> dict[int, tuple[int, int, int]]:
+    """pid -> (parent pid, session id, start time) of every process, from /proc (empty where there is none)."""
     out = {}
     for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue  # gone meanwhile
-        out[int(entry.name)] = (int(fields[1]), int(fields[3]))
+        fields = _stat(entry.name)
+        if fields:  # else gone meanwhile
+            out[int(entry.name)] = (int(fields[1]), int(fields[3]), int(fields[19]))
     return out
 
 
-def process_tree(root: int) -> set[int]:
-    """`root` and every live descendant, plus anything still in its session (orphans reparented to init)."""
+def process_tree(root: int) -> dict[int, int]:
+    """`root` and every live descendant, plus anything still in its session (orphans reparented to init),
+    as pid -> start time: a pid the kernel hands to a new process later is not taken for the old one."""
     table = _children()
     tree, grew = {root} & set(table), True
     while grew:
-        new = {pid for pid, (ppid, sid) in table.items() if pid not in tree and (ppid in tree or sid == root)}
+        new = {pid for pid, (ppid, sid, _) in table.items() if pid not in tree and (ppid in tree or sid == root)}
         tree |= new
         grew = bool(new)
-    return tree
+    return {pid: table[pid][2] for pid in tree}
 
 
 def _signal_all(pids: set[int], sig: int) -> None:
@@ -80,14 +87,15 @@ def stop(proc: subprocess.Popen, seconds: float = STOP_SECONDS) -> dict[int, str
     while time.monotonic() < deadline:
         proc.poll()
         known |= process_tree(proc.pid)  # a code server started during shutdown is caught too
-        alive = {p for p in known if is_running(p)}
+        alive = {p for p, started in known.items() if is_running(p, started)}
         if not alive:
             return {}
         if not escalated and time.monotonic() > deadline - seconds / 2:
             _signal_all(alive, signal.SIGTERM)
             escalated = True
         time.sleep(0.2)
-    alive = {p for p in known | process_tree(proc.pid) if is_running(p)}
+    known |= process_tree(proc.pid)
+    alive = {p for p, started in known.items() if is_running(p, started)}
     args = {p: _cmdline(p) for p in alive}
     _signal_all(alive, signal.SIGKILL)
     proc.wait()
@@ -104,16 +112,19 @@ def _cmdline(pid: int) -> list[str]:
         return [f"pid {pid}"]
 
 
-def is_running(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
+def is_running(pid: int, started: int | None = None) -> bool:
+    """Whether `pid` is a live process — the one that began at `started` (a process_tree value) if given,
+    so a pid reused by an unrelated process after ours exited is never signalled."""
+    fields = _stat(pid)
+    if fields is None:
         try:
             os.kill(pid, 0)  # no /proc (macOS): existence only
         except ProcessLookupError:
             return False
         return True
-    return state != "Z"  # a zombie has exited; its parent just has not reaped it yet
+    if started is not None and int(fields[19]) != started:
+        return False
+    return fields[0] != "Z"  # a zombie has exited; its parent just has not reaped it yet
 
 
 def _reports_url(port: str) -> tuple[str, object]:

@@ -148,7 +148,7 @@ def running_ui(env: dict, port: int, root: Path):
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    tree: set[int] = set()
+    tree: dict[int, int] = {}  # pid -> start time (rl_assets.cli.ui.process_tree)
     try:
         assert wait_for_graph(port), "the webserver did not serve the asset graph within 180 s"
         tree = process_tree(proc.pid)
@@ -160,8 +160,8 @@ def running_ui(env: dict, port: int, root: Path):
             proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
             pass
-        for pid in tree:
-            if is_running(pid):
+        for pid, started in tree.items():
+            if is_running(pid, started):
                 os.kill(pid, signal.SIGKILL)
 
 

@@ -96,7 +96,7 @@ def test_make_ui_prints_its_url_and_stops_every_child(tmp_path, how, started, bu
         start_new_session=True,
         preexec_fn=_as_from_a_shell if started == "terminal" else _as_a_background_job,
     )
-    tree: set[int] = set()
+    tree: dict[int, int] = {}  # pid -> start time (rl_assets.cli.ui.process_tree)
     try:
         printed = []
         for line in make.stdout:
@@ -118,10 +118,10 @@ def test_make_ui_prints_its_url_and_stops_every_child(tmp_path, how, started, bu
         else:
             os.killpg(make.pid, signal.SIGINT)  # what the terminal sends on Ctrl-C
         deadline = time.monotonic() + GRACE + (budget or 0)
-        while time.monotonic() < deadline and {p for p in tree if is_running(p) and p != make.pid}:
+        while time.monotonic() < deadline and {p for p, t in tree.items() if is_running(p, t) and p != make.pid}:
             time.sleep(0.25)
             make.poll()
-        left = {p: _cmdline(p) for p in tree if is_running(p) and p != make.pid}
+        left = {p: _cmdline(p) for p, t in tree.items() if is_running(p, t) and p != make.pid}
         assert not left, f"still running {GRACE} s after {how} (make: {make_signals}): {left}"
         make.wait(timeout=5)
         said = make.stdout.read()
@@ -136,8 +136,8 @@ def test_make_ui_prints_its_url_and_stops_every_child(tmp_path, how, started, bu
         with pytest.raises(OSError):  # the reports server stopped with the UI
             socket.create_connection(("127.0.0.1", int(env["RLDELTA_REPORTS_PORT"])), timeout=2).close()
     finally:
-        for pid in tree:
-            if is_running(pid):
+        for pid, started in tree.items():
+            if is_running(pid, started):
                 os.kill(pid, signal.SIGKILL)
         if make.poll() is None:
             make.kill()
