@@ -44,6 +44,6 @@ def test_zero_rows_then_a_second_run(tmp_path):
 def test_previous_tolerates_a_table_without_columns(tmp_path):
     path = tmp_path / "old.parquet"
     buf = io.BytesIO()
-    pq.write_table(pa.Table.from_pylist([]), buf)  # what a zero-row run used to write
+    pq.write_table(pa.Table.from_pylist([]), buf)  # what an older release stored for a zero-row run: it must still load
     path.write_bytes(buf.getvalue())
     assert _previous(path) == {}

@@ -21,7 +21,7 @@ from support.bad_inputs import _c, atif, jsonl, row, step
 REDUCED = "earlier episode of the same trial (kept the last)"
 
 
-# -- folders of data files (item 5) ---------------------------------------------------------
+# -- folders of data files -----------------------------------------------------------------------
 @_c("folder_json_array_first_element_null", ("ok", 3, {"row is not an object": 1}))
 def _(d):
     (d / "data").mkdir()
@@ -179,7 +179,7 @@ def _(d):
     return str(d / "data")
 
 
-# -- duplicates (item 6) --------------------------------------------------------------------
+# -- duplicates ----------------------------------------------------------------------------------
 @_c("dup_same_rows_in_two_shards", ("ok", 2, {}), merged={DUPLICATE: 2})
 def _(d):
     (d / "data").mkdir()

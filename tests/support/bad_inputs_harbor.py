@@ -23,7 +23,7 @@ def job_result(folder, reward_by_trial: dict) -> None:
     (folder / "result.json").write_text(json.dumps({"stats": {"evals": evals}}))
 
 
-# -- Harbor discovery (item 1) --------------------------------------------------------------
+# -- Harbor discovery ----------------------------------------------------------------------------
 @_c("harbor_mixed_job_folder_and_bare_trial", ("ok", 3, {}), task_ids=["t1", "t2", "t3"])
 def _(d):
     trial(d / "root" / "jobA", "t1__a")

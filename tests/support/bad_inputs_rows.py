@@ -35,7 +35,7 @@ def _with_extra(value: bytes, task="b") -> bytes:
     return json.dumps(row(task=task)).encode().replace(b'"result"', b'"extra": ' + value + b', "result"') + b"\n"
 
 
-# -- per-row isolation (item 4) -------------------------------------------------------------
+# -- per-row isolation ---------------------------------------------------------------------------
 @_c("jsonl_lone_surrogate_in_content", ("ok", 1, {SURROGATE: 1}), where="x.jsonl row 2")
 def _(d):
     return _lines(d, _ok_line(), json.dumps(row(task="b")).encode().replace(b'"done"', b'"\\ud83d"') + b"\n")
@@ -81,7 +81,7 @@ def _(d):
     return _lines(d, _ok_line(), b'{"task": oops}\n', _ok_line("c"))
 
 
-# -- records written in unusual ways (item 5) -----------------------------------------------
+# -- records written in unusual ways -------------------------------------------------------------
 @_c("jsonl_cr_only_line_endings", ("ok", 5, {}, {SPLIT_CR: 1}), task_ids=[f"t{i}" for i in range(5)])
 def _(d):
     return _lines(d, b"\r".join(json.dumps(row(task=f"t{i}")).encode() for i in range(5)) + b"\r")
