@@ -1,9 +1,10 @@
 """`failure_modes`: one categorical failure mode + short text per trace, both sides (Q1/Q0).
 
 Stored as parquet in the store, one file per run (rl_assets/support/failure_modes_store.py); the value
-passed downstream is a small dict with per-side category distributions and their shift, for
-behavioral_delta. Pushing to the eval repos is a separate explicit job (jobs/write_back.py);
-with ``write_back: true`` its permission preflight runs here BEFORE any LLM call.
+passed downstream is a FailureModeTableRef (rl_assets/values/handover.py): the table's location, who
+labelled it, per-side category distributions and their shift, for behavioral_delta. Pushing to the
+eval repos is a separate explicit job (jobs/write_back.py); with ``write_back: true`` its permission
+preflight runs here BEFORE any LLM call.
 """
 
 import dagster as dg
@@ -22,7 +23,7 @@ from rl_assets.support.hub_write import repo_from_spec, require_writable
 from rl_assets.support.llm_run import LLMRunConfig
 from rl_assets.support.metadata_numbers import rounded_metadata
 from rl_assets.support.trace_stream import iter_trace_rows, load_rows
-from rl_assets.values.handover import TraceTableRef
+from rl_assets.values.handover import FailureModeTableRef, TraceTableRef
 
 SIDES = (("baseline", "baseline_traces"), ("post_rl", "post_rl_traces"))
 # Written explicitly so a run with zero rows still stores every column (the next run reads them).
@@ -130,18 +131,20 @@ def failure_modes(
     n_rows = table.num_rows
     n_failed = table.num_rows - pc.count(table["failure_mode"]).as_py()
     dist = distribution(labels)
-    value = {
-        "path": path,
-        "rows": n_rows,
-        "annotator": client.model,
-        "prompt_version": PROMPT_VERSION,
-        "coverage": {side: (len(labels[side]) / total[side]) if total[side] else None for side, _ in SIDES},
-        "failed": n_failed,
-        **dist,
-        "write_back_preflight": preflight,
-        "calls": client.summary(),
-        "call_failures": failure_summary([e for e in table.column("error").to_pylist() if e], n_rows),
-    }
+    value = FailureModeTableRef(
+        path=path,
+        rows=n_rows,
+        annotator=client.model,
+        prompt_version=PROMPT_VERSION,
+        failed=n_failed,
+        coverage={side: (len(labels[side]) / total[side]) if total[side] else None for side, _ in SIDES},
+        counts=dist["counts"],
+        shares=dist["shares"],
+        shift=dist["shift"],
+        write_back_preflight=preflight,
+        calls=client.summary(),
+        call_failures=failure_summary([e for e in table.column("error").to_pylist() if e], n_rows),
+    )
     table_md = failure_mode_table(dist)
     yield dg.Output(
         value,
@@ -149,7 +152,7 @@ def failure_modes(
             {
                 "annotator": client.model,
                 "rows": n_rows,
-                "failed": value["failed"],
+                "failed": value.failed,
                 "calls": client.counters["calls"],
                 "spend_usd": client.budget.snapshot()["used_usd"],
                 "table": dg.MetadataValue.path(path),
@@ -157,4 +160,4 @@ def failure_modes(
             }
         ),
     )
-    yield calls_check("failure_modes", value["call_failures"])
+    yield calls_check("failure_modes", value.call_failures)

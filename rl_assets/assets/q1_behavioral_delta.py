@@ -19,18 +19,16 @@ from rl_assets.support.metadata_numbers import rounded_metadata
 from rl_assets.support.pairing_checks import pairing_check_specs, pairing_checks
 from rl_assets.support.report_files import Q1_BEHAVIORAL_DELTA, write_report
 from rl_assets.support.report_links import file_metadata
-from rl_assets.values.handover import TraceTableRef
+from rl_assets.values.handover import FailureModeTableRef, TraceTableRef
 
 ASSET = "behavioral_delta"
 
 
-def failure_mode_labels(failure_modes: dict) -> dict[str, str]:
+def failure_mode_labels(failure_modes: FailureModeTableRef) -> dict[str, str]:
     """trace_id -> failure-mode category from the `failure_modes` asset's table (failed rows left out)."""
     from rl_assets import store
 
-    path = failure_modes.get("path")
-    if not path:  # no annotation was made (the asset recorded why): the traces keep their own labels
-        return {}
+    path = failure_modes.path
     if not store.exists(path):
         # A stored value naming a table that is gone (a cleaned home, another machine's disk): running
         # on without it would name an annotator whose labels were never applied.
@@ -89,7 +87,7 @@ def behavioral_delta(
     settings: AnalysisSettings,
     baseline_traces: TraceTableRef,
     post_rl_traces: TraceTableRef,
-    failure_modes: dict,
+    failure_modes: FailureModeTableRef,
 ):
     """Behaviour deltas baseline → post-RL with task-clustered CIs, Holm-adjusted tests and McNemar flips."""
     from rl_assets.ingest import read_traces
@@ -106,7 +104,7 @@ def behavioral_delta(
     except ValueError as exc:  # an unknown normalisation rule in the settings
         raise dg.Failure(description=f"{ASSET} {context.partition_key}: {exc}", allow_retries=False) from exc
     # Whoever labelled the failure modes is named next to them (the offline heuristic says so).
-    result["failure_mode_annotator"] = failure_modes.get("annotator")
+    result["failure_mode_annotator"] = failure_modes.annotator
     result["sources"] = {
         "baseline": baseline_traces.provenance(),
         "post-RL": post_rl_traces.provenance(),

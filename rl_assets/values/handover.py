@@ -10,7 +10,7 @@ field, no unknown key), else it stays a dict. An unknown tag is an error, never 
 
 Summaries that are only JSON for INDEX.md and the run lineage (behavioral_delta, learning_audit,
 judge_verdicts, reward_integrity, ...), the checkpoint manifest and the eval pair (records the pure
-analyses read field by field) stay dicts; so, for now, does the failure_modes value.
+analyses read field by field) stay dicts.
 """
 
 from __future__ import annotations
@@ -89,7 +89,30 @@ class StepTableRef:
     validation_generations: str | None = None  # a store table of W&B validation generations
 
 
-KINDS = {cls.__name__: cls for cls in (NotApplicable, TraceTableRef, TrainingLogsRef, StepTableRef)}
+@dataclass(frozen=True)
+class FailureModeTableRef:
+    """The failure_modes annotation table of one run in the store (one row per trace, both sides)
+    and what behavioral_delta and the checks read without opening it: who labelled, the per-side
+    category distributions and the LLM calls' outcome."""
+
+    applicable: ClassVar[bool] = True
+    path: str  # <storage>/tables/failure_modes/<slug>/<run id>.parquet (support/failure_modes_store.py)
+    rows: int
+    annotator: str  # the LLM model, or the offline heuristic's label
+    prompt_version: str | None = None
+    failed: int = 0  # rows left without a category (their call or item failed)
+    coverage: dict = field(default_factory=dict)  # side -> share of its rows with a category (None: no rows)
+    counts: dict = field(default_factory=dict)  # side -> category -> rows (analysis/q1/failure_modes.distribution)
+    shares: dict = field(default_factory=dict)  # side -> category -> share
+    shift: dict = field(default_factory=dict)  # category -> post-RL minus baseline share
+    write_back_preflight: list = field(default_factory=list)  # eval repos checked writable before spending
+    calls: dict = field(default_factory=dict)  # the LLM session's counters and spend
+    call_failures: dict = field(default_factory=dict)  # analysis/llm_failures.failure_summary
+
+
+KINDS = {
+    cls.__name__: cls for cls in (NotApplicable, TraceTableRef, TrainingLogsRef, StepTableRef, FailureModeTableRef)
+}
 # Fields that name a table in the store: the IO manager checks each lies under the storage root.
 LOCATION_FIELDS = ("path", "steps_table", "validation_generations")
 

@@ -43,23 +43,23 @@ def test_a_second_run_keeps_the_first_runs_table_and_write_back_pushes_the_lates
     instance = partition_instance(PID)
     with LLMServer(latency=0.01, responder=labeller(bad={"base-002-0"})) as srv:
         first = _annotate(tmp_path, srv, instance, "six", n_tasks=6)
-        kept = _rows(first["path"])
+        kept = _rows(first.path)
         assert len(kept) == 24 and kept["base-002-0"] is None
 
         srv.responder = labeller()
         other = _annotate(tmp_path, srv, instance, "four", n_tasks=4)  # another run, other sources
-        assert other["path"] != first["path"] and other["rows"] == 16
-        assert _rows(first["path"]) == kept  # the first run's value still points at its own table
+        assert other.path != first.path and other.rows == 16
+        assert _rows(first.path) == kept  # the first run's value still points at its own table
 
         # the resume reuses the labels of the latest materialization's table (found through the event log,
         # not the pointer file); an empty call cache leaves those labels as the only thing to reuse
         (tmp_path / "home" / "storage" / "tables" / "failure_modes").joinpath(PID.replace("/", "--"), "LATEST").unlink()
         calls = srv.calls
         again = _annotate(tmp_path, srv, instance, "six", n_tasks=6, cache=str(tmp_path / "empty-cache"))
-        assert again["failed"] == 0 and srv.calls - calls == 2  # only tasks 4 and 5: 4 rows a side, one batch each
+        assert again.failed == 0 and srv.calls - calls == 2  # only tasks 4 and 5: 4 rows a side, one batch each
         sent = " ".join(r["messages"][-1]["content"] for r in srv.requests[calls:])
         assert "base-004-0" in sent and "base-003-0" not in sent
-        assert len({first["path"], other["path"], again["path"]}) == 3
+        assert len({first.path, other.path, again.path}) == 3
 
     pushed = write_back_failure_modes.execute_in_process(
         run_config={"ops": {"push_failure_modes": {"config": {"model_id": PID}}}},

@@ -94,10 +94,10 @@ def test_heuristic_and_distribution():
 def test_offline_annotation_both_sides(tmp_path):
     result = materialize(tmp_path, LLMResource())
     out = result.output_for_node("failure_modes")
-    assert out["annotator"] == OFFLINE_LABEL and out["rows"] == 24 and out["failed"] == 0
-    assert out["coverage"] == {"baseline": 1.0, "post_rl": 1.0}
-    assert sum(out["counts"]["post_rl"].values()) == 12 and out["shift"]["success"] is not None
-    table = pq.read_table(out["path"]).to_pylist()
+    assert out.annotator == OFFLINE_LABEL and out.rows == 24 and out.failed == 0
+    assert out.coverage == {"baseline": 1.0, "post_rl": 1.0}
+    assert sum(out.counts["post_rl"].values()) == 12 and out.shift["success"] is not None
+    table = pq.read_table(out.path).to_pylist()
     assert {r["side"] for r in table} == {"baseline", "post_rl"} and all(r["annotator"] == OFFLINE_LABEL for r in table)
 
 
@@ -105,15 +105,15 @@ def test_bad_item_isolated_and_resume_never_blanks(tmp_path):
     with LLMServer(latency=0.01, responder=labeller(bad={"base-002-0"})) as srv:
         llm = LLMResource(base_url=srv.base_url, api_key=KEY, parse_retries=0, backoff_base_s=0.01)
         out = materialize(tmp_path, llm, batch_size=5).output_for_node("failure_modes")
-        assert srv.calls == 6 and out["failed"] == 1  # 12 + 12 rows in batches of 5; one item rejected
-        rows = {r["trace_id"]: r for r in pq.read_table(out["path"]).to_pylist()}
+        assert srv.calls == 6 and out.failed == 1  # 12 + 12 rows in batches of 5; one item rejected
+        rows = {r["trace_id"]: r for r in pq.read_table(out.path).to_pylist()}
         assert rows["base-002-0"]["failure_mode"] is None and rows["base-002-1"]["failure_mode"] == "wrong_answer"
 
         srv.responder = labeller()
         out2 = materialize(tmp_path, llm, batch_size=5).output_for_node("failure_modes")
         assert srv.calls == 7 and "base-002-0" in srv.requests[-1]["messages"][-1]["content"]
-        assert out2["failed"] == 0 and out2["counts"]["baseline"]["wrong_answer"] == 12
-        statuses = [r["status"] for r in pq.read_table(out2["path"]).to_pylist()]
+        assert out2.failed == 0 and out2.counts["baseline"]["wrong_answer"] == 12
+        statuses = [r["status"] for r in pq.read_table(out2.path).to_pylist()]
         assert statuses.count("cached") == 23 and statuses.count("fresh") == 1
 
 
@@ -124,9 +124,9 @@ def test_budget_stop_then_resume_fills_the_rest(tmp_path):
             "failure_modes"
         )
         first = srv.calls
-        assert first == 2 and out["failed"] == 24 - 4 * first and out["calls"]["used_usd"] <= 0.05
+        assert first == 2 and out.failed == 24 - 4 * first and out.calls["used_usd"] <= 0.05
         out2 = materialize(tmp_path, LLMResource(**common), batch_size=4).output_for_node("failure_modes")
-        assert out2["failed"] == 0 and srv.calls - first == 6 - first  # finished rows were not re-sent
+        assert out2.failed == 0 and srv.calls - first == 6 - first  # finished rows were not re-sent
 
 
 def test_write_back_403_is_detected_before_any_llm_call(tmp_path):
@@ -162,7 +162,7 @@ def test_write_back_job_checks_all_repos_first_and_uploads(tmp_path):
     pushed = tmp_path / "hub" / "datasets" / "org" / "base-evals" / "annotations" / "failure_modes.parquet"
     rows = pq.read_table(pushed).to_pylist()
     assert len(rows) == 12 and {r["failure_mode"] for r in rows} == {"wrong_answer"}
-    text = json.dumps([str(e) for e in result.all_events]) + Path(annotated["path"]).read_bytes().decode("latin-1")
+    text = json.dumps([str(e) for e in result.all_events]) + Path(annotated.path).read_bytes().decode("latin-1")
     assert KEY not in text
 
 

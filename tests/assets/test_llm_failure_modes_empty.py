@@ -34,11 +34,11 @@ def _materialize(tmp_path, **config):
 
 def test_zero_rows_then_a_second_run(tmp_path):
     first = _materialize(tmp_path, max_rows=0)
-    assert first.success and first.output_for_node("failure_modes")["rows"] == 0
-    stored = pq.read_table(first.output_for_node("failure_modes")["path"])
+    assert first.success and first.output_for_node("failure_modes").rows == 0
+    stored = pq.read_table(first.output_for_node("failure_modes").path)
     assert stored.num_rows == 0 and stored.schema.names == list(COLUMNS)  # every column, even with 0 rows
     second = _materialize(tmp_path)  # reads the previous (empty) output first
-    assert second.success and second.output_for_node("failure_modes")["rows"] > 0
+    assert second.success and second.output_for_node("failure_modes").rows > 0
 
 
 def test_previous_tolerates_a_table_without_columns(tmp_path):

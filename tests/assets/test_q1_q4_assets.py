@@ -14,7 +14,7 @@ from rl_assets.assets.q4_solve_rate import solve_rate_by_context_asset
 from rl_assets.partitions import models_partitions
 from rl_assets.schema import trace_schema
 from rl_assets.settings import home_dir
-from rl_assets.values.handover import TraceTableRef
+from rl_assets.values.handover import FailureModeTableRef, TraceTableRef
 from support.dagster_run import materialize_partition, partition_instance
 from support.q1_synth import make_side  # tests/ is on sys.path (rootdir import mode)
 
@@ -39,9 +39,18 @@ def _stub(name, df):
     return _asset
 
 
+def _labels_table(path, trace_ids=(), modes=(), statuses=()) -> str:
+    """A failure_modes annotation table with the columns behavioral_delta reads."""
+    columns = {"trace_id": list(trace_ids), "failure_mode": list(modes), "status": list(statuses)}
+    pq.write_table(pa.table({k: pa.array(v, pa.string()) for k, v in columns.items()}), path)
+    return str(path)
+
+
 @dg.asset(name="failure_modes", partitions_def=models_partitions)
-def _no_failure_modes(context) -> dict:
-    return {"path": None, "annotator": "none (test)"}
+def _no_failure_modes(context) -> FailureModeTableRef:
+    """An annotation that labelled nothing: the traces keep their own failure modes."""
+    (home_dir() / "storage").mkdir(exist_ok=True)
+    return FailureModeTableRef(path=_labels_table(home_dir() / "storage" / "labels.parquet"), rows=0, annotator="none")
 
 
 def _run(tmp_path, monkeypatch, before, after):
@@ -105,18 +114,8 @@ def test_zero_common_tasks_fails_the_check(tmp_path, monkeypatch):
 def test_failure_mode_labels_join_on_trace_id(tmp_path):
     from rl_assets.assets.q1_behavioral_delta import failure_mode_labels, with_failure_modes
 
-    labels_path = tmp_path / "labels.parquet"
-    pq.write_table(
-        pa.table(
-            {
-                "trace_id": ["a", "b", "c"],
-                "failure_mode": ["timeout", "loop", "other"],
-                "status": ["ok", "offline", "failed"],
-            }
-        ),
-        labels_path,
-    )
-    labels = failure_mode_labels({"path": str(labels_path)})
+    path = _labels_table(tmp_path / "labels.parquet", "abc", ["timeout", "loop", "other"], ["ok", "offline", "failed"])
+    labels = failure_mode_labels(FailureModeTableRef(path=path, rows=3, annotator="test"))
     assert labels == {"a": "timeout", "b": "loop"}  # a failed annotation is not a label
     table = pa.table({"trace_id": ["a", "c", "z"], "failure_mode": pa.array([None, "kept", None], pa.string())})
     assert with_failure_modes(table, labels).column("failure_mode").to_pylist() == ["timeout", "kept", None]
@@ -128,5 +127,6 @@ def test_a_failure_modes_table_that_is_gone_fails_instead_of_dropping_the_labels
     from rl_assets.assets.q1_behavioral_delta import failure_mode_labels
 
     with pytest.raises(dg.Failure, match="re-materialize failure_modes"):
-        failure_mode_labels({"path": str(tmp_path / "gone.parquet"), "annotator": "offline heuristic"})
-    assert failure_mode_labels({"path": None, "skipped": "no post-RL traces"}) == {}
+        failure_mode_labels(FailureModeTableRef(path=str(tmp_path / "gone.parquet"), rows=2, annotator="offline"))
+    empty = FailureModeTableRef(path=_labels_table(tmp_path / "empty.parquet"), rows=0, annotator="offline")
+    assert failure_mode_labels(empty) == {}  # an annotation of zero rows labels nothing

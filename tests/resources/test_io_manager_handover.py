@@ -11,6 +11,7 @@ from resources.io_manager import RlDeltaIOManager
 from rl_assets import store
 from rl_assets.partitions import slug
 from rl_assets.values.handover import (
+    FailureModeTableRef,
     NotApplicable,
     StepTableRef,
     TraceTableRef,
@@ -54,6 +55,9 @@ def test_each_kind_round_trips_with_its_tag(rldelta_home):
             steps_table=str(store.step_table(MODEL, "r1")), n_steps=4, curves={"step": [1]}
         ),
         "rl_traces": NotApplicable(repo_id=MODEL, reason="no RL rollout dataset"),
+        "failure_modes": FailureModeTableRef(
+            path=str(store.failure_mode_folder(MODEL) / "r1.parquet"), rows=2, annotator="m", shift={"loop": 0.5}
+        ),
     }
     for asset, value in values.items():
         _store(asset, value)
@@ -70,6 +74,32 @@ def test_an_old_plain_dict_loads_as_the_kind_whose_fields_it_holds(rldelta_home)
     assert decode({"applicable": False, "reason": "no steps"}) == {"applicable": False, "reason": "no steps"}
     assert isinstance(decode({"applicable": False, "path": "p", "rows": 2, "source": "s"}), dict)
     assert isinstance(decode({"path": "p", "rows": 2, "source": "s", "verdict": "healthy"}), dict)
+
+
+def _failure_modes_input():
+    """The type behavioral_delta's `failure_modes` input declares (inferred from its annotation)."""
+    from rl_assets.assets.q1_behavioral_delta import behavioral_delta
+
+    return behavioral_delta.op.input_def_named("failure_modes").dagster_type
+
+
+def test_an_old_failure_modes_dict_loads_as_its_table_reference(rldelta_home):
+    table = str(store.failure_mode_folder(MODEL) / "old.parquet")
+    counts = {"baseline": {"loop": 1}, "post_rl": {"loop": 0}}
+    old = {  # every key the failure_modes asset stored before its value was typed
+        **{"path": table, "rows": 2, "annotator": "gpt", "prompt_version": "v3", "failed": 0},
+        **{"coverage": {"baseline": 1.0, "post_rl": 1.0}, "counts": counts, "shares": {}, "shift": {"loop": -1.0}},
+        **{"write_back_preflight": [], "calls": {"calls": 1}, "call_failures": {"failed": 0, "requested": 2}},
+    }
+    _write_old_style("failure_modes", old)
+    loaded = _load("failure_modes", _failure_modes_input())
+    assert loaded == FailureModeTableRef(**old) and loaded.counts["baseline"]["loop"] == 1
+
+
+def test_an_old_failure_modes_value_of_another_shape_is_refused_with_the_file(rldelta_home):
+    _write_old_style("failure_modes", {"path": None, "annotator": "offline", "skipped": "no post-RL traces"})
+    with pytest.raises(TypeError, match=r"old\.json of failure_modes is not a FailureModeTableRef"):
+        _load("failure_modes", _failure_modes_input())
 
 
 def test_an_unknown_tag_is_an_error_naming_the_file(rldelta_home):
