@@ -17,7 +17,7 @@ from rl_assets.schema import FEATURE_COLUMNS, LIGHT_COLUMNS
 from rl_assets.support.checks import accounted_check, accounted_check_spec
 from rl_assets.support.handover_types import RL_TRACES, TRAINING_METRICS
 from rl_assets.support.ingest_step import ingest_to_table
-from rl_assets.support.not_applicable import not_applicable, write_not_applicable
+from rl_assets.support.not_applicable import not_applicable, not_applicable_metadata, not_applicable_output
 from rl_assets.support.report_files import Q2_RL_TEMPORAL, write_report
 from rl_assets.support.report_links import file_metadata
 from rl_assets.values.handover import NotApplicable, StepTableRef, TraceTableRef
@@ -40,7 +40,7 @@ def rl_traces(context: dg.AssetExecutionContext, hub: HubResource, settings: Ana
         yield dg.MaterializeResult(
             value=out,
             data_version=dg.DataVersion(f"none:{checkpoint['revision']}"),
-            metadata={"applicable": False, "reason": out.reason},
+            metadata=not_applicable_metadata(out.reason),
         )
         yield accounted_check("rl_traces", {})
         return
@@ -71,14 +71,12 @@ def rl_temporal(
 
     model = context.partition_key
     if not rl_traces.applicable:
-        write_not_applicable(model, Q2_RL_TEMPORAL, rl_traces)
-        return dg.Output(rl_traces, metadata={"applicable": False, "reason": rl_traces.reason})
+        return not_applicable_output(model, Q2_RL_TEMPORAL, rl_traces)
     df = read_traces(rl_traces.path, columns=LIGHT_COLUMNS).to_pandas()
     bins, info, rollouts, edges = bin_rollouts(df, settings.bin_hours)
     if edges is None:
         na = not_applicable(rl_traces.repo_id or model, f"no dated rollouts in {rl_traces.source} ({len(df)} rows)")
-        write_not_applicable(model, Q2_RL_TEMPORAL, na)
-        return dg.Output(na, metadata={"applicable": False, "reason": na.reason})
+        return not_applicable_output(model, Q2_RL_TEMPORAL, na)
     if training_metrics.applicable:  # a value without a steps_table never loads as a StepTableRef
         steps = store.read_table(training_metrics.steps_table).to_pandas()
         bins = bins.merge(steps_per_bin(steps, edges), on="bin", how="left")

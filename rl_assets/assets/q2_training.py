@@ -23,7 +23,7 @@ from rl_assets.ingest.training_logs import (
 from rl_assets.ingest.wandb_tables import read_validation_tables
 from rl_assets.partitions import models_partitions
 from rl_assets.support.handover_types import TRAINING_LOGS
-from rl_assets.support.not_applicable import not_applicable, write_not_applicable
+from rl_assets.support.not_applicable import not_applicable, not_applicable_metadata, not_applicable_output
 from rl_assets.support.report_files import Q2_TRAINING_METRICS, write_report
 from rl_assets.support.report_links import file_metadata
 from rl_assets.values.handover import NotApplicable, StepTableRef, TrainingLogsRef
@@ -160,7 +160,7 @@ def training_logs(context: dg.AssetExecutionContext, hub: HubResource, checkpoin
         return dg.MaterializeResult(
             value=out,
             data_version=dg.DataVersion(f"none:{revision}"),
-            metadata={"applicable": False, "reason": out.reason},
+            metadata=not_applicable_metadata(out.reason),
         )
     logs_rev = logs_revision(info.subtree_revision("training_logs/"), [(f.path, f.sha) for f in states])
     files = [f.path for f in info.files_under("training_logs")] + [f.path for f in states]
@@ -236,8 +236,7 @@ def training_metrics(
 
     model = context.partition_key
     if not training_logs.applicable:
-        write_not_applicable(model, Q2_TRAINING_METRICS, training_logs)
-        yield dg.Output(training_logs, metadata={"applicable": False, "reason": training_logs.reason})
+        yield not_applicable_output(model, Q2_TRAINING_METRICS, training_logs)
         yield accounting_check(None)
         yield wandb_check(None)
         return

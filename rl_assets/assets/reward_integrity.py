@@ -15,6 +15,7 @@ from rl_assets.analysis.integrity import reward_integrity as analyse
 from rl_assets.analysis.integrity.report import PLOT, integrity_report, not_applicable_files
 from rl_assets.partitions import models_partitions
 from rl_assets.support.handover_types import TRAINING_METRICS
+from rl_assets.support.not_applicable import not_applicable_metadata
 from rl_assets.support.report_files import Q2_REWARD_INTEGRITY, write_report
 from rl_assets.values.handover import NotApplicable, StepTableRef
 
@@ -63,8 +64,7 @@ def reward_integrity(context: dg.AssetExecutionContext, training_metrics: StepTa
         yield dg.Output(
             {"applicable": False, "reason": reason},
             metadata={
-                "applicable": False,
-                "reason": reason,
+                **not_applicable_metadata(reason),
                 "report": dg.MetadataValue.path(str(written["reward_integrity.md"])),
             },
         )
