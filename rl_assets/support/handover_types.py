@@ -9,15 +9,11 @@ from rl_assets.values.handover import NotApplicable, StepTableRef, TraceTableRef
 
 
 def one_of(*kinds: type) -> dg.DagsterType:
-    name = "Or".join(k.__name__ for k in kinds)
-    union = kinds[0]
-    for kind in kinds[1:]:
-        union = union | kind
-    return dg.DagsterType(
-        type_check_fn=lambda _, value: isinstance(value, kinds),
-        name=name,
+    """An isinstance check over `kinds`, its typing type their Union (what the IO manager reads)."""
+    return dg.PythonObjectDagsterType(
+        kinds,
+        name="Or".join(k.__name__ for k in kinds),
         description=f"a stored {' or '.join(k.__name__ for k in kinds)} (rl_assets/values/handover.py)",
-        typing_type=union,
     )
 
 

@@ -157,3 +157,16 @@ def test_a_downstream_asset_materializes_from_trace_references_an_older_rldelta_
     assert result.success
     out = result.output_for_node(solve_rate_by_context_asset.op.name)
     assert out  # the analysis ran on both tables
+
+
+def test_an_input_of_two_kinds_refuses_a_stored_value_of_a_third_with_the_file(rldelta_home):
+    """rl_temporal's training_metrics input (support/handover_types.TRAINING_METRICS) takes a StepTableRef
+    or a NotApplicable: a stored trace reference is refused before the asset runs, naming the file."""
+    from rl_assets.support.handover_types import TRAINING_METRICS
+
+    ref = TraceTableRef(path=str(store.trace_table_folder("rl_traces", MODEL) / "t.parquet"), rows=1, source="s")
+    assert TRAINING_METRICS.type_check(None, NotApplicable(MODEL, "no logs")).success
+    assert not TRAINING_METRICS.type_check(None, ref).success
+    _store("training_metrics", ref, run_id="old")
+    with pytest.raises(TypeError, match=r"old\.json of training_metrics is not a StepTableRef or NotApplicable"):
+        _load("training_metrics", TRAINING_METRICS)
