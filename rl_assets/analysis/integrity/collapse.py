@@ -7,7 +7,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from rl_assets.analysis.integrity import rules
-from rl_assets.analysis.integrity.curve import column_curve
+from rl_assets.analysis.integrity.curve import enough_curve
 from rl_assets.analysis.stats.onset import first_sustained
 
 # pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
@@ -17,10 +17,9 @@ if TYPE_CHECKING:
 
 def floor_collapse(table: pd.DataFrame, column: str, floor: float, name: str) -> dict:
     """`column`'s smoothed curve at most `floor` × its start level for rules.SUSTAIN steps in a row."""
-    curve = column_curve(table, column)
-    n = len(curve) if curve is not None else 0
-    if n < rules.MIN_STEPS:
-        return rules.no_data(name, f"{column} logged at {n} steps (fewer than {rules.MIN_STEPS})")
+    curve, short = enough_curve(table, column, name)
+    if short:
+        return short
     if not curve.start > 0:
         return rules.no_data(name, f"{column} starts at {curve.start:.3g}; a share of it is not a floor")
     limit = floor * curve.start

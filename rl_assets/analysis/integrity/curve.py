@@ -69,6 +69,14 @@ def column_curve(table: pd.DataFrame, column: str) -> Curve | None:
     return Curve.of(table["step"], table[column]) if column in table.columns else None
 
 
+def enough_curve(table: pd.DataFrame, column: str, name: str) -> tuple[Curve | None, dict | None]:
+    """(the column's curve, None), or (None, signal `name`'s "not enough data") when the column is
+    logged at fewer than rules.MIN_STEPS steps: the first lines of every single-curve signal."""
+    curve = column_curve(table, column)
+    short = rules.too_few(name, f"{column} logged", len(curve) if curve is not None else 0)
+    return (None, short) if short else (curve, None)
+
+
 def joint(table: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     """Rows where both columns are logged (the two curves then share their steps)."""
     return table.loc[table[a].notna() & table[b].notna(), ["step", a, b]]

@@ -21,10 +21,6 @@ if TYPE_CHECKING:
 REMAINDER = "non-task remainder (reward − task_score)"
 
 
-def _too_few(name: str, what: str, n: int) -> dict | None:
-    return rules.no_data(name, f"{what} at {n} steps (fewer than {rules.MIN_STEPS})") if n < rules.MIN_STEPS else None
-
-
 def divergence(table: pd.DataFrame, trend: dict) -> dict:
     name = "reward_task_divergence"
     if not trend["evaluable"]:
@@ -32,7 +28,7 @@ def divergence(table: pd.DataFrame, trend: dict) -> dict:
     if not logged(table, "task_score"):
         return rules.no_data(name, "task_score not logged")
     both = joint(table, "reward", "task_score")
-    if short := _too_few(name, "reward and task_score both logged", len(both)):
+    if short := rules.too_few(name, "reward and task_score both logged", len(both)):
         return short
     reward, task = Curve.of(both["step"], both["reward"]), Curve.of(both["step"], both["task_score"])
     if not trend["rises"]:

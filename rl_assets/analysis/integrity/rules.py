@@ -104,6 +104,11 @@ def no_data(name: str, reason: str) -> dict:
     return signal(name, NO_DATA, reason)
 
 
+def too_few(name: str, what: str, n: int) -> dict | None:
+    """Signal `name`'s "not enough data" when `what` is logged at fewer than MIN_STEPS steps, else None."""
+    return no_data(name, f"{what} at {n} steps (fewer than {MIN_STEPS})") if n < MIN_STEPS else None
+
+
 def verdict(signals: dict[str, dict]) -> tuple[str, str]:
     """(verdict, one-line reason) from the signals, by RULES 1-4 in order."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rl_assets.analysis.integrity import rules
-from rl_assets.analysis.integrity.curve import column_curve
+from rl_assets.analysis.integrity.curve import enough_curve
 from rl_assets.analysis.stats.onset import first_sustained
 
 # pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
@@ -22,10 +22,10 @@ COLUMN = "length_clipped_share"
 
 def length_truncation(table: pd.DataFrame) -> dict:
     name = "length_truncation"
-    curve = column_curve(table, COLUMN)
-    n = len(curve) if curve is not None else 0
-    if n < rules.MIN_STEPS:
-        return rules.no_data(name, f"{COLUMN} logged at {n} steps (fewer than {rules.MIN_STEPS})")
+    curve, short = enough_curve(table, COLUMN, name)
+    if short:
+        return short
+    n = len(curve)
     i = first_sustained(curve.smooth >= rules.CLIP_SHARE, rules.SUSTAIN)
     held = curve.smooth >= rules.CLIP_SHARE
 
