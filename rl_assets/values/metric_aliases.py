@@ -153,7 +153,8 @@ def derive_concepts(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, dict[s
     term when the trainer logs no score of its own, val_score from verl's per-dataset validation keys.
     Returns (frame, {concept: {source key: rows}}, {term column: kind})."""
     new, sources, kinds = {}, {}, {}
-    for col, (raw, kind) in sorted(_reward_terms(frame).items()):
+    terms = _reward_terms(frame)
+    for col, (raw, kind) in sorted(terms.items()):
         value = frame[raw].astype("float64")
         if raw == VERL_KL_PENALTY and VERL_KL_COEFF in frame.columns:  # the term is coeff x KL
             value = value * frame[VERL_KL_COEFF].fillna(1.0)
@@ -163,7 +164,7 @@ def derive_concepts(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, dict[s
     if "task_score" in frame.columns and frame["task_score"].isna().all() and task_terms:
         # several task terms: the first by name, said in the sources (docs/q2.md)
         new["task_score"] = new[task_terms[0]]
-        sources["task_score"] = {_reward_terms(frame)[task_terms[0]][0]: int(new[task_terms[0]].notna().sum())}
+        sources["task_score"] = {terms[task_terms[0]][0]: int(new[task_terms[0]].notna().sum())}
     if "val_score" in frame.columns and frame["val_score"].isna().all():
         val_keys = sorted(c for c in frame.columns if any(p.match(c) for p in _VERL_VAL))
         if val_keys:  # the first dataset's score, by name: the primary one
