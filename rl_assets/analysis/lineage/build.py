@@ -87,7 +87,7 @@ def build_lineage(
     seed: int = 0,
 ) -> dict:
     """The lineage of `job` from every model partition's stored values (see members.select_members)."""
-    from rl_assets.analysis.lineage.report import summary_lines
+    from rl_assets.analysis.lineage.report_summary import summary_lines
 
     sel = select_members(job, stored, benchmark)
     members = sel["members"]
