@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from rl_assets.analysis.pairing import DISJOINT, ONLY_AFTER, ONLY_BEFORE, pair_rows
-from rl_assets.analysis.q1.behavioral_delta import PASS_THRESHOLD
+from rl_assets.analysis.q1.paired_deltas import PASS_THRESHOLD
 from rl_assets.analysis.stats import NotEnoughData, mcnemar_exact, minimum_detectable_effect, paired_bootstrap_arrays
 from rl_assets.analysis.stats.intervals import noise_floor
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from rl_assets.analysis import stats
 from rl_assets.analysis.audit.lenient import normalize_answer
-from rl_assets.analysis.q1.behavioral_delta import ALPHA
+from rl_assets.analysis.q1.paired_deltas import ALPHA
 from rl_assets.analysis.stats.trend import spearman_permutation_p
 from rl_assets.schema import FEATURE_COLUMNS
 
