@@ -8,9 +8,12 @@ export DAGSTER_HOME ?= $(RLDELTA_HOME)/dagster
 
 .PHONY: demo test ui bench install clean
 
+# PIP_EXTRA_INDEX_URL: the machine's extra indexes minus local file:// ones that lack some locked
+# project, for which pip would print a warning per project (scripts/extra_indexes.py).
 $(VENV)/.installed: pyproject.toml requirements.lock.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
+	export PIP_EXTRA_INDEX_URL="$$($(PY) scripts/extra_indexes.py $(VENV)/bin/pip requirements.lock.txt)" && \
+	$(PY) -m pip install -q --upgrade pip && \
 	$(PY) -m pip install -q -c requirements.lock.txt -e '.[test]'
 	touch $@
 

@@ -40,6 +40,16 @@ def instance(rldelta_home, tmp_path, monkeypatch):
     inst.dispose()
 
 
+@pytest.fixture
+def no_retry_waits(monkeypatch):
+    """The retries still run (each is another chance to leak), without the real back-off sleeps:
+    eval_pair's RetryPolicy (5 s, then 15 s) and postgrest's own GET retries (1, 2, 4 s)."""
+    import postgrest._sync.request_builder as postgrest_sync
+
+    monkeypatch.setattr(dg.RetryPolicy, "calculate_delay", lambda self, attempt_num: 0)
+    monkeypatch.setattr(postgrest_sync, "get_retry_delay", lambda attempt_count: 0)
+
+
 def _failure_messages(result) -> list[str]:
     return [
         e.event_specific_data.error.to_string()
@@ -49,7 +59,9 @@ def _failure_messages(result) -> list[str]:
 
 
 @pytest.mark.parametrize("which", ["hub", "supabase", "postgres"])
-def test_url_credentials_masked_everywhere(which, instance, rldelta_home, hub_server, monkeypatch, capfd, caplog):
+def test_url_credentials_masked_everywhere(
+    which, instance, rldelta_home, hub_server, monkeypatch, capfd, caplog, no_retry_waits
+):
     caplog.set_level(logging.DEBUG)
     host = hub_server.url.split("://", 1)[1]
     if which == "hub":
@@ -76,6 +88,8 @@ def test_url_credentials_masked_everywhere(which, instance, rldelta_home, hub_se
         resources={**resources, "io_manager": RlDeltaIOManager()},
     )
     assert not result.success
+    retries = [e for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_UP_FOR_RETRY]
+    assert len(retries) == (0 if which == "hub" else 2), [e.event_type for e in result.all_events]
     messages = _failure_messages(result)
     assert messages and "***" in messages[0] or which == "postgres", messages
     out, err = capfd.readouterr()

@@ -14,7 +14,9 @@ from pathlib import Path
 RUN_FIRST = (
     "tests/ui/test_ui_browser.py",  # `rldelta demo --run`, then `dagster dev` read in Chromium
     "tests/ui/test_ui_hostile.py",  # `dagster dev` read in Chromium
-    "tests/ui/test_ui_shutdown.py",  # `make ui` started and stopped three times
+    "tests/ui/test_ui_shutdown.py",  # `make ui` started and stopped (one case per file)
+    "tests/ui/test_ui_shutdown_ctrl_c.py",
+    "tests/ui/test_ui_shutdown_default_budget.py",
     "tests/services/test_scaleout_celery.py",  # two Celery workers beside a single-process run
     "tests/assets/test_run_isolation.py",  # concurrent runs in worker processes
     "tests/ui/test_ui_webserver.py",  # `dagster dev`

@@ -47,7 +47,12 @@ _INSPECT = """(async () => {
 def _wait(cdp, expr: str, seconds: float = 20.0):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        value = cdp.eval(expr)
+        try:
+            value = cdp.eval(expr)
+        except AssertionError as error:  # between two documents Chromium may have no context to evaluate in
+            if "context" not in str(error).lower():
+                raise
+            value = None
         if value:
             return value
         time.sleep(0.25)
@@ -59,7 +64,7 @@ def skip_welcome(port: int) -> None:
     sends), so it never opens. Waiting for it to open and clicking Skip raced it on a busy machine: it opens
     a second after the page's query answers, and when it came late every `[Show Markdown]` dialog read
     below was the sign-up one ("the markdown never rendered", a minute each)."""
-    from test_ui_webserver import graphql
+    from support.webserver import graphql
 
     assert graphql(port, "mutation { setNuxSeen }")["setNuxSeen"] is True
     assert graphql(port, "{ shouldShowNux }")["shouldShowNux"] is False
@@ -69,11 +74,11 @@ def open_page(cdp, url: str, labels: list[str]) -> bool:
     """Navigate and wait until every metadata entry of the materialization (`labels`) is on the page."""
     want = json.dumps(labels)
     for _ in range(2):  # one reload when a busy machine left the page half-loaded
+        # a mark on the page being left: until it is gone, readyState and innerText are the old document's
+        cdp.eval("window.__rldeltaLeaving = true")
         cdp.send("Page.navigate", {"url": url})
-        time.sleep(0.5)
-        if _wait(
-            cdp, f"document.readyState === 'complete' && {want}.every(l => document.body.innerText.includes(l))", 60
-        ):
+        ready = "!window.__rldeltaLeaving && document.readyState === 'complete'"
+        if _wait(cdp, f"{ready} && {want}.every(l => document.body.innerText.includes(l))", 60):
             return True
     return False
 
@@ -136,9 +141,8 @@ def problems(found: dict) -> list[str]:
 def running_ui(env: dict, port: int, root: Path):
     """`python -m rl_assets.cli.ui` (dagster dev) on `env`'s home until the asset graph is served; the
     whole process tree is stopped afterwards."""
-    from test_ui_webserver import wait_for_graph
-
     from rl_assets.cli.ui import is_running, process_tree
+    from support.webserver import wait_for_graph
 
     proc = subprocess.Popen(
         [sys.executable, "-m", "rl_assets.cli.ui"],
@@ -188,7 +192,7 @@ def ui_browser(port: int, profile: Path):
 def asset_pages(port: int, partition_of) -> dict[str, tuple[str, list[str]]]:
     """asset -> (page of the materialization to read, its metadata labels) for every materialized asset;
     `partition_of(name)` names the partition to read for a partitioned asset."""
-    from test_ui_webserver import graphql
+    from support.webserver import graphql
 
     data = graphql(
         port,

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 from test_q3_browser import find_chromium
-from test_ui_webserver import free_port, graphql
 
 from support import ui_pages
 from support.ui_pages import asset_pages, inspect_page, open_page, problems, running_ui, ui_browser
+from support.webserver import free_port, graphql
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.timeout(1500)  # the demo run and dagster dev start-up on a busy 2-core machine

@@ -14,7 +14,6 @@ import pyarrow.parquet as pq
 import pytest
 from test_hostile_markdown import HOSTILE
 from test_q3_browser import find_chromium
-from test_ui_webserver import free_port
 
 from resources.hub import HubResource
 from resources.io_manager import RlDeltaIOManager
@@ -29,6 +28,7 @@ from rl_assets.values.handover import TraceTableRef
 from support.handover_refs import trace_ref
 from support.llm_server import write_trace_table
 from support.ui_pages import asset_pages, inspect_page, open_page, running_ui, ui_browser
+from support.webserver import free_port
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 pytestmark = pytest.mark.timeout(900)  # dagster dev start-up on a busy 2-core machine

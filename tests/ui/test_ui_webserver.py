@@ -1,50 +1,20 @@
 """`dagster dev -w workspace.yaml` on a temporary home: the asset graph, the model partitions and a
 materialization are visible through the webserver's GraphQL API (what the UI shows)."""
 
-import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import dagster as dg
 import pytest
 
+from support.webserver import free_port, graphql
+
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "org/ui-check-8B"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def graphql(port, query):
-    req = urllib.request.Request(
-        f"http://127.0.0.1:{port}/graphql",
-        data=json.dumps({"query": query}).encode(),
-        headers={"Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(req, timeout=20) as resp:
-        return json.loads(resp.read())["data"]
-
-
-def wait_for_graph(port, seconds: float = 180) -> bool:
-    """True once the webserver answers with the asset graph (the code location has loaded)."""
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        try:
-            if graphql(port, "{ assetNodes { id } }")["assetNodes"]:
-                return True
-        except Exception:
-            pass
-        time.sleep(2)
-    return False
 
 
 @pytest.fixture
