@@ -102,19 +102,52 @@ def _report_run(failed: list[str], report) -> int:
     return len(failed)
 
 
+def _build_world(seed: int, scale: float):
+    from rl_assets.demo import build_world
+
+    return build_world(seed=seed, scale=scale)
+
+
+def _start_world_build(seed: int, scale: float):
+    """Build the demo world in a forked process while this one imports Dagster, opens the instance and
+    loads the definitions (each side takes several seconds of one core). Returns a function that waits
+    for the world and returns it (or raises what the build raised)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # forked before the heavy imports, so the two sides import side by side instead of one after the other
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+    future = pool.submit(_build_world, seed, scale)
+
+    def world():
+        try:
+            return future.result()
+        finally:
+            pool.shutdown()
+
+    return world
+
+
 def cmd_demo(args) -> int:
     from rl_assets.cli.demo_runs import default_workers, execute, quiet_dagster_warnings
-    from rl_assets.demo import build_world
+
+    workers = args.workers or default_workers()
+    pending_world = _start_world_build(args.seed, args.scale) if args.run and workers > 1 else None
     from rl_assets.demo.integrity_runs import MODELS as INTEGRITY_MODELS
     from rl_assets.demo.lineage_job import JOB as LINEAGE_JOB
     from rl_assets.demo.lineage_job import MEMBERS as LINEAGE_MEMBERS
     from rl_assets.store import lineage_report_dir, reports_root
     from rl_assets.support.report_files import INDEX_FILE, MODEL_COMPARISON
 
-    world = build_world(seed=args.seed, scale=args.scale)
+    if pending_world:
+        instance = _instance()
+        from rl_assets.definitions import defs  # noqa: F401 -- loaded now, beside the world build; workers inherit it
+
+        world = pending_world()
+    else:
+        world, instance = _build_world(args.seed, args.scale), _instance()
     print(f"demo world written: hub {world.hub_dir}, registry {world.registry_url}")
     print(f"ground truth: {world.ground_truth_path}")
-    instance = _instance()
     models = [*world.partitions, *LINEAGE_MEMBERS]  # the run-lineage job's checkpoints too (docs/lineage.md)
     register_models(instance, [*models, *INTEGRITY_MODELS])
     print(f"model partitions: {', '.join(models)}")
@@ -124,7 +157,6 @@ def cmd_demo(args) -> int:
 
     lineage_folder = lineage_report_dir(LINEAGE_JOB)
     quiet_dagster_warnings()
-    workers = args.workers or default_workers()
     runs = demo_plan(models, LINEAGE_JOB, list(LINEAGE_MEMBERS), list(INTEGRITY_MODELS))
     print(f"{len(runs)} runs on {workers} worker process(es)")
     failures = 0

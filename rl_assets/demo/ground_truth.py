@@ -56,23 +56,15 @@ def solve_rate(ts: list[Trial]) -> float:
 
 
 def tbm(base: list[Trial], post: list[Trial], flips: dict, xss_task: str | None) -> dict:
+    feats = {side: [measure.features(t.conversation) for t in ts] for side, ts in (("base", base), ("post", post))}
     return {
         "tasks": len({t.task for t in post}),
         "attempts_per_task": 3,
         "solve_rate": {"base": solve_rate(base), "post": solve_rate(post)},
         "behaviour_changes": TBM_CHANGES,  # declared; checked against feature_means by the tests
-        "measured": {
-            "base": measure.summarize([t.conversation for t in base]),
-            "post": measure.summarize([t.conversation for t in post]),
-        },
-        "feature_means": {
-            "base": measure.feature_means([t.conversation for t in base]),
-            "post": measure.feature_means([t.conversation for t in post]),
-        },
-        "premature_stop_rate": {
-            "base": _mean(measure.features(t.conversation)["premature_stop"] for t in base),
-            "post": _mean(measure.features(t.conversation)["premature_stop"] for t in post),
-        },
+        "measured": {side: measure.summary_of(fs) for side, fs in feats.items()},
+        "feature_means": {side: measure.means_of(fs) for side, fs in feats.items()},
+        "premature_stop_rate": {side: _mean(f["premature_stop"] for f in fs) for side, fs in feats.items()},
         "flipped_tasks": [{"task": t, **f} for t, f in sorted(flips.items())],
         "xss_task": xss_task,
         "errors": {
@@ -127,8 +119,7 @@ def rollouts(ts: list[Trial]) -> dict:
     errors = [f["tool_errors"] for f in feats]
 
     def quarter(sl: slice) -> dict:
-        sub = [t.conversation for t in ts[sl]]
-        m = measure.summarize(sub)
+        m = measure.summary_of(feats[sl])
         return {
             "reward_rate": _mean(reward[sl]),
             "tool_error_rate": m["tool_error_rate"],
@@ -145,8 +136,8 @@ def rollouts(ts: list[Trial]) -> dict:
         "last_quarter": quarter(slice(len(ts) - q, len(ts))),
         "trends": ROLLOUT_TRENDS,  # declared; checked against feature_means by the tests
         "feature_means": {
-            "first_quarter": measure.feature_means([t.conversation for t in ts[:q]]),
-            "last_quarter": measure.feature_means([t.conversation for t in ts[len(ts) - q :]]),
+            "first_quarter": measure.means_of(feats[:q]),
+            "last_quarter": measure.means_of(feats[len(ts) - q :]),
         },
         "attribution": {
             "feature": "tool_errors",

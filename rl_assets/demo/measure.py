@@ -46,7 +46,11 @@ def features(conv: list[dict]) -> dict:
 
 def trace_features(conv: list[dict]) -> dict:
     """One trace's schema.FEATURE_COLUMNS values (ratios None when undefined), words for tokens."""
-    f = features(conv)
+    return columns_of(features(conv))
+
+
+def columns_of(f: dict) -> dict:
+    """schema.FEATURE_COLUMNS values from one trace's `features`."""
     out = {
         **{
             k: f[k]
@@ -75,7 +79,12 @@ def trace_features(conv: list[dict]) -> dict:
 def feature_means(convs: list[list[dict]]) -> dict:
     """Per-trace mean of every schema.FEATURE_COLUMNS feature (traces where a ratio is undefined
     are left out of that ratio's mean, as Q1 does with nulls)."""
-    fs = [trace_features(c) for c in convs]
+    return means_of([features(c) for c in convs])
+
+
+def means_of(feats: list[dict]) -> dict:
+    """`feature_means` from the traces' `features` (a caller that has them measures nothing twice)."""
+    fs = [columns_of(f) for f in feats]
     out = {}
     for k in FEATURE_COLUMNS:
         xs = [f[k] for f in fs if f[k] is not None]
@@ -85,7 +94,11 @@ def feature_means(convs: list[list[dict]]) -> dict:
 
 def summarize(convs: list[list[dict]]) -> dict:
     """Means per trace plus the pooled observation error rate and think words per agent turn."""
-    fs = [features(c) for c in convs]
+    return summary_of([features(c) for c in convs])
+
+
+def summary_of(fs: list[dict]) -> dict:
+    """`summarize` from the traces' `features`."""
     out = {k: round(statistics.fmean(f[k] for f in fs), 4) for k in fs[0]}
     out["tool_error_rate"] = round(sum(f["tool_errors"] for f in fs) / max(sum(f["tool_responses"] for f in fs), 1), 4)
     out["think_words_per_turn"] = round(
