@@ -47,7 +47,9 @@ def make(server, tmp_path, **kw):
         base_url=server.base_url,
         api_key=KEY,
         judge_model="gpt-5",
-        timeout_s=0.5,
+        # generous: a loaded machine can take over half a second to answer, and a timeout is a retry, an
+        # extra call the call counts below would see; the timeout tests set their own short one
+        timeout_s=10,
         max_retries=3,
         backoff_base_s=0.01,
         backoff_max_s=0.05,
