@@ -92,8 +92,11 @@ def _failure(instance, run_id: str, step: str) -> str:
     return f"not materialized; run status {run.status.value if run else 'unknown'}"
 
 
-def asset_status(instance, key: dg.AssetKey, partition: str, *, group: str, step: str) -> dict:
-    """materialized / not applicable / failed / running / never materialized, from the event log."""
+def asset_status(
+    instance, key: dg.AssetKey, partition: str, *, group: str, step: str, versions: dict | None = None
+) -> dict:
+    """materialized / not applicable / failed / running / never materialized, from the event log.
+    `versions`: upstream data versions already read (see _upstream_version), shared across one INDEX.md."""
     base = {"asset": key.to_user_string(), "group": group, "run_id": "", "timestamp": None, "links": [], "inputs": {}}
     mat = latest_materialization(instance, key, partition)
     planned = instance.get_latest_planned_materialization_info(key, partition)
@@ -133,7 +136,7 @@ def asset_status(instance, key: dg.AssetKey, partition: str, *, group: str, step
         "data_version": tags.get("dagster/data_version"),
         "links": _links(event.metadata, partition),
         "inputs": {
-            k[len(prefix) :]: _upstream_version(instance, k[len(prefix) :], partition, v)
+            k[len(prefix) :]: _upstream_version(instance, k[len(prefix) :], partition, v, versions)
             for k, v in tags.items()
             if k.startswith(prefix)
         },
@@ -142,20 +145,28 @@ def asset_status(instance, key: dg.AssetKey, partition: str, *, group: str, step
     return {**info, "status": "not applicable", "reason": reason} if reason else {**info, "status": "materialized"}
 
 
-def _upstream_version(instance, key: str, partition: str, recorded: str) -> str:
+def _upstream_version(instance, key: str, partition: str, recorded: str, versions: dict | None = None) -> str:
     """The upstream's own data version (as its page in the UI shows it) behind a recorded input version.
 
     Dagster records a partitioned input as sha256 of the upstream partition's data version, so the raw
     tag never equals the upstream's version; it is matched against the partition's recent history.
     Unmatched (older than that history): the recorded value, which then reads as stale.
+    `versions` keeps each upstream's history once read: one INDEX.md asks for the same upstream (the eval
+    pair, the trace tables) from many assets, and each record carries its whole metadata, plots included.
     """
-    records = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=dg.AssetKey.from_user_string(key), asset_partitions=[partition]), limit=50
-    ).records
-    for record in records:
-        version = (record.asset_materialization.tags or {}).get("dagster/data_version")
-        if version and recorded in (version, hashlib.sha256(version.encode()).hexdigest()):
-            return version
+    versions = {} if versions is None else versions
+    flt = dg.AssetRecordsFilter(asset_key=dg.AssetKey.from_user_string(key), asset_partitions=[partition])
+    for limit in (1, 50):  # the latest first: an input that is not stale matches it
+        if (key, partition, limit) not in versions:
+            records = instance.fetch_materializations(flt, limit=limit).records
+            versions[key, partition, limit] = [
+                (r.asset_materialization.tags or {}).get("dagster/data_version") for r in records
+            ]
+        for version in versions[key, partition, limit]:
+            if version and recorded in (version, hashlib.sha256(version.encode()).hexdigest()):
+                return version
+        if len(versions[key, partition, limit]) < limit:
+            break  # that was the whole history
     return recorded
 
 
@@ -163,8 +174,10 @@ def write_index_md(context: dg.AssetExecutionContext, steps: dict[dg.AssetKey, t
     """The body of `analysis_index` (built by build_analysis_index): statuses of `steps`, INDEX.md."""
     partition = context.partition_key
     folder = report_dir(partition)
+    versions: dict = {}  # upstream histories, each read once for the whole INDEX.md
     statuses = [
-        asset_status(context.instance, key, partition, group=group, step=step) for key, (group, step) in steps.items()
+        asset_status(context.instance, key, partition, group=group, step=step, versions=versions)
+        for key, (group, step) in steps.items()
     ]
     status_of = {x["asset"]: x["status"] for x in statuses}
 
