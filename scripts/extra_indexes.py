@@ -19,17 +19,16 @@ import sys
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-# pip's precedence for one key: its environment variable, then site, user and global files.
-SOURCES = (":env:", "site.", "user.", "global.")
+# How `pip config list` names a key's sources, in pip's precedence: environment, then site, user, global.
+SOURCES = (":env:.", "site.", "user.", "global.")
 
 
 def configured(pip: str) -> list[str]:
     listing = subprocess.run([pip, "config", "list"], capture_output=True, text=True, check=False).stdout
-    values = dict(re.findall(r"^(\S*?\.?)extra-index-url='(.*)'$", listing, flags=re.M))
+    values = dict(re.findall(r"^(\S*?)extra-index-url='(.*)'$", listing, flags=re.M))
     for source in SOURCES:
-        key = source if source.endswith(".") else source + "."
-        if values.get(key, "").strip():
-            return values[key].split()
+        if values.get(source, "").strip():
+            return values[source].split()
     return []
 
 
@@ -37,7 +36,7 @@ def locked_projects(lock: Path) -> set[str]:
     names = set()
     for line in lock.read_text().splitlines():
         match = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)", line.strip())
-        if match:
+        if match:  # PEP 503 names (a fresh venv has pip only, so no `packaging` to do it)
             names.add(re.sub(r"[-_.]+", "-", match.group(1)).lower())
     return names
 

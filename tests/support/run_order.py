@@ -21,7 +21,6 @@ RUN_FIRST = (
     "tests/assets/test_run_isolation.py",  # concurrent runs in worker processes
     "tests/ui/test_ui_webserver.py",  # `dagster dev`
     "tests/demo/test_q2_demo.py",
-    "tests/assets/test_secrets_in_urls.py",
     "tests/sensors/test_sensors_logs_upload.py",
     "tests/assets/test_integrity_asset.py",
     "tests/demo/test_integrity_demo.py",

@@ -19,6 +19,8 @@ import time
 import urllib.parse
 from pathlib import Path
 
+from support.webserver import graphql, wait_for_graph
+
 # innermost elements reading "[Show Markdown]" (the button and its label span would both match)
 _BUTTONS = """[...document.querySelectorAll('button, a, span, div')]
   .filter(e => e.textContent.trim() === '[Show Markdown]'
@@ -64,8 +66,6 @@ def skip_welcome(port: int) -> None:
     sends), so it never opens. Waiting for it to open and clicking Skip raced it on a busy machine: it opens
     a second after the page's query answers, and when it came late every `[Show Markdown]` dialog read
     below was the sign-up one ("the markdown never rendered", a minute each)."""
-    from support.webserver import graphql
-
     assert graphql(port, "mutation { setNuxSeen }")["setNuxSeen"] is True
     assert graphql(port, "{ shouldShowNux }")["shouldShowNux"] is False
 
@@ -142,7 +142,6 @@ def running_ui(env: dict, port: int, root: Path):
     """`python -m rl_assets.cli.ui` (dagster dev) on `env`'s home until the asset graph is served; the
     whole process tree is stopped afterwards."""
     from rl_assets.cli.ui import is_running, process_tree
-    from support.webserver import wait_for_graph
 
     proc = subprocess.Popen(
         [sys.executable, "-m", "rl_assets.cli.ui"],
@@ -192,8 +191,6 @@ def ui_browser(port: int, profile: Path):
 def asset_pages(port: int, partition_of) -> dict[str, tuple[str, list[str]]]:
     """asset -> (page of the materialization to read, its metadata labels) for every materialized asset;
     `partition_of(name)` names the partition to read for a partitioned asset."""
-    from support.webserver import graphql
-
     data = graphql(
         port,
         "{ assetsOrError { ... on AssetConnection { nodes { key { path } "
