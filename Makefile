@@ -5,6 +5,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export RLDELTA_HOME ?= $(CURDIR)/.rldelta
 export DAGSTER_HOME ?= $(RLDELTA_HOME)/dagster
+# Every target starts Python processes that import the same sources (workers, `dagster dev`'s code
+# servers, runs). A machine-wide PYTHONDONTWRITEBYTECODE makes each of them compile rldelta and the
+# tests again; with it unset Python caches the bytecode once in __pycache__/ (git ignores it).
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: demo test ui bench install clean
 

@@ -8,6 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .tmp
+unset PYTHONDONTWRITEBYTECODE  # cache compiled sources for the suite's many processes (Makefile says why)
 # Lint and format first: a style error fails in a second, before any service starts.
 if ! { .venv/bin/ruff check --quiet . && .venv/bin/ruff format --check --quiet .; }; then
   echo "ruff: fix with '.venv/bin/ruff check --fix . && .venv/bin/ruff format .'" >&2

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 
-import reasoning_gym
-
 SEED = 4242
 
 
@@ -18,6 +16,8 @@ def tagged(text: str) -> str:
 
 def rows_for(family: str, n: int, respond, *, seed: int = SEED) -> list[dict]:
     """respond(i, entry) -> full response text or None (no answer at all)."""
+    import reasoning_gym  # here, not at the top: every test worker imports this module while collecting (1.5 s)
+
     config = {"seed": seed, "size": n}
     dataset = reasoning_gym.create_dataset(family, **config)
     rows = []

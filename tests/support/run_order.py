@@ -19,7 +19,6 @@ RUN_FIRST = (
     "tests/ui/test_ui_shutdown_default_budget.py",
     "tests/services/test_scaleout_celery.py",  # two Celery workers beside a single-process run
     "tests/assets/test_run_isolation.py",  # concurrent runs in worker processes
-    "tests/ui/test_ui_webserver.py",  # `dagster dev`
     "tests/demo/test_q2_demo.py",
     "tests/sensors/test_sensors_logs_upload.py",
     "tests/assets/test_integrity_asset.py",

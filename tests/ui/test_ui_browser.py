@@ -1,6 +1,8 @@
 """The demo in the Dagster UI, read by a real headless Chromium (`make ui` on a `make demo` home):
 every asset page with a materialization shows its plots — loaded, carried in the event itself, not
-resolved against the webserver — and no image or table is wider than the dialog that shows it.
+resolved against the webserver — and no image or table is wider than the dialog that shows it. The
+same `dagster dev` answers the GraphQL checks (graph, partitions, check counts, sensors after a
+command-line run), so the suite starts one webserver for all of them.
 
 Slow on purpose (a demo run, `dagster dev`, ~20 pages): it is the only test that looks at what a
 person sees. Skips only when no Chromium can be found.
@@ -69,7 +71,35 @@ def ui(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser(ui, tmp_path_factory):
+def command_line_run(ui, tmp_path_factory):
+    """`dagster asset materialize` of one asset, started as soon as the UI is up: the sensors react to it
+    (INDEX.md, the comparison) in the minute the pages take to read. Yields (the process, the
+    model_comparison run before it); test_a_command_line_run_... checks the outcome."""
+    port, _, env = ui
+    compared = _latest_run(port, "model_comparison")
+    dagster = str(Path(sys.executable).with_name("dagster"))
+    select = ["--select", "eval_pair", "--partition", ALPHA]
+    log = tmp_path_factory.mktemp("cli") / "stderr.txt"  # a file, not a pipe: nobody reads it until the end
+    with (
+        log.open("w") as stderr,
+        subprocess.Popen(
+            [dagster, "asset", "materialize", "-m", "rl_assets.definitions", *select],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        ) as cli,
+    ):
+        try:
+            yield cli, compared, log
+        finally:
+            if cli.poll() is None:
+                cli.kill()
+
+
+@pytest.fixture(scope="module")
+def browser(ui, command_line_run, tmp_path_factory):
+    # command_line_run: started before the pages are read, so its sensors work meanwhile
     with ui_browser(ui[0], tmp_path_factory.mktemp("chromium-profile")) as cdp:
         yield cdp
 
@@ -77,6 +107,26 @@ def browser(ui, tmp_path_factory):
 def _asset_pages(port: int) -> dict[str, tuple[str, list[str]]]:
     """The demo checkpoint ALPHA for per-model assets, the RL job for the run lineage."""
     return asset_pages(port, lambda name: LINEAGE_JOB if name == "run_lineage" else ALPHA)
+
+
+def test_the_webserver_serves_the_graph_the_partitions_and_the_materializations(ui):
+    """What the UI shows, through the webserver's GraphQL API: the asset graph, the model partitions and
+    the materializations of runs made outside it (the demo's runs)."""
+    port = ui[0]
+    nodes = graphql(port, "{ assetNodes { assetKey { path } } }")["assetNodes"]
+    assert {"checkpoint", "eval_pair", "baseline_traces", "post_rl_traces"} <= {
+        "/".join(n["assetKey"]["path"]) for n in nodes
+    }
+    node = graphql(
+        port, '{ assetNodeOrError(assetKey: {path: ["checkpoint"]}) { ... on AssetNode { partitionKeys } } }'
+    )
+    assert ALPHA in node["assetNodeOrError"]["partitionKeys"]
+    mats = graphql(
+        port,
+        f'{{ assetOrError(assetKey: {{path: ["checkpoint"]}}) {{ ... on Asset {{ assetMaterializations(partitions: '
+        f'["{ALPHA}"], limit: 1) {{ partition runId }} }} }} }}',
+    )["assetOrError"]["assetMaterializations"]
+    assert [m["partition"] for m in mats] == [ALPHA] and mats[0]["runId"], mats
 
 
 def test_every_asset_page_shows_its_plots_embedded_and_nothing_is_cut_off(ui, browser):
@@ -141,29 +191,11 @@ def _latest_run(port: int, asset: str, partition: str | None = None) -> str | No
     return mats[0]["runId"] if mats else None
 
 
-def test_a_command_line_run_rewrites_index_md_and_refreshes_the_comparison(ui):
+def test_a_command_line_run_rewrites_index_md_and_refreshes_the_comparison(ui, command_line_run):
     """`dagster asset materialize` runs carry no code-location origin; the sensors act on them anyway."""
     port, home, env = ui
-    compared = _latest_run(port, "model_comparison")
-    cli = subprocess.run(
-        [
-            str(Path(sys.executable).with_name("dagster")),
-            "asset",
-            "materialize",
-            "-m",
-            "rl_assets.definitions",
-            "--select",
-            "eval_pair",
-            "--partition",
-            ALPHA,
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert cli.returncode == 0, cli.stderr[-2000:]
+    cli, compared, log = command_line_run
+    assert cli.wait(timeout=600) == 0, log.read_text()[-2000:]
     run_id = _latest_run(port, "eval_pair", ALPHA)
     index = home / "reports" / "rldelta-demo--rl-alpha-20-8B" / "INDEX.md"
     link = f"[`{run_id}`](http://127.0.0.1:{port}/runs/{run_id})"  # whole id, linked: make ui sets RLDELTA_UI_URL
@@ -172,7 +204,7 @@ def test_a_command_line_run_rewrites_index_md_and_refreshes_the_comparison(ui):
         refreshed = _latest_run(port, "model_comparison")
         if link in index.read_text() and refreshed != compared:
             break
-        time.sleep(5)
+        time.sleep(2)
     assert link in index.read_text(), f"INDEX.md never named the command-line run {run_id}"
     assert refreshed != compared, "model_comparison was not re-materialized after the model's run"
 
