@@ -94,18 +94,9 @@ def test_analyze_model_on_two_celery_workers_matches_one_process(
         monkeypatch.setenv(name, value)
     build_world(None, scale=0.25)
 
-    # The reference: one process, one home.
-    single = partition_instance(MODEL)
-    result = defs.resolve_job_def("analyze_model").execute_in_process(
-        instance=single, partition_key=MODEL, run_config=QUIET, raise_on_error=False
-    )
-    assert result.success, "the single-process reference run failed"
-
     # The same job on two workers; this process only coordinates (its own home stays empty).
     shared = tmp_path / "shared-storage"
     homes = {name: tmp_path / f"home-{name}" for name in ("a", "b")}
-    monkeypatch.setenv("RLDELTA_HOME", str(tmp_path / "coordinator"))
-    monkeypatch.setenv("RLDELTA_STORAGE", str(shared))
     dagster_home = tmp_path / "dagster-home"
     dagster_home.mkdir()
     pg_dagster = pg_url.replace("postgresql://", "postgresql+psycopg2://", 1)  # the driver installed
@@ -130,9 +121,25 @@ def test_analyze_model_on_two_celery_workers_matches_one_process(
     for home in homes.values():
         home.mkdir()
     run_config = {**QUIET, "execution": {"config": {"broker": redis_url, "backend": backend}}}
+    # dagster-celery's coordinating loop sleeps a second between looks at its tasks, and most steps here
+    # take less: a tenth keeps the run from waiting on the clock (one Redis read per pending step a look).
+    from dagster_celery import core_execution_loop
+
+    monkeypatch.setattr(core_execution_loop, "TICK_SECONDS", 0.1)
+
+    def reference_run():
+        """One process, one home: the reports the workers' run must match (run while they start up)."""
+        single = partition_instance(MODEL)
+        result = defs.resolve_job_def("analyze_model").execute_in_process(
+            instance=single, partition_key=MODEL, run_config=QUIET, raise_on_error=False
+        )
+        assert result.success, "the single-process reference run failed"
+        monkeypatch.setenv("RLDELTA_HOME", str(tmp_path / "coordinator"))
+        monkeypatch.setenv("RLDELTA_STORAGE", str(shared))
+
     with (
+        celery_workers(envs, config_dir, tmp_path, app=APP, meanwhile=reference_run) as logs,
         dg.DagsterInstance.from_config(str(dagster_home)) as instance,
-        celery_workers(envs, config_dir, tmp_path, app=APP) as logs,
     ):
         instance.add_dynamic_partitions("models", [MODEL])
         job = dg.reconstructable(scaleout_job.analyze_model_on_celery)

@@ -24,14 +24,18 @@ def write_celery_config(folder: Path, broker: str, backend: str) -> Path:
     return folder
 
 
-def _stop(proc: subprocess.Popen) -> None:
-    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
-        if proc.poll() is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, sig)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(wait)
+def _stop(procs: list[subprocess.Popen]) -> None:
+    """SIGTERM to every worker's process group at once (each takes a second or two to stop), SIGKILL to
+    those still running 10 s later."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        running = [proc for proc in procs if proc.poll() is None]
+        for proc in running:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, sig)
+        deadline = time.monotonic() + 10
+        for proc in running:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(max(0.0, deadline - time.monotonic()))
 
 
 @contextlib.contextmanager
@@ -41,9 +45,12 @@ def celery_workers(
     logs: Path,
     ready_timeout: float = 90,
     app: str = "dagster_celery.app",
+    meanwhile=None,
 ):
     """One `celery -A <app> worker` per name in `envs` (one task at a time each), with that
-    environment on top of this one; yields {name: log path}. Killed however the block ends."""
+    environment on top of this one; yields {name: log path} once every worker consumes the queue.
+    `meanwhile()` runs after the workers are started and before they are waited for (their start-up
+    takes seconds of import). Killed however the block ends."""
     procs: dict[str, subprocess.Popen] = {}
     log_paths = {name: logs / f"worker-{name}.log" for name in envs}
     try:
@@ -81,6 +88,8 @@ def celery_workers(
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.STDOUT,
             )
+        if meanwhile:
+            meanwhile()
         deadline = time.monotonic() + ready_timeout
         for name, proc in procs.items():
             while " ready." not in (log_paths[name].read_text() if log_paths[name].exists() else ""):
@@ -90,5 +99,4 @@ def celery_workers(
                 time.sleep(0.2)
         yield log_paths
     finally:
-        for proc in procs.values():
-            _stop(proc)
+        _stop(list(procs.values()))

@@ -58,6 +58,22 @@ def _signal_state(pid: int) -> str:
     return " ".join(ln.replace("\t", "") for ln in lines if ln.startswith(("SigBlk", "SigIgn", "SigCgt")))
 
 
+# what `dagster dev` runs once it is up: its code server (behind a proxy), the webserver and the daemon
+_DAGSTER_DEV = (" api grpc", " code-server start", "dagster_webserver", "dagster._daemon")
+
+
+def _whole_tree(pid: int, seconds: float = 10) -> dict[int, int]:
+    """`pid`'s process tree once every process of `dagster dev` is in it (at most `seconds` later): the
+    daemon may come up a moment after the webserver answers, and a tree read too early would miss it."""
+    deadline = time.monotonic() + seconds
+    while True:
+        tree = process_tree(pid)
+        lines = [_cmdline(p) for p in tree]
+        if time.monotonic() > deadline or all(any(part in line for line in lines) for part in _DAGSTER_DEV):
+            return tree
+        time.sleep(0.1)
+
+
 # budget: the supervisor's RLDELTA_UI_STOP_SECONDS. With a long one, "clean" means nothing needed SIGKILL:
 # Dagster's orderly shutdown takes 2-19 s here depending on load, and a `dagster dev` that inherited
 # an ignored SIGINT ignores SIGTERM too, so it is killed whatever the budget. With the default (8 s,
@@ -105,8 +121,7 @@ def check_make_ui_stops(tmp_path: Path, how: str, started: str, budget: int | No
         reports = f"reports: http://127.0.0.1:{env['RLDELTA_REPORTS_PORT']}"
         assert reports in text, text
         assert wait_for_graph(port), "the webserver did not serve the asset graph within 180 s"
-        time.sleep(3)  # let the daemon start its code server too
-        tree = process_tree(make.pid)
+        tree = _whole_tree(make.pid)
         assert any(" api grpc" in _cmdline(p) for p in tree), [_cmdline(p) for p in tree]
 
         make_signals = _signal_state(make.pid)  # for the failure message
