@@ -74,7 +74,7 @@ def ui(tmp_path_factory):
 def command_line_run(ui, tmp_path_factory):
     """`dagster asset materialize` of one asset, started as soon as the UI is up: the sensors react to it
     (INDEX.md, the comparison) in the minute the pages take to read. Yields (the process, the
-    model_comparison run before it); test_a_command_line_run_... checks the outcome."""
+    model_comparison run before it, its stderr file); test_a_command_line_run_... checks the outcome."""
     port, _, env = ui
     compared = _latest_run(port, "model_comparison")
     dagster = str(Path(sys.executable).with_name("dagster"))
