@@ -99,6 +99,9 @@ def asset_status(
     `versions`: upstream data versions already read (see _upstream_version), shared across one INDEX.md."""
     base = {"asset": key.to_user_string(), "group": group, "run_id": "", "timestamp": None, "links": [], "inputs": {}}
     mat = latest_materialization(instance, key, partition)
+    if versions is not None:  # this record is the latest of the history later assets' inputs look up first
+        latest = (mat.asset_materialization.tags or {}).get("dagster/data_version") if mat else None
+        versions.setdefault((key.to_user_string(), partition, 1), [latest] if mat else [])
     planned = instance.get_latest_planned_materialization_info(key, partition)
     if planned is not None and (mat is None or (planned.run_id != mat.run_id and planned.storage_id > mat.storage_id)):
         run = instance.get_run_by_id(planned.run_id)

@@ -92,13 +92,9 @@ def means_of(feats: list[dict]) -> dict:
     return out
 
 
-def summarize(convs: list[list[dict]]) -> dict:
-    """Means per trace plus the pooled observation error rate and think words per agent turn."""
-    return summary_of([features(c) for c in convs])
-
-
 def summary_of(fs: list[dict]) -> dict:
-    """`summarize` from the traces' `features`."""
+    """From the traces' `features`: means per trace plus the pooled observation error rate and think
+    words per agent turn."""
     out = {k: round(statistics.fmean(f[k] for f in fs), 4) for k in fs[0]}
     out["tool_error_rate"] = round(sum(f["tool_errors"] for f in fs) / max(sum(f["tool_responses"] for f in fs), 1), 4)
     out["think_words_per_turn"] = round(
