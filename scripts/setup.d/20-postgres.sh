@@ -35,7 +35,8 @@ if [ "$(id -u)" = 0 ]; then
     || skip "running as root and cannot create a user to run PostgreSQL as"
   RUN=(runuser -u "$PGUSER_OS" --)
 fi
-pg() { "${RUN[@]}" "$BIN/$@"; }
+# from /: that user may not enter a checkout inside a private folder (mktemp -d), and pg_ctl says so
+pg() { (cd / && "${RUN[@]}" "$BIN/$@"); }
 
 mkdir -p "$STATE"
 [ ${#RUN[@]} -gt 0 ] && chown "$PGUSER_OS" "$STATE"

@@ -9,5 +9,5 @@ for dir in /usr/lib/postgresql/*/bin; do [ -x "$dir/pg_ctl" ] && BIN="$dir" && b
 [ -n "$BIN" ] || BIN="$(dirname "$(readlink -f "$(command -v pg_ctl)")")"
 RUN=()
 [ "$(id -u)" = 0 ] && RUN=(runuser -u "$(stat -c %U "$STATE/data")" --)
-"${RUN[@]}" "$BIN/pg_ctl" -D "$STATE/data" -m fast -w stop >&2 || echo "[20-postgres] stop failed" >&2
+(cd / && "${RUN[@]}" "$BIN/pg_ctl" -D "$STATE/data" -m fast -w stop) >&2 || echo "[20-postgres] stop failed" >&2
 rm -rf "$STATE"
