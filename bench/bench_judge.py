@@ -16,12 +16,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from llm_server import LLMServer, as_json, write_trace_table  # noqa: E402
-
 from resources.llm import LLMResource  # noqa: E402
 from rl_assets.analysis.judge.run import judge_pairs  # noqa: E402
 from rl_assets.analysis.judge.selection import ROW_COLUMNS, representatives, select_probes  # noqa: E402
 from rl_assets.support.trace_stream import load_rows  # noqa: E402
+from support.llm_server import LLMServer, as_json, write_trace_table  # noqa: E402
 
 
 def reply(body):

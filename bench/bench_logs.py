@@ -104,7 +104,8 @@ def main() -> None:
                 f"{scale:g}x: {mb:.0f} MB, {steps} steps -> {out['seconds']:.2f} s wall, {out['cpu_seconds']:.2f} s "
                 f"CPU "
                 f"({mb / out['seconds']:.0f} MB/s), peak RSS {out['peak_rss_mb']:.0f} MB, "
-                f"parsed steps {out['steps']}, malformed {out['malformed']}"
+                f"parsed steps {out['steps']}, malformed {out['malformed']}; "
+                f"library imports before it {out['import_seconds']:.2f} s"
             )
 
 

@@ -107,7 +107,8 @@ def main() -> None:
             print(
                 f"{real_mb:.0f} MB, {steps} steps, {out['lines']} lines -> {out['seconds']:.2f} s wall, "
                 f"{out['cpu_seconds']:.2f} s CPU ({real_mb / out['seconds']:.0f} MB/s), "
-                f"peak RSS {out['peak_rss_mb']:.0f} MB, {out['trainer']} steps {out['steps']}"
+                f"peak RSS {out['peak_rss_mb']:.0f} MB, {out['trainer']} steps {out['steps']}; "
+                f"library imports before it {out['import_seconds']:.2f} s"
             )
 
 
