@@ -31,6 +31,13 @@ def latest_materialization(
     return records[0] if records else None
 
 
+def data_version(record: dg.EventLogRecord | None) -> str | None:
+    """The data version a materialization record carries (as the asset's page in the UI shows it);
+    None for no record or one without a version."""
+    event = record.asset_materialization if record is not None else None
+    return (event.tags or {}).get("dagster/data_version") if event else None
+
+
 _PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _MAX_NAME = 96  # the Hub caps organisation and repo names at 96 characters each
 

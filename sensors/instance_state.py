@@ -4,18 +4,12 @@ import json
 
 import dagster as dg
 
-from rl_assets.partitions import latest_materialization
-
-DATA_VERSION_TAG = "dagster/data_version"
+from rl_assets.partitions import data_version, latest_materialization
 
 
 def last_data_version(instance: dg.DagsterInstance, asset: str, partition: str) -> str | None:
     """The data version of the latest materialization of one asset partition (None if never)."""
-    latest = latest_materialization(instance, asset, partition)
-    if latest is None:
-        return None
-    materialization = latest.asset_materialization
-    return (materialization.tags or {}).get(DATA_VERSION_TAG) if materialization else None
+    return data_version(latest_materialization(instance, asset, partition))
 
 
 def load_cursor(context) -> dict:

@@ -26,7 +26,7 @@ from rl_assets.analysis.index_md import (
     render_summary,
 )
 from rl_assets.analysis.lineage.index_links import index_links
-from rl_assets.partitions import latest_materialization, models_partitions
+from rl_assets.partitions import data_version, latest_materialization, models_partitions
 from rl_assets.settings import ui_url
 from rl_assets.store import report_dir
 from rl_assets.support.lineage_records import lineages_of
@@ -99,9 +99,8 @@ def asset_status(
     `versions`: upstream data versions already read (see _upstream_version), shared across one INDEX.md."""
     base = {"asset": key.to_user_string(), "group": group, "run_id": "", "timestamp": None, "links": [], "inputs": {}}
     mat = latest_materialization(instance, key, partition)
-    if versions is not None:  # this record is the latest of the history later assets' inputs look up first
-        latest = (mat.asset_materialization.tags or {}).get("dagster/data_version") if mat else None
-        versions.setdefault((key.to_user_string(), partition, 1), [latest] if mat else [])
+    if versions is not None:
+        _offer_latest(versions, key.to_user_string(), partition, mat)
     planned = instance.get_latest_planned_materialization_info(key, partition)
     if planned is not None and (mat is None or (planned.run_id != mat.run_id and planned.storage_id > mat.storage_id)):
         run = instance.get_run_by_id(planned.run_id)
@@ -136,7 +135,7 @@ def asset_status(
         **base,
         "run_id": mat.run_id,
         "timestamp": _iso(mat.timestamp),
-        "data_version": tags.get("dagster/data_version"),
+        "data_version": data_version(mat),
         "links": _links(event.metadata, partition),
         "inputs": {
             k[len(prefix) :]: _upstream_version(instance, k[len(prefix) :], partition, v, versions)
@@ -162,15 +161,19 @@ def _upstream_version(instance, key: str, partition: str, recorded: str, version
     for limit in (1, 50):  # the latest first: an input that is not stale matches it
         if (key, partition, limit) not in versions:
             records = instance.fetch_materializations(flt, limit=limit).records
-            versions[key, partition, limit] = [
-                (r.asset_materialization.tags or {}).get("dagster/data_version") for r in records
-            ]
+            versions[key, partition, limit] = [data_version(r) for r in records]
         for version in versions[key, partition, limit]:
             if version and recorded in (version, hashlib.sha256(version.encode()).hexdigest()):
                 return version
         if len(versions[key, partition, limit]) < limit:
             break  # that was the whole history
     return recorded
+
+
+def _offer_latest(versions: dict, key: str, partition: str, latest: dg.EventLogRecord | None) -> None:
+    """An asset's own latest record, read for its status, is the history of length 1 that
+    `_upstream_version` looks up first for the assets downstream of it: it need not be read again."""
+    versions.setdefault((key, partition, 1), [data_version(latest)] if latest else [])
 
 
 def write_index_md(context: dg.AssetExecutionContext, steps: dict[dg.AssetKey, tuple[str, str]]):

@@ -94,7 +94,7 @@ def test_analyze_model_on_two_celery_workers_matches_one_process(
         monkeypatch.setenv(name, value)
     build_world(None, scale=0.25)
 
-    # The same job on two workers; this process only coordinates (its own home stays empty).
+    # The same job on two workers.
     shared = tmp_path / "shared-storage"
     homes = {name: tmp_path / f"home-{name}" for name in ("a", "b")}
     dagster_home = tmp_path / "dagster-home"
@@ -134,6 +134,7 @@ def test_analyze_model_on_two_celery_workers_matches_one_process(
             instance=single, partition_key=MODEL, run_config=QUIET, raise_on_error=False
         )
         assert result.success, "the single-process reference run failed"
+        # from here this process only coordinates: a home of its own (left empty), the workers' storage
         monkeypatch.setenv("RLDELTA_HOME", str(tmp_path / "coordinator"))
         monkeypatch.setenv("RLDELTA_STORAGE", str(shared))
 
