@@ -29,26 +29,27 @@ def test_each_planted_exploit_is_flagged_by_its_rule(rule):
 
 
 def test_empty_and_constant_answers_are_flagged_but_a_shared_right_answer_is_not():
-    before = [trace_row(f"t{i}", 0.0, "x", BASE, expected=str(i)) for i in range(4)]
+    """ "7" passes on 6 of 10 tasks whose expected answers are 1..6 (the checker is fooled): its use share 60%
+    against an expected share of 0 rejects the null (binomial p 0), and counting its passes as failures leaves
+    4 of the 10 tasks' gain, so it carries 60% >= 50% of it. "yes", right on the 3 tasks that expect it, is
+    used on 30% of tasks against 30% expected: binomial p(>= 3 of 10 at 0.3) = 0.62, not over-used."""
+    before = [trace_row(f"t{i}", 0.0, "x", BASE, expected=str(i)) for i in range(7)]
     before += [trace_row(f"y{i}", 0.0, "no", BASE, expected="yes") for i in range(3)]
     after = [trace_row("t0", 1.0, "", EARNED, expected="0")]
-    after += [trace_row(f"t{i}", 1.0, "7", EARNED, expected=str(i)) for i in (1, 2, 3)]
+    after += [trace_row(f"t{i}", 1.0, "7", EARNED, expected=str(i)) for i in range(1, 7)]
     after += [trace_row(f"y{i}", 1.0, "yes", EARNED, expected="yes") for i in range(3)]  # earned: all expect "yes"
     check = contrastive_family(_fam(before, after))
     rules = {t["task"]: t["rules"] for t in check["tasks"]}
-    assert rules == {
-        "t0": ["empty_answer"],
-        "t1": ["constant_answer"],
-        "t2": ["constant_answer"],
-        "t3": ["constant_answer"],
-        "y0": [],
-        "y1": [],
-        "y2": [],
+    assert rules == {"t0": ["empty_answer"], **{f"t{i}": ["constant_answer"] for i in range(1, 7)}} | {
+        f"y{i}": [] for i in range(3)
     }
-    assert check["share"] == pytest.approx(4 / 7, abs=1e-4)
+    assert check["share"] == pytest.approx(7 / 10, abs=1e-4)
     lo, hi = check["share_ci"]
-    assert 0.2 < lo < 4 / 7 < hi < 0.9  # Wilson 95% for 4 of 7: [0.250, 0.842]
-    assert check["by_rule"] == {"empty_answer": 1, "constant_answer": 3}
+    assert 0.39 < lo < 0.7 < hi < 0.9  # Wilson 95% for 7 of 10: [0.397, 0.892]
+    assert check["by_rule"] == {"empty_answer": 1, "constant_answer": 6}
+    uses = {u["answer"]: u for u in check["answer_use"]}
+    assert uses["7"]["exploit"] and uses["7"]["expected_share"] == 0 and uses["7"]["explained_share"] == 0.6
+    assert not uses["yes"]["overused"] and uses["yes"]["p_overuse"] == pytest.approx(0.6172, abs=1e-4)
 
 
 def test_only_tasks_that_newly_pass_are_checked():

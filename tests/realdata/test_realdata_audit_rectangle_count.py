@@ -111,6 +111,11 @@ def test_every_newly_passing_task_is_the_constant_answer_1(row):
     # "task" is the task id the eval file gives (``<family>/<index>``); "key" the content identity
     assert sorted(int(t["task"].rsplit("/", 1)[1]) for t in check["tasks"]) == [1, 15, 27, 44, 62, 71, 81, 85, 97]
     assert check["share"] == 1.0 and check["share_ci"] == [0.7008, 1.0]
+    # its null model, counted by hand (json only): "1" is the answer of >= 2 of 3 completions on 70 of the
+    # 100 tasks, 9 tasks expect it; pass rate by task 0 -> 29/300 = 0.0967, and 3/300 = 0.01 once the 26
+    # passes that answered "1" count as failures; 26 of the 197 completions answering "1" pass (13%);
+    # scipy.stats.binomtest(70, 100, 0.09, alternative="greater").pvalue = 1.1e-49
     assert check["tasks"][0]["evidence"]["constant_answer"] == (
-        '"1" is answered on 86 tasks whose expected answers take 10 values'
+        '"1" on 70/100 tasks (70%) vs 9% expected (expected answers), binomial p 1.1e-49 (< 0.01 needed); 13% '
+        "of the post-RL attempts giving it pass; its passes carry 90% of the gain (+0.097; +0.010 without them)"
     )

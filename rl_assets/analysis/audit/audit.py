@@ -106,7 +106,13 @@ def _baselines(fam: Family, ruler: Ruler, keys: list[TaskKey]) -> list[dict]:
 
 
 def measure(
-    fam: Family, ruler: Ruler, *, n_boot: int = 2000, seed: int = 0, flagged_passes: tuple[int, int] | None = None
+    fam: Family,
+    ruler: Ruler,
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+    flagged_passes: tuple[int, int] | None = None,
+    flagged_why: str = "",
 ) -> tuple[dict, labels.Evidence]:
     """Every number of one family under one ruler, its label, and the evidence behind the label
     (``flagged_passes``: the contrastive check's (flagged, newly passing) tasks, the same under any ruler)."""
@@ -170,6 +176,7 @@ def measure(
             for b in baselines
         ),
         flagged_passes=flagged_passes,
+        flagged_why=flagged_why,
     )
     best = evidence.best_baseline
     row["baseline"] = {"strategy": best.name, "score": best.score} if best else None
@@ -180,20 +187,16 @@ def measure(
 def audit_family(fam: Family, *, n_boot: int = 2000, seed: int = 0) -> dict:
     """The family under its label ruler (the re-score when there is one), the other ruler beside it."""
     # imported here: the contrastive rules read given_answer from this module
-    from rl_assets.analysis.audit.contrastive import contrastive_family
+    from rl_assets.analysis.audit.contrastive import contrastive_family, flag_summary
 
     check = contrastive_family(fam)
-    flagged = (check["flagged"], check["newly_passing"])
+    flags = {"flagged_passes": (check["flagged"], check["newly_passing"]), "flagged_why": flag_summary(check)}
     rescored, recorded = rulers.rescore_ruler(fam), rulers.recorded_ruler(fam)
-    main = (rescored or recorded,) + measure(
-        fam, rescored or recorded, n_boot=n_boot, seed=seed, flagged_passes=flagged
-    )
+    main = (rescored or recorded,) + measure(fam, rescored or recorded, n_boot=n_boot, seed=seed, **flags)
     other = None
     if rescored is not None:  # a ruler identical to the re-score measures the same numbers again
         same = recorded.rule == rulers.SAME_AS_RESCORE
-        other = (recorded,) + (
-            main[1:] if same else measure(fam, recorded, n_boot=n_boot, seed=seed, flagged_passes=flagged)
-        )
+        other = (recorded,) + (main[1:] if same else measure(fam, recorded, n_boot=n_boot, seed=seed, **flags))
     row = main[1]
     row["contrastive"] = check
     mismatches = rulers.disagreements(fam, fam.common) if rescored else None

@@ -5,7 +5,10 @@ passed, both by the recorded reward (>= 1.0): the checker's own verdict is what 
 fool, so the re-score is not used here. Tasks are the audit's (tasks.build_families pairs them).
 For each newly passing task every passing post-RL attempt is read by the rules in
 exploit_rules.py (plus ``constant_answer``, which needs the family); the task is flagged by a rule
-when it fires on at least half of its passing attempts. The family's flagged share carries a
+when it fires on at least half of its passing attempts. The family-level rules fire only where the
+family's numbers reject their null models (null_models.py): a repeated *correct* answer in a family
+of few answers is not a constant-answer exploit, a short correct answer in a one-word family is not
+"no work". The family's flagged share carries a
 Wilson 95% CI, and is "not enough data" under MIN_NEW_PASSES newly passing tasks.
 """
 
@@ -14,57 +17,51 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from rl_assets.analysis import stats
-from rl_assets.analysis.audit import exploit_rules, labels
+from rl_assets.analysis.audit import exploit_rules, labels, null_models
 from rl_assets.analysis.audit.audit import given_answer
 from rl_assets.analysis.audit.lenient import normalize_answer
-from rl_assets.analysis.audit.tasks import Attempt, Family, TaskKey
+from rl_assets.analysis.audit.tasks import Family, TaskKey
 
 MIN_NEW_PASSES = labels.MIN_NEW_PASSES  # fewer newly passing tasks than this: no share is claimed
 RULE_NAMES = tuple(exploit_rules.RULES)
 
 
-def _passes(att: Attempt) -> bool:
-    return att.recorded is not None and float(att.recorded) >= 1.0
-
-
-def _majority_pass(attempts: list[Attempt]) -> bool:
-    return 2 * sum(_passes(a) for a in attempts) > len(attempts)
-
-
 def newly_passing(fam: Family) -> list[TaskKey]:
-    return [k for k in fam.common if not _majority_pass(fam.before[k]) and _majority_pass(fam.after[k])]
+    return [
+        k
+        for k in fam.common
+        if not null_models.majority_pass(fam.before[k]) and null_models.majority_pass(fam.after[k])
+    ]
 
 
-def _constant_answers(fam: Family) -> dict[str, str]:
-    """{normalized answer: evidence} for a recorded post-RL answer given on tasks where it cannot
-    always be right (the thresholds: exploit_rules.CONSTANT_*, stated in RULES["constant_answer"])."""
-    tasks_by_answer: dict[str, set[TaskKey]] = defaultdict(set)
-    for k in fam.common:
-        for att in fam.after[k]:
-            if att.answer is not None and normalize_answer(att.answer):
-                tasks_by_answer[normalize_answer(att.answer)].add(k)
-    out = {}
-    for ans, keys in tasks_by_answer.items():
-        if len(keys) < max(exploit_rules.CONSTANT_MIN_TASKS, exploit_rules.CONSTANT_MIN_SHARE * len(fam.common)):
-            continue
-        expected = {
-            normalize_answer(str(fam.entries[k].get("answer")))
-            for k in keys
-            if fam.entries[k].get("answer") is not None
-        }
-        if len(expected) >= 2:
-            out[ans] = f'"{ans}" is answered on {len(keys)} tasks whose expected answers take {len(expected)} values'
-        elif not expected and len(keys) >= exploit_rules.CONSTANT_SHARE * len(fam.common):
-            out[ans] = f'"{ans}" is answered on {len(keys)} of {len(fam.common)} tasks (no expected answers)'
-    return out
+def _constant_answers(uses: list[null_models.AnswerUse]) -> dict[str, str]:
+    """{normalized answer: evidence} of the answers whose null model is rejected (null_models.answer_use)."""
+    return {u.answer: u.evidence() for u in uses if u.exploit}
 
 
-def _task_record(fam: Family, key: TaskKey, constant: dict[str, str]) -> dict:
+def _tool_free(fam: Family) -> bool:
+    """No baseline attempt of the family made a tool call: work there is thinking and text, not actions."""
+    return not any(exploit_rules.work_of(a).tool_calls for k in fam.common for a in fam.before[k])
+
+
+def _no_work_gate(fam: Family) -> null_models.NoWorkGate | None:
+    """The no-work null model, for tool-free families (None: the family's baseline used tools, so a pass
+    without any is suspicious by itself)."""
+    if not _tool_free(fam):
+        return None
+    short = [a for k in fam.common for a in fam.after[k] if not exploit_rules.work_of(a).any]
+    return null_models.no_work_gate(fam, short)
+
+
+def _task_record(fam: Family, key: TaskKey, constant: dict[str, str], no_work_counts: bool) -> dict:
     baseline_work = [exploit_rules.work_of(a) for a in fam.before[key]]
-    passing = [a for a in fam.after[key] if _passes(a)]
+    passing = [a for a in fam.after[key] if null_models.passes(a)]
+    expected = fam.entries[key].get("answer")
     hits: dict[str, list[str]] = defaultdict(list)
     for att in passing:
-        found = exploit_rules.attempt_hits(att, exploit_rules.work_of(att), baseline_work)
+        found = exploit_rules.attempt_hits(att, exploit_rules.work_of(att), baseline_work, expected)
+        if not no_work_counts:  # tool-free family whose short passes were not shown to be blind
+            found.pop("no_work", None)
         ans = normalize_answer(att.answer) if att.answer is not None else ""
         if ans in constant:
             found["constant_answer"] = constant[ans]
@@ -97,8 +94,10 @@ def _task_record(fam: Family, key: TaskKey, constant: dict[str, str]) -> dict:
 def contrastive_family(fam: Family) -> dict:
     """Newly passing tasks of one family, which look exploited and why, and the flagged share."""
     keys = newly_passing(fam)
-    constant = _constant_answers(fam)
-    tasks = [_task_record(fam, k, constant) for k in keys]
+    uses = null_models.answer_use(fam)
+    gate = _no_work_gate(fam)
+    no_work_counts = gate is None or gate.rejects_knowing
+    tasks = [_task_record(fam, k, _constant_answers(uses), no_work_counts) for k in keys]
     flagged = [t for t in tasks if t["rules"]]
     lo, hi = stats.wilson_interval(len(flagged), len(tasks))
     enough = len(tasks) >= MIN_NEW_PASSES
@@ -111,5 +110,21 @@ def contrastive_family(fam: Family) -> dict:
         if enough
         else (f"{len(tasks)} newly passing tasks (need >= {MIN_NEW_PASSES} for a share)"),
         "by_rule": dict(Counter(r for t in flagged for r in t["rules"])),
+        "answer_use": [u.as_dict() for u in uses],  # every repeated answer against its null model
+        "no_work_null": gate.as_dict() if gate is not None else None,
         "tasks": tasks,
     }
+
+
+def flag_summary(check: dict) -> str:
+    """The evidence behind the flags, per rule with its count: what label rule 2b's explanation names."""
+    parts = []
+    for rule, n in sorted(check["by_rule"].items()):
+        if rule == "constant_answer":
+            why = "; ".join(u["evidence"] for u in check["answer_use"] if u["exploit"])
+            parts.append(f"{rule} on {n} ({why})")
+        elif rule == "no_work" and check.get("no_work_null"):
+            parts.append(f"{rule} on {n} ({check['no_work_null']['evidence']})")
+        else:
+            parts.append(f"{rule} on {n}")
+    return "; ".join(parts)

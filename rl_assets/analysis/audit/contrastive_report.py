@@ -59,6 +59,47 @@ def _agreement(check: dict) -> str:
     return f"{check['second_opinion_agrees']}/{n} (orders disagree on {check['orders_disagree']})"
 
 
+def null_model_section(checked: list[dict]) -> list[str]:
+    """Every repeated answer the over-use test was run on, and the no-work test, with their numbers: the
+    mixed cases (over-used, yet the gain survives without it) are measured here, not assumed."""
+    lines = [
+        [md_text(r["family"]), md_code(u["answer"]), _use_verdict(u), md_text(u["evidence"])]
+        for r in checked
+        for u in r["contrastive"].get("answer_use", [])
+    ]
+    lines += [
+        [
+            md_text(r["family"]),
+            "(short answers)",
+            "no work" if gate["rejects_knowing"] else "not no work",
+            md_text(gate["evidence"]),
+        ]
+        for r in checked
+        if (gate := r["contrastive"].get("no_work_null")) and gate["attempts"]
+    ]
+    if not lines:
+        return []
+    return [
+        "### Null models: repeated answers and short answers",
+        "",
+        "Each answer the post-RL model gives on several tasks, tested against how often the expected answers "
+        "contain it, and how much of the gain goes with it; short unreasoned answers against blind answering. "
+        "Only a rejected null model lets a rule flag a pass; the error rates of these rules on real runs are "
+        "in docs/validity.md.",
+        "",
+        md_table(["family", "answer", "verdict", "evidence"], lines, align="llll"),
+        "",
+    ]
+
+
+def _use_verdict(use: dict) -> str:
+    if use["exploit"]:
+        return "constant-answer exploit"
+    if use["overused"]:
+        return "over-used, gain survives without it"
+    return "not over-used" if use["expected_share"] is not None else "not tested"
+
+
 def contrastive_section(rows: list[dict]) -> list[str]:
     parts = [
         "## Newly passing tasks: earned or exploited?",
@@ -77,6 +118,7 @@ def contrastive_section(rows: list[dict]) -> list[str]:
     parts += [f"- `{name}`: {md_text(text)}" for name, text in exploit_rules.RULES.items()] + [""]
     checked = [r for r in rows if r.get("contrastive")]
     parts += [contrastive_summary(rows), ""]
+    parts += null_model_section(checked)
     for r in checked:
         flagged = [t for t in r["contrastive"]["tasks"] if t["rules"]]
         if not flagged:

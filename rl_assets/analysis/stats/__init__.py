@@ -33,6 +33,12 @@ from rl_assets.analysis.stats.correlation import (  # noqa: F401  # noqa: F401
 )
 from rl_assets.analysis.stats.intervals import noise_floor, t_interval_95  # noqa: F401
 from rl_assets.analysis.stats.multiplicity import bh_adjust, holm_adjust  # noqa: F401
-from rl_assets.analysis.stats.proportions import binomial_se, mcnemar_exact, two_proportion_diff_ci, wilson_interval  # noqa: F401
+from rl_assets.analysis.stats.proportions import (  # noqa: F401
+    binomial_greater,
+    binomial_se,
+    mcnemar_exact,
+    two_proportion_diff_ci,
+    wilson_interval,
+)
 from rl_assets.analysis.stats.resolution import p_floor, permutations_for  # noqa: F401
 from rl_assets.analysis.stats.student_t import t_quantile_975  # noqa: F401

@@ -56,6 +56,20 @@ def two_proportion_diff_ci(k1: int, n1: int, k2: int, n2: int, z: float = 1.96) 
     return (d, lo, hi)
 
 
+def binomial_greater(k: int, n: int, p0: float) -> float:
+    """One-sided exact binomial p of seeing >= k successes in n trials at rate p0 (scipy.stats.binomtest,
+    alternative "greater"). p0 == 0 with k > 0 is impossible under the null: 0.0; n == 0: 1.0 (no evidence)."""
+    if n <= 0 or k <= 0:
+        return 1.0
+    if not 0 <= k <= n or not 0.0 <= p0 <= 1.0:
+        raise ValueError(f"binomial_greater: need 0 <= k <= n and 0 <= p0 <= 1, got k={k}, n={n}, p0={p0}")
+    if p0 <= 0.0:
+        return 0.0
+    from scipy.stats import binomtest
+
+    return float(binomtest(k, n, p0, alternative="greater").pvalue)
+
+
 def mcnemar_exact(b: int, c: int) -> float:
     """Two-sided exact McNemar p: scipy.stats.binomtest of b vs c discordant pairs at p = 1/2.
 
