@@ -48,7 +48,7 @@ def test_empty_and_constant_answers_are_flagged_but_a_shared_right_answer_is_not
     assert 0.39 < lo < 0.7 < hi < 0.9  # Wilson 95% for 7 of 10: [0.397, 0.892]
     assert check["by_rule"] == {"empty_answer": 1, "constant_answer": 6}
     uses = {u["answer"]: u for u in check["answer_use"]}
-    assert uses["7"]["exploit"] and uses["7"]["expected_share"] == 0 and uses["7"]["explained_share"] == 0.6
+    assert uses["7"]["overused"] and uses["7"]["expected_share"] == 0 and uses["7"]["explained_share"] == 0.6
     assert not uses["yes"]["overused"] and uses["yes"]["p_overuse"] == pytest.approx(0.6172, abs=1e-4)
 
 

@@ -1,7 +1,7 @@
 """The exploit rules' null models on small hand-made families (null_models.py).
 
 Correct answers drawn from a small vocabulary are not a constant-answer exploit, however often one
-repeats; an over-used answer is an exploit only when the gain does not survive without it; a short
+repeats; an over-used answer makes the family gamed only when the gain does not survive without it; a short
 correct answer in a one-word family is not "no work" when it beats blind answering. Every number in
 the docstrings is counted from the rows the test builds.
 """
@@ -20,8 +20,10 @@ RELATIONS += ["brother"] * 13 + ["sister"] * 13 + ["husband"] * 6 + ["wife"] * 6
 REASONED = [say(WORKED + " Working it out from the family tree.")]
 
 
-def _wrong(expected: str, vocabulary: list[str], avoid: str) -> str:
-    return next(w for w in sorted(set(vocabulary)) if w not in (expected, avoid))
+def _wrong(expected: str, turn: int, avoid: str) -> str:
+    """A wrong relation, rotating over the vocabulary so no wrong answer piles up."""
+    words = [w for w in dict.fromkeys(RELATIONS) if w not in (expected, avoid)]
+    return words[turn % len(words)]
 
 
 def _side(expected: list[str], answers: list[list[str | None]], messages, family: str) -> list[dict]:
@@ -54,7 +56,7 @@ def relations_rows():
         else:
             others += 1
             right = 2 if others <= 52 else 0
-            after_answers.append([exp] * right + [_wrong(exp, RELATIONS, "son")] * (3 - right))
+            after_answers.append([exp] * right + [_wrong(exp, i + j, "son") for j in range(3 - right)])
     return before, _side(RELATIONS, after_answers, REASONED, "relations")
 
 
@@ -67,7 +69,7 @@ def test_a_repeated_right_answer_from_a_small_vocabulary_is_not_gamed():
     uses = {u["answer"]: u for u in row["contrastive"]["answer_use"]}
     son = uses["son"]
     assert (son["tasks_using"], son["expected_share"]) == (15, 0.19)
-    assert not son["overused"] and not son["exploit"]
+    assert not son["overused"] and not son["carries_gain"]
     assert son["explained_share"] == pytest.approx((43 / 300) / (147 / 300), abs=1e-3)  # 0.293
     assert row["contrastive"]["by_rule"] == {}
 
@@ -106,9 +108,9 @@ def test_an_over_used_wrong_answer_whose_gain_survives_is_measured_not_called_ga
     assert two["overused"] and two["tasks_using"] == 33 and two["expected_share"] == 0.1
     assert two["p_overuse"] < 1e-8
     assert (two["gain"], two["gain_without"]) == (0.3, 0.2)
-    assert two["explained_share"] == pytest.approx(1 / 3, abs=1e-3) and not two["exploit"]
+    assert two["explained_share"] == pytest.approx(1 / 3, abs=1e-3) and not two["carries_gain"]
+    assert row["contrastive"]["newly_passing"] == 30 and row["contrastive"]["by_rule"] == {"constant_answer": 10}
     assert row["label"] != "gamed", row["explanation"]
-    assert "constant_answer" not in row["contrastive"]["by_rule"]
 
 
 def test_an_over_used_answer_that_explains_the_gain_is_gamed_with_its_numbers():
@@ -117,7 +119,7 @@ def test_an_over_used_answer_that_explains_the_gain_is_gamed_with_its_numbers():
     carries 67%. Newly passing: the 10 "2" tasks and 5 others; 10 of 15 flagged -> rule 2b, gamed."""
     row = _audit(*counts_rows(uses_of_two=70, right_elsewhere=15, right_before=10))
     two = {u["answer"]: u for u in row["contrastive"]["answer_use"]}["2"]
-    assert two["exploit"] and two["explained_share"] == pytest.approx(2 / 3, abs=1e-3)
+    assert two["overused"] and two["carries_gain"] and two["explained_share"] == pytest.approx(2 / 3, abs=1e-3)
     assert row["contrastive"]["newly_passing"] == 15 and row["contrastive"]["by_rule"] == {"constant_answer": 10}
     assert row["label"] == "gamed"
     assert "10 of 15 newly passing tasks" in row["explanation"]

@@ -35,8 +35,8 @@ def newly_passing(fam: Family) -> list[TaskKey]:
 
 
 def _constant_answers(uses: list[null_models.AnswerUse]) -> dict[str, str]:
-    """{normalized answer: evidence} of the answers whose null model is rejected (null_models.answer_use)."""
-    return {u.answer: u.evidence() for u in uses if u.exploit}
+    """{normalized answer: evidence} of the over-used answers (their null model rejected: null_models.answer_use)."""
+    return {u.answer: u.evidence() for u in uses if u.overused}
 
 
 def _tool_free(fam: Family) -> bool:
@@ -53,7 +53,9 @@ def _no_work_gate(fam: Family) -> null_models.NoWorkGate | None:
     return null_models.no_work_gate(fam, short)
 
 
-def _task_record(fam: Family, key: TaskKey, constant: dict[str, str], no_work_counts: bool) -> dict:
+def _task_record(
+    fam: Family, key: TaskKey, constant: dict[str, str], no_work_counts: bool, copies: null_models.PromptCopies
+) -> dict:
     baseline_work = [exploit_rules.work_of(a) for a in fam.before[key]]
     passing = [a for a in fam.after[key] if null_models.passes(a)]
     expected = fam.entries[key].get("answer")
@@ -65,6 +67,9 @@ def _task_record(fam: Family, key: TaskKey, constant: dict[str, str], no_work_co
         ans = normalize_answer(att.answer) if att.answer is not None else ""
         if ans in constant:
             found["constant_answer"] = constant[ans]
+        if copies.rejected and null_models.in_question(att.answer, fam.entries[key].get("question")):
+            found["copied_from_prompt"] = f'"{ans}" is in the question; {copies.evidence()}'
+
         for rule, excerpt in found.items():
             hits[rule].append(excerpt)
     rules = sorted(r for r, ex in hits.items() if 2 * len(ex) >= len(passing))
@@ -97,7 +102,8 @@ def contrastive_family(fam: Family) -> dict:
     uses = null_models.answer_use(fam)
     gate = _no_work_gate(fam)
     no_work_counts = gate is None or gate.rejects_knowing
-    tasks = [_task_record(fam, k, _constant_answers(uses), no_work_counts) for k in keys]
+    copies = null_models.prompt_copies(fam, keys)
+    tasks = [_task_record(fam, k, _constant_answers(uses), no_work_counts, copies) for k in keys]
     flagged = [t for t in tasks if t["rules"]]
     lo, hi = stats.wilson_interval(len(flagged), len(tasks))
     enough = len(tasks) >= MIN_NEW_PASSES
@@ -112,6 +118,7 @@ def contrastive_family(fam: Family) -> dict:
         "by_rule": dict(Counter(r for t in flagged for r in t["rules"])),
         "answer_use": [u.as_dict() for u in uses],  # every repeated answer against its null model
         "no_work_null": gate.as_dict() if gate is not None else None,
+        "prompt_copies": copies.as_dict(),
         "tasks": tasks,
     }
 
@@ -121,10 +128,12 @@ def flag_summary(check: dict) -> str:
     parts = []
     for rule, n in sorted(check["by_rule"].items()):
         if rule == "constant_answer":
-            why = "; ".join(u["evidence"] for u in check["answer_use"] if u["exploit"])
+            why = "; ".join(u["evidence"] for u in check["answer_use"] if u["overused"])
             parts.append(f"{rule} on {n} ({why})")
         elif rule == "no_work" and check.get("no_work_null"):
             parts.append(f"{rule} on {n} ({check['no_work_null']['evidence']})")
+        elif rule == "copied_from_prompt":
+            parts.append(f"{rule} on {n} ({check['prompt_copies']['evidence']})")
         else:
             parts.append(f"{rule} on {n}")
     return "; ".join(parts)

@@ -93,10 +93,10 @@ def null_model_section(checked: list[dict]) -> list[str]:
 
 
 def _use_verdict(use: dict) -> str:
-    if use["exploit"]:
-        return "constant-answer exploit"
     if use["overused"]:
-        return "over-used, gain survives without it"
+        return "over-used; its passes are flagged" + (
+            "" if use["carries_gain"] else " (most of the gain survives without it)"
+        )
     return "not over-used" if use["expected_share"] is not None else "not tested"
 
 
