@@ -70,7 +70,7 @@ def fetch(manifest: dict, mirrors: Path, out: Path) -> list[str]:
             git_dirs[repo] = find_git_dir(mirrors, repo)
         gd = git_dirs[repo]
         if gd is None:
-            problems.append(f"{repo}: no git mirror under {mirrors}/{repo.replace('/', '+')} (needs commit {commit})")
+            problems.append(f"{repo}: no git mirror under {mirrors}/{repo.replace('/', '+')} (needs {commit}:{path})")
             continue
         if git(gd, "cat-file", "-e", f"{commit}^{{commit}}").returncode != 0:
             problems.append(f"{repo}: commit {commit} is not in the mirror {gd}")

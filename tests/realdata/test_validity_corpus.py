@@ -84,7 +84,7 @@ def test_fetch_names_the_missing_mirror_and_commit(mirror, tmp_path, capsys):
     mirrors, commit, payload = mirror
     sha = hashlib.sha256(payload).hexdigest()
     problems = fetch.fetch(_manifest(commit, sha, repo="other/repo"), mirrors, tmp_path / "out")
-    assert problems == [f"other/repo: no git mirror under {mirrors}/other+repo (needs commit {commit})"]
+    assert problems == [f"other/repo: no git mirror under {mirrors}/other+repo (needs {commit}:logs/run.log)"]
     absent = "1" * 40
     problems = fetch.fetch(_manifest(absent, sha), mirrors, tmp_path / "out")
     assert len(problems) == 1 and f"commit {absent} is not in the mirror" in problems[0]
