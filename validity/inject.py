@@ -47,7 +47,9 @@ def failing_tasks(before: Rows, after: Rows, family: str) -> list[str]:
             if r.get("task_family") == family:
                 tasks[_key(r)].append(r)
         by_side.append(tasks)
-    return [k for k in by_side[1] if k in by_side[0] and _majority_fail(by_side[0][k]) and _majority_fail(by_side[1][k])]
+    return [
+        k for k in by_side[1] if k in by_side[0] and _majority_fail(by_side[0][k]) and _majority_fail(by_side[1][k])
+    ]
 
 
 def _inject(before: Rows, after: Rows, family: str, k: int, seed: int, answer_of: Callable[[dict], str | None]):
