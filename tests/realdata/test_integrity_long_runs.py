@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from rl_assets.analysis.integrity import rules
+from rl_assets.analysis.integrity import onsets, rules
 from support.integrity_real import run
 
 # -- verl run i80f2v90: the responses collapse to one token within 12 steps ----------------------
@@ -233,3 +233,33 @@ def test_the_shrinking_responses_explain_the_kl_runs_rise_while_the_task_score_f
         assert sig["status"] == rules.HOLDS and sig["behaviour"] == behaviour and sig["onset_step"] == onset
         assert sig["task_outcome"]["rises"] is False
         assert sig["task_outcome"]["evidence"]["task_score"]["change"] < 0
+
+
+# -- every real training-log fixture: the behaviour signal's false positives, and the verdicts ------
+
+REAL_RUNS = {  # fixture folder: verdict after issue 34 (before it, in the comment when it differed)
+    "skyrl_ctu_agent_run_0i3x0z3y": rules.NOT_ENOUGH,
+    "skyrl_ctu_agent_run_33wkpvan": rules.NOT_ENOUGH,
+    "skyrl_ctu_agent_run_qz54zcko": rules.NOT_ENOUGH,
+    "trl_grpo_aaipl_checkpoints": rules.HEALTHY,
+    "trl_grpo_chaos_economy": rules.NOT_ENOUGH,
+    "trl_grpo_chaos_economy_250": rules.NOT_ENOUGH,  # healthy before: no task outcome logged
+    "verl_megatron_cut_lines": rules.NOT_ENOUGH,
+    "verl_ppo_codegen": rules.NOT_ENOUGH,
+    "verl_wandb_run_aopd_8g5bqf9b": rules.HEALTHY,
+    "verl_wandb_run_aopd_cr3q4lay": rules.NOT_ENOUGH,  # healthy before: task_score is the reward itself
+    "verl_wandb_run_aopd_gjvwlq13": rules.OUTSIDE,
+    "verl_wandb_run_aopd_i80f2v90": rules.OUTSIDE,
+}
+
+
+def test_the_behaviour_signal_accuses_only_the_runs_already_found_outside_the_task():
+    verdicts = {folder: run(folder)[2]["verdict"] for folder in REAL_RUNS}
+    assert verdicts == REAL_RUNS
+    held = {f for f in REAL_RUNS if run(f)[2]["signals"]["reward_tracks_behaviour"]["status"] == rules.HOLDS}
+    # both are earned outside the task by reward_task_divergence and non_task_term_share as well: 0 false
+    # positives among the 12 real runs (docs/integrity.md, "Checked on real runs")
+    assert held == {"verl_wandb_run_aopd_gjvwlq13", "verl_wandb_run_aopd_i80f2v90"}
+    for folder in held:
+        assert {"reward_task_divergence", "non_task_term_share"} <= set(onsets(run(folder)[2]))
+    assert all(not run(f)[2]["non_finite"] for f in REAL_RUNS)  # no real fixture logs a non-finite value
