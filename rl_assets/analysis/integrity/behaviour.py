@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from rl_assets.analysis.integrity import rules
 from rl_assets.analysis.integrity.curve import Curve, joint, logged
 from rl_assets.analysis.integrity.reward_side import task_is_reward
+from rl_assets.analysis.stats.correlation import linear_dependence
 from rl_assets.analysis.stats.onset import first_sustained
 
 # numpy, pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
@@ -38,23 +39,18 @@ def fit(table: pd.DataFrame, behaviour: str, alpha: float) -> dict | None:
     None when fewer than rules.MIN_STEPS steps log both.
 
     share per step = slope × (behaviour smoothed − its start) / (reward smoothed − its start), where
-    slope is the least-squares slope of the reward on the behaviour over the steps (scipy linregress):
+    slope is the least-squares slope of the reward on the behaviour over the steps (stats.correlation):
     the part of the reward's change a linear dependence on the behaviour accounts for.
     """
     import numpy as np
-    from scipy import stats
 
     both = joint(table, "reward", behaviour)
     if len(both) < rules.MIN_STEPS:
         return None
     x, y = both[behaviour].to_numpy(float), both["reward"].to_numpy(float)
     reward, part = Curve.of(both["step"], y), Curve.of(both["step"], x)
-    if np.ptp(x) == 0 or np.ptp(y) == 0:  # a constant explains nothing (and breaks the fit)
-        slope, rho, p_rho, r, p_r = 0.0, float("nan"), 1.0, float("nan"), 1.0
-    else:
-        slope = float(stats.linregress(x, y).slope)
-        rho, p_rho = (float(v) for v in stats.spearmanr(x, y))
-        r, p_r = (float(v) for v in stats.pearsonr(x, y))
+    dep = linear_dependence(x, y)  # a constant behaviour explains nothing: slope 0, p 1
+    slope, rho, p_rho, r, p_r = dep["slope"], dep["rho"], dep["p_rho"], dep["r"], dep["p_r"]
     with np.errstate(divide="ignore", invalid="ignore"):
         share = np.where(reward.delta != 0, slope * part.delta / reward.delta, np.nan)
     # the correlation must be real (Spearman, Bonferroni over the behaviours) and carry the share for
