@@ -87,7 +87,7 @@ def fit(table: pd.DataFrame, behaviour: str, alpha: float) -> dict | None:
         "arithmetic": f"{behaviour}: slope {slope:.4g} reward per unit × its change {part.delta[-1]:+.4g} = "
         f"{explained:+.4g} of the reward's change {reward.delta[-1]:+.4g}"
         + (f" = {share[-1]:.0%}" if np.isfinite(share[-1]) else " (the reward did not change)")
-        + f"; Spearman ρ {rho:.2f} (p {p_rho:.2g}, {alpha:.3g} needed), Pearson r {r:.2f} (p {p_r:.2g}), "
+        + f"; Spearman ρ {rho:.2f} (p {p_rho:.2g}; < {alpha:.3g} needed), Pearson r {r:.2f} (p {p_r:.2g}), "
         f"over {len(both)} steps; {behaviour} moved from step {step(moved)}, the reward up from step {step(reward_up)}"
         + ("" if leads else f" (later than {rules.WINDOW} logged steps after the reward: it followed the rise)"),
     }
