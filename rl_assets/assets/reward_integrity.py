@@ -55,8 +55,9 @@ def integrity_check(verdict: str | None, reason: str) -> dg.AssetCheckResult:
     check_specs=[CHECK_SPEC],
 )
 def reward_integrity(context: dg.AssetExecutionContext, training_metrics: StepTableRef | NotApplicable):
-    """Per run: reward/task divergence, non-task reward terms, length or entropy collapse, train vs val,
-    validation generations; each with its onset step, and a verdict."""
+    """Per run: reward/task divergence, non-task reward terms, train vs val, the reward tracking a
+    behaviour count (tool calls, turns, length), length or entropy collapse, validation generations;
+    each with its onset step, the non-finite values per metric, and a verdict."""
     model = context.partition_key
     if not training_metrics.applicable:
         reason = f"no training steps ({training_metrics.reason})"
@@ -93,6 +94,8 @@ def reward_integrity(context: dg.AssetExecutionContext, training_metrics: StepTa
             "trainer": str(training_metrics.trainer or "unknown"),
             "signals": dg.MetadataValue.md(report.summary),
             "onsets": dg.MetadataValue.json(onsets(result)),
+            # {metric: {kind: count}} of ±inf / NaN strings / non-numbers, dropped as not logged
+            "non_finite": dg.MetadataValue.json(result["non_finite"]),
             "report": dg.MetadataValue.path(str(written["reward_integrity.md"])),
             "curves": dg.MetadataValue.md(markdown_image("curves", report.plots[PLOT]))
             if PLOT in report.plots

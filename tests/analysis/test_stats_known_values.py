@@ -308,3 +308,15 @@ def test_bootstrap_spearman_drops_constant_resamples_quietly():
         warnings.simplefilter("error")
         lo, hi = stats.bootstrap_spearman(x, y, n_boot=400)
     assert 0 < lo <= hi <= 1
+
+
+def test_linear_dependence_known_values():
+    from rl_assets.analysis.stats.correlation import linear_dependence
+
+    # y = 2x + 1 exactly (one pair has a missing side and is dropped): slope 2, rho = r = 1
+    dep = linear_dependence([0, 1, 2, 3, float("nan")], [1, 3, 5, 7, 9])
+    assert dep["slope"] == pytest.approx(2.0) and dep["rho"] == pytest.approx(1.0) and dep["r"] == pytest.approx(1.0)
+    # scipy's p for Pearson r of (1, 2, 3, 4) vs (1, 3, 2, 4): r = 0.8, t = 0.8 * sqrt(2) / 0.6, df 2 -> p 0.2
+    assert linear_dependence([1, 2, 3, 4], [1, 3, 2, 4])["p_r"] == pytest.approx(0.2, abs=1e-9)
+    flat = linear_dependence([5, 5, 5, 5], [1, 2, 3, 4])  # a constant explains nothing
+    assert flat["slope"] == 0.0 and flat["p_rho"] == 1.0 and math.isnan(flat["rho"])

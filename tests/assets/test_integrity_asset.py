@@ -110,3 +110,43 @@ def test_stored_validation_generations_are_read_and_judged(rldelta_home, partiti
         report["signals"]["validation_generations"]["reason"]
         == "not read: training_metrics stored no validation-generation table"
     )
+
+
+def test_a_reward_paid_per_tool_call_is_red_and_an_infinite_reward_is_not_enough_data(rldelta_home, partition_instance):
+    """Issue 34: the tool-call run and the ±inf reward, through the stored step table and the check."""
+    import numpy as np
+
+    from support.integrity_synth import agent_run
+
+    inf_frame = rising_with_task()
+    inf_frame["reward"] = np.where(inf_frame["step"].isin([1, 31, 60]), inf_frame["reward"], np.inf)
+    tool, inf = "org/toolcalls-8B", "org/infreward-8B"
+    values = {tool: _metrics(tool, agent_run(per_call=0.1)), inf: _metrics(inf, inf_frame)}
+    instance = partition_instance(*values)
+    out = {
+        model: dg.materialize(
+            [stub_asset("training_metrics", value), reward_integrity],
+            instance=instance,
+            partition_key=model,
+            resources={"io_manager": RlDeltaIOManager()},
+        )
+        for model, value in values.items()
+    }
+    tool_check = out[tool].get_asset_check_evaluations()[0]
+    assert not tool_check.passed and tool_check.description.startswith(rules.OUTSIDE)
+    assert "reward_tracks_behaviour" in out[tool].output_for_node("reward_integrity")["onsets"]
+    inf_check = out[inf].get_asset_check_evaluations()[0]
+    assert inf_check.passed and inf_check.description.startswith("passed with reason: not enough data")
+    assert "reward logged at 3 steps (fewer than 10; 57 non-finite values (+inf 57) not counted)" in (
+        inf_check.description
+    )
+    (materialization,) = [
+        e.event_specific_data.materialization
+        for e in out[inf].get_asset_materialization_events()
+        if e.asset_key == dg.AssetKey("reward_integrity")
+    ]
+    assert materialization.metadata["non_finite"].data == {"reward": {"+inf": 57}}
+    report = (
+        rldelta_home / "reports" / "org--infreward-8B" / "Q2_reward_integrity" / "reward_integrity.md"
+    ).read_text()
+    assert "reward: 57 non-finite values (+inf 57)" in report

@@ -6,9 +6,10 @@ each one is right or what it misses (docs/integrity.md, "Checked on real runs").
 
 import math
 
+import numpy as np
 import pytest
 
-from rl_assets.analysis.integrity import rules
+from rl_assets.analysis.integrity import onsets, rules
 from support.integrity_real import run
 
 # -- verl run i80f2v90: the responses collapse to one token within 12 steps ----------------------
@@ -70,7 +71,10 @@ def test_i80f2v90_the_early_jump_then_plateau_is_a_level_shift_earned_outside_th
     assert shift["p"] < 1e-8  # Mann-Whitney, first 5 rewards (all <= -10.76) vs the 230 after (230 of them > -9)
     assert trend["rises"] is True
     assert out["verdict"] == rules.OUTSIDE
-    assert out["verdict_reason"] == "holds: reward_task_divergence from step 5, non_task_term_share from step 5"
+    assert out["verdict_reason"] == (
+        "holds: reward_task_divergence from step 5, non_task_term_share from step 5, "
+        "reward_tracks_behaviour from step 5"
+    )
     at = out["signals"]["reward_task_divergence"]["at_onset"]
     # step 5: smoothed reward = median(steps 3-7: -13.40, -10.76, -11.48, -15.11, -8.97) = -11.48, +1.915 on the
     # start, above the 1.225 threshold; smoothed score = median(-0.844, -0.911, -0.918, -0.944, -0.966) = -0.918,
@@ -112,7 +116,10 @@ def test_gjvwlq13_reward_rises_while_the_task_score_falls():
     assert (s.loc[1, "reward"], s.loc[1, "task_score"]) == (-18.843252182006836, -0.5189452767372131)
     assert (s.loc[59, "reward"], s.loc[59, "task_score"]) == (-1.7498167753219604, -0.882617175579071)
     assert out["verdict"] == rules.OUTSIDE
-    assert out["verdict_reason"] == "holds: reward_task_divergence from step 12, non_task_term_share from step 12"
+    assert out["verdict_reason"] == (
+        "holds: reward_task_divergence from step 12, non_task_term_share from step 12, "
+        "reward_tracks_behaviour from step 12"
+    )
     assert out["signals"]["reward_task_divergence"]["reason"] == (
         "reward up +17.2 while task_score -0.319 (start to end, smoothed)"
     )
@@ -168,14 +175,91 @@ def test_cr3q4lay_tool_calls_and_turns_map_to_their_concepts():
     assert (s["reward"].dropna() == s["task_score"].dropna()).all()
 
 
-def test_cr3q4lay_is_healthy_because_the_task_score_rose_with_the_reward():
+def test_cr3q4lay_is_no_longer_healthy_the_behaviour_explains_the_rise_and_no_task_outcome_is_independent():
+    """Issue 34: the reward rose with tool calls (2.4 -> 4.5 per trajectory) and response length (x4). The
+    repository's agent-loop reward functions pay a wrong answer (num_turns - 2) / 2 x 0.1 (capped at -0.6;
+    recipe/retool/retool.py, recipe/demystify/reward.py), inside critic/score/mean, so task_score is the reward
+    itself and cannot show that the task earned the rise; the validation keys were cut by the console capture."""
     _, s, out = run("verl_wandb_run_aopd_cr3q4lay")
     # step:1 critic/score/mean:-0.48847657442092896, step:238 critic/score/mean:-0.28984373807907104
     assert (s.loc[1, "task_score"], s.loc[238, "task_score"]) == (-0.48847657442092896, -0.28984373807907104)
-    assert out["verdict"] == rules.HEALTHY
-    assert out["verdict_reason"] == "no signal holds (not evaluated: train_val_divergence, validation_generations)"
     assert out["reward_trend"]["rises"] is True
-    assert out["signals"]["reward_task_divergence"]["reason"].startswith("task_score rose with the reward")
+    assert out["verdict"] == rules.NOT_ENOUGH  # "healthy" before issue 34
+    sig = out["signals"]
+    assert sig["reward_task_divergence"]["status"] == rules.NO_DATA
+    assert sig["reward_task_divergence"]["reason"].startswith("task_score is the reward itself")
+    behaviour = sig["reward_tracks_behaviour"]
+    assert behaviour["status"] == rules.NO_DATA
+    assert behaviour["reason"].startswith(
+        "behaviour explains the reward's rise (response_length 65%, tool_calls 59%, turns 59%; "
+    )
+    assert behaviour["reason"].endswith(
+        "the task outcome could not be checked: task_score is the reward itself (equal at every step both log), "
+        "so it cannot show the task earned the rise; val_score logged at 0 validation rounds (fewer than 3)"
+    )
+    assert out["verdict_reason"].startswith("could not check reward_task_divergence: task_score is the reward itself")
+    assert "reward_tracks_behaviour: behaviour explains the reward's rise" in out["verdict_reason"]
+    # the arithmetic, re-derived here with numpy alone over the 215 steps logging both: start = median of the
+    # first 5 values, end = the centred median at the last step (median of the last 3), slope by least squares
+    fits = {f["behaviour"]: f for f in behaviour["behaviours"]}
+    both = s[["reward", "tool_calls"]].dropna()
+    assert len(both) == 215 == fits["tool_calls"]["steps"]
+    slope = np.polyfit(both["tool_calls"], both["reward"], 1)[0]
+
+    def change(v):
+        return np.median(v.iloc[-3:]) - np.median(v.iloc[:5])
+
+    share = slope * change(both["tool_calls"]) / change(both["reward"])
+    assert fits["tool_calls"]["slope"] == pytest.approx(slope) and slope == pytest.approx(0.065, abs=5e-4)
+    assert fits["tool_calls"]["share_end"] == pytest.approx(share) and share == pytest.approx(0.591, abs=1e-3)
+    assert fits["tool_calls"]["spearman"]["p"] < rules.TREND_P / 3  # three behaviours logged: Bonferroni
+    # step:1 rollout/tool_calls_avg:2.369140625 ... step:238 rollout/tool_calls_avg:4.517578125; the count moved
+    # from step 15, the reward went up (sustained) from step 71: the behaviour led
+    assert fits["tool_calls"]["moved_from_step"] == 15 and fits["tool_calls"]["reward_up_from_step"] == 71
     # responses grew (response_length/mean 1082.611328125 at step 1, 4383.017578125 at step 238)
     assert (s.loc[1, "response_length"], s.loc[238, "response_length"]) == (1082.611328125, 4383.017578125)
-    assert out["signals"]["length_collapse"]["status"] == rules.DOES_NOT_HOLD
+    assert fits["response_length"]["share_end"] == pytest.approx(0.650, abs=1e-3)
+    assert sig["length_collapse"]["status"] == rules.DOES_NOT_HOLD
+
+
+def test_the_shrinking_responses_explain_the_kl_runs_rise_while_the_task_score_fell():
+    # i80f2v90 and gjvwlq13: the responses (and turns) shrink, which sheds verl's length-summed KL penalty
+    for folder, behaviour, onset in (
+        ("verl_wandb_run_aopd_i80f2v90", "response_length", 5),
+        ("verl_wandb_run_aopd_gjvwlq13", "turns", 12),
+    ):
+        _, s, out = run(folder)
+        sig = out["signals"]["reward_tracks_behaviour"]
+        assert sig["status"] == rules.HOLDS and sig["behaviour"] == behaviour and sig["onset_step"] == onset
+        assert sig["task_outcome"]["rises"] is False
+        assert sig["task_outcome"]["evidence"]["task_score"]["change"] < 0
+
+
+# -- every real training-log fixture: the behaviour signal's false positives, and the verdicts ------
+
+REAL_RUNS = {  # fixture folder: verdict after issue 34 (before it, in the comment when it differed)
+    "skyrl_ctu_agent_run_0i3x0z3y": rules.NOT_ENOUGH,
+    "skyrl_ctu_agent_run_33wkpvan": rules.NOT_ENOUGH,
+    "skyrl_ctu_agent_run_qz54zcko": rules.NOT_ENOUGH,
+    "trl_grpo_aaipl_checkpoints": rules.HEALTHY,
+    "trl_grpo_chaos_economy": rules.NOT_ENOUGH,
+    "trl_grpo_chaos_economy_250": rules.NOT_ENOUGH,  # healthy before: no task outcome logged
+    "verl_megatron_cut_lines": rules.NOT_ENOUGH,
+    "verl_ppo_codegen": rules.NOT_ENOUGH,
+    "verl_wandb_run_aopd_8g5bqf9b": rules.HEALTHY,
+    "verl_wandb_run_aopd_cr3q4lay": rules.NOT_ENOUGH,  # healthy before: task_score is the reward itself
+    "verl_wandb_run_aopd_gjvwlq13": rules.OUTSIDE,
+    "verl_wandb_run_aopd_i80f2v90": rules.OUTSIDE,
+}
+
+
+def test_the_behaviour_signal_accuses_only_the_runs_already_found_outside_the_task():
+    verdicts = {folder: run(folder)[2]["verdict"] for folder in REAL_RUNS}
+    assert verdicts == REAL_RUNS
+    held = {f for f in REAL_RUNS if run(f)[2]["signals"]["reward_tracks_behaviour"]["status"] == rules.HOLDS}
+    # both are earned outside the task by reward_task_divergence and non_task_term_share as well: 0 false
+    # positives among the 12 real runs (docs/integrity.md, "Checked on real runs")
+    assert held == {"verl_wandb_run_aopd_gjvwlq13", "verl_wandb_run_aopd_i80f2v90"}
+    for folder in held:
+        assert {"reward_task_divergence", "non_task_term_share"} <= set(onsets(run(folder)[2]))
+    assert all(not run(f)[2]["non_finite"] for f in REAL_RUNS)  # no real fixture logs a non-finite value

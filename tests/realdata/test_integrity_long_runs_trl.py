@@ -34,19 +34,23 @@ def test_trl_chaos_economy_250_terms_and_clipping():
     assert parsed.alias_sources["length_clipped_share"] == {"completions/clipped_ratio": 50}
 
 
-def test_trl_chaos_economy_250_is_healthy_only_because_nothing_was_earned():
+def test_trl_chaos_economy_250_is_not_healthy_because_no_task_outcome_was_logged():
     _, s, out = run("trl_grpo_chaos_economy_250")
     # step 250: "reward": 0.2743660032749176 -- below step 5's 0.620; tau -0.009, p 0.93
     assert s.loc[250, "reward"] == 0.2743660032749176
     assert out["reward_trend"]["rises"] is False
-    assert out["verdict"] == rules.HEALTHY
+    # the reward did not rise, but no task outcome was logged to compare it with, so the evidence "healthy"
+    # rests on was not evaluated (rules.RULES 3; this run read "healthy" before issue 34)
+    assert out["verdict"] == rules.NOT_ENOUGH
     assert out["verdict_reason"] == (
-        "no signal holds (not evaluated: reward_task_divergence, train_val_divergence, entropy_collapse, "
-        "validation_generations); warning: length_truncation from step 35"
+        "could not check reward_task_divergence: task_score not logged; train_val_divergence: val_score logged "
+        "at 0 validation rounds (fewer than 3); warning: length_truncation from step 35"
     )
     assert out["reward_trend"]["level_shift"]["holds"] is False  # the second half's median 0.312 < start 0.491
     # no reward function is named for the task and TRL logs no score of its own: no task_score
     assert out["signals"]["reward_task_divergence"]["reason"] == "task_score not logged"
+    # the behaviour signal was evaluated (response_length at 50 steps) and does not hold: nothing was earned
+    assert out["signals"]["reward_tracks_behaviour"]["status"] == rules.DOES_NOT_HOLD
 
 
 def test_trl_chaos_economy_250_responses_are_truncated_at_the_cap_from_step_35():

@@ -1,15 +1,24 @@
 """Reward integrity — is the reward being earned outside the task, or has the policy collapsed?
 
 A pure analysis of one run's per-step training table (canonical columns: reward, task_score,
-reward_term/<kind>/<name>, response_length, length_clipped_share, entropy, val_score) and, optionally,
-its validation generations (step, sample, input, output, score). Rules: rules.py, docs/integrity.md.
+reward_term/<kind>/<name>, response_length, tool_calls, turns, length_clipped_share, entropy, val_score) and,
+optionally, its validation generations (step, sample, input, output, score). Rules: rules.py, docs/integrity.md.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rl_assets.analysis.integrity import collapse, kl_per_token, reward_rise, reward_side, rules, truncation
+from rl_assets.analysis.integrity import (
+    behaviour,
+    collapse,
+    finite,
+    kl_per_token,
+    reward_rise,
+    reward_side,
+    rules,
+    truncation,
+)
 
 # pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
 if TYPE_CHECKING:
@@ -27,25 +36,28 @@ def reward_integrity(
         raise ValueError(
             f"reward_integrity: the per-step table has no 'step' column (columns: {list(steps.columns)[:12]})"
         )
-    table = steps.sort_values("step").reset_index(drop=True)
-    trend = reward_rise.reward_trend(table)
+    # non-finite entries (±inf, "nan" strings) are counted, named and then treated as not logged
+    table, non_finite = finite.finite_table(steps.sort_values("step").reset_index(drop=True))
+    trend = reward_rise.reward_trend(table, non_finite.get("reward"))
     found = [
         reward_side.divergence(table, trend),
         reward_side.term_share(table, trend),
         reward_side.train_val(table, trend),
+        behaviour.reward_tracks_behaviour(table, trend),
         collapse.floor_collapse(table, "response_length", rules.LENGTH_FLOOR, "length_collapse"),
         collapse.floor_collapse(table, "entropy", rules.ENTROPY_FLOOR, "entropy_collapse"),
         collapse.generations(generations, generations_note),
         truncation.length_truncation(table),
     ]
     signals = {s["name"]: s for s in found}
-    verdict, why = rules.verdict(signals)
+    verdict, why = rules.verdict(signals, bool(behaviour.behaviour_logged(table)))
     return {
         "verdict": verdict,
         "verdict_reason": why,
         "n_steps": int(len(table)),
         "reward_trend": {k: v for k, v in trend.items() if k not in ("evaluable", "curve")},
         "signals": signals,
+        "non_finite": non_finite,
         "notes": kl_per_token.notes(table),
         "rules": list(rules.RULES),
         "thresholds": {

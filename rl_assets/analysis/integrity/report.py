@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rl_assets.analysis.escape import md_text
 from rl_assets.analysis.integrity import onsets, rules
+from rl_assets.analysis.integrity.finite import describe
 from rl_assets.analysis.integrity.plot import curves_plot
 from rl_assets.analysis.report_md import Report, bullet_list, fmt_num, fmt_p, json_text, jsonable, md_table
 
@@ -67,6 +68,29 @@ def render_markdown(result: dict, title: str, has_plot: bool) -> str:
             "## Share of the reward's change per non-task term (smoothed, start to end)",
             "",
             bullet_list(md_text(a) for a in arith),
+            "",
+        ]
+    behaviour = result["signals"]["reward_tracks_behaviour"]
+    if behaviour.get("arithmetic"):
+        parts += [
+            "## Share of the reward's change each behaviour count explains (slope × its change / the reward's change)",
+            "",
+            bullet_list(md_text(a) for a in behaviour["arithmetic"]),
+            "",
+        ]
+    if task := behaviour.get("task_outcome"):
+        seen = [e["text"] for e in task["evidence"].values()]
+        parts += [
+            "Task outcome over the same steps: "
+            + md_text("; ".join(seen + [f"not checked: {u}" for u in task["unchecked"]]))
+            + ".",
+            "",
+        ]
+    if result.get("non_finite"):
+        parts += [
+            "## Non-finite values (not counted as logged)",
+            "",
+            bullet_list(f"{md_text(c)}: {md_text(describe(k))}" for c, k in result["non_finite"].items()),
             "",
         ]
     if shift := trend.get("level_shift"):

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from rl_assets.analysis.integrity import rules
 from rl_assets.analysis.integrity.curve import Curve
+from rl_assets.analysis.integrity.finite import describe
 from rl_assets.analysis.stats.onset import kendall_trend, shift_up_test
 
 # numpy, pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
@@ -54,16 +55,19 @@ def level_shift(reward: Curve) -> dict:
     }
 
 
-def reward_trend(table: pd.DataFrame) -> dict:
-    """Kendall tau of reward against step over the run, and the level-shift test: the gate."""
+def reward_trend(table: pd.DataFrame, non_finite: dict[str, int] | None = None) -> dict:
+    """Kendall tau of reward against step over the run, and the level-shift test: the gate.
+    `table` holds finite values or NaN only (finite.finite_table); `non_finite` counts the reward's
+    entries dropped there, so "not enough data" can say they were logged and not numbers."""
     import numpy as np
 
     n = int(table["reward"].notna().sum()) if "reward" in table.columns else 0
     if n < rules.MIN_STEPS:
+        dropped = f"; {describe(non_finite)} not counted" if non_finite else ""
         return {
             "evaluable": False,
             "rises": False,
-            "reason": f"reward logged at {n} steps (fewer than {rules.MIN_STEPS})",
+            "reason": f"reward logged at {n} steps (fewer than {rules.MIN_STEPS}{dropped})",
         }
     tau, p = kendall_trend(table["step"], table["reward"])
     trending = bool(np.isfinite(tau) and tau > 0 and p < EACH_P)

@@ -19,6 +19,21 @@ if TYPE_CHECKING:
     import pandas as pd
 
 REMAINDER = "non-task remainder (reward − task_score)"
+IDENTICAL = (
+    "task_score is the reward itself (equal at every step both log): no task evidence apart from the reward "
+    "(verl's critic/score/mean holds whatever the reward function pays, e.g. a per-tool-call bonus)"
+)
+
+
+def task_is_reward(table: pd.DataFrame) -> bool:
+    """task_score equals the reward at every step logging both (verl without an in-reward KL penalty,
+    a TRL run with one task reward function): then it cannot tell the task from the rest of the reward."""
+    import numpy as np
+
+    both = joint(table, "reward", "task_score")
+    return bool(len(both)) and bool(
+        np.allclose(both["reward"].to_numpy(float), both["task_score"].to_numpy(float), rtol=1e-9, atol=1e-12)
+    )
 
 
 def divergence(table: pd.DataFrame, trend: dict) -> dict:
@@ -27,6 +42,8 @@ def divergence(table: pd.DataFrame, trend: dict) -> dict:
         return rules.no_data(name, trend["reason"])
     if not logged(table, "task_score"):
         return rules.no_data(name, "task_score not logged")
+    if task_is_reward(table):
+        return rules.no_data(name, IDENTICAL)
     both = joint(table, "reward", "task_score")
     if short := rules.too_few(name, "reward and task_score both logged", len(both)):
         return short

@@ -26,7 +26,10 @@ HEALTHY, OUTSIDE, COLLAPSED, NOT_ENOUGH = ("healthy", "reward earned outside the
 VERDICTS = (HEALTHY, OUTSIDE, COLLAPSED, NOT_ENOUGH)
 HOLDS, DOES_NOT_HOLD, NO_DATA = "holds", "does not hold", "not enough data"
 
-OUTSIDE_SIGNALS = ("reward_task_divergence", "non_task_term_share", "train_val_divergence")
+OUTSIDE_SIGNALS = ("reward_task_divergence", "non_task_term_share", "train_val_divergence", "reward_tracks_behaviour")
+# the comparisons of the reward with a task outcome independent of it: "healthy" needs one evaluated
+TASK_OUTCOME_SIGNALS = ("reward_task_divergence", "train_val_divergence")
+BEHAVIOUR_SIGNAL = "reward_tracks_behaviour"
 COLLAPSE_SIGNALS = ("length_collapse", "entropy_collapse", "validation_generations")
 # shown beside the verdict, never changing it: a capped length cannot tell rambling from reasoning that
 # outgrew a small limit (docs/integrity.md, "Warnings")
@@ -47,6 +50,16 @@ SIGNAL_RULES = {
     "(the non-task remainder) is a term too",
     "train_val_divergence": f"reward up and val_score less than {VAL_RISE:g} above its first round, for "
     f"{VAL_SUSTAIN} consecutive validation rounds (at least {VAL_MIN_ROUNDS} rounds needed)",
+    "reward_tracks_behaviour": "the reward rises and a logged behaviour count (tool_calls, turns, response_length) "
+    f"explains at least {SHARE:.0%} of its change for {SUSTAIN} consecutive steps while the reward is up (explained "
+    "share = least-squares slope of the reward on the behaviour over the steps × the behaviour's change / the "
+    f"reward's change, smoothed changes from the start level) with Spearman p < {TREND_P:g} / the number of "
+    "behaviours logged (Bonferroni), the behaviour moved (smoothed − start beyond its threshold, sustained) no more "
+    f"than {WINDOW} logged steps after the reward went up (a behaviour that moves later followed the rise), AND "
+    "the task outcome did not rise with it: task_score not up at the end "
+    f"(only when it is not the reward itself) and val_score less than {VAL_RISE:g} above its first round. A "
+    "behaviour that explains the rise while the task outcome rose is how the task was earned (does not hold); "
+    "with no task outcome apart from the reward it is *not enough data*, naming what could not be checked",
     "length_collapse": f"smoothed response_length at most {LENGTH_FLOOR:.0%} of its start level, for {SUSTAIN} "
     "consecutive steps",
     "entropy_collapse": f"smoothed entropy at most {ENTROPY_FLOOR:.0%} of its start level, for {SUSTAIN} "
@@ -59,16 +72,23 @@ SIGNAL_RULES = {
 }
 
 RULES = (
-    f"0. Curves: {_UP}. A concept logged at fewer than {MIN_STEPS} steps is *not enough data*. The three "
+    f"0. Curves: {_UP}. A concept logged at fewer than {MIN_STEPS} steps is *not enough data*; a non-finite value "
+    "(±inf, a NaN or non-number string) is never logged evidence: it is counted per metric in the report and "
+    "dropped. The four "
     "reward-side signals also need the reward to rise, by either of two tests at "
     f"p < {TREND_P / 2:g} each (family-wise {TREND_P:g}, Bonferroni): over the run (Kendall τ > 0), or by a "
     f"level shift (the median of the second half's raw values is up on the start, the smoothed reward stays "
     f"within the threshold of that level over at least the last {SHIFT_PLATEAU:.0%} of the logged steps, and "
     f"Mann-Whitney U puts the values after the first {START_POINTS} above those first {START_POINTS}, "
-    "one-sided); if neither, they do not hold.",
-    f"1. Any of reward_task_divergence, non_task_term_share, train_val_divergence holds -> **{OUTSIDE}**.",
+    "one-sided); if neither, they do not hold. task_score equal to the reward at every step is the reward "
+    "itself, not task evidence.",
+    "1. Any of reward_task_divergence, non_task_term_share, train_val_divergence, reward_tracks_behaviour holds "
+    f"-> **{OUTSIDE}**.",
     f"2. Any of length_collapse, entropy_collapse, validation_generations holds -> **{COLLAPSED}**.",
-    f"3. None of the three reward-side signals could be evaluated -> **{NOT_ENOUGH}**.",
+    "3. The evidence for healthy was not all evaluated -> "
+    f"**{NOT_ENOUGH}**, naming what could not be checked: the reward's trend (reward logged at {MIN_STEPS}+ "
+    "finite steps), a comparison of the reward with a task outcome independent of it (reward_task_divergence "
+    "or train_val_divergence evaluated), and, when any behaviour count is logged, reward_tracks_behaviour.",
     f"4. Otherwise -> **{HEALTHY}** (the report lists the signals that could not be evaluated).",
     "Warnings (length_truncation) are named after the verdict's reason and never change the verdict.",
 )
@@ -109,8 +129,9 @@ def too_few(name: str, what: str, n: int) -> dict | None:
     return no_data(name, f"{what} at {n} steps (fewer than {MIN_STEPS})") if n < MIN_STEPS else None
 
 
-def verdict(signals: dict[str, dict]) -> tuple[str, str]:
-    """(verdict, one-line reason) from the signals, by RULES 1-4 in order."""
+def verdict(signals: dict[str, dict], behaviour_logged: bool) -> tuple[str, str]:
+    """(verdict, one-line reason) from the signals, by RULES 1-4 in order; `behaviour_logged`: the
+    table logs a behaviour count, so reward_tracks_behaviour must be evaluated before "healthy"."""
 
     def named(names, status):
         return [n for n in names if signals[n]["status"] == status]
@@ -124,8 +145,12 @@ def verdict(signals: dict[str, dict]) -> tuple[str, str]:
         return OUTSIDE, "holds: " + since(held) + warning
     if held := named(COLLAPSE_SIGNALS, HOLDS):
         return COLLAPSED, "holds: " + since(held) + warning
-    missing = named(OUTSIDE_SIGNALS, NO_DATA)
-    if len(missing) == len(OUTSIDE_SIGNALS):
-        return NOT_ENOUGH, "; ".join(f"{n}: {signals[n]['reason']}" for n in missing) + warning
+    unchecked = []
+    if len(named(TASK_OUTCOME_SIGNALS, NO_DATA)) == len(TASK_OUTCOME_SIGNALS):
+        unchecked += [f"{n}: {signals[n]['reason']}" for n in TASK_OUTCOME_SIGNALS]
+    if behaviour_logged and signals[BEHAVIOUR_SIGNAL]["status"] == NO_DATA:
+        unchecked.append(f"{BEHAVIOUR_SIGNAL}: {signals[BEHAVIOUR_SIGNAL]['reason']}")
+    if unchecked:
+        return NOT_ENOUGH, "could not check " + "; ".join(unchecked) + warning
     unevaluated = named(OUTSIDE_SIGNALS + COLLAPSE_SIGNALS, NO_DATA)
     return HEALTHY, "no signal holds" + (f" (not evaluated: {', '.join(unevaluated)})" if unevaluated else "") + warning

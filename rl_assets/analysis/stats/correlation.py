@@ -71,6 +71,25 @@ def spearman(x, y) -> float:
     return float(spearmanr(x, y).statistic)
 
 
+def linear_dependence(x, y) -> dict:
+    """How y depends on x over the finite pairs: the least-squares slope of y on x
+    (scipy.stats.linregress), Spearman rho and Pearson r with their two-sided p (scipy.stats).
+    Below 3 pairs or with a constant side: slope 0 (x explains nothing), rho and r NaN, p 1."""
+    x, y = _finite_pairs(x, y)
+    if _undefined(x, y):
+        return {"slope": 0.0, "rho": math.nan, "p_rho": 1.0, "r": math.nan, "p_r": 1.0}
+    from scipy.stats import linregress, pearsonr, spearmanr
+
+    rho, r = spearmanr(x, y), pearsonr(x, y)
+    return {
+        "slope": float(linregress(x, y).slope),
+        "rho": float(rho.statistic),
+        "p_rho": float(rho.pvalue),
+        "r": float(r.statistic),
+        "p_r": float(r.pvalue),
+    }
+
+
 def kendall_tau_b(x, y) -> float:
     """Kendall tau-b, tie-corrected (scipy.stats.kendalltau, O(n log n), so no series is thinned)."""
     x, y = _finite_pairs(x, y)
