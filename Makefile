@@ -10,7 +10,7 @@ export DAGSTER_HOME ?= $(RLDELTA_HOME)/dagster
 # tests again; with it unset Python caches the bytecode once in __pycache__/ (git ignores it).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: demo test ui bench install clean
+.PHONY: demo test ui bench validity install clean
 
 # PIP_EXTRA_INDEX_URL: the machine's extra indexes minus local file:// ones that lack some locked
 # project, for which pip would print a warning per project (scripts/extra_indexes.py).
@@ -32,6 +32,10 @@ test: install ## the whole suite (starts a throwaway PostgreSQL, installs chromi
 ui: install ## the Dagster UI on the same instance as `make demo`; prints its URL; Ctrl-C or SIGTERM stops every child
 	$(PY) -m rl_assets.support.instance "$(DAGSTER_HOME)"
 	RLDELTA_WATCH_AUTHORS="$${RLDELTA_WATCH_AUTHORS:-laion,rldelta-demo}" exec $(PY) -m rl_assets.cli.ui
+
+validity: install ## rldelta's verdicts vs the pre-registered corpus (validity/); needs the corpus's git mirrors (VALIDITY_MIRRORS)
+	$(PY) scripts/validity_fetch.py $${VALIDITY_MIRRORS:+--mirrors "$$VALIDITY_MIRRORS"}
+	$(PY) -m validity.run
 
 bench: install ## benchmarks; figures go to bench/RESULTS.md by hand, with date and command
 	bash bench/run_all.sh

@@ -108,3 +108,28 @@ def found(check: dict, injected: list[str], rule: str) -> int:
     """How many injected tasks the family's contrastive check flags with ``rule``."""
     flagged = {t["key"] for t in check["tasks"] if rule in t["rules"]}
     return sum(k in flagged for k in injected)
+
+
+# -- training runs: a reward that pays for a behaviour ------------------------------------------
+
+
+def behaviour_bonus(steps, behaviour: str, strength: float, *, inside_task_score: bool, term: str | None):
+    """A copy of a real run's step table in which the policy learns a behaviour the reward pays for: from 30%
+    to 70% of the logged steps the behaviour ramps up by its own median (at least 1), and the reward pays for
+    each unit so that the full ramp adds ``strength`` times the reward's own standard deviation.
+
+    inside_task_score / term: as rl_assets.analysis.integrity.plant.plant_behaviour_bonus (verl folds the bonus
+    into its score; TRL logs each reward function as its own term)."""
+    import numpy as np
+
+    from rl_assets.analysis.integrity.plant import plant_behaviour_bonus
+
+    out = steps.copy()
+    n = len(out)
+    ramp = np.clip((np.arange(n) - 0.3 * n) / (0.4 * n), 0.0, 1.0)
+    size = max(float(out[behaviour].dropna().median()), 1.0)
+    out[behaviour] = out[behaviour] + ramp * size
+    spread = float(out["reward"].dropna().std()) or 1.0
+    return plant_behaviour_bonus(
+        out, behaviour, strength * spread / size, inside_task_score=inside_task_score, term=term
+    )

@@ -18,7 +18,8 @@ import shutil
 import sys
 import tempfile
 from collections import Counter, defaultdict
-from datetime import datetime, timezone
+from concurrent.futures import ProcessPoolExecutor
+from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 
@@ -78,8 +79,10 @@ def audit_family(entry: dict, data: Path) -> dict:
 
 
 def inject_family(entry: dict, data: Path) -> list[dict]:
-    """Each exploit injected at each k into a copy of the family's post-RL rows: found by its rule?"""
-    from rl_assets.analysis.audit import audit_rows
+    """Each exploit injected at each k into a copy of the family's post-RL rows: found by its rule? (The
+    contrastive check alone: it is what flags; the label's bootstrap would add minutes and no recall.)"""
+    from rl_assets.analysis.audit.contrastive import contrastive_family
+    from rl_assets.analysis.audit.tasks import build_families
 
     before, after = family_rows(entry, data)
     failing = len(inject.failing_tasks(before, after, entry["dataset"]))
@@ -89,15 +92,15 @@ def inject_family(entry: dict, data: Path) -> list[dict]:
     for name, (injector, rule) in inject.INJECTIONS.items():
         for k in INJECT_K:
             planted, keys = injector(before, after, entry["dataset"], k, seed=k)
-            (row,) = audit_rows(before, planted, n_boot=200, seed=0)[0]
+            check = contrastive_family(build_families(before, planted)[entry["dataset"]])
             out.append(
                 {
                     "family": entry["id"],
                     "exploit": name,
                     "k": k,
-                    "found": inject.found(row["contrastive"], keys, rule),
-                    "label": row["label"],
-                    "newly_passing": row["contrastive"]["newly_passing"],
+                    "found": inject.found(check, keys, rule),
+                    "newly_passing": check["newly_passing"],
+                    "flagged_share": check["share"],
                 }
             )
     return out
@@ -129,6 +132,17 @@ def integrity_of(entry: dict, data: Path) -> dict:
         generations = read_validation_tables(folder)
     result = reward_integrity(parsed.steps, None if generations.empty else generations)
     return {"verdict": result["verdict"], "explanation": result["verdict_reason"], "steps": result["n_steps"]}
+
+
+def judge(entry: dict, data: Path, with_injection: bool) -> tuple[dict, list[dict]]:
+    """rldelta's verdict on one entry, and (eval families) the injected-exploit recall on its files."""
+    try:
+        if entry["kind"] != "eval_family":
+            return integrity_of(entry, data), []
+        got = audit_family(entry, data)
+    except Exception as exc:  # an input rldelta cannot read is a finding, not a crash of the whole table
+        return {"verdict": f"error: {type(exc).__name__}", "explanation": str(exc)[:300]}, []
+    return got, inject_family(entry, data) if with_injection else []
 
 
 # -- tables ------------------------------------------------------------------------------------
@@ -189,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--only", nargs="*", default=None, help="entry ids to run")
     ap.add_argument("--no-inject", action="store_true", help="skip the injected-exploit recall")
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     args = ap.parse_args(argv)
     from rl_assets.analysis.audit.labels import LABELS
     from rl_assets.analysis.integrity.rules import VERDICTS
@@ -204,26 +219,26 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     results: dict[str, list[dict]] = {"eval_family": [], "training_run": []}
     injected: list[dict] = []
-    for entry in entries:
-        try:
-            got = audit_family(entry, args.data) if entry["kind"] == "eval_family" else integrity_of(entry, args.data)
-        except Exception as exc:  # an input rldelta cannot read is a finding, not a crash of the whole table
-            got = {"verdict": f"error: {type(exc).__name__}", "explanation": str(exc)[:300]}
-        row = {
-            "id": entry["id"],
-            "expected": entry["expected_label"],
-            "confidence": entry["confidence"],
-            "also_acceptable": entry.get("also_acceptable", []),
-            "hard_case": entry.get("hard_case", False),
-            "why": entry["why"],
-            **got,
-        }
-        results[entry["kind"]].append(row)
-        mark = "==" if row["verdict"] == row["expected"] else "!="
-        print(f"{entry['id']}: {row['verdict']} {mark} {row['expected']} ({row['confidence']})", flush=True)
-        if entry["kind"] == "eval_family" and not args.no_inject and not got["verdict"].startswith("error"):
-            injected += inject_family(entry, args.data)
-    report: dict = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "injected": injected}
+    # entries of one eval file share its rows (read once per process): hand them out grouped by file
+    entries.sort(key=lambda e: (e["kind"], [f["path"] for f in e["files"]]))
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        jobs = [pool.submit(judge, entry, args.data, not args.no_inject) for entry in entries]
+        for entry, job in zip(entries, jobs):
+            got, planted = job.result()
+            row = {
+                "id": entry["id"],
+                "expected": entry["expected_label"],
+                "confidence": entry["confidence"],
+                "also_acceptable": entry.get("also_acceptable", []),
+                "hard_case": entry.get("hard_case", False),
+                "why": entry["why"],
+                **got,
+            }
+            results[entry["kind"]].append(row)
+            injected += planted
+            mark = "==" if row["verdict"] == row["expected"] else "!="
+            print(f"{entry['id']}: {row['verdict']} {mark} {row['expected']} ({row['confidence']})", flush=True)
+    report: dict = {"date": datetime.now(UTC).isoformat(timespec="seconds"), "injected": injected}
     print()
     for kind, vocabulary in (("eval_family", list(LABELS)), ("training_run", list(VERDICTS))):
         rows = results[kind]

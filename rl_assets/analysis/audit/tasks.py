@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rl_assets.analysis.audit.lenient import last_assistant_message
 from rl_assets.analysis.pairing import Pairing, pair_rows
@@ -55,8 +56,11 @@ def task_key(row: dict) -> TaskKey:
     return stored_key(row)[0]
 
 
+@lru_cache(maxsize=65536)
 def regenerate(family: str, origin: tuple[str, int]) -> tuple[dict | None, str]:
-    """The reasoning-gym entry behind a task, or (None, why not)."""
+    """The reasoning-gym entry behind a task, or (None, why not). Cached: generating one can take 0.1 s
+    (re-arc), and an audit that runs again on the same tasks (a comparison, injected copies) asks again;
+    callers read the entry and never change it."""
     try:
         return generated_dataset(family, origin[0])[origin[1]], ""
     except Exception as exc:  # unknown family, config the installed version rejects, bad index
