@@ -15,10 +15,11 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections import Counter, defaultdict
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
@@ -31,6 +32,7 @@ DATA = ROOT / ".rldelta" / "validity" / "data"
 RESULTS = ROOT / ".rldelta" / "validity" / "results.json"
 INJECT_K = (5, 10, 20)
 INJECT_MIN_FAILING = 25  # families with fewer both-side-failing tasks than this get no injection
+TIMEOUT = 600.0  # seconds one entry may take (validity --timeout)
 ACCUSING = {"gamed", "reward earned outside the task"}  # the verdicts a team acts against
 
 
@@ -145,6 +147,22 @@ def judge(entry: dict, data: Path, with_injection: bool) -> tuple[dict, list[dic
     return got, inject_family(entry, data) if with_injection else []
 
 
+def judge_apart(entry: dict, args, with_injection: bool) -> tuple[dict, list[dict]]:
+    """``judge`` in a child process with a deadline: some reasoning-gym scorers (sympy simplification in the
+    integration families) take minutes per family, and an entry over the deadline is reported as not
+    evaluated, with the reason, instead of holding the whole table."""
+    cmd = [sys.executable, "-m", "validity.run", "--one", entry["id"], "--data", str(args.data)]
+    cmd += [] if with_injection else ["--no-inject"]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        return {"verdict": "not evaluated: timeout", "explanation": f"over the {args.timeout:.0f} s per entry"}, []
+    if done.returncode != 0:
+        return {"verdict": "error", "explanation": done.stderr.strip()[-300:]}, []
+    got, planted = json.loads(done.stdout.strip().splitlines()[-1])
+    return got, planted
+
+
 # -- tables ------------------------------------------------------------------------------------
 
 
@@ -203,12 +221,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--only", nargs="*", default=None, help="entry ids to run")
     ap.add_argument("--no-inject", action="store_true", help="skip the injected-exploit recall")
-    ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    ap.add_argument("--jobs", type=int, default=2, help="entries judged side by side (default 2)")
+    ap.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds one entry may take (default %(default)s)")
+    ap.add_argument("--one", help=argparse.SUPPRESS)  # worker mode: judge one entry, print its JSON
     args = ap.parse_args(argv)
     from rl_assets.analysis.audit.labels import LABELS
     from rl_assets.analysis.integrity.rules import VERDICTS
 
     manifest = json.loads(MANIFEST.read_text())
+    if args.one:
+        (entry,) = [e for e in manifest["entries"] if e["id"] == args.one]
+        print(json.dumps(judge(entry, args.data, not args.no_inject), default=str))
+        return 0
     entries = [e for e in manifest["entries"] if args.only is None or e["id"] in args.only]
     missing = [str(local(args.data, f)) for e in entries for f in e["files"] if not local(args.data, f).is_file()]
     if missing:
@@ -219,10 +243,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     results: dict[str, list[dict]] = {"eval_family": [], "training_run": []}
     injected: list[dict] = []
-    # entries of one eval file share its rows (read once per process): hand them out grouped by file
-    entries.sort(key=lambda e: (e["kind"], [f["path"] for f in e["files"]]))
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        jobs = [pool.submit(judge, entry, args.data, not args.no_inject) for entry in entries]
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        jobs = [pool.submit(judge_apart, entry, args, not args.no_inject) for entry in entries]
         for entry, job in zip(entries, jobs):
             got, planted = job.result()
             row = {

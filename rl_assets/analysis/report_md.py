@@ -14,6 +14,13 @@ from typing import Any, NamedTuple
 
 from rl_assets.values.escape import md_table  # noqa: F401 - reports import the table writer from here
 
+# Printed under every verdict that can accuse (the audit's labels, reward integrity's verdict): how often
+# those verdicts were wrong on real runs is published, and a reader should know where.
+ERROR_RATES = (
+    "How often these verdicts are wrong on real runs — precision and recall on a pre-registered corpus, "
+    "and recall of injected exploits — is published in rldelta's docs/validity.md."
+)
+
 # numpy: imported where used, so loading the definitions stays light (test_import_cost.py)
 
 

@@ -13,6 +13,7 @@ from rl_assets.analysis.audit.prereg import prediction_held
 from rl_assets.analysis.escape import md_code, md_text
 from rl_assets.analysis.pairing_report import pairing_section
 from rl_assets.analysis.report_md import (
+    ERROR_RATES,
     Report,
     bullet_list,
     fmt_num,
@@ -213,6 +214,8 @@ def render_markdown(report: dict, title: str) -> str:
         f"# Learning audit: {md_text(title)}",
         "",
         summary_table(rows),
+        "",
+        ERROR_RATES,
         "",
         *(pairing_section(report["pairing"]) if report.get("pairing") else []),
         *_rulers_section(rows),

@@ -39,10 +39,17 @@ class Family:
     after: dict[TaskKey, list[Attempt]] = field(default_factory=dict)
     scored: bool = False  # True when every task regenerated and the family scorer applies
     scorer_note: str = ""  # why there is no scorer, or where it came from
+    _scores: dict[tuple[TaskKey, str | None], float] = field(default_factory=dict, repr=False, compare=False)
 
     def score(self, key: TaskKey, answer: str | None) -> float:
-        """The family's own score for an answer to one task (only when ``scored``)."""
-        return float(generated_dataset(self.name, self.origin[key][0]).score_answer(answer, self.entries[key]))
+        """The family's own score for an answer to one task (only when ``scored``). Memoised: the audit asks
+        for the same answer under several readings and rulers, and some scorers (sympy's simplification in
+        the integration families) take a second per answer."""
+        memo = (key, answer)
+        if memo not in self._scores:
+            entry = self.entries[key]
+            self._scores[memo] = float(generated_dataset(self.name, self.origin[key][0]).score_answer(answer, entry))
+        return self._scores[memo]
 
     @property
     def common(self) -> list[TaskKey]:

@@ -7,7 +7,7 @@ from rl_assets.analysis.escape import md_text
 from rl_assets.analysis.integrity import onsets, rules
 from rl_assets.analysis.integrity.finite import describe
 from rl_assets.analysis.integrity.plot import curves_plot
-from rl_assets.analysis.report_md import Report, bullet_list, fmt_num, fmt_p, json_text, jsonable, md_table
+from rl_assets.analysis.report_md import ERROR_RATES, Report, bullet_list, fmt_num, fmt_p, json_text, jsonable, md_table
 
 PLOT = "curves.png"
 
@@ -55,6 +55,8 @@ def render_markdown(result: dict, title: str, has_plot: bool) -> str:
         f"# Reward integrity: {md_text(title)}",
         "",
         f"Verdict: {summary(result)}",
+        "",
+        ERROR_RATES,
         "",
         f"{result['n_steps']} logged steps. Reward trend over the run: "
         f"Kendall τ {fmt_num(trend.get('tau'))}, p {fmt_p(trend.get('p'))} ({md_text(trend['reason'])}).",
