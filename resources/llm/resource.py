@@ -132,7 +132,9 @@ class LLMResource(dg.ConfigurableResource):
                 api_key=self.resolved_api_key() or "no-key",
                 timeout=self.timeout_s,
                 max_retries=0,  # retries are ours: counted, budgeted and ledgered
-                http_client=openai.DefaultHttpxClient(transport=DeadlineTransport(max_reply_bytes=self.max_reply_bytes)),
+                http_client=openai.DefaultHttpxClient(
+                    transport=DeadlineTransport(max_reply_bytes=self.max_reply_bytes)
+                ),
             )
         part = slug(partition) if "/" in partition else (partition or "unpartitioned")
         return LLMClient(

@@ -115,7 +115,9 @@ class LLMServer(LoopbackServer):
                         behaviour["interval"],
                     )
                 if kind == "trickle_head":
-                    return self._trickle_raw(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n", behaviour["interval"])
+                    return self._trickle_raw(
+                        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n", behaviour["interval"]
+                    )
                 if kind == "huge":
                     return self._huge(body.get("model", ""), behaviour["n_bytes"], behaviour["declare_length"])
                 if kind == "status":
