@@ -54,9 +54,10 @@ def job_checkpoints(instance: dg.DagsterInstance, io_manager: dg.IOManager, job:
     """model id -> its stored values, for every model partition whose manifest names this job."""
     out = {}
     for model in instance.get_dynamic_partitions(models_partitions.name):
-        manifest = load_stored(io_manager, "checkpoint", model)
+        manifest = load_stored(io_manager, "checkpoint", model, instance)
         if isinstance(manifest, dict) and manifest.get("job_name") == job:
-            out[model] = {"checkpoint": manifest, **{a: load_stored(io_manager, a, model) for a in STORED}}
+            stored = {a: load_stored(io_manager, a, model, instance) for a in STORED}
+            out[model] = {"checkpoint": manifest, **stored}
     return out
 
 
