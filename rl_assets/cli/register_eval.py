@@ -26,13 +26,24 @@ class RegisterError(ValueError):
 
 
 def _utc(value: str | None, name: str) -> datetime:
+    """`value` (ISO 8601; no offset = UTC) as a UTC time, now when not given."""
     if not value:
         return datetime.now(UTC).replace(microsecond=0)
     try:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError as exc:
         raise RegisterError(f"--{name} {value!r} is not an ISO 8601 time (e.g. 2026-05-01T12:00:00Z)") from exc
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    try:  # converted here, once: year 1 at +14:00 is year 0 in UTC, which no datetime (nor registry) holds
+        return parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    except OverflowError:
+        raise RegisterError(f"--{name} {value!r} lies outside the calendar once converted to UTC") from None
+
+
+def _stored_utc(value) -> datetime | None:
+    """A time the registry holds, as an aware UTC time (SQLite hands back naive UTC)."""
+    if not isinstance(value, datetime):
+        return None
+    return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 def traces_link(traces: str) -> str:
@@ -101,17 +112,32 @@ def _benchmark_row(reg, name: str, new_rows: list[dict]) -> dict:
 
 def _training_times(training_start: str | None, training_end: str | None) -> dict:
     """models.training_start / training_end as given (the post-RL marker of the overlay needs the end)."""
-    times = {
+    return {
         k: _utc(v, k.replace("_", "-"))
         for k, v in (("training_start", training_start), ("training_end", training_end))
         if v
     }
-    if len(times) == 2 and times["training_end"] < times["training_start"]:
-        raise RegisterError(
-            f"--training-end {times['training_end'].isoformat()} is before --training-start "
-            f"{times['training_start'].isoformat()}"
-        )
-    return times
+
+
+def _in_order(earlier: tuple[str, datetime | None], later: tuple[str, datetime | None]) -> None:
+    """Refuse `later` before `earlier`; each is (how the message names it, the time or None = unknown)."""
+    if earlier[1] is not None and later[1] is not None and later[1] < earlier[1]:
+        raise RegisterError(f"{later[0]} {later[1].isoformat()} is before {earlier[0]} {earlier[1].isoformat()}")
+
+
+def _check_times(start: tuple, end: tuple, training: dict, model: dict) -> None:
+    """The times this registration leaves the eval and its model with in order: eval start <= end, training
+    start <= end, the eval not before the model's training began. `start`/`end` are (how a message names
+    it, time); a training time not given in `training` is the model's stored one."""
+
+    def pick(name: str, flag: str, what: str) -> tuple[str, datetime | None]:
+        return (flag, training[name]) if name in training else (what, _stored_utc(model.get(name)))
+
+    t_start = pick("training_start", "--training-start", "the model's stored training start")
+    t_end = pick("training_end", "--training-end", "the model's stored training end")
+    _in_order(start, end)
+    _in_order(t_start, t_end)
+    _in_order(("the model's training start", t_start[1]), start)
 
 
 def _same_eval(reg, model: dict, bench: dict, link: str) -> dict | None:
@@ -158,14 +184,26 @@ def register_eval(
         if name:
             validate_repo_id(name)
     link = traces_link(traces)
-    start, end = _utc(started, "started"), _utc(ended or started, "ended")
-    if end < start:
-        raise RegisterError(f"--ended {end.isoformat()} is before --started {start.isoformat()}")
+    end = _utc(ended or started, "ended" if ended else "started")
+    start = _utc(started, "started") if started else end if ended else _utc(None, "started")
     times = _training_times(training_start, training_end)
     new_models, new_benchmarks = [], []
     base_id = _model_row(reg, base_model, None, new_models)["id"] if base_model else None
     model = _model_row(reg, model_id, base_id, new_models)
     bench = _benchmark_row(reg, benchmark.strip(), new_benchmarks)
+    known = _same_eval(reg, model, bench, link)
+    # what the eval's row will hold: a time not given is the stored one (a known eval), else as computed above
+    stored = known or {}
+    _check_times(
+        ("--started", start)
+        if started or not known
+        else ("the eval's stored start", _stored_utc(stored.get("started_at"))),
+        ("--ended", end)
+        if ended or started or not known
+        else ("the eval's stored end", _stored_utc(stored.get("ended_at"))),
+        times,
+        model,
+    )
     updates = {"models": {model["id"]: times}} if times and model not in new_models else {}
     model.update(times)
     values = {
@@ -177,7 +215,6 @@ def register_eval(
     # a default "now" is no new fact about an eval registered before: only given times update one
     given = {"started_at": started, "ended_at": ended or started}
     values = {k: v for k, v in values.items() if given.get(k, True)}
-    known = _same_eval(reg, model, bench, link)
     if known is None:
         job = {
             "id": str(uuid.uuid4()),

@@ -210,3 +210,48 @@ def test_training_times_are_set_from_the_cli_and_list_evals_says_how_when_missin
         )
         == 2
     )
+
+
+def _register(*extra):
+    return main(["register-eval", RL, "--benchmark", "b", "--traces", "org/after", *extra])
+
+
+@pytest.mark.parametrize(
+    "flag", ["--started", "--ended", "--training-start", "--training-end"], ids=lambda f: f.strip("-")
+)
+def test_a_time_outside_the_calendar_in_utc_is_a_clear_error(registry_url, capsys, flag):
+    """Year 1 at +14:00 is year 0 in UTC: it crashed with a raw OverflowError; now refused naming the value."""
+    value = "0001-01-01T00:00:00+14:00"
+    assert _register(flag, value) == 2
+    err = capsys.readouterr().err
+    assert f"{flag} {value!r}" in err and "Traceback" not in err
+    assert SqlRegistry(registry_url).models_by_name(RL) == []
+
+
+def test_an_eval_dated_before_its_models_training_is_refused(registry_url, capsys):
+    start = ["--training-start", "2026-04-01T00:00:00Z"]
+    assert _register(*start, "--started", "2026-03-01T00:00:00Z") == 2
+    err = capsys.readouterr().err
+    assert "--started 2026-03-01T00:00:00+00:00 is before the model's training start 2026-04-01T00:00:00+00:00" in err
+    assert SqlRegistry(registry_url).models_by_name(RL) == []
+    assert _register(*start, "--started", "2026-05-01T00:00:00Z") == 0
+    # the stored training start holds for later registrations too
+    assert _register("--traces", "org/other", "--started", "2026-03-01T00:00:00Z") == 2
+    assert "before the model's training start" in capsys.readouterr().err
+
+
+def test_an_end_before_the_stored_start_is_refused(registry_url, capsys):
+    assert _register("--started", "2026-05-01T12:00:00Z", "--training-start", "2026-04-01T00:00:00Z") == 0
+    capsys.readouterr()
+    assert _register("--ended", "2026-05-01T11:00:00Z") == 2  # the same eval: its stored start is 12:00
+    assert "--ended 2026-05-01T11:00:00+00:00 is before the eval's stored start 2026-05-01T12:00:00+00:00" in (
+        capsys.readouterr().err
+    )
+    assert _register("--training-end", "2026-03-01T00:00:00Z") == 2  # the model's stored training start is 1 April
+    assert "--training-end 2026-03-01T00:00:00+00:00 is before the model's stored training start" in (
+        capsys.readouterr().err
+    )
+    reg = SqlRegistry(registry_url)
+    (model,) = reg.models_by_name(RL)
+    (job,) = reg.jobs_for_model(model["id"])
+    assert model["training_end"] is None and job["ended_at"].astimezone(UTC) == datetime(2026, 5, 1, 12, tzinfo=UTC)
