@@ -166,10 +166,11 @@ def register_eval(
     training_start: str | None = None,
     training_end: str | None = None,
 ) -> dict:
-    """Write the eval run in one transaction; returns the `sandbox_jobs` row (with the model and benchmark
-    ids it used) and `outcome`: registered, updated (same model, benchmark and traces: one row, its
-    status/score/times refreshed) or unchanged."""
-    if not hasattr(reg, "write"):
+    """Write the eval run in one transaction, under the registry's write lock (concurrent registrations of
+    one new model or benchmark would each find it missing and insert it); returns the `sandbox_jobs` row
+    (with the model and benchmark ids it used) and `outcome`: registered, updated (same model, benchmark
+    and traces: one row, its status/score/times refreshed) or unchanged."""
+    if not hasattr(reg, "locked"):
         raise RegisterError(
             "register-eval writes to the SQL registry (SQLite or PostgreSQL by RLDELTA_REGISTRY_URL);"
             " with Supabase, add rows through the eval team's own tooling"
@@ -187,55 +188,62 @@ def register_eval(
     end = _utc(ended or started, "ended" if ended else "started")
     start = _utc(started, "started") if started else end if ended else _utc(None, "started")
     times = _training_times(training_start, training_end)
-    new_models, new_benchmarks = [], []
-    base_id = _model_row(reg, base_model, None, new_models)["id"] if base_model else None
-    model = _model_row(reg, model_id, base_id, new_models)
-    bench = _benchmark_row(reg, benchmark.strip(), new_benchmarks)
-    known = _same_eval(reg, model, bench, link)
-    # what the eval's row will hold: a time not given is the stored one (a known eval), else as computed above
-    stored = known or {}
-    _check_times(
-        ("--started", start)
-        if started or not known
-        else ("the eval's stored start", _stored_utc(stored.get("started_at"))),
-        ("--ended", end)
-        if ended or started or not known
-        else ("the eval's stored end", _stored_utc(stored.get("ended_at"))),
-        times,
-        model,
-    )
-    updates = {"models": {model["id"]: times}} if times and model not in new_models else {}
-    model.update(times)
-    values = {
-        "started_at": start,
-        "ended_at": end,
-        "job_status": status,
-        "metrics": {"accuracy": score} if score is not None else None,
-    }
-    # a default "now" is no new fact about an eval registered before: only given times update one
-    given = {"started_at": started, "ended_at": ended or started}
-    values = {k: v for k, v in values.items() if given.get(k, True)}
-    if known is None:
-        job = {
-            "id": str(uuid.uuid4()),
-            "created_at": datetime.now(UTC),
-            "job_name": f"eval-{model_id}-{bench['name']}",
-            "username": USERNAME,
+    with reg.locked():  # from the first read to the write: another registration waits
+        new_models, new_benchmarks = [], []
+        base_id = _model_row(reg, base_model, None, new_models)["id"] if base_model else None
+        model = _model_row(reg, model_id, base_id, new_models)
+        bench = _benchmark_row(reg, benchmark.strip(), new_benchmarks)
+        known = _same_eval(reg, model, bench, link)
+        # what the eval's row will hold: a time not given is the stored one (a known eval), else as computed above
+        stored = known or {}
+        _check_times(
+            ("--started", start)
+            if started or not known
+            else ("the eval's stored start", _stored_utc(stored.get("started_at"))),
+            ("--ended", end)
+            if ended or started or not known
+            else ("the eval's stored end", _stored_utc(stored.get("ended_at"))),
+            times,
+            model,
+        )
+        updates = {"models": {model["id"]: times}} if times and model not in new_models else {}
+        model.update(times)
+        values = {
             "started_at": start,
             "ended_at": end,
-            "model_id": model["id"],
-            "benchmark_id": bench["id"],
-            "hf_traces_link": link,
-            **values,
+            "job_status": status,
+            "metrics": {"accuracy": score} if score is not None else None,
         }
-        outcome = "registered"
-    else:
-        changed = {k: v for k, v in values.items() if known.get(k) != v}
-        job = {**known, **changed}
-        updates.setdefault("sandbox_jobs", {})[known["id"]] = changed
-        outcome = "updated" if changed or updates.get("models") else "unchanged"
-    reg.write(
-        {"models": new_models, "benchmarks": new_benchmarks, "sandbox_jobs": [] if known else [job]},
-        {t: {i: v for i, v in rows.items() if v} for t, rows in updates.items()},
-    )
-    return {**job, "model": model_id, "base_model": base_model or None, "benchmark": bench["name"], "outcome": outcome}
+        # a default "now" is no new fact about an eval registered before: only given times update one
+        given = {"started_at": started, "ended_at": ended or started}
+        values = {k: v for k, v in values.items() if given.get(k, True)}
+        if known is None:
+            job = {
+                "id": str(uuid.uuid4()),
+                "created_at": datetime.now(UTC),
+                "job_name": f"eval-{model_id}-{bench['name']}",
+                "username": USERNAME,
+                "started_at": start,
+                "ended_at": end,
+                "model_id": model["id"],
+                "benchmark_id": bench["id"],
+                "hf_traces_link": link,
+                **values,
+            }
+            outcome = "registered"
+        else:
+            changed = {k: v for k, v in values.items() if known.get(k) != v}
+            job = {**known, **changed}
+            updates.setdefault("sandbox_jobs", {})[known["id"]] = changed
+            outcome = "updated" if changed or updates.get("models") else "unchanged"
+        reg.write(
+            {"models": new_models, "benchmarks": new_benchmarks, "sandbox_jobs": [] if known else [job]},
+            {t: {i: v for i, v in rows.items() if v} for t, rows in updates.items()},
+        )
+        return {
+            **job,
+            "model": model_id,
+            "base_model": base_model or None,
+            "benchmark": bench["name"],
+            "outcome": outcome,
+        }

@@ -255,3 +255,40 @@ def test_an_end_before_the_stored_start_is_refused(registry_url, capsys):
     (model,) = reg.models_by_name(RL)
     (job,) = reg.jobs_for_model(model["id"])
     assert model["training_end"] is None and job["ended_at"].astimezone(UTC) == datetime(2026, 5, 1, 12, tzinfo=UTC)
+
+
+def test_concurrent_first_registrations_all_succeed_with_one_row_each(registry_url, tmp_path):
+    """Six processes registering the same new model, benchmark and eval on a fresh registry at once: each
+    one succeeds (no raw IntegrityError from a racing CREATE TABLE or benchmark insert) and the registry
+    holds one model, one benchmark and one eval (no sibling rows from a racing read-then-insert)."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    go = tmp_path / "go"
+    script = (
+        "import os, sys, time\n"
+        "from rl_assets.cli import main\n"
+        "from resources.registry import SqlRegistry\n"
+        f"while not os.path.exists({str(go)!r}): time.sleep(0.01)\n"
+        f"sys.exit(main(['register-eval', {RL!r}, '--base-model', {BASE!r}, '--benchmark', 'race-bench',"
+        " '--traces', 'org/after', '--started', '2026-05-01T00:00:00Z']))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.getcwd() + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(6)
+    ]
+    time.sleep(8)  # every process has imported rldelta and waits at the starting line
+    go.write_text("go")
+    results = [(p.wait(timeout=120), *p.communicate()) for p in procs]
+    failed = [err[-600:] for code, _, err in results if code != 0]
+    assert not failed, f"{len(failed)} of 6 registrations failed: {failed}"
+    assert sorted(out.split(" ", 1)[0] for _, out, _ in results) == ["registered"] + ["unchanged"] * 5
+    reg = SqlRegistry(registry_url)
+    (model,) = reg.models_by_name(RL)
+    assert len(reg.models_by_name(BASE)) == 1 and [b["name"] for b in reg.benchmarks()] == ["race-bench"]
+    assert len(reg.jobs_for_model(model["id"])) == 1
