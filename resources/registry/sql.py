@@ -4,6 +4,7 @@ folder; PostgreSQL by URL), the embedded default of the `registry` resource.
 
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
@@ -43,7 +44,7 @@ class SqlRegistry(RegistryQueries):
         # SQLite: wait up to 30 s for another writer's lock (the driver's default is 5 s)
         connect_args = {"timeout": 30} if driver_url.startswith("sqlite") else {}
         self.engine = sa.create_engine(driver_url, future=True, pool_pre_ping=True, connect_args=connect_args)
-        self._conn = None  # the connection of the `locked()` block this registry is in, if any
+        self._local = threading.local()  # .conn: the connection of this thread's `locked()` block, if any
 
     def create_all(self) -> None:
         """The tables, created where missing - under the write lock: two processes creating them at once
@@ -62,8 +63,8 @@ class SqlRegistry(RegistryQueries):
         process (register-eval: "is this model known? else insert it"). Reads and writes of this registry
         inside the block go through it. PostgreSQL: a transaction-scoped advisory lock; SQLite: BEGIN
         IMMEDIATE (the database's write lock); other databases: a plain transaction. Re-entrant."""
-        if self._conn is not None:
-            yield self._conn
+        if getattr(self._local, "conn", None) is not None:
+            yield self._local.conn
             return
         import sqlalchemy as sa
 
@@ -73,7 +74,7 @@ class SqlRegistry(RegistryQueries):
                 # pysqlite opens transactions lazily and never as IMMEDIATE: begin it by hand, driver in autocommit
                 conn = conn.execution_options(isolation_level="AUTOCOMMIT")
                 conn.exec_driver_sql("BEGIN IMMEDIATE")
-                self._conn = conn
+                self._local.conn = conn
                 try:
                     yield conn
                     conn.exec_driver_sql("COMMIT")
@@ -81,22 +82,23 @@ class SqlRegistry(RegistryQueries):
                     conn.exec_driver_sql("ROLLBACK")
                     raise
                 finally:
-                    self._conn = None
+                    self._local.conn = None
                 return
             with conn.begin():
                 if dialect == "postgresql":
                     conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": PG_LOCK_KEY})
-                self._conn = conn
+                self._local.conn = conn
                 try:
                     yield conn
                 finally:
-                    self._conn = None
+                    self._local.conn = None
 
     @contextmanager
     def _transaction(self):
         """The `locked()` block's connection, else a transaction of its own."""
-        if self._conn is not None:
-            yield self._conn
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            yield conn
         else:
             with self.engine.begin() as conn:
                 yield conn
