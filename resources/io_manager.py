@@ -215,10 +215,15 @@ def read_value(stored_at: str):
         return None
 
 
-def load_stored(io_manager: dg.IOManager, asset: str, partition: str | None):
+def load_stored(
+    io_manager: dg.IOManager, asset: str, partition: str | None, instance: dg.DagsterInstance | None = None
+):
     """What `asset` stored for `partition` through `io_manager`, or None when it never stored anything
-    (for readers outside a run's inputs: the run lineage, sensors)."""
-    context = dg.build_input_context(asset_key=dg.AssetKey(asset), partition_key=partition)
+    (for readers outside a run's inputs: the run lineage, sensors). With the `instance`, the value is the
+    one its latest materialization recorded (`stored_at`), as for a run's inputs: a value stored under
+    another root (a relative RLDELTA_STORAGE met from another directory) is then a StoreError naming both,
+    never a silent None."""
+    context = dg.build_input_context(asset_key=dg.AssetKey(asset), partition_key=partition, instance=instance)
     try:
         return io_manager.load_input(context)
     except FileNotFoundError:

@@ -23,9 +23,21 @@ def home_dir() -> Path:
 
 
 def storage_root() -> str:
-    """Asset storage root; a local path or an fsspec URL such as s3://bucket/rldelta."""
+    """Asset storage root; an absolute local path or an fsspec URL such as s3://bucket/rldelta.
+
+    A relative path is resolved against the working directory when first read and recorded back into
+    RLDELTA_STORAGE, so every reader in this process (the store, sensors, the lineage) and every process
+    started from it see one root, whatever directory they later run in."""
     value = os.environ.get("RLDELTA_STORAGE", "").strip()
-    return value or str(home_dir() / "storage")
+    if not value:
+        return str(home_dir() / "storage")
+    if "://" in value and not value.startswith("file://"):
+        return value  # an object store's URL
+    path = Path(value.removeprefix("file://")).expanduser()
+    if not path.is_absolute():
+        path = path.resolve()
+        os.environ["RLDELTA_STORAGE"] = str(path)
+    return str(path)
 
 
 def reports_root() -> Path:

@@ -57,8 +57,8 @@ TABLES = "tables"
 
 def root() -> UPath:
     """The storage root, as RLDELTA_STORAGE names it (default `<home>/storage`). A relative path is
-    resolved ONCE, against the working directory of its first use, and recorded back into
-    RLDELTA_STORAGE: later calls after a chdir, and every process this one starts, use the same
+    resolved ONCE by the settings, against the working directory of its first read, and recorded back
+    into RLDELTA_STORAGE: later calls after a chdir, and every process this one starts, use the same
     root (the store is never split by working directory). A local root inside the reports folder is
     refused: reports are outputs for people, and the store's files would be listed as reports."""
     from upath import UPath
@@ -66,11 +66,7 @@ def root() -> UPath:
     value = settings.storage_root()
     if remote_fs(value) is not None:
         return UPath(value)
-    path = Path(local_text(value)).expanduser()
-    if not path.is_absolute():
-        path = path.resolve()
-        os.environ["RLDELTA_STORAGE"] = str(path)
-    path = path.resolve()
+    path = Path(local_text(value)).resolve()
     reports = settings.reports_root().resolve()
     if path.is_relative_to(reports):
         raise StoreError(

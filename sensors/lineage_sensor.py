@@ -68,7 +68,7 @@ def lineage_reaction(context: dg.RunStatusSensorContext):
         ] or dg.SkipReason(f"lineage {partition} has no members yet")
     if run.job_name == write_index.name or not is_repo_id(partition):
         return dg.SkipReason("not an analysis run of a model partition")
-    manifest = load_stored(RlDeltaIOManager(), "checkpoint", partition) or {}
+    manifest = load_stored(RlDeltaIOManager(), "checkpoint", partition, instance) or {}
     try:
         job = validate_job_name(manifest.get("job_name") or "")
     except InvalidRepoId:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from resources.llm.cache import LLMCache
-from resources.llm.costs import Budget, BudgetExceeded, Ledger, cost_usd, estimate_tokens
+from resources.llm.costs import Budget, BudgetExceeded, Ledger, cost_usd, estimate_tokens, least_tokens
 from resources.llm.json_parse import JSONRepairError, parse_json_loose
 from rl_assets.values.llm_types import ItemResult, LLMRequest
 
@@ -70,6 +70,8 @@ class LLMClient:
             "parse_failures",
             "offline",
             "bad_usage",
+            "usage_below_reply",
+            "too_large",
         ):
             self.counters.setdefault(name, 0)
 
@@ -101,18 +103,31 @@ class LLMClient:
         ends = [t for t in (self.call_timeout_s and now + self.call_timeout_s, self.run_deadline) if t]
         return min(ends) if ends else None
 
-    def _usage(self, usage, prompt_est: int, text: str, worst: tuple[int, float]) -> tuple[int, int, float]:
-        """(prompt, completion tokens, USD) to charge. Usage an endpoint reports as negative, fractional or
-        not a number is refused and counted, and the call is charged its worst case: no reply can
-        hand budget back."""
+    def _usage(self, usage, prompt_est: int, text: str, worst: tuple[int, float]) -> tuple[int, int, float, dict]:
+        """(prompt, completion tokens, USD) to charge, and what the endpoint reported where that was not charged.
+
+        Usage an endpoint reports as negative, fractional or not a number is refused and counted, and the call
+        is charged its worst case: no reply can hand budget back. Usage it reports below the reply's own
+        length (an endpoint that said 1 token for 20,000 words ran a USD budget three times over) is charged
+        at the length instead - the larger wins - and the discrepancy is counted and kept in the ledger."""
         reported = [getattr(usage, name, None) for name in ("prompt_tokens", "completion_tokens")]
         if any(v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0) for v in reported):
             self._count("bad_usage")
             self.log(f"endpoint reported invalid token usage {reported}: charged the call's worst case")
-            return prompt_est, worst[0] - prompt_est, worst[1]
+            return prompt_est, worst[0] - prompt_est, worst[1], {"reported_usage": str(reported)}
         p_tok = reported[0] or prompt_est
-        c_tok = reported[1] or estimate_tokens([{"content": text}])
-        return p_tok, c_tok, cost_usd(self.price, p_tok, c_tok)
+        floor = least_tokens(text)
+        c_tok = estimate_tokens([{"content": text}]) if reported[1] is None else max(reported[1], floor)
+        noted = {}
+        if reported[1] is not None and reported[1] < floor:
+            self._count("usage_below_reply")
+            noted = {"reported_completion_tokens": reported[1]}
+            if self.counters["usage_below_reply"] == 1:  # once per run; the ledger keeps every case
+                self.log(
+                    f"endpoint reported {reported[1]} completion tokens for a {len(text)}-character reply: "
+                    f"charged {floor} (the reply's length, chars/4)"
+                )
+        return p_tok, c_tok, cost_usd(self.price, p_tok, c_tok), noted
 
     def _create(self, messages: list[dict], schema_name: str, schema: dict):
         kwargs: dict = {"model": self.model, "messages": messages, "max_completion_tokens": self.max_output_tokens}
@@ -129,7 +144,7 @@ class LLMClient:
     def chat(self, messages: list[dict], schema_name: str, schema: dict, label: str = "") -> str:
         import openai  # here, not at import: the SDK takes ~2.5 s to import in every process that loads the code
 
-        from resources.llm.deadline import call_deadline
+        from resources.llm.deadline import ReplyTooLarge, call_deadline
 
         prompt_est = estimate_tokens(messages)
         worst_tokens = prompt_est + self.max_output_tokens
@@ -142,6 +157,12 @@ class LLMClient:
             try:
                 with call_deadline(deadline):
                     resp = self._create(messages, schema_name, schema)
+            except ReplyTooLarge as exc:
+                # generated (so billed) but not read: its worst case is charged; a retry would be as large
+                self.budget.settle(worst_tokens, worst_usd, worst_tokens, worst_usd)
+                self._count("too_large")
+                self._ledger(label, "too_large", worst_tokens, 0, time.monotonic() - t0, worst_usd, attempt)
+                raise CallFailed(str(exc)) from None
             except openai.APIError as exc:
                 timed_out = isinstance(exc, (openai.APITimeoutError,))
                 # A timed-out call may still be billed: charge its worst case; refused calls cost 0.
@@ -172,13 +193,14 @@ class LLMClient:
                 time.sleep(max(0.0, min(self._delay(exc, attempt), left if left is not None else float("inf"))))
                 continue
             text = (resp.choices[0].message.content or "") if resp.choices else ""
-            p_tok, c_tok, spent = self._usage(getattr(resp, "usage", None), prompt_est, text, (worst_tokens, worst_usd))
+            usage = getattr(resp, "usage", None)
+            p_tok, c_tok, spent, noted = self._usage(usage, prompt_est, text, (worst_tokens, worst_usd))
             self.budget.settle(worst_tokens, worst_usd, p_tok + c_tok, spent)
-            self._ledger(label, "ok", p_tok, c_tok, time.monotonic() - t0, spent, attempt)
+            self._ledger(label, "ok", p_tok, c_tok, time.monotonic() - t0, spent, attempt, **noted)
             return text
         raise CallFailed("retries exhausted")
 
-    def _ledger(self, label, status, p_tok, c_tok, latency, usd, attempt) -> None:
+    def _ledger(self, label, status, p_tok, c_tok, latency, usd, attempt, **noted) -> None:
         if self.ledger is not None:
             self.ledger.append(
                 partition=self.partition,
@@ -191,6 +213,7 @@ class LLMClient:
                 latency_s=round(latency, 4),
                 cost_usd=round(usd, 8),
                 attempt=attempt,
+                **noted,
             )
 
     # ---- batches ----------------------------------------------------------------------------

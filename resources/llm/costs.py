@@ -41,6 +41,12 @@ def estimate_tokens(messages: list[dict]) -> int:
     return math.ceil(chars / 3) + 8 * len(messages)
 
 
+def least_tokens(text: str) -> int:
+    """The fewest tokens a reply of this length plausibly is: chars/4, the usual figure for English (code and
+    JSON run fewer characters per token, other scripts far fewer), so an honest count is rarely below it."""
+    return math.ceil(len(text) / 4)
+
+
 def cost_usd(price: tuple[float, float], prompt_tokens: int, completion_tokens: int) -> float:
     return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1e6
 

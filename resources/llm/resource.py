@@ -40,6 +40,8 @@ class LLMResource(dg.ConfigurableResource):
     annotator_model: str | None = None  # None -> $RLDELTA_ANNOTATOR_MODEL -> gpt-5.1
     offline: bool = False  # force the heuristic even with an endpoint configured
     timeout_s: float = 240.0  # total per call (resources/llm/deadline.py), not per read
+    # a larger reply is not read (resources/llm/deadline.py); 8192 tokens are ~50 KB of JSON, so 16 MiB is lavish
+    max_reply_bytes: int = 16 * 2**20
     run_timeout_s: float | None = 4 * 3600.0  # total per session (one judge or annotator run); None = none
     max_retries: int = 4
     backoff_base_s: float = 2.0
@@ -130,7 +132,9 @@ class LLMResource(dg.ConfigurableResource):
                 api_key=self.resolved_api_key() or "no-key",
                 timeout=self.timeout_s,
                 max_retries=0,  # retries are ours: counted, budgeted and ledgered
-                http_client=openai.DefaultHttpxClient(transport=DeadlineTransport()),
+                http_client=openai.DefaultHttpxClient(
+                    transport=DeadlineTransport(max_reply_bytes=self.max_reply_bytes)
+                ),
             )
         part = slug(partition) if "/" in partition else (partition or "unpartitioned")
         return LLMClient(

@@ -36,12 +36,23 @@ ICON = {
 VERSION_CHARS = 12  # data versions shown in INDEX.md (see version_text)
 
 
+# How a finding line is qualified by its asset's state. "Stale" only where there is an older value a newer run
+# did not replace; an asset never materialized has no finding to be stale ("(stale: X is never materialized)").
+QUALIFIER = {
+    "never materialized": "not computed yet: {asset} was never materialized",
+    "failed": "stale: the latest run of {asset} failed; this is from its last success",
+    "running": "stale: {asset} is being recomputed",
+    "interrupted": "stale: the latest run of {asset} was interrupted; this is from its last success",
+}
+
+
 def mark_stale(lines: list[str], asset: str, state: str | None) -> list[str]:
     """Findings come from the asset's latest stored value, which outlives a failed rerun: say so rather
-    than present them as current."""
-    return (
-        lines if state in ("materialized", "not applicable") else [f"(stale: {asset} is {state}) {ln}" for ln in lines]
-    )
+    than present them as current (and say "not computed yet", not "stale", where there is none)."""
+    if state in ("materialized", "not applicable"):
+        return lines
+    qualifier = QUALIFIER.get(state or "", "stale: {asset} is {state}").format(asset=asset, state=state)
+    return [f"({qualifier}) {ln}" for ln in lines]
 
 
 def q1_findings(report: dict | None) -> list[str]:

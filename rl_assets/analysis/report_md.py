@@ -82,6 +82,13 @@ def json_text(obj: Any) -> str:
     return json.dumps(obj, indent=2, sort_keys=True, allow_nan=False, default=str) + "\n"
 
 
+def first_of(items: list[str], limit: int = 10) -> str:
+    """`items` joined with commas, the first `limit` of a longer list then "… and N more": a report line
+    listing every one of ~200 keys is read by no one."""
+    shown = ", ".join(items[:limit])
+    return shown + (f" … and {len(items) - limit} more" if len(items) > limit else "")
+
+
 def bullet_list(items: Iterable[str]) -> str:
     return "\n".join(f"- {item}" for item in items)
 

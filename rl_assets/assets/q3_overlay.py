@@ -1,7 +1,8 @@
 """`eval_temporal_overlay` (Q3): RL-time reward with the eval checkpoints placed at their times.
 
 Thin wrapper over rl_assets.analysis.q3.overlay (numbers) and q3/report.py (plot, markers table); writes
-`<reports>/<slug>/Q3_temporal_overlay/overlay.{json,png}` (JSON first, so a plotting failure never hides the numbers).
+`<reports>/<slug>/Q3_temporal_overlay/overlay.{json,png}`, the folder once and whole (a failed plot leaves the
+previous pair as it was; the run's failure says why).
 The eval markers are built before the RL line so a model without an RL-trace dataset still gets them.
 """
 
@@ -10,7 +11,7 @@ import dagster as dg
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.figures import markdown_image
 from rl_assets.analysis.q3.overlay import REWARD_DEFINITION, build_overlay, eval_marker
-from rl_assets.analysis.q3.report import overlay_json, overlay_report
+from rl_assets.analysis.q3.report import overlay_report
 from rl_assets.partitions import models_partitions
 from rl_assets.support.handover_types import RL_TRACES
 from rl_assets.support.report_files import Q3_TEMPORAL_OVERLAY, write_report
@@ -67,9 +68,6 @@ def eval_temporal_overlay(
     rl_source = rl_traces.source if applicable else None
     result.update(model=context.partition_key, rl_source=rl_source, benchmark=eval_pair.get("benchmark"))
 
-    write_report(
-        context.partition_key, Q3_TEMPORAL_OVERLAY, overlay_json(result)
-    )  # the numbers first: a plotting failure never hides them
     report = overlay_report(result)
     written = write_report(context.partition_key, Q3_TEMPORAL_OVERLAY, report.files)
     return dg.Output(

@@ -37,7 +37,10 @@ STORED = (
     "reward_integrity",
 )
 CHECKS = {
-    "enough_checkpoints": "At least two checkpoints of the job can be compared (one base, one benchmark).",
+    "enough_checkpoints": (
+        "At least two checkpoints of the job can be compared (one base, one benchmark); "
+        "not applicable (passed) when the job has a single analysed checkpoint."
+    ),
     "all_checkpoints_comparable": "Every analysed checkpoint of the job entered the lineage (none excluded).",
     "training_curves_found": (
         "The job's training logs gave reward / entropy / KL / response-length curves; "
@@ -54,9 +57,10 @@ def job_checkpoints(instance: dg.DagsterInstance, io_manager: dg.IOManager, job:
     """model id -> its stored values, for every model partition whose manifest names this job."""
     out = {}
     for model in instance.get_dynamic_partitions(models_partitions.name):
-        manifest = load_stored(io_manager, "checkpoint", model)
+        manifest = load_stored(io_manager, "checkpoint", model, instance)
         if isinstance(manifest, dict) and manifest.get("job_name") == job:
-            out[model] = {"checkpoint": manifest, **{a: load_stored(io_manager, a, model) for a in STORED}}
+            stored = {a: load_stored(io_manager, a, model, instance) for a in STORED}
+            out[model] = {"checkpoint": manifest, **stored}
     return out
 
 
@@ -129,12 +133,20 @@ def run_lineage(
             "n_excluded": len(result["excluded"]),
         }
     )
-    yield dg.AssetCheckResult(
-        check_name="enough_checkpoints",
-        passed=len(members) >= 2,
-        severity=dg.AssetCheckSeverity.WARN,
-        metadata={"checkpoints": len(members), "job_checkpoints_found": len(stored)},
-    )
+    counts = {"checkpoints": len(members), "job_checkpoints_found": len(stored)}
+    if len(stored) < 2:  # one checkpoint has no lineage to draw, by design: red must mean something is wrong
+        found = "1 checkpoint of job {job} is analysed" if stored else "no checkpoint of job {job} is analysed yet"
+        reason = found.format(job=job) + "; a lineage compares two or more"
+        yield not_applicable("enough_checkpoints", reason, **counts)
+    else:
+        yield dg.AssetCheckResult(
+            check_name="enough_checkpoints",
+            passed=len(members) >= 2,
+            severity=dg.AssetCheckSeverity.WARN,
+            description=f"{len(members)} of the job's {len(stored)} analysed checkpoints entered the lineage"
+            + ("" if len(members) >= 2 else " (see all_checkpoints_comparable for why the others did not)"),
+            metadata=counts,
+        )
     yield dg.AssetCheckResult(
         check_name="all_checkpoints_comparable",
         passed=not result["excluded"],

@@ -26,13 +26,24 @@ class RegisterError(ValueError):
 
 
 def _utc(value: str | None, name: str) -> datetime:
+    """`value` (ISO 8601; no offset = UTC) as a UTC time, now when not given."""
     if not value:
         return datetime.now(UTC).replace(microsecond=0)
     try:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError as exc:
         raise RegisterError(f"--{name} {value!r} is not an ISO 8601 time (e.g. 2026-05-01T12:00:00Z)") from exc
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    try:  # converted here, once: year 1 at +14:00 is year 0 in UTC, which no datetime (nor registry) holds
+        return parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    except OverflowError:
+        raise RegisterError(f"--{name} {value!r} lies outside the calendar once converted to UTC") from None
+
+
+def _stored_utc(value) -> datetime | None:
+    """A time the registry holds, as an aware UTC time (SQLite hands back naive UTC)."""
+    if not isinstance(value, datetime):
+        return None
+    return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 def traces_link(traces: str) -> str:
@@ -101,17 +112,32 @@ def _benchmark_row(reg, name: str, new_rows: list[dict]) -> dict:
 
 def _training_times(training_start: str | None, training_end: str | None) -> dict:
     """models.training_start / training_end as given (the post-RL marker of the overlay needs the end)."""
-    times = {
+    return {
         k: _utc(v, k.replace("_", "-"))
         for k, v in (("training_start", training_start), ("training_end", training_end))
         if v
     }
-    if len(times) == 2 and times["training_end"] < times["training_start"]:
-        raise RegisterError(
-            f"--training-end {times['training_end'].isoformat()} is before --training-start "
-            f"{times['training_start'].isoformat()}"
-        )
-    return times
+
+
+def _in_order(earlier: tuple[str, datetime | None], later: tuple[str, datetime | None]) -> None:
+    """Refuse `later` before `earlier`; each is (how the message names it, the time or None = unknown)."""
+    if earlier[1] is not None and later[1] is not None and later[1] < earlier[1]:
+        raise RegisterError(f"{later[0]} {later[1].isoformat()} is before {earlier[0]} {earlier[1].isoformat()}")
+
+
+def _check_times(start: tuple, end: tuple, training: dict, model: dict) -> None:
+    """The times this registration leaves the eval and its model with in order: eval start <= end, training
+    start <= end, the eval not before the model's training began. `start`/`end` are (how a message names
+    it, time); a training time not given in `training` is the model's stored one."""
+
+    def pick(name: str, flag: str, what: str) -> tuple[str, datetime | None]:
+        return (flag, training[name]) if name in training else (what, _stored_utc(model.get(name)))
+
+    t_start = pick("training_start", "--training-start", "the model's stored training start")
+    t_end = pick("training_end", "--training-end", "the model's stored training end")
+    _in_order(start, end)
+    _in_order(t_start, t_end)
+    _in_order(("the model's training start", t_start[1]), start)
 
 
 def _same_eval(reg, model: dict, bench: dict, link: str) -> dict | None:
@@ -140,10 +166,11 @@ def register_eval(
     training_start: str | None = None,
     training_end: str | None = None,
 ) -> dict:
-    """Write the eval run in one transaction; returns the `sandbox_jobs` row (with the model and benchmark
-    ids it used) and `outcome`: registered, updated (same model, benchmark and traces: one row, its
-    status/score/times refreshed) or unchanged."""
-    if not hasattr(reg, "write"):
+    """Write the eval run in one transaction, under the registry's write lock (concurrent registrations of
+    one new model or benchmark would each find it missing and insert it); returns the `sandbox_jobs` row
+    (with the model and benchmark ids it used) and `outcome`: registered, updated (same model, benchmark
+    and traces: one row, its status/score/times refreshed) or unchanged."""
+    if not hasattr(reg, "locked"):
         raise RegisterError(
             "register-eval writes to the SQL registry (SQLite or PostgreSQL by RLDELTA_REGISTRY_URL);"
             " with Supabase, add rows through the eval team's own tooling"
@@ -158,47 +185,65 @@ def register_eval(
         if name:
             validate_repo_id(name)
     link = traces_link(traces)
-    start, end = _utc(started, "started"), _utc(ended or started, "ended")
-    if end < start:
-        raise RegisterError(f"--ended {end.isoformat()} is before --started {start.isoformat()}")
+    end = _utc(ended or started, "ended" if ended else "started")
+    start = _utc(started, "started") if started else end if ended else _utc(None, "started")
     times = _training_times(training_start, training_end)
-    new_models, new_benchmarks = [], []
-    base_id = _model_row(reg, base_model, None, new_models)["id"] if base_model else None
-    model = _model_row(reg, model_id, base_id, new_models)
-    bench = _benchmark_row(reg, benchmark.strip(), new_benchmarks)
-    updates = {"models": {model["id"]: times}} if times and model not in new_models else {}
-    model.update(times)
-    values = {
-        "started_at": start,
-        "ended_at": end,
-        "job_status": status,
-        "metrics": {"accuracy": score} if score is not None else None,
-    }
-    # a default "now" is no new fact about an eval registered before: only given times update one
-    given = {"started_at": started, "ended_at": ended or started}
-    values = {k: v for k, v in values.items() if given.get(k, True)}
-    known = _same_eval(reg, model, bench, link)
-    if known is None:
-        job = {
-            "id": str(uuid.uuid4()),
-            "created_at": datetime.now(UTC),
-            "job_name": f"eval-{model_id}-{bench['name']}",
-            "username": USERNAME,
+    with reg.locked():  # from the first read to the write: another registration waits
+        new_models, new_benchmarks = [], []
+        base_id = _model_row(reg, base_model, None, new_models)["id"] if base_model else None
+        model = _model_row(reg, model_id, base_id, new_models)
+        bench = _benchmark_row(reg, benchmark.strip(), new_benchmarks)
+        known = _same_eval(reg, model, bench, link)
+        # what the eval's row will hold: a time not given is the stored one (a known eval), else as computed above
+        stored = known or {}
+        _check_times(
+            ("--started", start)
+            if started or not known
+            else ("the eval's stored start", _stored_utc(stored.get("started_at"))),
+            ("--ended", end)
+            if ended or started or not known
+            else ("the eval's stored end", _stored_utc(stored.get("ended_at"))),
+            times,
+            model,
+        )
+        updates = {"models": {model["id"]: times}} if times and model not in new_models else {}
+        model.update(times)
+        values = {
             "started_at": start,
             "ended_at": end,
-            "model_id": model["id"],
-            "benchmark_id": bench["id"],
-            "hf_traces_link": link,
-            **values,
+            "job_status": status,
+            "metrics": {"accuracy": score} if score is not None else None,
         }
-        outcome = "registered"
-    else:
-        changed = {k: v for k, v in values.items() if known.get(k) != v}
-        job = {**known, **changed}
-        updates.setdefault("sandbox_jobs", {})[known["id"]] = changed
-        outcome = "updated" if changed or updates.get("models") else "unchanged"
-    reg.write(
-        {"models": new_models, "benchmarks": new_benchmarks, "sandbox_jobs": [] if known else [job]},
-        {t: {i: v for i, v in rows.items() if v} for t, rows in updates.items()},
-    )
-    return {**job, "model": model_id, "base_model": base_model or None, "benchmark": bench["name"], "outcome": outcome}
+        # a default "now" is no new fact about an eval registered before: only given times update one
+        given = {"started_at": started, "ended_at": ended or started}
+        values = {k: v for k, v in values.items() if given.get(k, True)}
+        if known is None:
+            job = {
+                "id": str(uuid.uuid4()),
+                "created_at": datetime.now(UTC),
+                "job_name": f"eval-{model_id}-{bench['name']}",
+                "username": USERNAME,
+                "started_at": start,
+                "ended_at": end,
+                "model_id": model["id"],
+                "benchmark_id": bench["id"],
+                "hf_traces_link": link,
+                **values,
+            }
+            outcome = "registered"
+        else:
+            changed = {k: v for k, v in values.items() if known.get(k) != v}
+            job = {**known, **changed}
+            updates.setdefault("sandbox_jobs", {})[known["id"]] = changed
+            outcome = "updated" if changed or updates.get("models") else "unchanged"
+        reg.write(
+            {"models": new_models, "benchmarks": new_benchmarks, "sandbox_jobs": [] if known else [job]},
+            {t: {i: v for i, v in rows.items() if v} for t, rows in updates.items()},
+        )
+        return {
+            **job,
+            "model": model_id,
+            "base_model": base_model or None,
+            "benchmark": bench["name"],
+            "outcome": outcome,
+        }

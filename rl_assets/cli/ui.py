@@ -170,7 +170,11 @@ def main(argv: list[str] | None = None) -> int:
     host = os.environ.get("RLDELTA_UI_HOST", "127.0.0.1")
     port = os.environ.get("RLDELTA_UI_PORT", "3000")
     url = f"http://{host}:{port}"
-    reports_url, server = _reports_url(port)
+    try:
+        reports_url, server = _reports_url(port)
+    except report_server.ReportsRootError as exc:
+        print(f"rldelta UI not started: {exc}", file=sys.stderr, flush=True)
+        return 2
     env = {
         **os.environ,
         "RLDELTA_UI_URL": os.environ.get("RLDELTA_UI_URL") or url,  # INDEX.md links runs here

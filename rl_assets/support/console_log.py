@@ -3,9 +3,11 @@
 One knob, the instance's `python_logs.python_log_level` in $DAGSTER_HOME/dagster.yaml (INFO as
 rl_assets/support/instance.py writes it; DEBUG to see everything). Dagster's run console logger prints at that
 level, so a run's DEBUG events (step started, input loaded, output handled: most of its lines) stay in
-the event log and off the console. The sensor daemon logs every skipped tick at INFO ("Sensor x
-skipped: …", every few seconds per sensor) with no per-message level, so `make ui` drops those lines
-from its console unless the level is DEBUG (`keep_console_line`); the UI's tick list keeps every reason.
+the event log and off the console. The daemon logs its heartbeat at INFO with no per-message level: per
+sensor and tick "Checking for new runs for sensor: x" then "Sensor x skipped: …", and per automation tick
+"Checking N assets/checks…", "Tick produced 0 runs…", "Finished auto-materialization tick" - two thirds of
+the console. `make ui` treats those lines as DEBUG: dropped from its console unless the level is DEBUG
+(`keep_console_line`); the UI's tick lists keep every one. A tick that launches or adds anything is kept.
 """
 
 from __future__ import annotations
@@ -15,7 +17,16 @@ from pathlib import Path
 
 import yaml
 
-SENSOR_SKIP = re.compile(r"Sensor \S+ skipped: |No run requests returned for \S+, skipping")
+# the daemon's heartbeat (dagster/_daemon/sensor.py, asset_daemon.py; tests/core/test_quiet.py pins the wording)
+HEARTBEAT = re.compile(
+    r"Checking for new runs for sensor: "
+    r"|Sensor \S+ skipped: "
+    r"|No run requests returned for \S+, skipping"
+    r"|Skipping addition of partition keys for dynamic partitions definition .* that already exist"
+    r"|Checking \d+ assets/checks and \d+ observable source asset"
+    r"|Tick produced 0 runs and "
+    r"|Finished auto-materialization tick"
+)
 
 
 def instance_log_level(dagster_home: Path | str) -> str:
@@ -34,4 +45,4 @@ def keep_console_line(line: str, level: str) -> bool:
     >>> keep_console_line("... - Sensor s skipped: no runs", "DEBUG"), keep_console_line("Launched run abc", "INFO")
     (True, True)
     """
-    return level == "DEBUG" or not SENSOR_SKIP.search(line)
+    return level == "DEBUG" or not HEARTBEAT.search(line)

@@ -4,14 +4,25 @@ pairs.html and lineage.md from a link instead of a server path.
 `make ui` starts it beside `dagster dev` (rl_assets/cli/ui.py) unless RLDELTA_REPORTS_URL already names
 where reports are published (object storage in production). Only GET and HEAD are answered; a path
 that resolves outside the folder (`..`, an encoded `..`, a symlink pointing out) gets 403.
+
+Two guards keep it to the reports: it refuses to serve a folder that is, or holds, a place rldelta or
+Dagster keep state in (`/`, the user's home, rldelta's home, the store, the registry's folder,
+DAGSTER_HOME) - RLDELTA_REPORTS set to the home served the registry, the event log and the hub - and it
+answers only requests whose Host header names the address it bound (127.0.0.1:<port> or
+localhost:<port>), so a page in the user's browser whose own name was rebound to 127.0.0.1 gets 421,
+never a report.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+from rl_assets import settings
+from rl_assets.store import local_path
 
 # Markdown served as text so a browser shows it instead of downloading it.
 EXTRA_TYPES = {".md": "text/markdown; charset=utf-8", ".jsonl": "text/plain; charset=utf-8"}
@@ -21,6 +32,11 @@ class ReportHandler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **EXTRA_TYPES}
 
     def send_head(self):
+        host, port = self.server.server_address[:2]
+        names = {f"{host}:{port}", f"localhost:{port}"} | ({host, "localhost"} if port == 80 else set())
+        if (self.headers.get("Host") or "").strip().lower() not in names:
+            self.send_error(421, "this server answers only for " + " or ".join(sorted(names)))
+            return None
         root = Path(self.directory).resolve()
         target = Path(self.translate_path(self.path)).resolve()
         if target != root and root not in target.parents:
@@ -36,9 +52,43 @@ class ReportHandler(SimpleHTTPRequestHandler):
         pass  # one line per request would drown the UI's console (quiet by default)
 
 
+class ReportsRootError(ValueError):
+    """The folder asked to be served holds more than reports."""
+
+
+def _state_places() -> dict[str, Path]:
+    """What must never be served, by the name a user would look for: each folder rldelta or Dagster keeps
+    state in, as configured now."""
+    places = {"/ (the whole filesystem)": Path("/"), "the user's home ($HOME)": Path.home()}
+    places["RLDELTA_HOME (hub, caches, registry)"] = settings.home_dir()
+    if (store := local_path(settings.storage_root())) is not None:
+        places["RLDELTA_STORAGE (the store)"] = store
+    registry = settings.registry_url()
+    if registry.startswith("sqlite:///"):
+        places["the registry's folder (RLDELTA_REGISTRY_URL)"] = Path(registry.removeprefix("sqlite:///")).parent
+    if dagster_home := os.environ.get("DAGSTER_HOME", "").strip():
+        places["DAGSTER_HOME (runs, event log)"] = Path(dagster_home)
+    return {name: path.expanduser().resolve() for name, path in places.items()}
+
+
+def check_reports_root(folder: Path) -> Path:
+    """`folder`, resolved, if it holds no place of state (it may lie inside one: <home>/reports is the
+    default); else ReportsRootError naming the folder and what it holds."""
+    folder = Path(folder).expanduser().resolve()
+    held = [f"{name} {path}" for name, path in _state_places().items() if path == folder or folder in path.parents]
+    if held:
+        raise ReportsRootError(
+            f"refusing to serve {folder} as the reports folder (RLDELTA_REPORTS): it is or holds "
+            + "; ".join(held)
+            + ". Point RLDELTA_REPORTS at a folder of reports only, e.g. <RLDELTA_HOME>/reports (the default)."
+        )
+    return folder
+
+
 def start(folder: Path, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
     """Serve `folder` on host:port (0: any free port) from a daemon thread; `.server_address` says where.
-    Stop it with `.shutdown()`."""
+    Stop it with `.shutdown()`. A folder holding state is refused (check_reports_root)."""
+    folder = check_reports_root(folder)
     folder.mkdir(parents=True, exist_ok=True)
     server = ThreadingHTTPServer((host, port), partial(ReportHandler, directory=str(folder)))
     server.daemon_threads = True

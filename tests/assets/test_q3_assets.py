@@ -88,3 +88,27 @@ def test_overlay_with_rl_traces_bins_rollouts(world, materialize_partition):
     )
     assert result.success and data["rl_applicable"] and data["notes"] == []
     assert [p["bin_start"][11:16] for p in data["rl"]["points"]] == ["00:00", "04:00", "08:00", "12:00"]
+
+
+def test_a_failed_overlay_run_leaves_the_previous_folder_whole(world, materialize_partition, monkeypatch):
+    """The overlay folder is written once: a plot that fails leaves the earlier overlay.json and overlay.png
+    together, never a new overlay.json beside the old plot."""
+    import rl_assets.analysis.q3.report as q3_report
+
+    tmp_path, refs = world
+    stubs = {**refs, "rl_traces": NotApplicable(repo_id=MODEL, reason="no RL rollouts")}
+    resources = {"settings": AnalysisSettings()}
+    assert materialize_partition([eval_temporal_overlay], MODEL, stubs=stubs, resources=resources).success
+    folder = tmp_path / "home" / "reports" / "org--rl-model-8B" / "Q3_temporal_overlay"
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+
+    def broken_plot(result):
+        raise RuntimeError("matplotlib could not draw")
+
+    monkeypatch.setattr(q3_report, "plot_overlay", broken_plot)
+    stubs["eval_pair"] = {**refs["eval_pair"], "benchmark": "another-benchmark"}
+    result = materialize_partition(
+        [eval_temporal_overlay], MODEL, stubs=stubs, resources=resources, raise_on_error=False
+    )
+    assert not result.success
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before

@@ -189,3 +189,21 @@ def test_findings_say_not_comparable_or_not_enough_data_instead_of_no_change():
     ]
     lines = q1_findings({"features": [{"feature": "tool_errors", "not_enough_data": "2 common tasks"}]})
     assert lines[0] == "Q1: not enough data to test behavioural features"
+
+
+def test_findings_are_called_stale_only_when_a_newer_run_did_not_replace_them():
+    """ "(stale: X is never materialized)" called a finding that never existed stale: an asset with no
+    materialization has nothing to be stale, and its lines say it has not been computed."""
+    from rl_assets.analysis.index_md import mark_stale
+
+    line = ["Q1 behavioural delta: not produced"]
+    assert mark_stale(line, "behavioral_delta", "materialized") == line
+    assert mark_stale(line, "behavioral_delta", "not applicable") == line
+    (never,) = mark_stale(line, "behavioral_delta", "never materialized")
+    assert "stale" not in never and never.startswith("(not computed yet: behavioral_delta was never materialized)")
+    failed, running, interrupted = (
+        mark_stale(["Q1: x"], "behavioral_delta", s)[0] for s in ("failed", "running", "interrupted")
+    )
+    assert failed.startswith("(stale: the latest run of behavioral_delta failed; this is from its last success)")
+    assert running.startswith("(stale: behavioral_delta is being recomputed)")
+    assert interrupted.startswith("(stale: the latest run of behavioral_delta was interrupted")

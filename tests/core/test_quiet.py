@@ -97,6 +97,56 @@ def test_make_ui_console_drops_sensor_skips_unless_debug(monkeypatch):
     assert b"Launched run abc" in out.getvalue()
 
 
+# One tick of the daemon with nothing to do, as `dagster dev` prints it (the messages of dagster/_daemon/sensor.py
+# and asset_daemon.py): with five sensors a tick is ten such lines, two thirds of the `make ui` console.
+HEARTBEAT = [
+    "dagster.daemon.SensorDaemon - INFO - Checking for new runs for sensor: checkpoint_sensor",
+    "dagster.daemon.SensorDaemon - INFO - Sensor checkpoint_sensor skipped: no new checkpoints",
+    "dagster.daemon.SensorDaemon - INFO - No run requests returned for lineage_reaction, skipping",
+    "dagster.daemon.SensorDaemon - INFO - Skipping addition of partition keys for dynamic partitions definition"
+    " 'models' that already exist: ['org/m']",
+    "dagster.daemon.AssetDaemon - INFO - Checking 31 assets/checks and 0 observable source assets in thread x",
+    "dagster.daemon.AssetDaemon - INFO - Tick produced 0 runs and 0 asset evaluations for evaluation ID 7",
+    "dagster.daemon.AssetDaemon - INFO - Finished auto-materialization tick",
+]
+NEWS = [
+    "dagster.daemon.SensorDaemon - INFO - Launching run for checkpoint_sensor",
+    "dagster.daemon.SensorDaemon - INFO - Added partition keys to dynamic partitions definition 'models': ['org/n']",
+    "dagster.daemon.AssetDaemon - INFO - Tick produced 1 run and 2 asset evaluations for evaluation ID 8",
+    "dagster.daemon.SensorDaemon - ERROR - Sensor checkpoint_sensor failed: boom",
+]
+
+
+def test_the_daemons_heartbeat_stays_off_the_console_unless_debug():
+    from rl_assets.support.console_log import keep_console_line
+
+    stamp = "2026-12-06 05:00:00 +0000 - "
+    assert [line for line in HEARTBEAT if keep_console_line(stamp + line, "INFO")] == []
+    assert all(keep_console_line(stamp + line, "INFO") for line in NEWS)
+    assert all(keep_console_line(stamp + line, "DEBUG") for line in HEARTBEAT)
+
+
+def test_the_heartbeat_messages_are_the_installed_dagsters():
+    """The lines above are the daemon's own wording: a Dagster that rewords them makes this fail, not the
+    console silently fill up again."""
+    from pathlib import Path
+
+    import dagster
+
+    daemon = Path(dagster.__file__).parent / "_daemon"
+    source = (daemon / "sensor.py").read_text() + (daemon / "asset_daemon.py").read_text()
+    for fragment in (
+        "Checking for new runs for sensor: ",
+        " skipped: ",
+        ", skipping",
+        "Skipping addition of partition keys for dynamic partitions definition",
+        "observable source",
+        "Tick produced",
+        "Finished auto-materialization tick",
+    ):
+        assert fragment in source, fragment
+
+
 def test_metadata_floats_rounded_to_four_significant_digits():
     got = rounded_metadata(
         {

@@ -210,3 +210,85 @@ def test_training_times_are_set_from_the_cli_and_list_evals_says_how_when_missin
         )
         == 2
     )
+
+
+def _register(*extra):
+    return main(["register-eval", RL, "--benchmark", "b", "--traces", "org/after", *extra])
+
+
+@pytest.mark.parametrize(
+    "flag", ["--started", "--ended", "--training-start", "--training-end"], ids=lambda f: f.strip("-")
+)
+def test_a_time_outside_the_calendar_in_utc_is_a_clear_error(registry_url, capsys, flag):
+    """Year 1 at +14:00 is year 0 in UTC: it crashed with a raw OverflowError; now refused naming the value."""
+    value = "0001-01-01T00:00:00+14:00"
+    assert _register(flag, value) == 2
+    err = capsys.readouterr().err
+    assert f"{flag} {value!r}" in err and "Traceback" not in err
+    assert SqlRegistry(registry_url).models_by_name(RL) == []
+
+
+def test_an_eval_dated_before_its_models_training_is_refused(registry_url, capsys):
+    start = ["--training-start", "2026-04-01T00:00:00Z"]
+    assert _register(*start, "--started", "2026-03-01T00:00:00Z") == 2
+    err = capsys.readouterr().err
+    assert "--started 2026-03-01T00:00:00+00:00 is before the model's training start 2026-04-01T00:00:00+00:00" in err
+    assert SqlRegistry(registry_url).models_by_name(RL) == []
+    assert _register(*start, "--started", "2026-05-01T00:00:00Z") == 0
+    # the stored training start holds for later registrations too
+    assert _register("--traces", "org/other", "--started", "2026-03-01T00:00:00Z") == 2
+    assert "before the model's training start" in capsys.readouterr().err
+
+
+def test_an_end_before_the_stored_start_is_refused(registry_url, capsys):
+    assert _register("--started", "2026-05-01T12:00:00Z", "--training-start", "2026-04-01T00:00:00Z") == 0
+    capsys.readouterr()
+    assert _register("--ended", "2026-05-01T11:00:00Z") == 2  # the same eval: its stored start is 12:00
+    assert "--ended 2026-05-01T11:00:00+00:00 is before the eval's stored start 2026-05-01T12:00:00+00:00" in (
+        capsys.readouterr().err
+    )
+    assert _register("--training-end", "2026-03-01T00:00:00Z") == 2  # the model's stored training start is 1 April
+    assert "--training-end 2026-03-01T00:00:00+00:00 is before the model's stored training start" in (
+        capsys.readouterr().err
+    )
+    reg = SqlRegistry(registry_url)
+    (model,) = reg.models_by_name(RL)
+    (job,) = reg.jobs_for_model(model["id"])
+    assert model["training_end"] is None and job["ended_at"].astimezone(UTC) == datetime(2026, 5, 1, 12, tzinfo=UTC)
+
+
+def test_concurrent_first_registrations_all_succeed_with_one_row_each(registry_url, tmp_path):
+    """Six processes registering the same new model, benchmark and eval on a fresh registry at once: each
+    one succeeds (no raw IntegrityError from a racing CREATE TABLE or benchmark insert) and the registry
+    holds one model, one benchmark and one eval (no sibling rows from a racing read-then-insert)."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    go = tmp_path / "go"
+    script = (
+        "import os, sys, time\n"
+        "from rl_assets.cli import main\n"
+        "from resources.registry import SqlRegistry\n"
+        f"while not os.path.exists({str(go)!r}): time.sleep(0.01)\n"
+        f"sys.exit(main(['register-eval', {RL!r}, '--base-model', {BASE!r}, '--benchmark', 'race-bench',"
+        " '--traces', 'org/after', '--started', '2026-05-01T00:00:00Z']))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.getcwd() + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(6)
+    ]
+    time.sleep(8)  # every process has imported rldelta and waits at the starting line
+    go.write_text("go")
+    results = [(p.wait(timeout=120), *p.communicate()) for p in procs]
+    failed = [err[-600:] for code, _, err in results if code != 0]
+    assert not failed, f"{len(failed)} of 6 registrations failed: {failed}"
+    assert sorted(out.split(" ", 1)[0] for _, out, _ in results) == ["registered"] + ["unchanged"] * 5
+    reg = SqlRegistry(registry_url)
+    (model,) = reg.models_by_name(RL)
+    assert len(reg.models_by_name(BASE)) == 1 and [b["name"] for b in reg.benchmarks()] == ["race-bench"]
+    assert len(reg.jobs_for_model(model["id"])) == 1

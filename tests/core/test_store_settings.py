@@ -22,6 +22,48 @@ def test_a_relative_storage_root_is_resolved_once_and_recorded(rldelta_home, mon
     assert os.environ["RLDELTA_STORAGE"] == first  # recorded for every process started from here
 
 
+def test_settings_resolve_a_relative_storage_root_when_read(rldelta_home, monkeypatch, tmp_path):
+    """Every reader of the setting - not only the store - sees one absolute root: a relative one is resolved
+    against the working directory when first read and recorded for the processes started from here."""
+    import os
+
+    from rl_assets import settings
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RLDELTA_STORAGE", "relative/store")
+    assert settings.storage_root() == str(tmp_path / "relative" / "store") == os.environ["RLDELTA_STORAGE"]
+    monkeypatch.setenv("RLDELTA_STORAGE", "s3://bucket/prefix")  # a URL is never taken for a path
+    assert settings.storage_root() == "s3://bucket/prefix"
+
+
+@dg.asset
+def checkpoint():
+    return {"job_name": "job-a"}
+
+
+def test_readers_outside_a_run_find_a_value_where_the_event_log_says_or_fail_loudly(
+    rldelta_home, monkeypatch, tmp_path
+):
+    """The lineage sensor and run_lineage read stored values outside a run. With a relative RLDELTA_STORAGE
+    met from another working directory they looked under another root and got a silent None; they now
+    follow the event log's stored_at, and a value outside the root they see is an error naming both."""
+    from resources.io_manager import load_stored
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    monkeypatch.chdir(tmp_path / "a")
+    monkeypatch.setenv("RLDELTA_STORAGE", "store")
+    io = RlDeltaIOManager()
+    with dg.instance_for_test() as instance:
+        assert dg.materialize([checkpoint], resources={"io_manager": io}, instance=instance).success
+        assert load_stored(io, "checkpoint", None, instance=instance) == {"job_name": "job-a"}
+        # the sensor's process: started with the user's relative setting, in another working directory
+        monkeypatch.setenv("RLDELTA_STORAGE", "store")
+        monkeypatch.chdir(tmp_path / "b")
+        with pytest.raises(store.StoreError, match="outside the storage root"):
+            load_stored(io, "checkpoint", None, instance=instance)
+
+
 def test_a_storage_root_inside_the_reports_folder_is_refused(rldelta_home, monkeypatch, tmp_path):
     monkeypatch.setenv("RLDELTA_REPORTS", str(tmp_path / "reports"))
     monkeypatch.setenv("RLDELTA_STORAGE", str(tmp_path / "reports" / "store"))

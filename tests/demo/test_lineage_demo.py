@@ -301,3 +301,20 @@ def test_the_demo_check_finds_the_story_and_names_what_a_wrong_lineage_gets_wron
         "members [",
     ):
         assert expected in found, (expected, found)
+
+
+def test_a_single_checkpoint_job_passes_enough_checkpoints_as_not_applicable_with_the_reason(lineage):
+    """A job that published one checkpoint has no lineage to draw by design: the check passes, saying why
+    (it showed a red "Failed" with no description)."""
+    from rl_assets.partitions import rl_jobs_partitions
+
+    truth = lineage["truth"]
+    only = truth["members"][0]["repo_id"]
+    instance = partition_instance(only)  # an instance that knows one checkpoint of the job
+    instance.add_dynamic_partitions(rl_jobs_partitions.name, [truth["job"]])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RLDELTA_HOME", str(lineage["home"]))
+        result = dg.materialize([run_lineage], instance=instance, partition_key=truth["job"], resources=_resources())
+    (check,) = [c for c in result.get_asset_check_evaluations() if c.check_name == "enough_checkpoints"]
+    assert check.passed and check.description.startswith("not applicable: ")
+    assert "1 checkpoint" in check.description and check.metadata["applicable"].value is False

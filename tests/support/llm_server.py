@@ -6,8 +6,9 @@
 
 Each POST /v1/chat/completions takes the next scripted behaviour (then falls back to
 ``responder(request_body)``, default: an empty JSON object). Behaviours: ``text(content)``,
-``status(code, retry_after=None)``, ``hang(seconds)``, ``trickle(interval)``. Every request is recorded (body +
-headers) so tests can count calls and check what was sent.
+``status(code, retry_after=None)``, ``hang(seconds)``, ``trickle(interval)``, ``trickle_head(interval)``,
+``huge(n_bytes)``. Every request is recorded (body + headers) so tests can count calls and check what was sent;
+``sent_bytes`` counts the reply bytes a ``huge`` behaviour got onto the wire before the client hung up.
 """
 
 from __future__ import annotations
@@ -43,6 +44,18 @@ def trickle(interval: float, content: str = "{}") -> dict:
     return {"kind": "trickle", "interval": interval, "content": content}
 
 
+def trickle_head(interval: float) -> dict:
+    """A 200 whose status line and headers arrive one byte per `interval` seconds (the body never comes
+    sooner): no single read is slow, so only a bound on the whole call ends it."""
+    return {"kind": "trickle_head", "interval": interval}
+
+
+def huge(n_bytes: int, declare_length: bool = True) -> dict:
+    """A 200 whose completion is `n_bytes` long, written in 1 MiB pieces; without `declare_length` the body
+    has no Content-Length and ends when the connection closes (HTTP/1.0), so only counting bytes can stop it."""
+    return {"kind": "huge", "n_bytes": n_bytes, "declare_length": declare_length}
+
+
 def completion(content: str, model: str, usage: tuple[int, int]) -> dict:
     return {
         "id": "chatcmpl-loopback",
@@ -61,6 +74,7 @@ class LLMServer(LoopbackServer):
         self.script: list[dict] = []
         self.requests: list[dict] = []
         self.headers: list[dict] = []
+        self.sent_bytes = 0
         self._lock = threading.Lock()
         self._stop = threading.Event()
 
@@ -100,6 +114,12 @@ class LLMServer(LoopbackServer):
                         json.dumps(completion(behaviour["content"], body.get("model", ""), (1, 1))).encode(),
                         behaviour["interval"],
                     )
+                if kind == "trickle_head":
+                    return self._trickle_raw(
+                        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n", behaviour["interval"]
+                    )
+                if kind == "huge":
+                    return self._huge(body.get("model", ""), behaviour["n_bytes"], behaviour["declare_length"])
                 if kind == "status":
                     extra = (
                         {"Retry-After": str(behaviour["retry_after"])} if behaviour["retry_after"] is not None else {}
@@ -121,6 +141,36 @@ class LLMServer(LoopbackServer):
                         self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up at its deadline
+
+            def _trickle_raw(self, head: bytes, interval: float):
+                try:
+                    for i in range(len(head)):
+                        if server._stop.wait(interval):
+                            return
+                        self.wfile.write(head[i : i + 1])
+                        self.wfile.flush()
+                    server._stop.wait(3600)  # headers never end: the client must give up on its own clock
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def _huge(self, model: str, n_bytes: int, declare_length: bool):
+                # a valid completion whose content is "x" * (n_bytes - envelope), streamed, never held whole
+                head, tail = json.dumps(completion("@", model, (1, 1))).encode().split(b"@")
+                fill = max(0, n_bytes - len(head) - len(tail))
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    if declare_length:
+                        self.send_header("Content-Length", str(len(head) + fill + len(tail)))
+                    self.end_headers()
+                    piece = b"x" * 2**20
+                    for chunk in [head] + [piece] * (fill // len(piece)) + [b"x" * (fill % len(piece)), tail]:
+                        self.wfile.write(chunk)
+                        with server._lock:
+                            server.sent_bytes += len(chunk)
+                    self.close_connection = True
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client stopped reading at its cap
 
             def _send(self, code: int, data: bytes, extra: dict | None = None):
                 try:

@@ -294,3 +294,14 @@ def test_rendered_reports_run_no_script_in_chromium(tmp_path):
     finally:
         cdp.close()
     assert json.loads(found) == {"xss": "undefined", "script": 0, "img": 0, "b": 0, "js": 0, "text": True}
+
+
+def test_a_long_key_list_in_the_cross_check_is_summarised():
+    """A W&B summary with ~200 keys the log did not print at the step wrote all of them on one line."""
+    keys = [f"timing/stage_{i:03d}" for i in range(200)]
+    check = {"source": "wandb-summary.json", "step": 40, "status": "match", "matched": 3, "compared": ["a", "b", "c"]}
+    check["differ"] = []
+    (line,) = [ln for ln in crosscheck_markdown([{**check, "not_at_step": keys}]) if "not logged" in ln]
+    assert line.count("timing/stage_") == 10 and line.endswith("… and 190 more.")
+    (short,) = [ln for ln in crosscheck_markdown([{**check, "not_at_step": keys[:3]}]) if "not logged" in ln]
+    assert short.count("timing/stage_") == 3 and "more" not in short

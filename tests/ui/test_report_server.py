@@ -5,6 +5,7 @@ answers no write method."""
 import http.client
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +65,97 @@ def test_answers_no_write_method(served):
         assert conn.getresponse().status == 501, method
         conn.close()
     assert _get(f"{base}/org__m/INDEX.md")[2] == "# org/m\n"
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:{port}", "127.0.0.1:1", "", "localhost.evil:{port}"])
+def test_answers_only_the_host_it_bound(served, host):
+    """A DNS-rebinding page names its own host in Host: answered 421, never with a report."""
+    base, server = served
+    port = server.server_address[1]
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.putrequest("GET", "/org__m/INDEX.md", skip_host=True)
+    if host:
+        conn.putheader("Host", host.format(port=port))
+    conn.endheaders()
+    resp = conn.getresponse()
+    body = resp.read().decode(errors="replace")
+    conn.close()
+    assert resp.status == 421 and "# org/m" not in body, (host, resp.status, body)
+
+
+@pytest.mark.parametrize("name", ["127.0.0.1", "localhost", "LOCALHOST"])
+def test_answers_the_names_of_its_own_address(served, name):
+    _, server = served
+    port = server.server_address[1]
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.putrequest("GET", "/org__m/INDEX.md", skip_host=True)
+    conn.putheader("Host", f"{name}:{port}")
+    conn.endheaders()
+    resp = conn.getresponse()
+    assert (resp.status, resp.read()) == (200, b"# org/m\n")
+    conn.close()
+
+
+@pytest.fixture
+def places(tmp_path, monkeypatch):
+    """Every folder rldelta keeps its own state in, under tmp_path: the user's home, rldelta's home (hub,
+    cache), the store, the registry's folder and the Dagster instance."""
+    home = tmp_path / "user"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("RLDELTA_HOME", str(home / ".rldelta"))
+    monkeypatch.setenv("RLDELTA_STORAGE", str(tmp_path / "data" / "store"))
+    monkeypatch.setenv("RLDELTA_REGISTRY_URL", f"sqlite:///{tmp_path / 'db' / 'registry.sqlite'}")
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    for sub in ("user/.rldelta", "data/store", "db", "dagster"):
+        (tmp_path / sub).mkdir(parents=True, exist_ok=True)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("folder", "named"),
+    [
+        ("/", "/"),
+        ("user", "home"),
+        ("user/.rldelta", "RLDELTA_HOME"),
+        ("data", "RLDELTA_STORAGE"),
+        ("data/store", "RLDELTA_STORAGE"),
+        ("db", "registry"),
+        ("dagster", "DAGSTER_HOME"),
+        (".", "DAGSTER_HOME"),
+    ],
+)
+def test_refuses_to_serve_a_folder_holding_state(places, folder, named):
+    """RLDELTA_REPORTS set to the home or `/` served the registry, the event log and the hub: refused."""
+    target = places / folder if folder != "/" else Path("/")
+    with pytest.raises(report_server.ReportsRootError) as err:
+        server = report_server.start(target)
+        server.shutdown()  # only reached on today's code, which served it
+    assert named in str(err.value) and str(target) in str(err.value)
+
+
+def test_serves_a_reports_folder_beside_the_state(places):
+    server = report_server.start(places / "user" / ".rldelta" / "reports")
+    try:
+        assert report_server.base_url(server).startswith("http://127.0.0.1:")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_make_ui_refuses_a_reports_root_holding_state_before_starting_anything(places, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "RLDELTA_REPORTS": str(places / "user"), "RLDELTA_UI_PORT": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rl_assets.cli.ui"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:  # it started dagster dev: SIGTERM makes the supervisor stop its whole tree
+        proc.terminate()
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, (proc.returncode, out[-500:], err[-2000:])
+    assert "RLDELTA_REPORTS" in err and "Traceback" not in err
+    assert "rldelta UI:" not in out  # dagster dev was never started

@@ -4,6 +4,7 @@ them: the parsed table's final step against wandb-summary.json / trainer_log.jso
 from __future__ import annotations
 
 from rl_assets.analysis.escape import md_code, md_text
+from rl_assets.analysis.report_md import first_of
 
 
 def crosscheck_markdown(checks: list[dict]) -> list[str]:
@@ -16,7 +17,7 @@ def crosscheck_markdown(checks: list[dict]) -> list[str]:
         lines.append(
             f"- {md_code(c['source'])}, step {c['step']}: {c['matched']} of {len(c['compared'])} shared keys match"
             + (
-                f"; not logged at that step: {', '.join(md_code(k) for k in c['not_at_step'])}"
+                f"; not logged at that step: {first_of([md_code(k) for k in c['not_at_step']])}"
                 if c.get("not_at_step")
                 else ""
             )

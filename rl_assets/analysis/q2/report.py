@@ -150,7 +150,7 @@ def temporal_markdown(rep: dict, bins: pd.DataFrame) -> str:
 def render_markdown(rep: dict) -> str:
     """report.md: headline, trends, best checkpoint, flags, timing, vLLM, categories."""
     from rl_assets.analysis.escape import md_text
-    from rl_assets.analysis.report_md import fmt_num, fmt_pct, md_table
+    from rl_assets.analysis.report_md import first_of, fmt_num, fmt_pct, md_table
 
     lines = [
         "# Q2 training metrics",
@@ -168,7 +168,7 @@ def render_markdown(rep: dict) -> str:
     if dropped:  # verl: a cut or unreadable key:value pair, its line's other pairs kept
         lines += [
             f"{sum(dropped.values())} key:value pair(s) dropped from otherwise parsed lines ("
-            + ", ".join(f"{md_text(k)}: {v}" for k, v in sorted(dropped.items()))
+            + first_of([f"{md_text(k)}: {v}" for k, v in sorted(dropped.items())])
             + ").",
             "",
         ]

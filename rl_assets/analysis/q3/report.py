@@ -43,11 +43,6 @@ def pairs_report(pairs: list[Pair], **page) -> Report:
     return Report({"pairs.html": render_page(pairs, **page)}, selected_table(selected_rows(pairs)), {})
 
 
-def overlay_json(result: dict) -> dict[str, str]:
-    """Q3_temporal_overlay/overlay.json, written before the plot is drawn (a plotting failure never hides it)."""
-    return {"overlay.json": json_text(jsonable(result))}
-
-
 def markers_table(result: dict) -> str:
     """The eval markers as a table: label, time, trials, mean reward."""
     return md_table(
@@ -58,9 +53,13 @@ def markers_table(result: dict) -> str:
 
 
 def overlay_report(result: dict) -> Report:
-    """Q3_temporal_overlay/overlay.png, with the markers table as the UI summary."""
+    """Q3_temporal_overlay/overlay.json and overlay.png, with the markers table as the UI summary. Both files
+    are rendered before either is written, so the folder is replaced once, whole: a plot that fails leaves
+    the previous numbers and plot together (a new overlay.json beside an old plot would disagree with it)."""
     png = plot_overlay(result)
-    return Report({"overlay.png": png}, markers_table(result), {"overlay.png": png})
+    return Report(
+        {"overlay.json": json_text(jsonable(result)), "overlay.png": png}, markers_table(result), {"overlay.png": png}
+    )
 
 
 def plot_overlay(result: dict) -> bytes:
