@@ -243,8 +243,18 @@ class LogFileParser(PayloadLines):
             self.block = None
         for step, metrics in self.batch.per_step_metrics():
             self._record(step, metrics)
+        if not self.res.steps.row_of:
+            self._no_step_reached()
         check_lines(self.res.name, self.res.counts)
         return self.res
+
+    def _no_step_reached(self) -> None:
+        """A file that yields no training step (another trainer's console dicts beside SkyRL logs, a
+        job killed before its first step): whatever its lines held reaches no step, so none of them is
+        counted parsed; they are skips of their own reason."""
+        counts = self.res.counts
+        parsed = [k for k in counts if k.startswith("parsed/")]
+        self.res.ignored("no_training_step_in_file", sum(counts.pop(k) for k in parsed))
 
 
 def parse_lines(name: str, lines) -> LogFileResult:

@@ -4,7 +4,8 @@
 reader: verl console lines (also a W&B run's ``files/output.log``), HF Trainer / TRL
 ``trainer_state.json`` (repo root and ``checkpoint-*/``), TensorBoard event files, else the SkyRL
 reader (rl_assets/ingest/skyrl_log/, unchanged). When a folder holds several trainers' files the
-first of READ_ORDER is read and the others are listed as not read, with that reason. Every reader
+first of READ_ORDER is read and the others are listed as not read, with that reason, and each is a
+named failure of the ledger (their steps are missing from the table: the accounting check is red). Every reader
 returns the same ``ParsedLogs`` with its ``trainer`` named; a folder none of them can read raises
 UnrecognisedLogsError naming the files and showing their first lines -- never "not applicable".
 """
@@ -13,8 +14,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rl_assets.ingest.skyrl_log import ParsedLogs, logs_folder, parse_training_logs
-from rl_assets.ingest.skyrl_log.files import Discovered, open_text
+from rl_assets.ingest.skyrl_log import LogAccountingError, ParsedLogs, logs_folder, parse_training_logs
+from rl_assets.ingest.skyrl_log.files import (
+    JSONL_NAMES,
+    STREAM_ERRORS,
+    Discovered,
+    lines_until_cut,
+    open_text,
+    record_cut,
+)
 
 from . import detect
 from .assemble import assemble
@@ -37,6 +45,7 @@ __all__ = [
 READ_ORDER = (detect.VERL, detect.TRAINER_STATE, detect.TENSORBOARD)
 READERS = "SkyRL logs, verl console lines, HF/TRL trainer_state.json, TensorBoard event files"
 MAX_NAMED = 10
+SIDECAR_NAMES = JSONL_NAMES
 
 
 class UnrecognisedLogsError(ValueError):
@@ -75,13 +84,38 @@ def _read(trainer_kind: str, found: Discovered, base: Path) -> tuple[str, list, 
         try:
             if trainer_kind == detect.VERL:
                 with open_text(p) as fh:
-                    results.append(parse_verl_lines(rel, fh))
+                    res = parse_verl_lines(rel, fh, cut_by=lines_until_cut)
             else:
-                results.append(read_event_file(p, rel))
-        except (OSError, EOFError, ValueError) as exc:  # a corrupt .gz / event file: unreadable whole
-            found.logs.remove(p)
-            found.not_read[rel] = f"unreadable: {type(exc).__name__}: {str(exc)[:120]}"
+                res = read_event_file(p, rel)
+        except STREAM_ERRORS as exc:  # unreadable from its first byte
+            found.unreadable(p, rel, exc)
+            continue
+        record_cut(found, res)  # read up to a corrupt record or a cut stream: kept, and named
+        results.append(res)
     return ("verl" if trainer_kind == detect.VERL else "tensorboard"), results, {}
+
+
+def _other_trainers(found: Discovered, kinds: dict[Path, str], trainer_kind: str, base: Path) -> None:
+    """Files of another reader's format in a folder read by one reader: each is a failure of the
+    ledger, named (their steps are not in the table). A text file is another trainer's when the
+    SkyRL reader finds a training step in it."""
+    for p, kind in kinds.items():
+        rel = str(p.relative_to(base))
+        if kind in READ_ORDER and kind != trainer_kind:
+            found.fail(
+                rel, f"holds {kind} logs, not read: this folder was read as {trainer_kind} (one reader per folder)"
+            )
+        elif kind == detect.TEXT and p.name not in SIDECAR_NAMES and _skyrl_steps(p):
+            found.fail(
+                rel, f"holds SkyRL log steps, not read: this folder was read as {trainer_kind} (one reader per folder)"
+            )
+
+
+def _skyrl_steps(path: Path) -> int:
+    try:
+        return len(parse_training_logs(path).steps)
+    except (*STREAM_ERRORS, LogAccountingError):
+        return 0
 
 
 def read_training_logs(path: Path | str, repo_states: list[Path] | tuple = ()) -> ParsedLogs:
@@ -112,11 +146,13 @@ def read_training_logs(path: Path | str, repo_states: list[Path] | tuple = ()) -
             found.summaries.append(p)
         else:
             found.not_read[str(p.relative_to(base))] = _not_read_reason(kind, trainer_kind, p)
+    _other_trainers(found, kinds, trainer_kind, base)
     trainer, results, info = _read(trainer_kind, found, base)
     parsed = assemble(
         trainer,
         results,
         found,
+        base,
         info.get("per_file"),
         {"checkpoints": info["checkpoints"]} if "checkpoints" in info else None,
     )
