@@ -134,6 +134,22 @@ def test_a_verl_folder_names_the_skyrl_and_trainer_state_files_it_did_not_read(t
     assert not check.passed and "2 file(s) not fully accounted for" in check.description
 
 
+def test_a_cut_short_trainer_state_among_checkpoints_is_named(tmp_path):
+    entries = [{"step": s, "loss": 1 / s, "reward": s / 10} for s in range(1, 5)]
+    (tmp_path / "checkpoint-4").mkdir()
+    (tmp_path / "checkpoint-4" / "trainer_state.json").write_text(
+        json.dumps({"global_step": 4, "log_history": entries})
+    )
+    (tmp_path / "checkpoint-2").mkdir()
+    text = json.dumps({"global_step": 2, "log_history": entries[:2]})
+    (tmp_path / "checkpoint-2" / "trainer_state.json").write_text(text[: len(text) // 2])
+    parsed = read_training_logs(tmp_path)
+    assert len(parsed.steps) == 4
+    (failure,) = parsed.accounting["files"]["failures"]
+    assert failure["file"] == "checkpoint-2/trainer_state.json" and "not a readable JSON object" in failure["reason"]
+    assert not _checks(parsed)[0].passed
+
+
 def test_a_clean_real_folder_keeps_a_green_check():
     for folder in (SKYRL, VERL):
         parsed = read_training_logs(folder)

@@ -111,6 +111,24 @@ def _other_trainers(found: Discovered, kinds: dict[Path, str], trainer_kind: str
             )
 
 
+def _broken_states(kinds: dict[Path, str], base: Path) -> list[dict]:
+    """A file named trainer_state.json that is not a JSON object with a log_history (cut short by an
+    interrupted upload, say): its entries cannot be read, which is a failure, never a quiet skip."""
+    return [
+        {
+            "file": str(p.relative_to(base)),
+            "reason": f"trainer_state.json larger than the {detect.MAX_STATE_BYTES >> 20} MiB read limit; not read"
+            if p.stat().st_size > detect.MAX_STATE_BYTES
+            else "trainer_state.json that is not a readable JSON object with a log_history (cut short?); "
+            "its entries are not read",
+            "offset": 0,
+            "unit": "byte",
+        }
+        for p, kind in kinds.items()
+        if p.name == "trainer_state.json" and kind == detect.OTHER
+    ]
+
+
 def _skyrl_steps(path: Path) -> int:
     try:
         return len(parse_training_logs(path).steps)
@@ -131,14 +149,18 @@ def read_training_logs(path: Path | str, repo_states: list[Path] | tuple = ()) -
     files += extra
     kinds = {p: detect.classify(p) for p in files}
     trainer_kind = next((k for k in READ_ORDER if k in kinds.values()), None)
+    broken = _broken_states(kinds, base)
     if trainer_kind is None:
         if not path.exists():
             raise UnrecognisedLogsError(describe_unrecognised(files, base, "no reader recognises these files"))
         parsed = parse_training_logs(path)
         if parsed.steps.empty:
             raise UnrecognisedLogsError(describe_unrecognised(files, base, "no reader recognises these files"))
+        ledger = parsed.accounting["files"]
+        ledger["failures"] = [*broken, *ledger["failures"]][:50]
+        ledger["n_failures"] += len(broken)
         return parsed
-    found = Discovered(found=len(files))
+    found = Discovered(found=len(files), failures=broken)
     for p, kind in kinds.items():
         if kind == trainer_kind:
             found.logs.append(p)
