@@ -87,6 +87,9 @@ def test_restart_in_one_file_replaces_the_killed_attempts_step_whole(tmp_path):
     assert steps.loc[2, "timing/step"] != steps.loc[2, "timing/step"]  # nor its step time
     assert steps.loc[3, "timing/generate"] == 55.0  # the killed step 3 is all the log has for 3
     assert parsed.counts["steps_replaced_by_restart"] == 1 and parsed.counts["restarts_in_file"] == 1
+    # issue 36: the killed attempt's step-2 lines (Started, its two reward lines, Finished, its policy dict) are
+    # merged duplicates in the ledger, no longer counted as parsed into a step
+    assert parsed.accounting["lines"]["duplicate"] == {"key_values": 2, "metrics_dict": 1, "timer": 2}
 
 
 def mirror(step: int, reward: float) -> str:

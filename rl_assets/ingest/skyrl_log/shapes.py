@@ -39,7 +39,7 @@ class PayloadLines:
         self.res.bump(f"wandb_kind/{kind}")
         self.res.parsed("wandb_mirror")
         if kind == "train":
-            self._explicit(int(metrics.setdefault("trainer/global_step", float(step))), metrics)
+            self._explicit(int(metrics.setdefault("trainer/global_step", float(step))), metrics, "wandb_mirror")
         elif kind == "eval":
             self.res.evals.update(step, metrics)
         else:  # startup and any future kind: kept, never a training step
@@ -83,7 +83,7 @@ class PayloadLines:
         self.res.serializations.add("console-dict" if console else "python-dict")
         if "trainer/global_step" in metrics:
             self.res.parsed("metrics_dict", n)
-            self._explicit(int(metrics["trainer/global_step"]), metrics)
+            self._explicit(int(metrics["trainer/global_step"]), metrics, "metrics_dict", n)
         else:
             self._place(metrics, "metrics_dict", n)
 
