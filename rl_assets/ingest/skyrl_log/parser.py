@@ -85,7 +85,9 @@ class LogFileParser(PayloadLines):
         self, step: int, metrics: dict[str, float], ts: float | None = None, lines: dict[str, int] | None = None
     ) -> None:
         if step <= 0:  # before the first training step: setup timers, step-0 eval
-            self.res.startup.update(metrics)
+            self.res.startup.update(metrics)  # kept for a reader of ParsedLogs.startup; no step row holds them
+            for shape, n in (lines or {}).items():
+                self.res.reached_no_step(shape, n, "before_first_step")
             return
         if self.attempt_of.get(step, self.attempt) != self.attempt:
             self.res.steps.drop(step)  # a restart re-ran this step: the killed attempt's row goes whole
@@ -127,7 +129,7 @@ class LogFileParser(PayloadLines):
                 self.pending_lines[shape] = self.pending_lines.get(shape, 0) + n
             elif self.phase == HEAD:
                 self.res.startup.update(metrics)
-                self.res.parsed(shape, n)
+                self.res.ignored("before_first_step", n)  # setup values: no step row holds them
             else:
                 self.res.ignored("outside_step", n)
         self.loose = []
@@ -271,8 +273,8 @@ class LogFileParser(PayloadLines):
         job killed before its first step): whatever its lines held reaches no step, so none of them is
         counted parsed; they are skips of their own reason."""
         counts = self.res.counts
-        parsed = [k for k in counts if k.startswith("parsed/")]
-        self.res.ignored("no_training_step_in_file", sum(counts.pop(k) for k in parsed))
+        held = [k for k in counts if k.startswith("parsed/") or k == "ignored/before_first_step"]
+        self.res.ignored("no_training_step_in_file", sum(counts.pop(k) for k in held))
 
 
 def parse_lines(name: str, lines) -> LogFileResult:

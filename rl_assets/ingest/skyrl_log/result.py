@@ -59,6 +59,12 @@ class LogFileResult:
         self.bump(f"parsed/{shape}", -n)
         self.bump(f"duplicate/{shape}", n)
 
+    def reached_no_step(self, shape: str, n: int, reason: str) -> None:
+        """``n`` lines already counted parsed as ``shape`` whose values turned out to reach no step row
+        (a step-0 record, setup values before the first step): skips of ``reason``, not parses."""
+        self.bump(f"parsed/{shape}", -n)
+        self.ignored(reason, n)
+
     def malformed(self, reason: str, line: str, lineno: int | None = None, n: int = 1) -> None:
         self.bump("malformed", n)
         self.bump(f"malformed/{reason}", n)
