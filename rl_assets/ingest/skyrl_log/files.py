@@ -94,8 +94,9 @@ def discover(folder: Path) -> Discovered:
             zstd = _zstd_available() if zstd is None else zstd
             if zstd:
                 out.logs.append(p)
-            else:
+            else:  # a log whose steps are missing from the table: listed, and a failure of the ledger
                 out.not_read[rel] = "zstd-compressed log; the zstandard package is not installed"
+                out.fail(rel, out.not_read[rel] + " (pip install zstandard)", offset=0, unit="byte")
         elif m or p.suffix in LOG_SUFFIXES:
             out.logs.append(p)
         else:
@@ -185,6 +186,12 @@ def open_text(path: Path):
 STREAM_ERRORS = (OSError, EOFError, ValueError, zlib.error)  # a cut .gz/.zst member, a bad byte run, a cap
 
 
+def is_stream_error(exc: BaseException) -> bool:
+    """A failure of the file's bytes, not of the reader: zstandard's ZstdError (a cut or corrupt .zst)
+    is no OSError/ValueError, and is matched by name so the optional package is never imported here."""
+    return isinstance(exc, STREAM_ERRORS) or type(exc).__name__ == "ZstdError"
+
+
 def lines_until_cut(fh, result) -> Iterator[str]:
     """The lines of an open log stream until it ends or fails; a failure (a .gz cut short, corrupt
     compressed data, the decompression cap) ends the lines there and is recorded in ``result.cut``
@@ -195,7 +202,9 @@ def lines_until_cut(fh, result) -> Iterator[str]:
             lines += 1
             chars += len(line)
             yield line
-    except STREAM_ERRORS as exc:
+    except Exception as exc:
+        if not is_stream_error(exc):
+            raise
         result.cut = {
             "reason": f"{type(exc).__name__}: {str(exc)[:160]}",
             "offset": chars,
