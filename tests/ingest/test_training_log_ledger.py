@@ -66,9 +66,11 @@ def test_a_tensorboard_record_with_a_bad_checksum_is_named_not_silently_the_end(
     (failure,) = parsed.accounting["files"]["failures"]
     assert failure["file"] == path.name and failure["offset"] == offsets[30] and failure["unit"] == "byte"
     assert failure["unread"] == f"{len(data) - offsets[30]} of {len(data)} bytes"
+    assert failure["after_line"] == 30 and failure["counted"] == "records"  # the file version + steps 1-29
     check, _ = _checks(parsed)
     assert not check.passed
-    assert f"{path.name}: read up to byte {offsets[30]}" in check.description and "29 steps kept" in check.description
+    assert f"{path.name}: read up to byte {offsets[30]} (after 30 records)" in check.description
+    assert "29 steps kept" in check.description
 
 
 def test_a_gzipped_skyrl_log_cut_short_keeps_its_readable_prefix(tmp_path):

@@ -220,7 +220,8 @@ def record_cut(found: Discovered, result) -> None:
         cut = result.cut
         found.fail(
             result.name,
-            f"read up to {cut['unit']} {cut['offset']} (line {cut['after_line']}) and no further: {cut['reason']}; "
+            f"read up to {cut['unit']} {cut['offset']} (after {cut['after_line']} {cut.get('counted', 'lines')}) and "
+            f"no further: {cut['reason']}; "
             f"{len(result.steps.row_of)} steps kept from before it, {cut['unread']} not read",
             **{k: v for k, v in cut.items() if k != "reason"},
         )

@@ -31,7 +31,7 @@ def _records(path: Path, res: LogFileResult):
     from tensorboard.compat.tensorflow_stub.pywrap_tensorflow import PyRecordReader_New
 
     size = path.stat().st_size
-    reader, offset = PyRecordReader_New(str(path)), 0
+    reader, offset, n_records = PyRecordReader_New(str(path)), 0, 0
     try:
         while True:
             try:
@@ -43,12 +43,14 @@ def _records(path: Path, res: LogFileResult):
                     "reason": f"DataLossError: {exc.message.rsplit('/', 1)[-1]}",
                     "offset": offset,
                     "unit": "byte",
-                    "after_line": res.counts.get("lines", 0),
+                    "after_line": n_records,
+                    "counted": "records",
                     "unread": f"{size - offset} of {size} bytes",
                 }
                 return
             record = reader.record()
             yield offset, record
+            n_records += 1
             offset += HEADER_BYTES + CRC_BYTES + len(record) + CRC_BYTES
     finally:
         reader.file_handle.close()
