@@ -202,6 +202,16 @@ def test_a_restart_inside_one_verl_file_keeps_the_newer_lines_and_counts_the_old
     )
 
 
+def test_a_resumed_verl_jobs_validation_at_its_resume_step_keeps_that_steps_training_values(tmp_path):
+    lines = (VERL / "output.log").read_text().splitlines(keepends=True)
+    step_8 = next(ln for ln in lines if ln.startswith("step:8 - "))
+    (tmp_path / "output.log").write_text("".join(lines) + "step:8 - val-core/aime/acc/mean@1:0.75\n")
+    s = read_training_logs(tmp_path).steps.set_index("step")
+    old = read_training_logs(VERL).steps.set_index("step")
+    assert s.loc[8, "val-core/aime/acc/mean@1"] == 0.75
+    assert s.loc[8, "perf/throughput"] == old.loc[8, "perf/throughput"] and "perf/throughput" in step_8
+
+
 def test_a_repeated_step_in_one_trainer_state_keeps_the_newer_entry(tmp_path):
     history = [
         {"step": 1, "loss": 0.9, "reward": 0.1},

@@ -141,12 +141,13 @@ class VerlConsoleParser:
         self.res.parsed("verl_step_line")
 
     def _restarted(self, step: int) -> None:
-        """A step printed again after other steps: the job restarted from an earlier checkpoint and
-        re-ran it. The newer lines win the row whole; the older ones are counted as duplicates."""
-        self.res.steps.drop(step)
+        """A step printed again after other steps: the job restarted from an earlier checkpoint. The
+        newer line's values win key by key, and the older lines are counted as merged duplicates. Not
+        the row whole: a resumed verl job re-validates its resume step G ("step:G - val-…" only) without
+        re-running it, and G's training values must survive that; a re-run step prints every key again.
+        (A cut older line still has its last pair dropped at the end: conservative, never a cut value.)"""
         self.res.superseded("verl_step_line", self.lines_of.pop(step))
         self.res.superseded("verl_continuation", self.continuations.pop(step, 0))
-        self.ends = [e for e in self.ends if e[1] != step]
         self.res.bump("restarts_in_file")
 
     def _pairs(self, step: int, parts: list[str], lineno: int, line: str) -> str | None:
