@@ -5,8 +5,8 @@ reader: verl console lines (also a W&B run's ``files/output.log``), HF Trainer /
 ``trainer_state.json`` (repo root and ``checkpoint-*/``), TensorBoard event files, else the SkyRL
 reader (rl_assets/ingest/skyrl_log/, unchanged). When a folder holds several trainers' files the
 first of READ_ORDER is read and the others are listed as not read, with that reason, and each is a
-named failure of the ledger (their steps are missing from the table: the accounting check is red). Every reader
-returns the same ``ParsedLogs`` with its ``trainer`` named; a folder none of them can read raises
+named failure of the ledger (their steps are missing from the table: the accounting check is red).
+Every reader returns the same ``ParsedLogs`` with its ``trainer`` named; a folder none of them can read raises
 UnrecognisedLogsError naming the files and showing their first lines -- never "not applicable".
 """
 
@@ -45,7 +45,6 @@ __all__ = [
 READ_ORDER = (detect.VERL, detect.TRAINER_STATE, detect.TENSORBOARD)
 READERS = "SkyRL logs, verl console lines, HF/TRL trainer_state.json, TensorBoard event files"
 MAX_NAMED = 10
-SIDECAR_NAMES = JSONL_NAMES
 
 
 class UnrecognisedLogsError(ValueError):
@@ -105,7 +104,7 @@ def _other_trainers(found: Discovered, kinds: dict[Path, str], trainer_kind: str
             found.fail(
                 rel, f"holds {kind} logs, not read: this folder was read as {trainer_kind} (one reader per folder)"
             )
-        elif kind == detect.TEXT and p.name not in SIDECAR_NAMES and _skyrl_steps(p):
+        elif kind == detect.TEXT and p.name not in JSONL_NAMES and _skyrl_steps(p):
             found.fail(
                 rel, f"holds SkyRL log steps, not read: this folder was read as {trainer_kind} (one reader per folder)"
             )

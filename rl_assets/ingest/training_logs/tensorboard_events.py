@@ -57,7 +57,7 @@ def _records(path: Path, res: LogFileResult):
 
 
 def read_event_file(path: Path, name: str) -> LogFileResult:
-    from tensorboard.backend.event_processing import event_file_loader  # noqa: F401 - the compat stub's tf
+    from google.protobuf.message import DecodeError
     from tensorboard.compat.proto import event_pb2
     from tensorboard.data_compat import migrate_event
     from tensorboard.util import tensor_util
@@ -67,8 +67,20 @@ def read_event_file(path: Path, name: str) -> LogFileResult:
     plugin_of: dict[str, str] = {}  # tag -> plugin named by its first value's metadata
     seen: set[tuple[int, str]] = set()
     times: dict[int, float] = {}
-    for _offset, record in _records(path, res):
-        event = migrate_event(event_pb2.Event.FromString(record))
+    for n_records, (offset, record) in enumerate(_records(path, res)):
+        try:
+            event = migrate_event(event_pb2.Event.FromString(record))
+        except DecodeError as exc:  # its CRC holds, but it is no Event: not a TensorBoard record past here
+            size = path.stat().st_size
+            res.cut = {
+                "reason": f"DecodeError: {str(exc)[:120]}",
+                "offset": offset,
+                "unit": "byte",
+                "after_line": n_records,
+                "counted": "records",
+                "unread": f"{size - offset} of {size} bytes",
+            }
+            break
         if not event.HasField("summary"):
             res.bump("lines")
             res.ignored(f"{event.WhichOneof('what') or 'empty'}_record")
