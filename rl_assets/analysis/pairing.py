@@ -47,6 +47,9 @@ class Side:
     source: dict[str, str] = field(default_factory=dict)  # key -> question_hash | task_id | normalised_id
     shown: dict[str, str] = field(default_factory=dict)  # key -> a task id a reader recognises
     group: dict[str, str] = field(default_factory=dict)  # key -> family / benchmark of its first row
+    ids: dict[str, set[str]] = field(
+        default_factory=dict
+    )  # key -> the task ids of its rows (more than one: a collision)
 
 
 @dataclass
@@ -109,7 +112,15 @@ def _side(rows: list[dict], group_of, rules: tuple[str, ...]) -> Side:
         side.source.setdefault(key, source)
         side.shown.setdefault(key, str(row.get("task_id")))
         side.group.setdefault(key, group_of(row))
+        if row.get("task_id") is not None:
+            side.ids.setdefault(key, set()).add(str(row.get("task_id")))
     return side
+
+
+def collisions(side: Side, keys: set[str]) -> list[list[str]]:
+    """The task-id sets of ``keys`` that hold more than one task id on this side: distinct tasks of one
+    file with the same question (or ids one normalisation maps together), paired as one task."""
+    return sorted(sorted(side.ids[k]) for k in keys if len(side.ids.get(k, ())) > 1)
 
 
 def near_miss(before_ids: set[str], after_ids: set[str]) -> dict | None:
@@ -144,6 +155,7 @@ def _group_rows(before: Side, after: Side) -> list[dict]:
         moved = {before.shown[k] for k in b - a if before.source[k] == QUESTION_HASH} & {
             after.shown[k] for k in a - b if after.source[k] == QUESTION_HASH
         }
+        clash_b, clash_a = collisions(before, b), collisions(after, a)
         status = PAIRED if both else ONLY_BEFORE if not a else ONLY_AFTER if not b else DISJOINT
         out.append(
             {
@@ -156,6 +168,9 @@ def _group_rows(before: Side, after: Side) -> list[dict]:
                 "examples_only_before": sorted(before.shown[k] for k in b - a)[:EXAMPLES],
                 "examples_only_after": sorted(after.shown[k] for k in a - b)[:EXAMPLES],
                 "same_id_other_question": len(moved),
+                "collisions_before": len(clash_b),
+                "collisions_after": len(clash_a),
+                "examples_collision": (clash_b + clash_a)[:EXAMPLES],
             }
         )
     return out

@@ -18,6 +18,17 @@ def _examples(ids: list[str]) -> str:
     return ", ".join(md_code(i) for i in ids) or "—"
 
 
+def collision_line(g: dict) -> str:
+    """Distinct task ids that share one pairing key on a side (the same question, or ids one stated
+    normalisation maps together): said, since the paired statistics count each such key as one task."""
+    examples = "; ".join(" = ".join(md_code(i) for i in ids[:3]) for ids in g.get("examples_collision", []))
+    return (
+        f"**{md_text(g['group'])}:** task-id collision: {g.get('collisions_before', 0)} pairing key(s) on the baseline "
+        f"side and {g.get('collisions_after', 0)} on the post-RL side each hold more than one task id (the same "
+        f"question, normalised); each is counted as one task (e.g. {examples})."
+    )
+
+
 def near_miss_line(near: dict | None) -> str | None:
     if not near:
         return None
@@ -93,6 +104,8 @@ def pairing_section(report: dict, heading: str = "## Task pairing", group: str =
                 "different tasks to the model, so they are not paired.",
                 "",
             ]
+        if g.get("collisions_before") or g.get("collisions_after"):
+            lines += [collision_line(g), ""]
     near = near_miss_line(report.get("near_miss"))
     if near:
         lines += [near, ""]

@@ -11,6 +11,7 @@ from rl_assets.analysis.figures import markdown_image, markdown_images
 from rl_assets.analysis.lineage.curves import curves_of
 from rl_assets.analysis.q2.report import training_report, unrecognised_files
 from rl_assets.analysis.q2.training_metrics import build_report
+from rl_assets.ingest.skyrl_log.crosscheck import UNREADABLE
 from rl_assets.ingest.training_logs import (
     STATE_PATTERNS,
     UnrecognisedLogsError,
@@ -37,8 +38,10 @@ CHECK_SPECS = [
         asset="training_metrics",
         partitions_def=models_partitions,
         description=(
-            "Every log line read is parsed, counted malformed (by reason) or ignored (by shape), and every file "
-            "found under training_logs/ is read or listed as not read with its reason."
+            "Every log line read is parsed into a step, counted malformed (by reason), ignored (by shape) or a "
+            "merged duplicate, and every file found under training_logs/ is read or listed as not read with its "
+            "reason; fails naming the file and offset when a file was read only in part or holds another "
+            "trainer's logs that were not read."
         ),
     ),
     dg.AssetCheckSpec(
@@ -47,39 +50,72 @@ CHECK_SPECS = [
         partitions_def=models_partitions,
         description=(
             "Every key of the final step that wandb-summary.json (or trainer_log.jsonl) shares with the parsed "
-            "table has the same value there; passes as 'no independent record' when neither file exists."
+            "table has the same value there; passes as 'no independent record' when neither file exists, fails "
+            "when one exists but cannot be read."
         ),
     ),
 ]
 
 
 def accounting_check(acc: dict | None) -> dg.AssetCheckResult:
+    """The training-log ledger: red when any file was read only in part (a corrupt record, a cut
+    stream, a cap), was unreadable, or holds another trainer's logs this folder's reader skipped --
+    each named with its file and where it stopped. The line sums themselves are enforced by the
+    readers (LogAccountingError), so a balanced ledger with no failure is the only green."""
     if not acc:
         return dg.AssetCheckResult(
             check_name=ACCOUNTED, passed=True, metadata={"applicable": False}, description="no training logs were read"
         )
     lines, files = acc["lines"], acc["files"]
-    bad = sum(lines["malformed"].values())
+    failures = files.get("failures", [])
+    dups, non_finite = lines.get("duplicate", {}), acc.get("non_finite", {})
+    ledger = (
+        f"{lines['read']} lines = {sum(lines['parsed'].values())} parsed + {sum(lines['malformed'].values())} "
+        f"malformed + {sum(lines['ignored'].values())} ignored + {sum(dups.values())} merged duplicates; "
+        f"{files['found']} files = {files['read']} read + {files['not_read']} not read"
+    )
+    if non_finite:
+        ledger += f"; non-finite values in {len(non_finite)} metrics ({', '.join(list(non_finite)[:5])})"
+    if failures:
+        named = "; ".join(f"{f['file']}: {f['reason']}" for f in failures[:5])
+        more = f"; … and {files.get('n_failures', len(failures)) - 5} more" if len(failures) > 5 else ""
+        description = (
+            f"{files.get('n_failures', len(failures))} file(s) not fully accounted for: {named}{more}. {ledger}"
+        )
+    else:
+        description = ledger
     return dg.AssetCheckResult(
         check_name=ACCOUNTED,
-        passed=True,  # the parser raises LogAccountingError on any violation
-        description=f"{lines['read']} lines = {sum(lines['parsed'].values())} parsed + {bad} malformed + "
-        f"{sum(lines['ignored'].values())} ignored; {files['found']} files = {files['read']} read + "
-        f"{files['not_read']} not read",
+        passed=not failures,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description=description[:2000],
         metadata={
             "lines_read": lines["read"],
             "parsed": dg.MetadataValue.json(lines["parsed"]),
             "malformed": dg.MetadataValue.json(lines["malformed"]),
             "ignored": dg.MetadataValue.json(lines["ignored"]),
+            "merged_duplicates": dg.MetadataValue.json(dups),
+            "non_finite": dg.MetadataValue.json(non_finite),
             "files_found": files["found"],
             "files_read": files["read"],
             "files_not_read": dg.MetadataValue.json(files["not_read_files"]),
+            "failures": dg.MetadataValue.json(failures),
         },
     )
 
 
 def wandb_check(cross_checks: list[dict] | None) -> dg.AssetCheckResult:
     checks = cross_checks or []
+    unreadable = [c for c in checks if c["status"] == UNREADABLE]
+    if unreadable:  # a record is there but cut short: the cross-check failed, it is not "off"
+        return dg.AssetCheckResult(
+            check_name=WANDB_CHECK,
+            passed=False,
+            severity=dg.AssetCheckSeverity.ERROR,
+            metadata={"independent_record": True, "unreadable": dg.MetadataValue.json(unreadable)},
+            description="independent record present but unreadable, nothing could be checked: "
+            + "; ".join(f"{c['source']}: {c['reason']}" for c in unreadable),
+        )
     real = [c for c in checks if c["status"] != "no_independent_record"]
     if not real:
         why = "; ".join(c.get("reason", "") for c in checks) or "no training logs were read"
@@ -283,6 +319,8 @@ def training_metrics(
             "lines_ignored": sum(parsed.accounting["lines"]["ignored"].values()),
             "files_found": parsed.accounting["files"]["found"],
             "files_not_read": parsed.accounting["files"]["not_read"],
+            "files_not_fully_read": parsed.accounting["files"].get("n_failures", 0),
+            "non_finite_values": dg.MetadataValue.json(parsed.accounting.get("non_finite", {})),
             "n_steps": rep["n_steps"],
             "trainer": parsed.trainer,
             "malformed_lines": rep["malformed"]["count"],

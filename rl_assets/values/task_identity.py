@@ -4,11 +4,13 @@ The rule (docs/audit.md, "Task identity"):
 
 - A generated task (a row with a generator config or index, or read from a reasoning-gym eval
   file) with a task family and a question is ``question_hash``: the family plus a hash of the
-  normalised question (whitespace collapsed, Unicode NFC). The question is the text the file
-  recorded; a row that recorded none is regenerated from its generator config and index with the
-  installed reasoning-gym. The config text never enters the key, so defaults spelled out or left
-  out, another key order, a renamed category or a field a newer reasoning-gym adds change nothing,
-  and two configs that generate different questions never share a key, even under one name.
+  normalised question (Unicode NFC, zero-width characters and BOMs removed, whitespace collapsed).
+  The question is the text the file recorded; a row that recorded none is regenerated from its
+  generator config and index with the installed reasoning-gym. The config text never enters the
+  key, so defaults spelled out or left out, another key order, a renamed category or a field a
+  newer reasoning-gym adds change nothing, and two configs that generate different questions never
+  share a key, even under one name. Two distinct task ids of one file with the same question share
+  the key: the pairing report names them (a task-id collision).
 - Any other row is its ``task_id``. An analysis may rewrite task ids by a stated normalisation
   (``normalised_id``, rl_assets/analysis/pairing.py), never silently.
 
@@ -33,11 +35,15 @@ NORMALISED_ID = "normalised_id"
 KEY_SOURCES = (QUESTION_HASH, TASK_ID, NORMALISED_ID)
 
 _SPACE = re.compile(r"\s+")
+# invisible characters a copy, an editor or a file's encoding adds without changing the question: the
+# zero-width space, non-joiner and joiner, the word joiner, and U+FEFF (a BOM, or a zero-width no-break space)
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
 
 
 def normalise_question(text: str) -> str:
-    """The question as compared: NFC, every whitespace run one space, no outer whitespace."""
-    return _SPACE.sub(" ", unicodedata.normalize("NFC", text)).strip()
+    """The question as compared: NFC, zero-width characters and BOMs removed, every whitespace run one
+    space, no outer whitespace."""
+    return _SPACE.sub(" ", unicodedata.normalize("NFC", text).translate(_INVISIBLE)).strip()
 
 
 def question_key(family: str, question: str) -> str:

@@ -87,6 +87,9 @@ def test_restart_in_one_file_replaces_the_killed_attempts_step_whole(tmp_path):
     assert steps.loc[2, "timing/step"] != steps.loc[2, "timing/step"]  # nor its step time
     assert steps.loc[3, "timing/generate"] == 55.0  # the killed step 3 is all the log has for 3
     assert parsed.counts["steps_replaced_by_restart"] == 1 and parsed.counts["restarts_in_file"] == 1
+    # issue 36: the killed attempt's step-2 lines (Started, its two reward lines, Finished, its policy dict) are
+    # merged duplicates in the ledger, no longer counted as parsed into a step
+    assert parsed.accounting["lines"]["duplicate"] == {"key_values": 2, "metrics_dict": 1, "timer": 2}
 
 
 def mirror(step: int, reward: float) -> str:
@@ -115,8 +118,11 @@ def test_zst_log_is_read_or_listed_as_not_read_with_the_reason(tmp_path):
         assert parse_training_logs(tmp_path).steps["step"].tolist() == [1, 2]
     else:
         zst.write_bytes(b"\x28\xb5\x2f\xfd not really read")
-        files = parse_training_logs(tmp_path).accounting["files"]
+        acc = parse_training_logs(tmp_path).accounting
+        files = acc["files"]
         assert files["not_read_files"] == {"b.out.zst": "zstd-compressed log; the zstandard package is not installed"}
+        # its steps are missing from the table: a named failure of the ledger (issue 36), not a quiet skip
+        assert [f["file"] for f in files["failures"]] == ["b.out.zst"] and not accounting_check(acc).passed
 
 
 def test_chain_without_timestamps_is_in_natural_order(tmp_path):

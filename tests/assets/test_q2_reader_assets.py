@@ -104,3 +104,25 @@ def test_trl_checkpoint_upload_without_training_logs_is_read(tmp_path, monkeypat
     assert rep["accounting"]["lines"]["read"] == 10 and rep["accounting"]["lines"]["ignored"] == {
         "in_newer_checkpoint": 6
     }
+
+
+def test_a_file_of_another_trainer_and_a_cut_summary_turn_both_checks_red(tmp_path, monkeypatch):
+    """issue 36: the asset still writes what it read, and the two checks name what they could not account for."""
+    lines = "".join(f"step:{s} - critic/rewards/mean:{s / 10} - actor/entropy:{s}e-1\n" for s in range(1, 5))
+    summary = json.dumps({"_step": 4, "critic/rewards/mean": 0.4, "actor/entropy": 0.4})
+    state = json.dumps({"global_step": 2, "log_history": [{"step": 1, "loss": 1.0}, {"step": 2, "loss": 0.5}]})
+    result, reports = run(
+        tmp_path,
+        monkeypatch,
+        "org/mixed-8B",
+        {"output.log": lines, "wandb-summary.json": summary[:20], "hf/trainer_state.json": state},
+    )
+    assert result.success and result.output_for_node("training_metrics").n_steps == 4
+    checks = {e.check_name: e for e in result.get_asset_check_evaluations()}
+    accounted, wandb = checks["every_input_accounted_for"], checks["log_matches_wandb_summary"]
+    assert not accounted.passed and accounted.description.startswith(
+        "1 file(s) not fully accounted for: hf/trainer_state.json: holds trainer_state logs, not read"
+    )
+    assert not wandb.passed and "wandb-summary.json: unreadable wandb-summary.json" in wandb.description
+    report = (reports / "report.md").read_text()
+    assert "Not every input was accounted for" in report and "cannot be read" in report

@@ -51,6 +51,13 @@ def test_demo_training_logs_match_ground_truth(demo, which):
     assert len(steps) == gt["unique_train_steps"] and steps.index.max() == gt["last_step"]
     assert report["duplicates"]["steps"] == gt["duplicate_steps"]
     assert report["malformed"]["count"] == gt["malformed_lines"] + gt["truncated_lines"]
+    # the ledger balances with nothing left unread, and names exactly the non-finite values the demo planted
+    assert report["accounting"]["files"]["failures"] == [] and report["accounting"]["lines"]["duplicate"] == {}
+    planted: dict = {}
+    for nf in gt["non_finite"]:
+        kind = {"NaN": "nan", "Infinity": "inf", "-Infinity": "-inf"}[nf["value"]]
+        planted.setdefault(nf["key"], {})[kind] = planted.get(nf["key"], {}).get(kind, 0) + 1
+    assert report["accounting"]["non_finite"] == planted
     assert steps.loc[gt["last_step"], "reward"] == pytest.approx(gt["final"]["reward/avg_raw_reward"])
     assert steps.loc[gt["last_step"], "entropy"] == pytest.approx(gt["final"]["policy/policy_entropy"])
     lw = gt["later_log_wins"]

@@ -32,15 +32,19 @@ def test_a_gz_of_bare_newlines_stops_at_the_line_cap(tmp_path, small_caps):
                 pass
 
 
-def test_a_capped_file_is_a_counted_not_read_file_and_the_others_are_read(tmp_path, small_caps):
+def test_a_capped_file_is_read_up_to_the_cap_and_named_a_failure(tmp_path, small_caps):
+    # issue 36: a file past the cap was dropped whole with a green check; now what came before the cap
+    # is read, and the file is a failure of the ledger naming where it stopped
     logs = tmp_path / "training_logs"
     logs.mkdir()
     (logs / "big.log.gz").write_bytes(gzip.compress(b"x" * (8 << 20)))
     (logs / "job.log").write_text("INFO step 1 done\n")
     parsed = parse_training_logs(logs)
     ledger = parsed.accounting["files"]
-    assert ledger["found"] == 2 and ledger["read"] == 1
-    assert "decompresses to more than" in ledger["not_read_files"]["big.log.gz"]
+    assert ledger["found"] == 2 and ledger["read"] == 2
+    (failure,) = ledger["failures"]
+    assert failure["file"] == "big.log.gz" and "decompresses to more than" in failure["reason"]
+    assert failure["offset"] == 0 and failure["unit"] == "decompressed character"
 
 
 def test_a_log_within_the_caps_reads_as_before(tmp_path):

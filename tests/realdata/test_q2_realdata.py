@@ -107,4 +107,7 @@ def test_every_real_line_is_accounted_for(run):
         "not_read": 1,
         "not_read_by_reason": {"not a training log (.txt)": 1},
         "not_read_files": {"PROVENANCE.txt": "not a training log (.txt)"},
+        "failures": [],  # nothing read only in part, no other trainer's file skipped
+        "n_failures": 0,
     }
+    assert lines["duplicate"] == {}

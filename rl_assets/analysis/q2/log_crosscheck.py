@@ -14,6 +14,12 @@ def crosscheck_markdown(checks: list[dict]) -> list[str]:
         if c["status"] == "no_independent_record":
             lines.append(f"- No independent record: {md_text(c['reason'])}. Nothing was compared.")
             continue
+        if c["status"] == "unreadable_record":
+            lines.append(
+                f"- **Failed**: {md_code(c['source'])} is there but cannot be read ({md_text(c['reason'])}); "
+                "nothing was compared."
+            )
+            continue
         lines.append(
             f"- {md_code(c['source'])}, step {c['step']}: {c['matched']} of {len(c['compared'])} shared keys match"
             + (

@@ -147,6 +147,33 @@ def temporal_markdown(rep: dict, bins: pd.DataFrame) -> str:
     return "\n".join(parts)
 
 
+def ledger_markdown(acc: dict) -> list[str]:
+    """report.md lines for what the training-log ledger could not balance (a file read only in part,
+    another trainer's files not read) and for non-finite values, named per metric."""
+    from rl_assets.analysis.escape import md_code, md_text
+
+    out = []
+    failures = (acc.get("files") or {}).get("failures") or []
+    if failures:
+        out += ["**Not every input was accounted for** (the `every_input_accounted_for` check fails):", ""]
+        out += [f"- {md_code(f['file'])}: {md_text(f['reason'])}" for f in failures]
+        out.append("")
+    non_finite = acc.get("non_finite") or {}
+    if non_finite:
+        out += [
+            f"Non-finite values read (kept as read, never evidence of anything; an overflowing number reads as "
+            f"inf) in {len(non_finite)} metric(s): "
+            + "; ".join(
+                f"{md_code(k)} " + ", ".join(f"{kind} ×{n}" for kind, n in sorted(kinds.items()))
+                for k, kinds in list(non_finite.items())[:20]
+            )
+            + ("; …" if len(non_finite) > 20 else "")
+            + ".",
+            "",
+        ]
+    return out
+
+
 def render_markdown(rep: dict) -> str:
     """report.md: headline, trends, best checkpoint, flags, timing, vLLM, categories."""
     from rl_assets.analysis.escape import md_text
@@ -164,6 +191,7 @@ def render_markdown(rep: dict) -> str:
         'docs/q2.md, "Readers").',
         "",
     ]
+    lines += ledger_markdown(rep.get("accounting") or {})
     dropped = rep["malformed"].get("pairs_dropped") or {}
     if dropped:  # verl: a cut or unreadable key:value pair, its line's other pairs kept
         lines += [

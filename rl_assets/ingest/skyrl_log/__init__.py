@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 from rl_assets.values.metric_aliases import ALIASES, CANONICAL, apply_aliases, derive_concepts
 
 from .crosscheck import compare_final_step, no_record, summary_step
-from .files import LOG_SUFFIXES, Discovered, discover, open_text
+from .files import LOG_SUFFIXES, STREAM_ERRORS, Discovered, discover, lines_until_cut, open_text, record_cut
 from .merge import chain_order, merge_chain
-from .parser import LogFileParser, LogFileResult, parse_lines, parse_log_file
-from .result import LogAccountingError, check_lines, line_ledger
-from .sidecars import parse_trainer_jsonl, read_wandb_summary
+from .parser import LogFileParser, LogFileResult, parse_log_file
+from .result import LogAccountingError, check_lines, line_ledger, non_finite_ledger
+from .sidecars import best_wandb_summary, parse_trainer_jsonl
 from .vllm import VllmAccumulator, vllm_summary
 
 # pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
@@ -63,29 +63,35 @@ class ParsedLogs:
 
 
 def _read_logs(found: Discovered, base: Path) -> list[LogFileResult]:
+    """Each chain log, up to where it can be read: a stream that fails part-way (a .gz cut short, a
+    cap) keeps its lines before the failure, and the failure is named in the file ledger."""
     results = []
-    for p in found.logs:
+    for p in list(found.logs):
         rel = str(p.relative_to(base))
+        parser = LogFileParser(rel)
         try:
             with open_text(p) as fh:
-                res = parse_lines(rel, fh)
-        except (OSError, EOFError, ValueError) as exc:  # a corrupt .gz/.zst: unreadable as a whole
-            found.not_read[rel] = f"unreadable: {type(exc).__name__}: {str(exc)[:120]}"
+                for line in lines_until_cut(fh, parser.res):
+                    parser.feed(line)
+        except STREAM_ERRORS as exc:  # failed at open (a file past the plain-file cap, no permission)
+            found.unreadable(p, rel, exc)
             continue
+        res = parser.finish()
+        record_cut(found, res)
         results.append(res)
-    found.logs = [p for p in found.logs if str(p.relative_to(base)) not in found.not_read]
     return results
 
 
-def _cross_checks(text_results, jsonl_results, wandb_summary, tolerance) -> list[dict]:
-    """The table parsed from the text logs alone against each independent record present."""
+def _cross_checks(text_results, jsonl_results, wandb_summary, tolerance, unreadable: list[dict]) -> list[dict]:
+    """The table parsed from the text logs alone against each independent record present (after the
+    records that are there but unreadable, each a failure of the cross-check)."""
     import pandas as pd
 
-    checks = []
+    checks = list(unreadable)
     text_steps, _ = merge_chain(text_results, "steps") if text_results else (pd.DataFrame(), {})
     if not text_steps.empty:
         text_steps, _ = apply_aliases(text_steps)
-    if wandb_summary and "error" not in wandb_summary:
+    if wandb_summary:
         step = summary_step(wandb_summary, text_steps)
         if step is None:
             checks.append(no_record("wandb-summary.json names no step (_step / trainer/global_step)"))
@@ -93,8 +99,6 @@ def _cross_checks(text_results, jsonl_results, wandb_summary, tolerance) -> list
             checks.append(no_record("wandb-summary.json present but no text log to compare it with"))
         else:
             checks.append(compare_final_step(text_steps, wandb_summary, step, "wandb-summary.json", tolerance))
-    elif wandb_summary:
-        checks.append(no_record(wandb_summary["error"]))
     for res in jsonl_results:
         if res.steps.row_of and not text_steps.empty:
             last = max(res.steps.row_of)
@@ -153,17 +157,17 @@ def parse_training_logs(path: Path | str) -> ParsedLogs:
         for k, v in res.counts.items():
             counts[k] = counts.get(k, 0) + v
     vllm_frame = vllm.to_frame()
-    wandb_summary = {}
-    for p in found.summaries:  # several runs: the summary that reached the furthest step
-        cand = read_wandb_summary(p)
-        if cand.get("_step", -1) >= wandb_summary.get("_step", -1):
-            wandb_summary = cand
+    wandb_summary, unreadable = best_wandb_summary(found.summaries, base)
     malformed = {
         "count": counts.get("malformed", 0),
         "by_reason": {k.split("/", 1)[1]: v for k, v in counts.items() if k.startswith("malformed/")},
         "examples": examples[:10],
     }
-    accounting = {"lines": {**check_lines("training logs", counts), "per_file": per_file}, "files": found.check()}
+    accounting = {
+        "lines": {**check_lines("training logs", counts), "per_file": per_file},
+        "files": found.check(),
+        "non_finite": non_finite_ledger(results),
+    }
     return ParsedLogs(
         steps=steps,
         evals=evals,
@@ -178,6 +182,6 @@ def parse_training_logs(path: Path | str) -> ParsedLogs:
         wandb_summary=wandb_summary,
         counts=counts,
         accounting=accounting,
-        cross_checks=_cross_checks(text_results, jsonl_results, wandb_summary, tolerance),
+        cross_checks=_cross_checks(text_results, jsonl_results, wandb_summary, tolerance, unreadable),
         reward_terms=reward_terms,
     )

@@ -130,6 +130,22 @@ def summary_step(summary: dict[str, float], steps: pd.DataFrame) -> int | None:
     return None
 
 
+UNREADABLE = "unreadable_record"
+
+
+def unreadable_record(source: str, reason: str) -> dict:
+    """An independent record that is there but cannot be read (a wandb-summary.json cut short by an
+    interrupted upload): a failure of the cross-check, named -- never the same as having no record."""
+    return {
+        "source": source,
+        "status": UNREADABLE,
+        "reason": reason,
+        "compared": [],
+        "matched": 0,
+        "differ": [],
+    }
+
+
 def no_record(reason: str) -> dict:
     return {
         "source": None,

@@ -2,6 +2,9 @@
 
 Every file found is either read (a chain log, a trainer_log.jsonl, a wandb-summary.json) or listed
 as not read with a reason -- files found = files read + files not read (docs/q2.md "Conservation").
+What the ledger cannot balance is a ``failure``: a file read only up to a corrupt record, a cut
+compressed stream or a cap (``lines_until_cut``), a file unreadable whole, a file of another
+trainer's format this folder's reader did not read. Failures turn the accounting check red.
 Rotated logs (``train.log.1``) and compressed logs (``.gz``; ``.zst`` when the ``zstandard``
 package is installed, else listed as not read with that reason) are chain logs like any other.
 """
@@ -11,6 +14,8 @@ from __future__ import annotations
 import gzip
 import io
 import re
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +34,16 @@ class Discovered:
     summaries: list[Path] = field(default_factory=list)
     not_read: dict[str, str] = field(default_factory=dict)  # relative path -> reason
     found: int = 0
+    failures: list[dict] = field(default_factory=list)  # {"file", "reason", ...}: what the check fails on
+
+    def fail(self, file: str, reason: str, **where) -> None:
+        self.failures.append({"file": file, "reason": reason, **where})
+
+    def unreadable(self, path: Path, rel: str, exc: BaseException) -> None:
+        """A file no line of which could be read: not read, and a failure (never a silent skip)."""
+        self.logs = [p for p in self.logs if p != path]
+        self.not_read[rel] = f"unreadable: {type(exc).__name__}: {str(exc)[:120]}"
+        self.fail(rel, self.not_read[rel], offset=0, unit="byte")
 
     def check(self) -> dict:
         """files found = files read + files not read, or LogAccountingError."""
@@ -46,6 +61,8 @@ class Discovered:
             "not_read": len(self.not_read),
             "not_read_by_reason": reasons,
             "not_read_files": dict(sorted(self.not_read.items())[:50]),
+            "failures": self.failures[:50],
+            "n_failures": len(self.failures),
         }
 
 
@@ -77,8 +94,9 @@ def discover(folder: Path) -> Discovered:
             zstd = _zstd_available() if zstd is None else zstd
             if zstd:
                 out.logs.append(p)
-            else:
+            else:  # a log whose steps are missing from the table: listed, and a failure of the ledger
                 out.not_read[rel] = "zstd-compressed log; the zstandard package is not installed"
+                out.fail(rel, out.not_read[rel] + " (pip install zstandard)", offset=0, unit="byte")
         elif m or p.suffix in LOG_SUFFIXES:
             out.logs.append(p)
         else:
@@ -163,6 +181,50 @@ def open_text(path: Path):
     if size > MAX_BYTES:
         raise LogTooLarge(f"{path.name}: {size} bytes, more than the {MAX_BYTES} byte cap per log file; not read")
     return open(path, encoding="utf-8", errors="replace", newline="")
+
+
+STREAM_ERRORS = (OSError, EOFError, ValueError, zlib.error)  # a cut .gz/.zst member, a bad byte run, a cap
+
+
+def is_stream_error(exc: BaseException) -> bool:
+    """A failure of the file's bytes, not of the reader: zstandard's ZstdError (a cut or corrupt .zst)
+    is no OSError/ValueError, and is matched by name so the optional package is never imported here."""
+    return isinstance(exc, STREAM_ERRORS) or type(exc).__name__ == "ZstdError"
+
+
+def lines_until_cut(fh, result) -> Iterator[str]:
+    """The lines of an open log stream until it ends or fails; a failure (a .gz cut short, corrupt
+    compressed data, the decompression cap) ends the lines there and is recorded in ``result.cut``
+    with the line and character offset it happened at, so the lines before it are kept."""
+    lines = chars = 0
+    try:
+        for line in fh:
+            lines += 1
+            chars += len(line)
+            yield line
+    except Exception as exc:
+        if not is_stream_error(exc):
+            raise
+        result.cut = {
+            "reason": f"{type(exc).__name__}: {str(exc)[:160]}",
+            "offset": chars,
+            "unit": "decompressed character" if isinstance(fh, _CappedText) else "character",
+            "after_line": lines,
+            "unread": "the rest of the file",
+        }
+
+
+def record_cut(found: Discovered, result) -> None:
+    """A file read only in part is a failure of the ledger, named with where it stopped."""
+    if result.cut:
+        cut = result.cut
+        found.fail(
+            result.name,
+            f"read up to {cut['unit']} {cut['offset']} (after {cut['after_line']} {cut.get('counted', 'lines')}) and "
+            f"no further: {cut['reason']}; "
+            f"{len(result.steps.row_of)} steps kept from before it, {cut['unread']} not read",
+            **{k: v for k, v in cut.items() if k != "reason"},
+        )
 
 
 _NUM_RE = re.compile(r"(\d+)")

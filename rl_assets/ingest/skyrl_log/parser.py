@@ -54,6 +54,10 @@ class LogFileParser(PayloadLines):
         self.marker_step: int | None = None
         self.last_explicit = 0
         self.pending: dict[str, float] = {}  # step-less metrics of the open step
+        self.pending_lines: dict[str, int] = {}  # the parsed lines (by shape) those metrics came from
+        # step -> the parsed lines (by shape) whose values its row holds: when a restart replaces the row
+        # whole, those lines become merged duplicates in the ledger (newest wins, counted)
+        self.step_lines: dict[int, dict[str, int]] = {}
         self.loose: list[tuple[dict[str, float], str, int]] = []  # metrics read outside any step
         self.in_eval = False
         self.attempt = 0
@@ -77,14 +81,24 @@ class LogFileParser(PayloadLines):
             self.attempt += 1
             self.res.bump("restarts_in_file")
 
-    def _record(self, step: int, metrics: dict[str, float], ts: float | None = None) -> None:
+    def _record(
+        self, step: int, metrics: dict[str, float], ts: float | None = None, lines: dict[str, int] | None = None
+    ) -> None:
         if step <= 0:  # before the first training step: setup timers, step-0 eval
-            self.res.startup.update(metrics)
+            self.res.startup.update(metrics)  # kept for a reader of ParsedLogs.startup; no step row holds them
+            for shape, n in (lines or {}).items():
+                self.res.reached_no_step(shape, n, "before_first_step")
             return
         if self.attempt_of.get(step, self.attempt) != self.attempt:
             self.res.steps.drop(step)  # a restart re-ran this step: the killed attempt's row goes whole
             self.res.bump("steps_replaced_by_restart")
+            for shape, n in self.step_lines.pop(step, {}).items():
+                self.res.superseded(shape, n)
         self.attempt_of[step] = self.attempt
+        if lines:
+            held = self.step_lines.setdefault(step, {})
+            for shape, n in lines.items():
+                held[shape] = held.get(shape, 0) + n
         self.res.steps.update(step, metrics)
         # the metrics line is the step's end time only when no `Finished: 'step'` line gave one
         if ts is not None and math.isnan(self.res.steps.get(step, T_END)):
@@ -97,9 +111,10 @@ class LogFileParser(PayloadLines):
         elif self.phase == OPEN:
             self.pending.update(metrics)
             self.res.parsed(shape, n)
+            self.pending_lines[shape] = self.pending_lines.get(shape, 0) + n
         elif self.phase == TAIL or (self.phase == BETWEEN and shape == "timer"):
             # a step's post-work timers (save_checkpoints after `[Step N] Logged`) are that step's
-            self._record(self.last_finished, metrics)
+            self._record(self.last_finished, metrics, lines={shape: n})
             self.res.parsed(shape, n)
         else:
             self.loose.append((metrics, shape, n))
@@ -111,9 +126,10 @@ class LogFileParser(PayloadLines):
             if into is not None:
                 into.update(metrics)
                 self.res.parsed(shape, n)
+                self.pending_lines[shape] = self.pending_lines.get(shape, 0) + n
             elif self.phase == HEAD:
                 self.res.startup.update(metrics)
-                self.res.parsed(shape, n)
+                self.res.ignored("before_first_step", n)  # setup values: no step row holds them
             else:
                 self.res.ignored("outside_step", n)
         self.loose = []
@@ -177,7 +193,7 @@ class LogFileParser(PayloadLines):
     def _batch_step(self) -> int:
         return self.marker_step if self.marker_step is not None else max(self.current_step(), 1)
 
-    def _explicit(self, step: int, metrics: dict[str, float]) -> None:
+    def _explicit(self, step: int, metrics: dict[str, float], shape: str, n: int = 1) -> None:
         """A numbered record. Right after `Finished: 'step'` it names the step that just finished:
         if the count disagrees (a resumed log without a Resumed line), the row moves to this number."""
         if step <= self.last_explicit and step > 0:
@@ -187,9 +203,9 @@ class LogFileParser(PayloadLines):
         finished, self.just_finished = self.just_finished, None
         if finished is not None and self.open_step is None and step not in (finished, 0):
             self.res.bump("steps_renumbered")
-            self._record(step, self.res.steps.drop(finished))
+            self._record(step, self.res.steps.drop(finished), lines=self.step_lines.pop(finished, None))
         self._anchor(step)
-        self._record(step, metrics, self.ts)
+        self._record(step, metrics, self.ts, lines={shape: n})
 
     def _timer(self, msg: str) -> None:
         m = TIMER_RE.match(msg)
@@ -214,6 +230,7 @@ class LogFileParser(PayloadLines):
             self.just_finished = None
             if self.ts is not None:
                 self.pending[T_START] = self.ts
+            self.pending_lines = {"timer": 1}  # the Started line: the step's start time
             return
         step = self.open_step if self.open_step is not None else self.last_finished + 1
         metrics, self.pending = self.pending, {}
@@ -226,14 +243,17 @@ class LogFileParser(PayloadLines):
             metrics["timing/step"] = float(cost)
             self._tolerance("timing/step", cost)
         self.just_finished = step
-        self._record(step, metrics)
+        lines, self.pending_lines = self.pending_lines, {}
+        lines["timer"] = lines.get("timer", 0) + 1  # the Finished line: its end time and cost
+        self._record(step, metrics, lines=lines)
 
     def _close_open_step(self, killed: bool = False) -> None:
         if self.open_step is not None:
             step, metrics, self.pending = self.open_step, self.pending, {}
+            lines, self.pending_lines = self.pending_lines, {}
             self.open_step, self.last_finished, self.phase = None, step, TAIL
             self.res.bump("unfinished_steps" if killed else "unfinished_last_step")
-            self._record(step, metrics)
+            self._record(step, metrics, lines=lines)
 
     def finish(self) -> LogFileResult:
         self._close_open_step()
@@ -243,8 +263,18 @@ class LogFileParser(PayloadLines):
             self.block = None
         for step, metrics in self.batch.per_step_metrics():
             self._record(step, metrics)
+        if not self.res.steps.row_of:
+            self._no_step_reached()
         check_lines(self.res.name, self.res.counts)
         return self.res
+
+    def _no_step_reached(self) -> None:
+        """A file that yields no training step (another trainer's console dicts beside SkyRL logs, a
+        job killed before its first step): whatever its lines held reaches no step, so none of them is
+        counted parsed; they are skips of their own reason."""
+        counts = self.res.counts
+        held = [k for k in counts if k.startswith("parsed/") or k == "ignored/before_first_step"]
+        self.res.ignored("no_training_step_in_file", sum(counts.pop(k) for k in held))
 
 
 def parse_lines(name: str, lines) -> LogFileResult:

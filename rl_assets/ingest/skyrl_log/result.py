@@ -1,5 +1,6 @@
-"""What one log file gave: per-step metrics plus the line ledger (every line read is parsed,
-malformed for a reason, or ignored for its shape -- docs/q2.md "Conservation").
+"""What one log file gave: per-step metrics plus the line ledger (every line read is parsed into a
+step, malformed for a reason, ignored for its shape, or a duplicate a newer record of the same step
+replaced -- docs/q2.md "Conservation"), and where the file could not be read past (``cut``).
 
 Kept apart from the parser so the sidecar readers (trainer_log.jsonl) fill the same result and the
 same ledger without importing the line state machine.
@@ -38,6 +39,9 @@ class LogFileResult:
     # half the last printed digit of each text-parsed key ("0.384" -> 0.0005): how far the log's
     # rounding alone may put it from an independent record of the same number
     printed_tolerance: dict[str, float] = field(default_factory=dict)
+    # where reading stopped before the file's end (a bad record checksum, a cut .gz, a cap):
+    # {"reason", "offset", "unit", "unread"}; what was read before it is kept
+    cut: dict | None = None
 
     def bump(self, key: str, n: int = 1) -> None:
         if n:
@@ -49,6 +53,18 @@ class LogFileResult:
     def ignored(self, shape: str, n: int = 1) -> None:
         self.bump(_IGNORED.get(shape) or _IGNORED.setdefault(shape, f"ignored/{shape}"), n)
 
+    def superseded(self, shape: str, n: int = 1) -> None:
+        """``n`` records already counted parsed as ``shape`` were replaced whole by a newer record of
+        the same step (a restart logged in the same file): they move to the duplicates."""
+        self.bump(f"parsed/{shape}", -n)
+        self.bump(f"duplicate/{shape}", n)
+
+    def reached_no_step(self, shape: str, n: int, reason: str) -> None:
+        """``n`` lines already counted parsed as ``shape`` whose values turned out to reach no step row
+        (a step-0 record, setup values before the first step): skips of ``reason``, not parses."""
+        self.bump(f"parsed/{shape}", -n)
+        self.ignored(reason, n)
+
     def malformed(self, reason: str, line: str, lineno: int | None = None, n: int = 1) -> None:
         self.bump("malformed", n)
         self.bump(f"malformed/{reason}", n)
@@ -58,28 +74,29 @@ class LogFileResult:
 
 
 def line_ledger(counts: dict[str, int]) -> dict:
-    """{read, parsed: {shape: n}, malformed: {reason: n}, ignored: {shape: n}} from a counts dict."""
+    """{read, parsed: {shape: n}, malformed: {reason: n}, ignored: {shape: n}, duplicate: {shape: n}}
+    from a counts dict."""
 
     def group(prefix: str) -> dict[str, int]:
-        return {k.split("/", 1)[1]: v for k, v in sorted(counts.items()) if k.startswith(prefix + "/")}
+        return {k.split("/", 1)[1]: v for k, v in sorted(counts.items()) if k.startswith(prefix + "/") and v}
 
     return {
         "read": counts.get("lines", 0),
         "parsed": group("parsed"),
         "malformed": group("malformed"),
         "ignored": group("ignored"),
+        "duplicate": group("duplicate"),
     }
 
 
 def check_lines(name: str, counts: dict[str, int]) -> dict:
     """The line conservation law; raises LogAccountingError naming the file when it does not hold."""
     led = line_ledger(counts)
-    used = sum(led["parsed"].values()) + sum(led["malformed"].values()) + sum(led["ignored"].values())
-    if used != led["read"]:
+    parts = {k: sum(led[k].values()) for k in ("parsed", "malformed", "ignored", "duplicate")}
+    if sum(parts.values()) != led["read"] or any(v < 0 for v in parts.values()):
         raise LogAccountingError(
-            f"{name}: read {led['read']} lines but accounted for {used} "
-            f"(parsed {sum(led['parsed'].values())}, malformed {sum(led['malformed'].values())}, "
-            f"ignored {sum(led['ignored'].values())})"
+            f"{name}: read {led['read']} lines but accounted for {sum(parts.values())} "
+            f"({', '.join(f'{k} {v}' for k, v in parts.items())})"
         )
     return led
 
@@ -91,3 +108,15 @@ def decimals_tolerance(text: str) -> float:
         return 0.0
     _, dot, frac = text.partition(".")
     return 0.5 * 10.0 ** -(len(frac) if dot else 0)
+
+
+def non_finite_ledger(results: list[LogFileResult]) -> dict:
+    """{metric: {"nan"|"inf"|"-inf": n}} over every file's step values as read (docs/q2.md
+    "Non-finite values"): named per metric, never silently taken as a number."""
+    out: dict[str, dict[str, int]] = {}
+    for res in results:
+        for key, kinds in res.steps.non_finite.items():
+            per = out.setdefault(key, {})
+            for kind, n in kinds.items():
+                per[kind] = per.get(kind, 0) + n
+    return dict(sorted(out.items()))

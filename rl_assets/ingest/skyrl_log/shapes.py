@@ -37,12 +37,16 @@ class PayloadLines:
         self.res.bump("non_finite_values", sum(1 for v in metrics.values() if not math.isfinite(v)))
         self.res.serializations.add("wandb-json")
         self.res.bump(f"wandb_kind/{kind}")
-        self.res.parsed("wandb_mirror")
         if kind == "train":
-            self._explicit(int(metrics.setdefault("trainer/global_step", float(step))), metrics)
-        elif kind == "eval":
+            self.res.parsed("wandb_mirror")
+            self._explicit(int(metrics.setdefault("trainer/global_step", float(step))), metrics, "wandb_mirror")
+            return
+        # eval, startup and any future kind: kept in ParsedLogs.evals / .startup, never a training step;
+        # no step row holds their values, so the ledger counts them as skips of their kind, not parses
+        self.res.ignored(f"wandb_{kind}_record")
+        if kind == "eval":
             self.res.evals.update(step, metrics)
-        else:  # startup and any future kind: kept, never a training step
+        else:
             self.res.startup.update(metrics)
 
     def _dict_start(self, msg: str) -> None:
@@ -83,7 +87,7 @@ class PayloadLines:
         self.res.serializations.add("console-dict" if console else "python-dict")
         if "trainer/global_step" in metrics:
             self.res.parsed("metrics_dict", n)
-            self._explicit(int(metrics["trainer/global_step"]), metrics)
+            self._explicit(int(metrics["trainer/global_step"]), metrics, "metrics_dict", n)
         else:
             self._place(metrics, "metrics_dict", n)
 

@@ -7,6 +7,7 @@ import math
 from datetime import UTC, datetime
 from pathlib import Path
 
+from .crosscheck import unreadable_record
 from .payloads import PayloadError, decode_json_object, numeric_items
 from .result import T_END, LogFileResult, check_lines
 
@@ -73,8 +74,22 @@ def read_wandb_summary(path: Path | str) -> dict:
     try:
         obj = json.loads(Path(path).read_text(encoding="utf-8", errors="replace"))
     except json.JSONDecodeError as exc:
-        return {"error": f"unreadable wandb-summary.json: {exc.msg}"}
+        return {"error": f"unreadable wandb-summary.json: {exc.msg} at character {exc.pos}", "path": str(path)}
     if not isinstance(obj, dict):
-        return {"error": "wandb-summary.json is not an object"}
+        return {"error": "wandb-summary.json is not an object", "path": str(path)}
     metrics, _ = numeric_items({k: v for k, v in obj.items() if k == "_step" or not k.startswith("_")})
     return metrics
+
+
+def best_wandb_summary(paths: list[Path], base: Path) -> tuple[dict, list[dict]]:
+    """Several runs' summaries: the readable one that reached the furthest step, and one
+    ``unreadable_record`` cross-check per summary that could not be read (named, never dropped)."""
+    best: dict = {}
+    unreadable = []
+    for p in paths:
+        cand = read_wandb_summary(p)
+        if "error" in cand:
+            unreadable.append(unreadable_record(str(Path(p).relative_to(base)), cand["error"]))
+        elif cand.get("_step", -1) >= best.get("_step", -1):
+            best = cand
+    return best, unreadable

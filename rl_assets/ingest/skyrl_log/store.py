@@ -25,6 +25,9 @@ class StepStore:
         self.row_of: dict[int, int] = {}
         self.columns: dict[str, array] = {}
         self.n_rows = 0  # rows allocated, dropped ones included
+        # metric -> {"nan"|"inf"|"-inf": values read}: a non-finite value is stored as read and named
+        # here (an overflowing number such as 1e999 reads as inf), never silently taken as data
+        self.non_finite: dict[str, dict[str, int]] = {}
 
     def _row(self, step: int) -> int:
         row = self.row_of.get(step)
@@ -45,6 +48,19 @@ class StepStore:
                 col = array("d", [NAN]) * n
                 self.columns[key] = col
             col[row] = value
+            if value - value:  # NaN or ±inf (x - x is 0.0 for every finite x): one cheap test on the hot path
+                self._count_non_finite(key, value)
+
+    def _count_non_finite(self, key: str, value: float) -> None:
+        kind = "nan" if math.isnan(value) else "inf" if value > 0 else "-inf"
+        per_kind = self.non_finite.setdefault(key, {})
+        per_kind[kind] = per_kind.get(kind, 0) + 1
+
+    def forget(self, step: int, key: str) -> None:
+        """Empty one cell (a value the reader decided not to trust), without counting it as read NaN."""
+        row, col = self.row_of.get(step), self.columns.get(key)
+        if row is not None and col is not None:
+            col[row] = NAN
 
     def get(self, step: int, key: str) -> float:
         row = self.row_of.get(step)

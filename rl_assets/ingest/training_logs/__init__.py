@@ -4,8 +4,9 @@
 reader: verl console lines (also a W&B run's ``files/output.log``), HF Trainer / TRL
 ``trainer_state.json`` (repo root and ``checkpoint-*/``), TensorBoard event files, else the SkyRL
 reader (rl_assets/ingest/skyrl_log/, unchanged). When a folder holds several trainers' files the
-first of READ_ORDER is read and the others are listed as not read, with that reason. Every reader
-returns the same ``ParsedLogs`` with its ``trainer`` named; a folder none of them can read raises
+first of READ_ORDER is read and the others are listed as not read, with that reason, and each is a
+named failure of the ledger (their steps are missing from the table: the accounting check is red).
+Every reader returns the same ``ParsedLogs`` with its ``trainer`` named; a folder none of them can read raises
 UnrecognisedLogsError naming the files and showing their first lines -- never "not applicable".
 """
 
@@ -13,8 +14,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rl_assets.ingest.skyrl_log import ParsedLogs, logs_folder, parse_training_logs
-from rl_assets.ingest.skyrl_log.files import Discovered, open_text
+from rl_assets.ingest.skyrl_log import LogAccountingError, ParsedLogs, logs_folder, parse_training_logs
+from rl_assets.ingest.skyrl_log.files import (
+    JSONL_NAMES,
+    STREAM_ERRORS,
+    Discovered,
+    lines_until_cut,
+    open_text,
+    record_cut,
+)
 
 from . import detect
 from .assemble import assemble
@@ -75,13 +83,56 @@ def _read(trainer_kind: str, found: Discovered, base: Path) -> tuple[str, list, 
         try:
             if trainer_kind == detect.VERL:
                 with open_text(p) as fh:
-                    results.append(parse_verl_lines(rel, fh))
+                    res = parse_verl_lines(rel, fh, cut_by=lines_until_cut)
             else:
-                results.append(read_event_file(p, rel))
-        except (OSError, EOFError, ValueError) as exc:  # a corrupt .gz / event file: unreadable whole
-            found.logs.remove(p)
-            found.not_read[rel] = f"unreadable: {type(exc).__name__}: {str(exc)[:120]}"
+                res = read_event_file(p, rel)
+        except STREAM_ERRORS as exc:  # unreadable from its first byte
+            found.unreadable(p, rel, exc)
+            continue
+        record_cut(found, res)  # read up to a corrupt record or a cut stream: kept, and named
+        results.append(res)
     return ("verl" if trainer_kind == detect.VERL else "tensorboard"), results, {}
+
+
+def _other_trainers(found: Discovered, kinds: dict[Path, str], trainer_kind: str, base: Path) -> None:
+    """Files of another reader's format in a folder read by one reader: each is a failure of the
+    ledger, named (their steps are not in the table). A text file is another trainer's when the
+    SkyRL reader finds a training step in it."""
+    for p, kind in kinds.items():
+        rel = str(p.relative_to(base))
+        if kind in READ_ORDER and kind != trainer_kind:
+            found.fail(
+                rel, f"holds {kind} logs, not read: this folder was read as {trainer_kind} (one reader per folder)"
+            )
+        elif kind == detect.TEXT and p.name not in JSONL_NAMES and _skyrl_steps(p):
+            found.fail(
+                rel, f"holds SkyRL log steps, not read: this folder was read as {trainer_kind} (one reader per folder)"
+            )
+
+
+def _broken_states(kinds: dict[Path, str], base: Path) -> list[dict]:
+    """A file named trainer_state.json that is not a JSON object with a log_history (cut short by an
+    interrupted upload, say): its entries cannot be read, which is a failure, never a quiet skip."""
+    return [
+        {
+            "file": str(p.relative_to(base)),
+            "reason": f"trainer_state.json larger than the {detect.MAX_STATE_BYTES >> 20} MiB read limit; not read"
+            if p.stat().st_size > detect.MAX_STATE_BYTES
+            else "trainer_state.json that is not a readable JSON object with a log_history (cut short?); "
+            "its entries are not read",
+            "offset": 0,
+            "unit": "byte",
+        }
+        for p, kind in kinds.items()
+        if p.name == "trainer_state.json" and kind == detect.OTHER
+    ]
+
+
+def _skyrl_steps(path: Path) -> int:
+    try:
+        return len(parse_training_logs(path).steps)
+    except (*STREAM_ERRORS, LogAccountingError):
+        return 0
 
 
 def read_training_logs(path: Path | str, repo_states: list[Path] | tuple = ()) -> ParsedLogs:
@@ -97,14 +148,18 @@ def read_training_logs(path: Path | str, repo_states: list[Path] | tuple = ()) -
     files += extra
     kinds = {p: detect.classify(p) for p in files}
     trainer_kind = next((k for k in READ_ORDER if k in kinds.values()), None)
+    broken = _broken_states(kinds, base)
     if trainer_kind is None:
         if not path.exists():
             raise UnrecognisedLogsError(describe_unrecognised(files, base, "no reader recognises these files"))
         parsed = parse_training_logs(path)
         if parsed.steps.empty:
             raise UnrecognisedLogsError(describe_unrecognised(files, base, "no reader recognises these files"))
+        ledger = parsed.accounting["files"]
+        ledger["failures"] = [*broken, *ledger["failures"]][:50]
+        ledger["n_failures"] += len(broken)
         return parsed
-    found = Discovered(found=len(files))
+    found = Discovered(found=len(files), failures=broken)
     for p, kind in kinds.items():
         if kind == trainer_kind:
             found.logs.append(p)
@@ -112,11 +167,13 @@ def read_training_logs(path: Path | str, repo_states: list[Path] | tuple = ()) -
             found.summaries.append(p)
         else:
             found.not_read[str(p.relative_to(base))] = _not_read_reason(kind, trainer_kind, p)
+    _other_trainers(found, kinds, trainer_kind, base)
     trainer, results, info = _read(trainer_kind, found, base)
     parsed = assemble(
         trainer,
         results,
         found,
+        base,
         info.get("per_file"),
         {"checkpoints": info["checkpoints"]} if "checkpoints" in info else None,
     )

@@ -15,8 +15,8 @@ from rl_assets.ingest.skyrl_log import ParsedLogs
 from rl_assets.ingest.skyrl_log.crosscheck import compare_final_step, no_record
 from rl_assets.ingest.skyrl_log.files import Discovered
 from rl_assets.ingest.skyrl_log.merge import chain_order, merge_chain
-from rl_assets.ingest.skyrl_log.result import LogFileResult, check_lines, line_ledger
-from rl_assets.ingest.skyrl_log.sidecars import read_wandb_summary
+from rl_assets.ingest.skyrl_log.result import LogFileResult, check_lines, line_ledger, non_finite_ledger
+from rl_assets.ingest.skyrl_log.sidecars import best_wandb_summary
 from rl_assets.ingest.skyrl_log.vllm import VllmAccumulator, vllm_summary
 from rl_assets.values.metric_aliases import apply_aliases, derive_concepts
 
@@ -34,31 +34,22 @@ SUMMARY_STEP_KEYS = {
 }
 
 
-def best_summary(paths: list[Path]) -> dict:
-    """Several runs' summaries: the one that reached the furthest step (as the SkyRL reader)."""
-    best: dict = {}
-    for p in paths:
-        cand = read_wandb_summary(p)
-        if cand.get("_step", -1) >= best.get("_step", -1):
-            best = cand
-    return best
-
-
-def cross_check(trainer: str, steps: pd.DataFrame, summary: dict, tolerance: dict[str, float]) -> list[dict]:
+def cross_check(
+    trainer: str, steps: pd.DataFrame, summary: dict, tolerance: dict[str, float], unreadable: list[dict]
+) -> list[dict]:
     if not summary:
-        return [no_record("no wandb-summary.json beside the logs")]
-    if "error" in summary:
-        return [no_record(summary["error"])]
+        return unreadable or [no_record("no wandb-summary.json beside the logs")]
     step = next((int(summary[k]) for k in SUMMARY_STEP_KEYS.get(trainer, ("_step",)) if k in summary), None)
     if step is None:
-        return [no_record("wandb-summary.json names no step (_step / train/global_step)")]
-    return [compare_final_step(steps, summary, step, "wandb-summary.json", tolerance)]
+        return [*unreadable, no_record("wandb-summary.json names no step (_step / train/global_step)")]
+    return [*unreadable, compare_final_step(steps, summary, step, "wandb-summary.json", tolerance)]
 
 
 def assemble(
     trainer: str,
     results: list[LogFileResult],
     found: Discovered,
+    base: Path,
     per_file: dict | None = None,
     trainer_info: dict | None = None,
 ) -> ParsedLogs:
@@ -87,7 +78,7 @@ def assemble(
         # pairs dropped from lines that were otherwise parsed (a cut line keeps its step)
         "pairs_dropped": {k.split("/", 1)[1]: v for k, v in counts.items() if k.startswith("pairs_dropped/")},
     }
-    summary = best_summary(found.summaries)
+    summary, unreadable = best_wandb_summary(found.summaries, base)
     vllm = VllmAccumulator().to_frame()
     return ParsedLogs(
         steps=steps,
@@ -102,8 +93,12 @@ def assemble(
         alias_sources=alias_sources,
         wandb_summary=summary,
         counts=counts,
-        accounting={"lines": {**check_lines(f"{trainer} logs", counts), "per_file": per_file}, "files": found.check()},
-        cross_checks=cross_check(trainer, steps, summary, tolerance),
+        accounting={
+            "lines": {**check_lines(f"{trainer} logs", counts), "per_file": per_file},
+            "files": found.check(),
+            "non_finite": non_finite_ledger(results),
+        },
+        cross_checks=cross_check(trainer, steps, summary, tolerance, unreadable),
         trainer=trainer,
         reward_terms=reward_terms,
         trainer_info=trainer_info or {},

@@ -4,6 +4,8 @@ The Trainer saves the whole ``log_history`` so far into every ``checkpoint-*/`` 
 repo root on the final save), so one run's entries repeat across files. Files are read newest first
 (highest ``global_step``, then the longest ``log_history``); an entry whose (step, kind) a newer
 file already gave is counted ``ignored/in_newer_checkpoint`` -- accounted, never counted twice.
+Within one file a (step, kind) logged twice (a run resumed from an earlier checkpoint appends the
+re-run steps) keeps its LAST entry; the earlier ones are counted ``duplicate/log_history_<kind>``.
 Entry kinds: ``train`` (loss/reward…), ``eval`` (``eval_*`` keys, kept in the same step row, where
 ``eval_reward``/``eval_accuracy`` become val_score) and the closing ``summary`` (``train_runtime``,
 ``total_flos``: run totals, not a step's values, ignored). Each entry is one "line" of the ledger.
@@ -27,7 +29,10 @@ def _numeric(entry: dict) -> dict[str, float]:
     for key, value in entry.items():
         if key in NOT_METRICS or isinstance(value, bool) or not isinstance(value, (int, float)):
             continue
-        out[key] = float(value) if math.isfinite(value) else math.nan
+        try:
+            out[key] = float(value)  # a non-finite value is kept as read: the step store counts and names it
+        except OverflowError:  # a JSON integer past the float range: ±inf, counted as such
+            out[key] = math.inf if value > 0 else -math.inf
     return out
 
 
@@ -39,6 +44,16 @@ def _kind(entry: dict) -> str:
 
 def _load(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+
+
+def _last_entry_of(history: list) -> dict[tuple[int, str], int]:
+    """(step, kind) -> index of its last entry in one log_history."""
+    last = {}
+    for at, entry in enumerate(history):
+        step = entry.get("step") if isinstance(entry, dict) else None
+        if isinstance(step, (int, float)) and not isinstance(step, bool) and math.isfinite(step) and step == int(step):
+            last[(int(step), _kind(entry))] = at
+    return last
 
 
 def read_trainer_states(paths: list[Path], base: Path) -> tuple[LogFileResult, dict]:
@@ -57,18 +72,29 @@ def read_trainer_states(paths: list[Path], base: Path) -> tuple[LogFileResult, d
     for global_step, _, _, path, obj in states:
         rel = str(path.relative_to(base))
         res = LogFileResult(name=rel)
-        for entry in obj.get("log_history") or []:
+        history = obj.get("log_history") or []
+        last_of = _last_entry_of(history)
+        for at, entry in enumerate(history):
             res.bump("lines")
             if not isinstance(entry, dict):
                 res.malformed("entry_not_object", json.dumps(entry)[:200])
                 continue
             step = entry.get("step")
-            if isinstance(step, bool) or not isinstance(step, (int, float)) or step != int(step) or step < 0:
+            if (
+                isinstance(step, bool)
+                or not isinstance(step, (int, float))
+                or not math.isfinite(step)
+                or step != int(step)
+                or step < 0
+            ):
                 res.malformed("entry_without_step", json.dumps(entry)[:200])
                 continue
             kind = _kind(entry)
             if kind == "summary":
                 res.ignored("run_summary")
+                continue
+            if last_of[(int(step), kind)] != at:  # logged again later in this file (a resumed run): newest wins
+                res.bump(f"duplicate/log_history_{kind}")
                 continue
             if (int(step), kind) in seen:
                 res.ignored("in_newer_checkpoint")

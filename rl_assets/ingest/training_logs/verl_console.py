@@ -80,6 +80,8 @@ class VerlConsoleParser:
         self.pending_initial: dict[str, float] | None = None
         self.last_line: dict[int, str] = {}  # the highest step's text, for the cross-check tolerance
         self.n_lines = self.n_text = self.n_blank = 0
+        self.lines_of: dict[int, int] = {}  # step -> its step lines read so far (a restart prints it again)
+        self.continuations: dict[int, int] = {}  # step -> its " - key:value" lines
 
     def feed(self, line: str, lineno: int) -> None:
         # hot path (millions of lines): plain counters here, folded into the ledger by finish()
@@ -100,6 +102,7 @@ class VerlConsoleParser:
             else:
                 self._pairs(self.step, [text], lineno, line)
             self.res.parsed("verl_continuation")
+            self.continuations[self.step] = self.continuations.get(self.step, 0) + 1
         elif "validation metrics" in line and _BLOCK_START.search(line):
             self.block, self.block_kind = [], _BLOCK_START.search(line).group(1)
             self._block_line(line, lineno)
@@ -122,7 +125,10 @@ class VerlConsoleParser:
             self.res.malformed("verl_step_not_integer", line, lineno)
             return
         step = int(head)
+        if step in self.lines_of and self.step != step:
+            self._restarted(step)
         self.step = step
+        self.lines_of[step] = self.lines_of.get(step, 0) + 1
         if self.pending_initial is not None:
             self._place_initial(step, parts)
         last = self._pairs(step, parts[1:], lineno, line)
@@ -133,6 +139,16 @@ class VerlConsoleParser:
         if not self.last_line or step >= max(self.last_line):
             self.last_line = {step: SEP.join(filter(None, (self.last_line.get(step), line)))}
         self.res.parsed("verl_step_line")
+
+    def _restarted(self, step: int) -> None:
+        """A step printed again after other steps: the job restarted from an earlier checkpoint. The
+        newer line's values win key by key, and the older lines are counted as merged duplicates. Not
+        the row whole: a resumed verl job re-validates its resume step G ("step:G - val-…" only) without
+        re-running it, and G's training values must survive that; a re-run step prints every key again.
+        (A cut older line still has its last pair dropped at the end: conservative, never a cut value.)"""
+        self.res.superseded("verl_step_line", self.lines_of.pop(step))
+        self.res.superseded("verl_continuation", self.continuations.pop(step, 0))
+        self.res.bump("restarts_in_file")
 
     def _pairs(self, step: int, parts: list[str], lineno: int, line: str) -> str | None:
         """Store the parsable pairs; return the last pair's key, or None when it was dropped."""
@@ -216,12 +232,16 @@ class VerlConsoleParser:
             return
         for _, step, key in at_width:
             if key is not None:  # a last pair already dropped as unparseable was counted then
-                self.res.steps.update(step, {key: float("nan")})
+                self.res.steps.forget(step, key)
                 self.res.bump("pairs_dropped/cut_at_width")
 
 
-def parse_verl_lines(name: str, lines) -> LogFileResult:
+def parse_verl_lines(name: str, lines, cut_by=None) -> LogFileResult:
+    """``cut_by(lines, result)``: a wrapper that ends the lines where the stream fails and records
+    where in ``result.cut`` (files.lines_until_cut), so a cut file keeps its lines before the cut."""
     parser = VerlConsoleParser(name)
+    if cut_by is not None:
+        lines = cut_by(lines, parser.res)
     feed = parser.feed
     text = 0
     for lineno, line in enumerate(lines, 1):
