@@ -10,11 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-
-def no_answer(answer) -> bool:
-    """No extractable answer: the toolkit's extraction gave nothing (None, blank, or lm-eval's
-    ``[invalid]`` placeholder of its regex filters)."""
-    return answer is None or not str(answer).strip() or str(answer).strip() == "[invalid]"
+from rl_assets.values.answers import no_answer
 
 
 @dataclass

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from rl_assets.analysis.pairing_settings import settings_differences
 from rl_assets.ingest import ingest_source, read_traces
-from rl_assets.ingest.toolkit_metrics import no_answer
 from rl_assets.support.checks import toolkit_check
+from rl_assets.values.answers import no_answer
 
 LM_EVAL = Path(__file__).parents[1] / "fixtures" / "realdata" / "lm_eval_masakhaner_luo"
 
