@@ -47,6 +47,8 @@ UNITS = {
     "wandb_validation": "validation samples",
     "qwen_math_eval": "sampled answers",
     "lm_eval_samples": "samples",
+    "inspect_log": "samples",
+    "lighteval_details": "details rows",
 }
 
 

@@ -74,7 +74,7 @@ def _parquet_rows(path: Path, columns, codec, batch_rows: int = 256) -> Iterator
         raise AccountingError(f"{path}: read {i} rows, the parquet footer says {pf.metadata.num_rows}")
 
 
-def _parquet_columns(path: Path) -> list[str]:
+def parquet_columns(path: Path) -> list[str]:
     import pyarrow.parquet as pq
 
     try:
@@ -114,7 +114,7 @@ class ExportedRows:
 
     def scan(self, path: Path, skips: SkipLog) -> Iterator[Candidate]:
         if split_suffix(path) == (".parquet", None):  # the scan reads key columns only: name the file's own
-            skips.saw_keys(path, dict.fromkeys(_parquet_columns(path)))
+            skips.saw_keys(path, dict.fromkeys(parquet_columns(path)))
         for i, row, bad in self._rows(path, KEY_COLUMNS, skips):
             skips.find()  # every record the reader found, before any rule looks at it
             where = f"{path} row {i + 1}"

@@ -129,6 +129,8 @@ FORMATS_READ = (
     "reasoning-gym eval files",
     "Qwen2.5-Math evaluation jsonl (idx, question, gt, pred, score) + _metrics.json",
     "lm-evaluation-harness samples_<task>_<time>.jsonl (doc_id, doc, resps, filtered_resps) + results_<time>.json",
+    "lighteval details_<suite>|<task>|<shots>_<time>.parquet",
+    "Inspect logs (.eval, or .json EvalLog)",
     "W&B validation tables (wandb-val:<run folder>)",
 )
 # Below this share of rows understood (rows lost / rows found), a source of at least

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from rl_assets.schema import DATA_FILE_SUFFIXES
 
-from . import _json, atif, harbor, lm_eval, qwen_math, reasoning_gym, wandb_validation
-from .exported import ExportedRows, looks_like_rows
+from . import _json, atif, harbor, inspect_log, lighteval, lm_eval, qwen_math, reasoning_gym, wandb_validation
+from .exported import ExportedRows, looks_like_rows, parquet_columns
 from .harbor_walk import Discovery, is_trial_result
 from .jsonl import records
 from .report import IngestError, SkipLog
@@ -139,11 +139,15 @@ def _data_files(files: list[Path], skips: SkipLog) -> list[Path]:
     return out
 
 
-# Eval toolkits whose per-sample jsonl rldelta reads, chosen by the first record's keys.
+# Eval toolkits rldelta reads by their own readers; jsonl ones are chosen by the first record's keys,
+# Inspect logs by their .eval suffix or a JSON document that is an EvalLog.
 EVAL_READERS = {
-    qwen_math.KIND: (qwen_math.is_row, qwen_math.QwenMathFiles),
-    lm_eval.KIND: (lm_eval.is_row, lm_eval.LmEvalSamples),
+    qwen_math.KIND: qwen_math.QwenMathFiles,
+    lm_eval.KIND: lm_eval.LmEvalSamples,
+    inspect_log.KIND: inspect_log.InspectLogs,
+    lighteval.KIND: lighteval.LightevalDetails,
 }
+JSONL_SNIFFERS = ((qwen_math.is_row, qwen_math.KIND), (lm_eval.is_row, lm_eval.KIND))
 SUMMARY = "eval toolkit summary (metrics/results json) beside its samples"
 
 
@@ -152,7 +156,7 @@ def _eval_kind(path: Path) -> str | None:
     for _i, rec, bad in records(path):
         if bad:
             continue
-        return next((kind for kind, (is_row, _) in EVAL_READERS.items() if is_row(rec)), None)
+        return next((kind for is_row, kind in JSONL_SNIFFERS if is_row(rec)), None)
     return None
 
 
@@ -172,6 +176,12 @@ def _classify_files(files: list[Path], where: str, skips: SkipLog):
             kind = _eval_kind(f)
             (evals.setdefault(kind, []) if kind else rows).append(f)
             continue
+        if suffix == ".eval":
+            evals.setdefault(inspect_log.KIND, []).append(f)
+            continue
+        if suffix == ".parquet" and split_suffix(f)[1] is None and lighteval.is_details(parquet_columns(f)):
+            evals.setdefault(lighteval.KIND, []).append(f)
+            continue
         if suffix != ".json":
             rows.append(f)
             continue
@@ -179,7 +189,9 @@ def _classify_files(files: list[Path], where: str, skips: SkipLog):
             data = _json.loads(read_bytes(f))
         except (ValueError, OSError) as exc:
             raise IngestError(f"{f}: not valid JSON: {exc}") from exc
-        if _is_summary(data):
+        if inspect_log.is_log(data):
+            evals.setdefault(inspect_log.KIND, []).append(f)
+        elif _is_summary(data):
             if single:
                 raise IngestError(
                     f"{f}: an eval toolkit's summary (metrics or results json) without its per-sample "
@@ -220,7 +232,7 @@ def _classify_files(files: list[Path], where: str, skips: SkipLog):
         kind, found = next(iter(evals.items()))
         for _ in found:
             skips.input_read()
-        return kind, EVAL_READERS[kind][1](found)
+        return kind, EVAL_READERS[kind](found)
     for _ in rows or rg:
         skips.input_read()
     if rg:

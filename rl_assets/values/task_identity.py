@@ -36,7 +36,9 @@ KEY_SOURCES = (QUESTION_HASH, TASK_ID, NORMALISED_ID)
 _SPACE = re.compile(r"\s+")
 # Sources whose rows are benchmark items named by their content: a reasoning-gym file, an eval
 # toolkit's per-sample output (Qwen2.5-Math jsonl: the question; lm-evaluation-harness: the doc).
-CONTENT_KEYED_SOURCES = frozenset(("reasoning_gym", "qwen_math_eval", "lm_eval_samples"))
+CONTENT_KEYED_SOURCES = frozenset(
+    ("reasoning_gym", "qwen_math_eval", "lm_eval_samples", "inspect_log", "lighteval_details")
+)
 
 
 def normalise_question(text: str) -> str:
