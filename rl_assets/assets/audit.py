@@ -132,7 +132,12 @@ def learning_audit(
     unpaired = [r["family"] for r in out["rows"] if r["label"] in labels.NOT_COMPARED]
     yield dg.Output(
         # rows and sources: the per-family numbers the run lineage reads (it never reads report files)
-        {"labels": {r["family"]: r["label"] for r in out["rows"]}, "rows": out["rows"], "sources": out["sources"]},
+        {
+            "labels": {r["family"]: r["label"] for r in out["rows"]},
+            "rows": out["rows"],
+            "sources": out["sources"],
+            "format_compliance": out["format_compliance"],  # INDEX.md's finding line reads it
+        },
         metadata={
             "audit": dg.MetadataValue.md(rendered.summary),
             "families": len(out["rows"]),

@@ -61,3 +61,19 @@ def test_a_source_without_recorded_answers_says_so():
     families, _ = paired_families(rows, [dict(r) for r in rows], ())
     (fc,) = format_compliance(families)
     assert fc["applicable"] is False and fc["note"] == NOT_RECORDED
+
+
+def test_index_md_says_it_in_one_line(tmp_path):
+    from rl_assets.analysis.index_md import audit_findings
+
+    before = _side(tmp_path, "before", missing=12, correct=16, n=40)
+    after = _side(tmp_path, "after", missing=2, correct=18, n=40)
+    rows, families, _ = audit_paired(before, after, n_boot=200)
+    lines = audit_findings({"rows": rows, "format_compliance": format_compliance(families)})
+    # 12/40 -> 2/40 without an answer. Newcombe by hand from the Wilson bounds (l, u):
+    # d - sqrt((p2-l2)^2 + (u1-p1)^2) = -40.8, d + sqrt((u2-p2)^2 + (p1-l1)^2) = -8.4 (points)
+    assert lines[1] == (
+        "format compliance (attempts with no extractable answer): math500 30.0% → 5.0% "
+        "(-25.0 pts [-40.8, -8.4]; accuracy 40.0% → 45.0%)"
+    )
+    assert audit_findings({"rows": rows}) == lines[:1]  # an audit stored before the finding existed
