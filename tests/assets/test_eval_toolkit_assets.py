@@ -58,3 +58,29 @@ def test_qwen_math_outputs_are_traces_with_the_toolkit_check(world, tmp_path):
     failed = checks[("post_rl_traces", "matches_toolkit_metrics")]
     assert not failed.passed and "1 of 3 compared values differ" in failed.description
     assert "| acc | 10.0 | 75.0 | **no** |" in failed.metadata["comparison"].value  # 9 of 12 samples right
+
+
+def test_real_lm_eval_pair_few_shot_change_is_a_warn_finding_of_the_audit(tmp_path, monkeypatch):
+    """The real lm-eval excerpt (tests/fixtures/realdata/lm_eval_masakhaner_luo): the 5-shot run as the
+    baseline, the 0-shot run as post-RL. num_fewshot 5 vs 0 is read from the two results json."""
+    from pathlib import Path
+
+    from rl_assets.ingest import ingest_source
+    from support.audit_materialize import checks_by_name, materialize_audit
+
+    monkeypatch.setenv("RLDELTA_HOME", str(tmp_path / "home"))
+    real = Path(__file__).parents[1] / "fixtures" / "realdata" / "lm_eval_masakhaner_luo"
+    refs = {}
+    for name, side in (("baseline_traces", "five_shot"), ("post_rl_traces", "zero_shot")):
+        out = tmp_path / f"{name}.parquet"
+        report = ingest_source(str(real / side), out, hub=None)
+        refs[name] = {"path": str(out), "rows": report.rows_written, "source": side, "benchmark": "masakhaner"}
+    result = materialize_audit("org/ner-rl-2B", refs, tmp_path)
+    assert result.success
+    settings = checks_by_name(result)["same_generation_settings"]
+    assert settings.passed is False and settings.severity == dg.AssetCheckSeverity.WARN
+    assert "few_shot" in settings.description
+    md = (tmp_path / "home" / "reports" / "org--ner-rl-2B" / "audit" / "audit.md").read_text()
+    assert "## Format compliance" in md
+    # common docs 0-1: both 5-shot extractions empty, 0-shot doc 1 empty; span F1 has no per-sample accuracy
+    assert "| masakhaner_luo_prompt_2 | 2 | 2/2 = 100.0% [34.2%, 100.0%] | 1/2 = 50.0% [9.5%, 90.5%] |" in md
