@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from rl_assets.analysis.pairing_settings import settings_differences
 from rl_assets.ingest import ingest_source, read_traces
 from rl_assets.support.checks import toolkit_check
@@ -62,3 +64,31 @@ def test_lm_eval_zero_vs_five_shot_pair_by_document_and_differ_in_settings(tmp_p
     assert [no_answer(r["answer"]) for r in before] == [True, True]
     diffs = settings_differences(before, after, list(keys_before.values()), list(keys_after.values()))
     assert {"setting": "few_shot", "before": "5", "after": "0"} in diffs
+
+
+QWEN = Path(__file__).parents[1] / "fixtures" / "realdata" / "qwen25_math_metrics"
+
+
+@pytest.mark.parametrize(
+    ("benchmark", "n", "right", "agrees"),
+    [
+        ("gaokao_math_cloze", 118, 81, True),  # 68.64 -> 68.6, the real acc
+        ("gaokao_math_cloze", 118, 80, False),  # 67.80: one answer lost is seen
+        ("gaokao_math_cloze", 118, 82, False),  # 69.49
+        ("gaokao_math_qa", 351, 200, True),  # 56.98 -> 57.0
+        ("gaokao_math_qa", 351, 199, False),  # 56.70
+    ],
+)
+def test_qwen_real_summaries_against_rows(tmp_path, benchmark, n, right, agrees):
+    """Real _metrics.json of Qwen2.5-Math-7B-Instruct (QwenLM/Qwen2.5-Math issue #35) beside rows
+    built in the toolkit's shape: the acc check resolves one answer at the summary's one decimal."""
+    from support.eval_toolkits import qwen_file, qwen_row
+
+    rows = [qwen_row(i, f"<q {i}>", f"<gt {i}>", ["x"], [i < right]) for i in range(n)]
+    path = qwen_file(tmp_path / "eval", benchmark, rows, metrics=False)
+    real = json.loads((QWEN / f"{benchmark}.metrics.json").read_text())
+    (path.parent / (path.name.removesuffix(".jsonl") + "_qwen25-math-cot_metrics.json")).write_text(json.dumps(real))
+    report = ingest_source(str(path.parent), tmp_path / "o.parquet", hub=None)
+    by = {r["metric"]: r for r in report.toolkit}
+    assert by["acc"]["toolkit"] == real["acc"] and by["acc"]["agrees"] is agrees
+    assert (by["num_samples"]["toolkit"], by["num_samples"]["rldelta"], by["num_samples"]["agrees"]) == (n, n, True)
