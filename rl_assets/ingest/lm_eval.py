@@ -16,7 +16,6 @@ writes each document once per filter, and those rows are one answer read two way
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 import re
@@ -168,12 +167,18 @@ class LmEvalSamples:
         self.kept_filter: dict[str, str | None] = {}
         self.metric: dict[str, str | None] = {}
         self._results: dict[str, dict | None] = {}
+        self._settings: dict[tuple, str | None] = {}
+        self._tasks: dict[str, str] = {}
 
     def units(self) -> list:
         return self.files
 
     def task_of(self, path: Path, rec: dict | None = None) -> str:
-        return name_parts(path)[0] or first_str(rec or {}, "task") or path.name.split(".")[0]
+        """From the file name (once per file); else the row's own ``task``; else the file stem."""
+        named = self._tasks.get(str(path))
+        if named is None:
+            named = self._tasks[str(path)] = name_parts(path)[0] or ""
+        return named or first_str(rec or {}, "task") or path.name.split(".")[0]
 
     def results(self, path: Path) -> dict | None:
         if str(path) not in self._results:
@@ -223,16 +228,19 @@ class LmEvalSamples:
             messages.append({"role": "assistant", "content": response})
         doc = rec.get("doc")
         target = rec.get("target")
-        found = settings(self.results(path), task, kwargs, self.kept_filter.get(str(path)))
+        key = (str(path), _json.dumps(kwargs, sort_keys=True))  # one request shape per task, as a rule
+        if key not in self._settings:
+            found = settings(self.results(path), task, kwargs, self.kept_filter.get(str(path)))
+            self._settings[key] = _json.dumps(found) if found else None
         return {
             "_messages": messages,
             "reward": reward,
             "task_family": task,
             # the benchmark item itself, not the rendered prompt: two templates still pair by content
-            "question": json.dumps(doc, sort_keys=True, ensure_ascii=False, default=str) if doc is not None else prompt,
+            "question": _json.dumps(doc, sort_keys=True) if doc is not None else prompt,
             "expected_answer": None if target is None else target if isinstance(target, str) else _json.dumps(target),
             "answer": _answer(rec.get("filtered_resps")),
-            "gen_settings": _json.dumps(found) if found else None,
+            "gen_settings": self._settings[key],
         }
 
     def toolkit_agreement(self, tally) -> list[dict]:
