@@ -245,3 +245,25 @@ def test_a_summary_alone_is_refused_with_what_to_give(tmp_path):
         ingest_source(
             str(tmp_path / "run" / "results_2026-01-01T00-00-00.000001.json"), tmp_path / "o.parquet", hub=None
         )
+
+
+def test_qwen_rows_written_twice_are_merged_once(tmp_path):
+    """math_eval.py without --overwrite appends reloaded samples: the same question twice is one task."""
+    row = qwen_row(3, "What is 2+3?", "5", ["5", "4"], [True, False])
+    other = qwen_row(4, "What is 2+4?", "6", ["6", "6"], [True, True])
+    path = qwen_file(tmp_path / "eval", "gsm8k", [row, other, dict(row)], metrics=False)
+    report = ingest_source(str(path), tmp_path / "o.parquet", hub=None)
+    assert (report.rows_read, report.rows_written) == (6, 4)
+    assert report.merged == {"identical row found again (kept once)": 2}
+
+
+def test_lm_eval_unicode_docs_pair_across_runs(tmp_path):
+    question = "Combien font 2 × 3 ? Réponse en chiffres 🙂"
+    rows = [lm_eval_row(0, question, "6", "6", 1.0)]
+    lm_eval_run(tmp_path / "b", "mgsm_fr", rows, time="2026-01-01T00-00-00.000001")
+    lm_eval_run(tmp_path / "a", "mgsm_fr", [dict(rows[0], doc_id=7)], time="2026-02-01T00-00-00.000001")
+    _, before = _ingest(tmp_path / "b", tmp_path, "b")
+    _, after = _ingest(tmp_path / "a", tmp_path, "a")
+    assert before[0]["task_id"] == "mgsm_fr/0" and after[0]["task_id"] == "mgsm_fr/7"
+    assert before[0]["task_key"] == after[0]["task_key"]  # the same doc, another position
+    assert question in before[0]["question"]  # the doc as written, non-ASCII kept
