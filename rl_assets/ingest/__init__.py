@@ -20,11 +20,12 @@ from rl_assets.values.task_identity import row_key
 from . import _json
 from .features import featurize
 from .plan import plan
-from .report import AccountingError, IngestError, IngestReport, SkipLog, accounting_of, require_understood
+from .report import AccountingError, IngestError, IngestReport, SkipLog, accounting_of
 from .rows import finish_row, trace_id
 from .spec import resolve
 from .tokens import get_counter
 from .toolkit_metrics import Tally
+from .understood import require_understood
 from .writer import TraceWriter
 
 # pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
