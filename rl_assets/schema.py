@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 # The trace data files a source may hold (the one list; ingest, the hub and the resolver import it):
 # each data suffix plain or compressed (compression suffix -> pyarrow codec; read as a stream).
-DATA_SUFFIXES = (".parquet", ".jsonl", ".ndjson", ".json")
+DATA_SUFFIXES = (".parquet", ".jsonl", ".ndjson", ".json", ".eval")  # .eval: an Inspect log (a zip)
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd"}
 DATA_FILE_SUFFIXES = tuple(f"{s}{c}" for s in DATA_SUFFIXES for c in ("", *COMPRESSIONS))
 

@@ -115,8 +115,31 @@ def audit_findings(report: dict | None) -> list[str]:
     rows = report.get("rows") or []
     return [
         "audit labels: "
-        + (", ".join(f"{md_text(r.get('family', '?'))}: {md_text(r.get('label', '?'))}" for r in rows) or "none")
+        + (", ".join(f"{md_text(r.get('family', '?'))}: {md_text(r.get('label', '?'))}" for r in rows) or "none"),
+        *compliance_findings(report.get("format_compliance")),
     ]
+
+
+def _pct(x) -> str:
+    return "—" if x is None else f"{100 * x:.1f}%"
+
+
+def compliance_findings(rows: list[dict] | None) -> list[str]:
+    """One line for the audit's format-compliance finding: the families whose no-answer share changed
+    significantly (with accuracy beside it), and how many were measured (docs/audit.md)."""
+    measured = [r for r in rows or () if r.get("applicable")]
+    if not measured:
+        return []
+    moved = [r for r in measured if r.get("significant")]
+    parts = [
+        f"{md_text(r['family'])} {_pct(r['before']['no_answer_share'])} → {_pct(r['after']['no_answer_share'])} "
+        f"({100 * r['change']:+.1f} pts [{100 * r['change_ci'][0]:+.1f}, {100 * r['change_ci'][1]:+.1f}]; "
+        f"accuracy {_pct(r['before']['accuracy'])} → {_pct(r['after']['accuracy'])})"
+        for r in moved
+    ]
+    unchanged = len(measured) - len(moved)
+    tail = f"{unchanged} of {len(measured)} families without a significant change" if unchanged else ""
+    return ["format compliance (attempts with no extractable answer): " + "; ".join(filter(None, [*parts, tail]))]
 
 
 def integrity_headline(value: dict | None) -> list[str]:

@@ -14,6 +14,7 @@ from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.audit import AUDIT_COLUMNS, labels, prereg, report
 from rl_assets.analysis.audit.audit import audit_paired
+from rl_assets.analysis.audit.compliance import compliance_table, format_compliance
 from rl_assets.analysis.audit.contrastive_report import contrastive_summary
 from rl_assets.analysis.pairing_report import pairing_section
 from rl_assets.ingest.predictions import PredictionsError, file_evidence, load_predictions
@@ -120,6 +121,7 @@ def learning_audit(
         sources=sources,
         llm_note=llm_note,
         pairing=pairing.report,
+        format_compliance=format_compliance(families),
     )
     rendered = report.audit_report(out, context.partition_key)
     written = write_report(context.partition_key, AUDIT, rendered.files)
@@ -130,7 +132,12 @@ def learning_audit(
     unpaired = [r["family"] for r in out["rows"] if r["label"] in labels.NOT_COMPARED]
     yield dg.Output(
         # rows and sources: the per-family numbers the run lineage reads (it never reads report files)
-        {"labels": {r["family"]: r["label"] for r in out["rows"]}, "rows": out["rows"], "sources": out["sources"]},
+        {
+            "labels": {r["family"]: r["label"] for r in out["rows"]},
+            "rows": out["rows"],
+            "sources": out["sources"],
+            "format_compliance": out["format_compliance"],  # INDEX.md's finding line reads it
+        },
         metadata={
             "audit": dg.MetadataValue.md(rendered.summary),
             "families": len(out["rows"]),
@@ -140,6 +147,7 @@ def learning_audit(
             "ruler_dependent": ", ".join(out["ruler_dependent"]) or "none",
             "pairing": dg.MetadataValue.md("\n".join(pairing_section(pairing.report, "#### Task pairing"))),
             "flagged_new_passes": dg.MetadataValue.md(contrastive_summary(out["rows"])),
+            "format_compliance": dg.MetadataValue.md(compliance_table(out["format_compliance"]) or "no families"),
             **file_metadata("report", written["audit.md"]),
         },
     )

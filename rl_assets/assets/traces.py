@@ -4,7 +4,8 @@ Each source is ingested once per partition, in record batches, to a parquet tabl
 (rl_assets/store.py, under RLDELTA_STORAGE); every analysis reads that table (the value passed
 between assets is a TraceTableRef naming its location). The
 asset check `every_input_accounted_for` shows the ingest's ledger (found = written + skipped +
-merged, for inputs and for rows) and fails when anything found was lost (docs/ingest.md).
+merged, for inputs and for rows) and fails when anything found was lost (docs/ingest.md); the check
+`matches_toolkit_metrics` compares an eval toolkit's own summary with what was read (docs/formats.md).
 """
 
 import dagster as dg
@@ -12,7 +13,7 @@ import dagster as dg
 from resources.hub import HubResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.partitions import models_partitions
-from rl_assets.support.checks import accounted_check, accounted_check_spec
+from rl_assets.support.checks import accounted_check, accounted_check_spec, toolkit_check, toolkit_check_spec
 from rl_assets.support.ingest_step import ingest_to_table
 
 
@@ -25,7 +26,7 @@ def _trace_asset(name: str, side: str, dataset_key: str, description: str):
         ins={"eval_pair": dg.AssetIn()},
         retry_policy=dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL),
         pool="hub",
-        check_specs=[accounted_check_spec(name)],
+        check_specs=[accounted_check_spec(name), toolkit_check_spec(name)],
     )
     def _asset(context: dg.AssetExecutionContext, hub: HubResource, settings: AnalysisSettings, eval_pair: dict):
         spec = eval_pair.get(dataset_key)
@@ -41,6 +42,7 @@ def _trace_asset(name: str, side: str, dataset_key: str, description: str):
             metadata={"table": dg.MetadataValue.path(ref.path), **metadata},
         )
         yield accounted_check(name, ref.accounting)
+        yield toolkit_check(name, ref.accounting)
 
     return _asset
 

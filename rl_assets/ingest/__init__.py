@@ -24,6 +24,8 @@ from .report import AccountingError, IngestError, IngestReport, SkipLog, account
 from .rows import finish_row, trace_id
 from .spec import resolve
 from .tokens import get_counter
+from .toolkit_metrics import Tally
+from .understood import require_understood
 from .writer import TraceWriter
 
 # pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
@@ -44,6 +46,10 @@ UNITS = {
     "reasoning_gym": "completions",
     "atif": "trajectories",
     "wandb_validation": "validation samples",
+    "qwen_math_eval": "sampled answers",
+    "lm_eval_samples": "samples",
+    "inspect_log": "samples",
+    "lighteval_details": "details rows",
 }
 
 
@@ -108,6 +114,7 @@ def _ingest(spec, out_path: Path, hub, max_rows, benchmark, side, tokenizer, bat
         by_unit.setdefault(id(c.unit), {})[c.index] = c
 
     sources, ids = set(), set()
+    tally = Tally()
     with TraceWriter(out_path, batch_rows, on_bad=skips.bad_row) as writer:
         for unit in units:
             wanted = by_unit.get(id(unit))
@@ -134,9 +141,12 @@ def _ingest(spec, out_path: Path, hub, max_rows, benchmark, side, tokenizer, bat
                     raise AccountingError(f"{cand.where}: trace_id {row['trace_id']} written twice (dedup bug)")
                 ids.add(row["trace_id"])
                 sources.add(source)
+                tally.add(row)
                 writer.add(row, cand.where)
         writer.flush()
         skips.balance(writer.rows_written, src.ref)  # before the rename: a table that loses rows is never published
+        require_understood(skips, writer.rows_written, src.ref, UNITS.get(src.kind, "rows"))  # rows, none understood
+        agreement = adapter.toolkit_agreement(tally) if hasattr(adapter, "toolkit_agreement") else []
     return IngestReport(
         rows_written=writer.rows_written,
         rows_read=skips.found,
@@ -151,7 +161,8 @@ def _ingest(spec, out_path: Path, hub, max_rows, benchmark, side, tokenizer, bat
         side=side,
         notes=dict(skips.notes),
         merged=dict(skips.merged),
-        accounting=accounting_of(skips, writer.rows_written, UNITS.get(src.kind, "rows")),
+        accounting={**accounting_of(skips, writer.rows_written, UNITS.get(src.kind, "rows")), "toolkit": agreement},
+        toolkit=agreement,
     )
 
 
@@ -188,12 +199,12 @@ def _complete(row: dict, cand, src, counter, token_label: str, benchmark: str | 
     row["token_source"] = source
     row["conversation"] = _json.dumps(messages)
     row["task_id"] = cand.task_id
+    row["source_kind"] = src.kind  # before the key: eval toolkits' rows are keyed by content
     row["task_key"], row["task_key_source"] = row_key(row)  # one pairing key for every analysis
     row["trial_name"] = cand.trial_name
     row["attempt"] = cand.attempt
     row["episode"] = cand.episode
     row["date"] = cand.date
-    row["source_kind"] = src.kind
     row["source_ref"] = src.ref
     row["benchmark"] = row.get("benchmark") or benchmark or getattr(src.adapter, "default_benchmark", None)
     key = f"{cand.task_id}|{cand.trial_name}|{cand.attempt}|{cand.episode}"

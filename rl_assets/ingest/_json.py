@@ -70,19 +70,22 @@ def _check_encodable(value) -> None:
         raise BadJSON(TOO_DEEP) from exc
 
 
-def dumps(obj) -> str:
+def dumps(obj, sort_keys: bool = False) -> str:
     """Compact JSON text; non-JSON values (datetimes, numpy scalars) fall back to str(). orjson
-    stops at 255 levels of nesting; the standard library takes deeper values."""
+    stops at 255 levels of nesting; the standard library takes deeper values. ``sort_keys`` text is
+    hashed as content (an lm-eval doc): orjson, a dependency, writes it; the fallback for values orjson
+    refuses writes the same text except float exponents (``1e-07`` for orjson's ``1e-7``)."""
     if _orjson is not None:
+        option = _orjson.OPT_SERIALIZE_NUMPY | (_orjson.OPT_SORT_KEYS if sort_keys else 0)
         try:
-            return _orjson.dumps(obj, default=str, option=_orjson.OPT_SERIALIZE_NUMPY).decode("utf-8")
+            return _orjson.dumps(obj, default=str, option=option).decode("utf-8")
         except _orjson.JSONEncodeError as exc:
             if "Recursion" not in str(exc):
                 if "surrogates" in str(exc):
                     raise BadJSON(SURROGATE, str(exc)) from exc
                 raise
     try:
-        return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)
+        return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str, sort_keys=sort_keys)
     except RecursionError as exc:
         raise BadJSON(TOO_DEEP) from exc
 

@@ -74,6 +74,15 @@ def _parquet_rows(path: Path, columns, codec, batch_rows: int = 256) -> Iterator
         raise AccountingError(f"{path}: read {i} rows, the parquet footer says {pf.metadata.num_rows}")
 
 
+def parquet_columns(path: Path) -> list[str]:
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.read_schema(path).names
+    except (OSError, ValueError):  # unreadable: the read itself fails naming the file
+        return []
+
+
 class ExportedRows:
     kind = "exported_rows"
 
@@ -104,6 +113,8 @@ class ExportedRows:
             yield from records(path, notes)
 
     def scan(self, path: Path, skips: SkipLog) -> Iterator[Candidate]:
+        if split_suffix(path) == (".parquet", None):  # the scan reads key columns only: name the file's own
+            skips.saw_keys(path, dict.fromkeys(parquet_columns(path)))
         for i, row, bad in self._rows(path, KEY_COLUMNS, skips):
             skips.find()  # every record the reader found, before any rule looks at it
             where = f"{path} row {i + 1}"
@@ -113,6 +124,7 @@ class ExportedRows:
             if not isinstance(row, dict):
                 skips.skip("row is not an object", where)
                 continue
+            skips.saw_keys(path, row)
             task = first_str(row, *TASK_KEYS)
             if task is None:
                 skips.skip("missing task id", where)

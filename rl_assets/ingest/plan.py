@@ -22,7 +22,7 @@ REDUCED = "earlier episode of the same trial (kept the last)"
 CAPPED = "beyond the max_rows cap"
 
 
-@dataclass
+@dataclass(slots=True)  # one per row found and kept for loading: slots halve its memory
 class Candidate:
     unit: Any  # the file/dir the adapter reads the row from
     index: int  # position of the row inside the unit

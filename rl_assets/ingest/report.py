@@ -51,6 +51,7 @@ class SkipLog:
         self.not_read: dict[str, int] = {}
         self.inputs_merged: dict[str, int] = {}
         self.input_examples: list[str] = []
+        self.first_keys: dict[str, list[str]] = {}  # file -> keys of its first record (for "not understood" errors)
 
     # -- units ---------------------------------------------------------------------------
     def find(self, n: int = 1) -> None:
@@ -68,6 +69,12 @@ class SkipLog:
         reason = _json.bad_kind(exc) or f"unusable row ({type(exc).__name__})"
         detail = str(exc)[:200]
         self.skip(reason, where if detail in reason else f"{where} ({type(exc).__name__}: {detail})")
+
+    def saw_keys(self, where, record) -> None:
+        """Remember the keys of a file's first record: the error for a source with rows but none
+        understood names them (docs/ingest.md, "Rows present but not understood")."""
+        if isinstance(record, dict) and str(where) not in self.first_keys:
+            self.first_keys[str(where)] = sorted(str(k) for k in record)[:40]
 
     def merge(self, reason: str) -> None:
         self.merged[reason] = self.merged.get(reason, 0) + 1
@@ -130,6 +137,7 @@ class IngestReport:
     notes: dict[str, int] = field(default_factory=dict)
     merged: dict[str, int] = field(default_factory=dict)
     accounting: dict = field(default_factory=dict)  # see accounting_of()
+    toolkit: list = field(default_factory=list)  # the eval toolkit's own metrics vs rldelta's (toolkit_metrics.py)
 
     def skipped_markdown(self) -> str:
         if not self.skipped and not self.notes and not self.merged:

@@ -18,9 +18,10 @@ from pathlib import Path
 
 from rl_assets.schema import DATA_FILE_SUFFIXES
 
-from . import _json, atif, harbor, reasoning_gym, wandb_validation
-from .exported import ExportedRows, looks_like_rows
+from . import _json, atif, harbor, inspect_log, lighteval, lm_eval, qwen_math, reasoning_gym, wandb_validation
+from .exported import ExportedRows, looks_like_rows, parquet_columns
 from .harbor_walk import Discovery, is_trial_result
+from .jsonl import records
 from .report import IngestError, SkipLog
 from .walk import account_extras, not_data_reason, read_bytes, split_suffix, walk
 
@@ -138,20 +139,66 @@ def _data_files(files: list[Path], skips: SkipLog) -> list[Path]:
     return out
 
 
+# Eval toolkits rldelta reads by their own readers; jsonl ones are chosen by the first record's keys,
+# Inspect logs by their .eval suffix or a JSON document that is an EvalLog.
+EVAL_READERS = {
+    qwen_math.KIND: qwen_math.QwenMathFiles,
+    lm_eval.KIND: lm_eval.LmEvalSamples,
+    inspect_log.KIND: inspect_log.InspectLogs,
+    lighteval.KIND: lighteval.LightevalDetails,
+}
+JSONL_SNIFFERS = ((qwen_math.is_row, qwen_math.KIND), (lm_eval.is_row, lm_eval.KIND))
+SUMMARY = "eval toolkit summary (metrics/results json) beside its samples"
+
+
+def _eval_kind(path: Path) -> str | None:
+    """The eval toolkit that wrote a jsonl, judged by its first record (None: exported rows)."""
+    for _i, rec, bad in records(path):
+        if bad:
+            continue
+        return next((kind for is_row, kind in JSONL_SNIFFERS if is_row(rec)), None)
+    return None
+
+
+def _is_summary(data) -> bool:
+    return qwen_math.is_metrics(data) or lm_eval.is_results(data)
+
+
 def _classify_files(files: list[Path], where: str, skips: SkipLog):
-    """All files of one source must be one kind; JSON files are sniffed by content. Each file
-    is put on the ledger: read, or not read with the reason."""
-    rows, rg, preloaded, ignored = [], [], {}, []
+    """All files of one source must be one kind; JSON and JSONL files are sniffed by content. Each
+    file is put on the ledger: read, or not read with the reason."""
+    rows, rg, preloaded, ignored, summaries = [], [], {}, [], []
+    evals: dict[str, list[Path]] = {}
     single = len(files) == 1
     for f in files:
-        if split_suffix(f)[0] != ".json":
+        suffix = split_suffix(f)[0]
+        if suffix in (".jsonl", ".ndjson"):
+            kind = _eval_kind(f)
+            (evals.setdefault(kind, []) if kind else rows).append(f)
+            continue
+        if suffix == ".eval":
+            evals.setdefault(inspect_log.KIND, []).append(f)
+            continue
+        if suffix == ".parquet" and split_suffix(f)[1] is None and lighteval.is_details(parquet_columns(f)):
+            evals.setdefault(lighteval.KIND, []).append(f)
+            continue
+        if suffix != ".json":
             rows.append(f)
             continue
         try:
             data = _json.loads(read_bytes(f))
         except (ValueError, OSError) as exc:
             raise IngestError(f"{f}: not valid JSON: {exc}") from exc
-        if looks_like_rows(data):
+        if inspect_log.is_log(data):
+            evals.setdefault(inspect_log.KIND, []).append(f)
+        elif _is_summary(data):
+            if single:
+                raise IngestError(
+                    f"{f}: an eval toolkit's summary (metrics or results json) without its per-sample "
+                    "file: give the samples jsonl or the folder holding both"
+                )
+            summaries.append(f)
+        elif looks_like_rows(data):
             rows.append(f)
             if single:  # one shard: hand it over instead of parsing it again
                 preloaded[f] = data  # (several: not held, so memory stays one shard deep)
@@ -169,12 +216,23 @@ def _classify_files(files: list[Path], where: str, skips: SkipLog):
             raise IngestError(f"{f}: {atif.describe_non_atif(data)}")
         else:
             ignored.append((f, *_why_not(data)))
-    if rows and rg:
-        raise IngestError(f"{where}: mixes exported rows and reasoning-gym eval files; ingest them separately")
-    if not rows and not rg:
+    kinds = [k for k, found in (("exported rows", rows), ("reasoning-gym eval files", rg), *evals.items()) if found]
+    if len(kinds) > 1:
+        raise IngestError(f"{where}: mixes {' and '.join(kinds)}; ingest them separately")
+    if not kinds:
         raise IngestError(f"{where}: no trace data files found")
     for f, reason, lost in ignored:
         skips.input_not_read(reason, f, lost=lost)
+    for f in summaries:  # read by the eval reader for its toolkit check; beside anything else, not read
+        if evals:
+            skips.input_read()
+        else:
+            skips.input_not_read(SUMMARY + " (no samples of that toolkit here)", f, lost=False)
+    if evals:
+        kind, found = next(iter(evals.items()))
+        for _ in found:
+            skips.input_read()
+        return kind, EVAL_READERS[kind](found)
     for _ in rows or rg:
         skips.input_read()
     if rg:

@@ -5,6 +5,9 @@ imports another (docs/contracts.md, "Layers").
   (ERROR), with the failure reasons (status, message, masked) in metadata.
 - ``every_input_accounted_for`` (every trace-table asset): the ingest's ledger; fails when anything
   found was lost (docs/ingest.md).
+- ``matches_toolkit_metrics`` (the eval pair's trace tables): the eval toolkit's own summary (Qwen2.5-Math
+  ``_metrics.json``, lm-evaluation-harness ``results_<time>.json``) against what rldelta read; fails
+  when an accuracy or a count differs.
 
 And the rule for a check whose condition is absent by design (a model published without training
 logs or an RL rollout dataset): it passes, saying "not applicable" and why (`not_applicable`), because
@@ -18,6 +21,7 @@ from rl_assets.partitions import models_partitions
 
 CALLS_OK = "llm_calls_succeeded"
 ACCOUNTED = "every_input_accounted_for"
+TOOLKIT = "matches_toolkit_metrics"
 
 
 def not_applicable(check_name: str, reason: str, asset: str | None = None, **metadata) -> dg.AssetCheckResult:
@@ -104,4 +108,48 @@ def accounted_check(asset: str, acc: dict) -> dg.AssetCheckResult:
             "inputs_not_read": sum(acc["not_read"].values()),
             "ledger": dg.MetadataValue.md(accounting_markdown(acc)),
         },
+    )
+
+
+def toolkit_check_spec(asset: str) -> dg.AssetCheckSpec:
+    return dg.AssetCheckSpec(
+        TOOLKIT,
+        asset=asset,
+        partitions_def=models_partitions,
+        description=(
+            "The eval toolkit's own summary beside its samples (Qwen2.5-Math _metrics.json acc, lm-evaluation-harness "
+            "results json) equals rldelta's accuracy and counts from the rows it read; fails (ERROR) on a difference."
+        ),
+    )
+
+
+def toolkit_check(asset: str, acc: dict) -> dg.AssetCheckResult:
+    """The toolkit-vs-rldelta rows of one ingest (accounting["toolkit"]) as the check's result."""
+    from rl_assets.values.escape import md_table, md_text
+
+    rows = (acc or {}).get("toolkit") or []
+    if not rows:
+        return not_applicable(TOOLKIT, "no eval-toolkit summary beside the samples", asset)
+    bad = [r for r in rows if not r["agrees"]]
+    table = md_table(
+        ["task family", "metric", "toolkit", "rldelta", "agrees", "note"],
+        [
+            [md_text(r["family"]), md_text(r["metric"]), r["toolkit"], r["rldelta"], "yes" if r["agrees"] else "**no**"]
+            + [md_text(r["note"])]
+            for r in rows
+        ],
+        align="--rr--",
+    )
+    compared = sum(r["compared"] for r in rows)
+    return dg.AssetCheckResult(
+        check_name=TOOLKIT,
+        asset_key=asset,
+        passed=not bad,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description=(
+            f"{len(bad)} of {compared} compared values differ from the toolkit's own summary"
+            if bad
+            else f"all {compared} compared values equal the toolkit's own summary"
+        ),
+        metadata={"compared": compared, "differ": len(bad), "comparison": dg.MetadataValue.md(table)},
     )

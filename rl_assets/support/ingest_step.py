@@ -8,6 +8,7 @@ import dagster as dg
 from resources.hub import HubError, HubResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.report_md import md_table
+from rl_assets.ingest.report import IngestError
 from rl_assets.support.trace_tables import ingest_addressed
 from rl_assets.values.handover import TraceTableRef
 
@@ -39,6 +40,10 @@ def ingest_to_table(
         )
     except (HubError, FileNotFoundError) as exc:
         raise dg.Failure(description=f"{asset_name} {context.partition_key}: cannot read {spec}: {exc}") from exc
+    except IngestError as exc:  # the input itself (rows not understood, a corrupt file): a retry reads the same bytes
+        raise dg.Failure(
+            description=f"{asset_name} {context.partition_key}: cannot ingest {spec}: {exc}", allow_retries=False
+        ) from exc
     ref = TraceTableRef(
         path=built["path"],
         rows=built["rows"],

@@ -25,8 +25,9 @@ from pathlib import Path
 from rl_assets import store, store_checks
 
 # bumped when what a stamp vouches for changes (2: the conservation ledger is part of it;
-# 3: the task_key/task_key_source/gen_settings columns)
-STAMP_VERSION = 3
+# 3: the task_key/task_key_source/gen_settings columns; 4: eval-toolkit jsonl read by their own readers,
+# with the toolkit's own metrics in the ledger)
+STAMP_VERSION = 4
 
 
 def stamp_path(table):

@@ -3,7 +3,8 @@
 The rule (docs/audit.md, "Task identity"):
 
 - A generated task (a row with a generator config or index, or read from a reasoning-gym eval
-  file) with a task family and a question is ``question_hash``: the family plus a hash of the
+  file) or a benchmark item an eval toolkit wrote (Qwen2.5-Math, lm-evaluation-harness, lighteval,
+  Inspect) with a task family and a question is ``question_hash``: the family plus a hash of the
   normalised question (Unicode NFC, zero-width characters and BOMs removed, whitespace collapsed).
   The question is the text the file recorded; a row that recorded none is regenerated from its
   generator config and index with the installed reasoning-gym. The config text never enters the
@@ -38,6 +39,11 @@ _SPACE = re.compile(r"\s+")
 # invisible characters a copy, an editor or a file's encoding adds without changing the question: the
 # zero-width space, non-joiner and joiner, the word joiner, and U+FEFF (a BOM, or a zero-width no-break space)
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
+# Sources whose rows are benchmark items named by their content: a reasoning-gym file, an eval
+# toolkit's per-sample output (Qwen2.5-Math jsonl: the question; lm-evaluation-harness: the doc).
+CONTENT_KEYED_SOURCES = frozenset(
+    ("reasoning_gym", "qwen_math_eval", "lm_eval_samples", "inspect_log", "lighteval_details")
+)
 
 
 def normalise_question(text: str) -> str:
@@ -68,7 +74,9 @@ def _generated(row: dict) -> bool:
     tasks, exported rows without generator provenance) keep their task id, so two tasks that happen
     to share a prompt text are never merged."""
     return (
-        bool(row.get("task_config")) or row.get("task_index") is not None or row.get("source_kind") == "reasoning_gym"
+        bool(row.get("task_config"))
+        or row.get("task_index") is not None
+        or row.get("source_kind") in CONTENT_KEYED_SOURCES
     )
 
 

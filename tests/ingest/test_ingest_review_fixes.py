@@ -244,13 +244,18 @@ def test_unexpected_error_is_a_counted_skip_naming_file_and_row(tmp_path, monkey
 def test_unexpected_error_in_build_row_names_row(tmp_path, monkeypatch):
     import rl_assets.ingest.exported as exported
 
+    real = exported.parse_result
+    calls = iter([True, True])  # the first two rows break; the third is read (a source with none read fails)
+
     def boom(*a, **k):
-        raise RuntimeError("odd shape")
+        if next(calls, False):
+            raise RuntimeError("odd shape")
+        return real(*a, **k)
 
     monkeypatch.setattr(exported, "parse_result", boom)
-    spec = _jsonl(tmp_path / "x.jsonl", [_row(), _row(task="b")])
+    spec = _jsonl(tmp_path / "x.jsonl", [_row(), _row(task="b"), _row(task="c")])
     rep = ingest_source(spec, tmp_path / "o.parquet", hub=None)
-    assert rep.rows_written == 0 and rep.skipped == {"unusable row (RuntimeError)": 2}
+    assert rep.rows_written == 1 and rep.skipped == {"unusable row (RuntimeError)": 2}
     assert rep.skip_examples[0] == f"{spec} row 1 (RuntimeError: odd shape): unusable row (RuntimeError)"
 
 

@@ -101,7 +101,7 @@ def _(d):
     return jsonl(d / "x.jsonl", [row()], b'{"task": "t2", "conversations": [')
 
 
-@_c("jsonl_invalid_utf8", ("ok", 0, {"invalid UTF-8": 1}))
+@_c("jsonl_invalid_utf8", (E, IngestError, "1 rows found, 0 understood (invalid UTF-8 x1)"))
 def _(d):
     (d / "x.jsonl").write_bytes(b'{"task": "t\xff\xfe", "result": "1.0"}\n')
     return str(d / "x.jsonl")
@@ -175,7 +175,7 @@ def _(d):
     return str(d / "data")
 
 
-@_c("parquet_without_task_column", ("ok", 0, {"missing task id": 2}))
+@_c("parquet_without_task_column", (E, IngestError, "2 rows found, 0 understood (missing task id x2)"))
 def _(d):
     pq.write_table(pa.table({"trial_name": ["a", "b"], "result": ["1.0", "0.0"]}), d / "x.parquet")
     return str(d / "x.parquet")
@@ -213,19 +213,19 @@ def _(d):
     return str(d / "empty")
 
 
-@_c("atif_step_ids_out_of_order", ("ok", 0, {"invalid ATIF trajectory": 1}))
+@_c("atif_step_ids_out_of_order", (E, IngestError, "1 trajectories found, 0 understood (invalid ATIF trajectory x1)"))
 def _(d):
     (d / "case.trajectory.json").write_text(json.dumps(atif([step(1, "user"), step(3), step(2)])))
     return str(d / "case.trajectory.json")
 
 
-@_c("atif_unknown_step_source", ("ok", 0, {"invalid ATIF trajectory": 1}))
+@_c("atif_unknown_step_source", (E, IngestError, "1 trajectories found, 0 understood (invalid ATIF trajectory x1)"))
 def _(d):
     (d / "case.trajectory.json").write_text(json.dumps(atif([step(1, "robot")])))
     return str(d / "case.trajectory.json")
 
 
-@_c("atif_missing_continuation", ("ok", 0, {"invalid ATIF trajectory": 1}))
+@_c("atif_missing_continuation", (E, IngestError, "1 trajectories found, 0 understood (invalid ATIF trajectory x1)"))
 def _(d):
     (d / "case.trajectory.json").write_text(
         json.dumps(atif([step(1)], continued_trajectory_ref="trajectory.cont-9.json"))
@@ -233,7 +233,7 @@ def _(d):
     return str(d / "case.trajectory.json")
 
 
-@_c("atif_bare_file_without_task", ("ok", 0, {"missing task id": 1}))
+@_c("atif_bare_file_without_task", (E, IngestError, "1 trajectories found, 0 understood (missing task id x1)"))
 def _(d):
     (d / "trajectory.json").write_text(json.dumps(atif([step(1)])))
     return str(d / "trajectory.json")

@@ -8,6 +8,7 @@ read this one.
 from __future__ import annotations
 
 from rl_assets.analysis.audit import exploit_rules, labels, rulers
+from rl_assets.analysis.audit.compliance import compliance_section
 from rl_assets.analysis.audit.contrastive_report import contrastive_section
 from rl_assets.analysis.audit.prereg import prediction_held
 from rl_assets.analysis.escape import md_code, md_text
@@ -36,6 +37,7 @@ def build_report(
     sources: dict | None = None,
     llm_note: str | None = None,
     pairing: dict | None = None,
+    format_compliance: list[dict] | None = None,
 ) -> dict:
     for row in rows:
         pred = (predictions or {}).get(row["family"])
@@ -54,6 +56,7 @@ def build_report(
             "judged": sum(r["held"] is not None for r in rows),
             "families": len(rows),
             "pairing": pairing,
+            "format_compliance": format_compliance or [],
             "ruler_dependent": ruler_dependent(rows),
             "rules": list(labels.RULES),
             "contrastive_rules": dict(exploit_rules.RULES),
@@ -219,6 +222,7 @@ def render_markdown(report: dict, title: str) -> str:
         "",
         *(pairing_section(report["pairing"]) if report.get("pairing") else []),
         *_rulers_section(rows),
+        *compliance_section(report.get("format_compliance") or []),
         *contrastive_section(rows),
         "## Pre-registration",
         "",
