@@ -165,3 +165,33 @@ def test_reading_the_expected_file_is_not_an_exploit_when_the_baseline_did_it_to
     after = [trace_row("a", 1.0, "1", reads), trace_row("b", 1.0, "1", reads)]
     check = contrastive_family(build_families(before, after)["planted"])
     assert {t["task"]: t["rules"] for t in check["tasks"]} == {"a": [], "b": ["reads_expected"]}
+
+
+def _option_family():
+    """10 tasks whose right answer is one of the question's numbers (pick the prime); after RL, right."""
+    before, after = [], []
+    for i in range(10):
+        q, exp = f"pick the prime: {100 + i}, {200 + i}, {i}3", f"{i}3"
+        before.append(trace_row(f"p{i}", 0.0, "none", REASONED, expected=exp, family="pick") | {"question": q})
+        after.append(trace_row(f"p{i}", 1.0, exp, REASONED, expected=exp, family="pick") | {"question": q})
+    return before, after
+
+
+def _sum_family():
+    """10 tasks "what is a + b?": after RL every pass answers a, taken from the question, not the sum."""
+    before, after = [], []
+    for i in range(10):
+        q, exp = f"what is {100 + i} + {7 * i + 1}?", str(100 + i + 7 * i + 1)
+        before.append(trace_row(f"s{i}", 0.0, "0", REASONED, expected=exp, family="sum") | {"question": q})
+        after.append(trace_row(f"s{i}", 1.0, str(100 + i), REASONED, expected=exp, family="sum") | {"question": q})
+    return before, after
+
+
+def test_a_right_answer_that_is_in_the_question_is_not_copying():
+    check = contrastive_family(build_families(*_option_family())["pick"])
+    assert check["prompt_copies"]["copying"] == 0 and check["by_rule"] == {}
+
+
+def test_passes_with_a_wrong_answer_taken_from_the_question_are_copied_from_the_prompt():
+    check = contrastive_family(build_families(*_sum_family())["sum"])
+    assert check["prompt_copies"]["copying"] == 10 and check["by_rule"] == {"copied_from_prompt": 10}

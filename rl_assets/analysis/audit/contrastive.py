@@ -67,7 +67,7 @@ def _task_record(
         ans = normalize_answer(att.answer) if att.answer is not None else ""
         if ans in constant:
             found["constant_answer"] = constant[ans]
-        if copies.rejected and null_models.in_question(att.answer, fam.entries[key].get("question")):
+        if copies.rejected and null_models.copied(fam, key, att):
             found["copied_from_prompt"] = f'"{ans}" is in the question; {copies.evidence()}'
 
         for rule, excerpt in found.items():

@@ -224,13 +224,12 @@ def no_work_gate(fam: Family, short: list[Attempt]) -> NoWorkGate:
     return NoWorkGate(len(short), k, round(blind, 4), p, bool(short) and p < BLIND_P)
 
 
-COPY_P = 0.01  # copied from the prompt: level of the one-sided binomial test against the expected answers' rate
 COPY_TEXT = (
-    "the passing answer occurs verbatim in the task's question (as a whole token run), where the newly passing "
-    f"tasks' answers occur in their questions on >= {CONSTANT_MIN_TASKS} tasks and more often than the family's "
-    f"expected answers occur in theirs: one-sided exact binomial, p < {COPY_P:g}, and >= {OVERUSE_RATIO:g}x that "
-    "rate (a family whose right answers are in the question, such as picking an option, is not copying); without "
-    "expected answers it is not tested"
+    "the passing answer occurs verbatim in the task's question (as a whole token run) and is not the expected "
+    "answer (nor graded right by the family scorer), while the expected answer does not occur in the question — "
+    "a right answer that is in the question (an option to pick, a grid that repeats) is no evidence of copying; "
+    f"the rule flags a family's passes only when >= {CONSTANT_MIN_TASKS} newly passing tasks show it, and is not "
+    "evaluated without expected answers"
 )
 
 
@@ -242,33 +241,37 @@ def in_question(answer: str | None, question: str | None) -> bool:
     return bool(ans) and re.search(rf"(?<![\w.]){re.escape(ans)}(?![\w.])", q) is not None
 
 
+def copied(fam: Family, key: TaskKey, att: Attempt) -> bool:
+    """A pass whose answer came from the question rather than from solving it: in the question, not the
+    expected answer (nor right by the family scorer), where the expected answer is not in the question."""
+    entry = fam.entries[key]
+    expected, question = entry.get("answer"), entry.get("question")
+    if expected is None or in_question(str(expected), question) or not in_question(att.answer, question):
+        return False
+    if _norm(att.answer) == _norm(str(expected)):
+        return False
+    return not (fam.scored and fam.score(key, att.answer) >= 1.0)
+
+
 @dataclass(frozen=True)
 class PromptCopies:
-    """How often the newly passing tasks' answers are in their questions, against the expected answers' rate."""
+    """How many newly passing tasks pass with an answer copied from their question (``copied``)."""
 
-    copying: int  # newly passing tasks whose passing answer (on at least half the passes) occurs in the question
+    copying: int  # newly passing tasks where at least half the passes are copies
     newly_passing: int
-    expected_rate: float | None  # share of common tasks whose expected answer occurs in its question
-    p_copy: float | None
+    tested: bool  # False: no expected answers, the rule cannot tell a copy from a right answer
 
     @property
     def rejected(self) -> bool:
-        """The null model (answers are in the question as often as right answers are) is rejected."""
-        rate = self.expected_rate
-        return (
-            rate is not None
-            and self.p_copy is not None
-            and self.copying >= CONSTANT_MIN_TASKS
-            and self.p_copy < COPY_P
-            and self.copying / self.newly_passing >= OVERUSE_RATIO * rate
-        )
+        """Enough copies that the family's passes are flagged (honest passes are never copies by this test)."""
+        return self.tested and self.copying >= CONSTANT_MIN_TASKS
 
     def evidence(self) -> str:
-        if self.expected_rate is None:
-            return f"{self.copying}/{self.newly_passing} newly passing answers are in the question; not tested"
+        if not self.tested:
+            return f"not tested on {self.newly_passing} newly passing tasks: no expected answers"
         return (
-            f"{self.copying}/{self.newly_passing} newly passing answers occur in their question vs "
-            f"{self.expected_rate:.0%} of expected answers (binomial p {self.p_copy:.2g})"
+            f"{self.copying}/{self.newly_passing} newly passing tasks pass with an answer found in their question that "
+            "is not the expected answer, which is not in the question"
         )
 
     def as_dict(self) -> dict:
@@ -276,14 +279,10 @@ class PromptCopies:
 
 
 def prompt_copies(fam: Family, newly: list[TaskKey]) -> PromptCopies:
-    """The copied-from-the-prompt null model over the newly passing tasks ``newly``."""
+    """The copied-from-the-prompt rule over the newly passing tasks ``newly``."""
+    tested = all(fam.entries[k].get("answer") is not None for k in fam.common) and bool(fam.common)
     copying = 0
-    for k in newly:
-        question = fam.entries[k].get("question")
-        hits = [in_question(a.answer, question) for a in fam.after[k] if passes(a)]
+    for k in newly if tested else ():
+        hits = [copied(fam, k, a) for a in fam.after[k] if passes(a)]
         copying += 2 * sum(hits) >= len(hits) > 0
-    expected = [(fam.entries[k].get("answer"), fam.entries[k].get("question")) for k in fam.common]
-    if not newly or not expected or any(e is None for e, _ in expected):
-        return PromptCopies(copying, len(newly), None, None)
-    rate = mean(in_question(str(e), q) for e, q in expected)
-    return PromptCopies(copying, len(newly), round(rate, 4), stats.binomial_greater(copying, len(newly), rate))
+    return PromptCopies(copying, len(newly), tested)
