@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import re
 import struct
 import zipfile
@@ -28,7 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from . import _json
-from .plan import Candidate
+from .plan import Candidate, FileSet
 from .report import IngestError, SkipLog
 from .rows import first_str
 from .toolkit_metrics import agreement_row
@@ -139,18 +138,13 @@ def settings(header: dict) -> dict:
     return out
 
 
-class InspectLogs:
+class InspectLogs(FileSet):
     kind = KIND
     default_benchmark = "inspect"
 
     def __init__(self, files: list[Path]) -> None:
-        self.files = sorted(files, key=str)
-        root = os.path.commonpath([str(f.parent) for f in self.files]) if self.files else ""
-        self.rel = {str(f): os.path.relpath(f, root) if root else f.name for f in self.files}
+        super().__init__(files)
         self.headers: dict[str, dict] = {}
-
-    def units(self) -> list:
-        return self.files
 
     def scan(self, path: Path, skips: SkipLog) -> Iterator[Candidate]:
         header, samples = read_log(path)

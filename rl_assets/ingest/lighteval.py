@@ -14,13 +14,12 @@ response, not an extraction.
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from . import _json
-from .plan import Candidate
+from .plan import Candidate, FileSet
 from .report import IngestError, SkipLog
 
 KIND = "lighteval_details"
@@ -115,17 +114,9 @@ def _rows(path: Path) -> Iterator[tuple[int, dict]]:
         raise IngestError(f"{path}: unreadable lighteval details parquet: {exc}") from exc
 
 
-class LightevalDetails:
+class LightevalDetails(FileSet):
     kind = KIND
     default_benchmark = "lighteval"
-
-    def __init__(self, files: list[Path]) -> None:
-        self.files = sorted(files, key=str)
-        root = os.path.commonpath([str(f.parent) for f in self.files]) if self.files else ""
-        self.rel = {str(f): os.path.relpath(f, root) if root else f.name for f in self.files}
-
-    def units(self) -> list:
-        return self.files
 
     def scan(self, path: Path, skips: SkipLog) -> Iterator[Candidate]:
         task, _ = task_and_shots(path)

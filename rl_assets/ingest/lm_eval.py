@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from . import _json
 from .jsonl import records
-from .plan import Candidate
+from .plan import Candidate, FileSet
 from .report import SkipLog
 from .rows import first_str
 from .toolkit_metrics import agreement_row
@@ -156,22 +155,17 @@ def settings(results: dict | None, task: str, row_kwargs: dict, filter_name: str
     return out
 
 
-class LmEvalSamples:
+class LmEvalSamples(FileSet):
     kind = KIND
     default_benchmark = "lm-eval"
 
     def __init__(self, files: list[Path]) -> None:
-        self.files = sorted(files, key=str)
-        root = os.path.commonpath([str(f.parent) for f in self.files]) if self.files else ""
-        self.rel = {str(f): os.path.relpath(f, root) if root else f.name for f in self.files}
+        super().__init__(files)
         self.kept_filter: dict[str, str | None] = {}
         self.metric: dict[str, str | None] = {}
         self._results: dict[str, dict | None] = {}
         self._settings: dict[tuple, str | None] = {}
         self._tasks: dict[str, str] = {}
-
-    def units(self) -> list:
-        return self.files
 
     def task_of(self, path: Path, rec: dict | None = None) -> str:
         """From the file name (once per file); else the row's own ``task``; else the file stem."""

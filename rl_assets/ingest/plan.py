@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Protocol
 
 from .dedup import dedup
@@ -107,3 +108,18 @@ def _number_attempts(cands: list[Candidate]) -> None:
                 attempt, k = k, k + 1
             for c in members:
                 c.attempt = attempt
+
+
+class FileSet:
+    """The files one toolkit reader reads, sorted, each also named relative to their common folder (the
+    trial names the readers give stay short and the same wherever the folder was copied)."""
+
+    def __init__(self, files: list[Path]) -> None:
+        import os
+
+        self.files = sorted(files, key=str)
+        root = os.path.commonpath([str(f.parent) for f in self.files]) if self.files else ""
+        self.rel = {str(f): os.path.relpath(f, root) if root else f.name for f in self.files}
+
+    def units(self) -> list:
+        return self.files

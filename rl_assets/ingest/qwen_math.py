@@ -15,7 +15,6 @@ content whatever order or subset each evaluated.
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +22,7 @@ from pathlib import Path
 from . import _json
 from ._json import fingerprint
 from .jsonl import records
-from .plan import Candidate
+from .plan import Candidate, FileSet
 from .report import SkipLog
 from .rows import first_str
 from .toolkit_metrics import agreement_row
@@ -99,17 +98,9 @@ def _at(rec: dict, key: str, j: int):
     return value if j == 0 else None  # a scalar (one sample written without a list)
 
 
-class QwenMathFiles:
+class QwenMathFiles(FileSet):
     kind = KIND
     default_benchmark = "qwen2.5-math-eval"
-
-    def __init__(self, files: list[Path]) -> None:
-        self.files = sorted(files, key=str)
-        root = os.path.commonpath([str(f.parent) for f in self.files]) if self.files else ""
-        self.rel = {str(f): os.path.relpath(f, root) if root else f.name for f in self.files}
-
-    def units(self) -> list:
-        return self.files
 
     def scan(self, path: Path, skips: SkipLog) -> Iterator[Candidate]:
         family, rel, k = path.parent.name, self.rel.get(str(path), path.name), 0

@@ -70,10 +70,14 @@ def test_i80f2v90_the_early_jump_then_plateau_is_a_level_shift_earned_outside_th
     assert shift["plateau_share"] == pytest.approx(227 / 235)  # steps 9..261 with a reward: 235 - 8
     assert shift["p"] < 1e-8  # Mann-Whitney, first 5 rewards (all <= -10.76) vs the 230 after (230 of them > -9)
     assert trend["rises"] is True
-    assert out["verdict"] == rules.OUTSIDE
+    # the reward-side signals hold, but the rise is the in-reward KL shrinking with the responses: its summed
+    # form (KL per token x length) carries 380% of the reward's change, and the responses collapse (rule 1's
+    # exception, after the pre-registered corpus labelled this run "collapsed": docs/validity.md)
+    assert out["verdict"] == rules.COLLAPSED
     assert out["verdict_reason"] == (
-        "holds: reward_task_divergence from step 5, non_task_term_share from step 5, "
-        "reward_tracks_behaviour from step 5"
+        "holds: length_collapse from step 7, entropy_collapse from step 12; the reward rose as the KL penalty "
+        "shrank with the collapsing responses (reward_task_divergence from step 5, non_task_term_share from step 5, "
+        "reward_tracks_behaviour from step 5)"
     )
     at = out["signals"]["reward_task_divergence"]["at_onset"]
     # step 5: smoothed reward = median(steps 3-7: -13.40, -10.76, -11.48, -15.11, -8.97) = -11.48, +1.915 on the
@@ -115,10 +119,11 @@ def test_gjvwlq13_reward_rises_while_the_task_score_falls():
     # critic/rewards/mean:-1.7498167753219604 - response_length/mean:9.818359375
     assert (s.loc[1, "reward"], s.loc[1, "task_score"]) == (-18.843252182006836, -0.5189452767372131)
     assert (s.loc[59, "reward"], s.loc[59, "task_score"]) == (-1.7498167753219604, -0.882617175579071)
-    assert out["verdict"] == rules.OUTSIDE
+    assert out["verdict"] == rules.COLLAPSED  # the KL penalty's shrinking carries the rise (see i80f2v90)
     assert out["verdict_reason"] == (
-        "holds: reward_task_divergence from step 12, non_task_term_share from step 12, "
-        "reward_tracks_behaviour from step 12"
+        "holds: length_collapse from step 34; the reward rose as the KL penalty shrank with the collapsing "
+        "responses (reward_task_divergence from step 12, non_task_term_share from step 12, reward_tracks_behaviour "
+        "from step 12)"
     )
     assert out["signals"]["reward_task_divergence"]["reason"] == (
         "reward up +17.2 while task_score -0.319 (start to end, smoothed)"
@@ -246,14 +251,14 @@ REAL_RUNS = {  # fixture folder: verdict after issue 34 (before it, in the comme
     "trl_grpo_chaos_economy_250": rules.NOT_ENOUGH,  # healthy before: no task outcome logged
     "verl_megatron_cut_lines": rules.NOT_ENOUGH,
     "verl_ppo_codegen": rules.NOT_ENOUGH,
-    "verl_wandb_run_aopd_8g5bqf9b": rules.HEALTHY,
+    "verl_wandb_run_aopd_8g5bqf9b": rules.NOT_ENOUGH,  # healthy before: reward at 10 steps (< 20)
     "verl_wandb_run_aopd_cr3q4lay": rules.NOT_ENOUGH,  # healthy before: task_score is the reward itself
-    "verl_wandb_run_aopd_gjvwlq13": rules.OUTSIDE,
-    "verl_wandb_run_aopd_i80f2v90": rules.OUTSIDE,
+    "verl_wandb_run_aopd_gjvwlq13": rules.COLLAPSED,  # outside before: the KL penalty carries the rise
+    "verl_wandb_run_aopd_i80f2v90": rules.COLLAPSED,  # outside before: the KL penalty carries the rise
 }
 
 
-def test_the_behaviour_signal_accuses_only_the_runs_already_found_outside_the_task():
+def test_the_behaviour_signal_holds_only_where_the_other_reward_side_signals_hold():
     verdicts = {folder: run(folder)[2]["verdict"] for folder in REAL_RUNS}
     assert verdicts == REAL_RUNS
     held = {f for f in REAL_RUNS if run(f)[2]["signals"]["reward_tracks_behaviour"]["status"] == rules.HOLDS}

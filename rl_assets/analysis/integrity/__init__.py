@@ -50,7 +50,12 @@ def reward_integrity(
         truncation.length_truncation(table),
     ]
     signals = {s["name"]: s for s in found}
-    verdict, why = rules.verdict(signals, bool(behaviour.behaviour_logged(table)))
+    verdict, why = rules.verdict(
+        signals,
+        bool(behaviour.behaviour_logged(table)),
+        reward_steps=int(table["reward"].notna().sum()) if "reward" in table.columns else 0,
+        kl_carried=reward_side.carried_by_kl(signals["non_task_term_share"]),
+    )
     return {
         "verdict": verdict,
         "verdict_reason": why,
@@ -67,6 +72,7 @@ def reward_integrity(
                 "SUSTAIN",
                 "START_POINTS",
                 "MIN_STEPS",
+                "HEALTHY_MIN_STEPS",
                 "NOISE_K",
                 "RANGE_FLOOR",
                 "TREND_P",

@@ -99,6 +99,20 @@ def term_columns(table: pd.DataFrame) -> dict[str, pd.Series]:
     return terms
 
 
+def carried_by_kl(share_signal: dict) -> bool:
+    """non_task_term_share holds and the KL penalty itself (logged, or its per-token form summed) carries at
+    least rules.SHARE of the reward's change at the end: the reward rose because the penalty shrank, not
+    because something outside the task paid."""
+    kl = [
+        share
+        for term, share in (share_signal.get("shares_end") or {}).items()
+        if term == kl_per_token.SUMMED or term.startswith(f"{REWARD_TERM_PREFIX}kl_penalty/")
+    ]
+    # the remainder reward − task_score may hold a hidden bonus beside the penalty: only the KL term's own
+    # share of the change counts
+    return share_signal["status"] == rules.HOLDS and any(x >= rules.SHARE for x in kl)
+
+
 def term_share(table: pd.DataFrame, trend: dict) -> dict:
     import numpy as np
 
@@ -137,6 +151,7 @@ def term_share(table: pd.DataFrame, trend: dict) -> dict:
     if not shares:
         return rules.no_data(name, f"no non-task term logged together with the reward at ≥ {rules.MIN_STEPS} steps")
     arithmetic = [s["arithmetic"] for s in shares]
+    shares_end = {s["term"]: s["share_end"] for s in shares if np.isfinite(s["share_end"])}
     if not trend["rises"]:
         return rules.signal(name, rules.DOES_NOT_HOLD, trend["reason"], arithmetic=arithmetic)
     if best is None:
@@ -156,6 +171,7 @@ def term_share(table: pd.DataFrame, trend: dict) -> dict:
         at_end=_pair(reward, part, -1, best["term"]),
         term=best["term"],
         arithmetic=arithmetic,
+        shares_end=shares_end,
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 WINDOW = 5  # smoothing: centred rolling median over this many logged steps
 SUSTAIN = 5  # a per-step signal holds from its onset for this many consecutive logged steps
 START_POINTS = 5  # a curve's start level: the median of its first this-many logged values
+HEALTHY_MIN_STEPS = 20  # "healthy" needs the reward at this many finite steps (rule 4)
 MIN_STEPS = 10  # fewer logged steps of a concept than this: "not enough data"
 NOISE_K = 3.0  # a move counts when it exceeds this many noise SDs ...
 RANGE_FLOOR = 0.1  # ... and this share of the smoothed curve's range (a noiseless curve has SD 0)
@@ -83,13 +84,18 @@ RULES = (
     "one-sided); if neither, they do not hold. task_score equal to the reward at every step is the reward "
     "itself, not task evidence.",
     "1. Any of reward_task_divergence, non_task_term_share, train_val_divergence, reward_tracks_behaviour holds "
-    f"-> **{OUTSIDE}**.",
+    f"-> **{OUTSIDE}**, except: when the KL penalty itself (logged, or summed from its per-token form) carries "
+    f">= {SHARE:.0%} of the reward's change at the end and a collapse signal holds, the reward rose because the "
+    f"penalty shrank with the collapsing responses -> **{COLLAPSED}**, the reward-side signals named in the reason.",
     f"2. Any of length_collapse, entropy_collapse, validation_generations holds -> **{COLLAPSED}**.",
     "3. The evidence for healthy was not all evaluated -> "
     f"**{NOT_ENOUGH}**, naming what could not be checked: the reward's trend (reward logged at {MIN_STEPS}+ "
     "finite steps), a comparison of the reward with a task outcome independent of it (reward_task_divergence "
     "or train_val_divergence evaluated), and, when any behaviour count is logged, reward_tracks_behaviour.",
-    f"4. Otherwise -> **{HEALTHY}** (the report lists the signals that could not be evaluated).",
+    f"4. The reward is logged at fewer than {HEALTHY_MIN_STEPS} finite steps -> **{NOT_ENOUGH}**: a run that "
+    f"short holds fewer than {HEALTHY_MIN_STEPS // SUSTAIN} windows of {SUSTAIN} steps, too few to show that no "
+    "signal holds.",
+    f"5. Otherwise -> **{HEALTHY}** (the report lists the signals that could not be evaluated).",
     "Warnings (length_truncation) are named after the verdict's reason and never change the verdict.",
 )
 
@@ -129,9 +135,13 @@ def too_few(name: str, what: str, n: int) -> dict | None:
     return no_data(name, f"{what} at {n} steps (fewer than {MIN_STEPS})") if n < MIN_STEPS else None
 
 
-def verdict(signals: dict[str, dict], behaviour_logged: bool) -> tuple[str, str]:
-    """(verdict, one-line reason) from the signals, by RULES 1-4 in order; `behaviour_logged`: the
-    table logs a behaviour count, so reward_tracks_behaviour must be evaluated before "healthy"."""
+def verdict(
+    signals: dict[str, dict], behaviour_logged: bool, *, reward_steps: int = HEALTHY_MIN_STEPS, kl_carried: bool = False
+) -> tuple[str, str]:
+    """(verdict, one-line reason) from the signals, by RULES 1-5 in order; `behaviour_logged`: the
+    table logs a behaviour count, so reward_tracks_behaviour must be evaluated before "healthy";
+    `reward_steps`: finite reward values logged; `kl_carried`: the KL penalty carries the reward's change
+    (reward_side.carried_by_kl)."""
 
     def named(names, status):
         return [n for n in names if signals[n]["status"] == status]
@@ -141,10 +151,16 @@ def verdict(signals: dict[str, dict], behaviour_logged: bool) -> tuple[str, str]
 
     warned = named(WARNING_SIGNALS, HOLDS)
     warning = f"; warning: {since(warned)}" if warned else ""
+    collapsed = named(COLLAPSE_SIGNALS, HOLDS)
     if held := named(OUTSIDE_SIGNALS, HOLDS):
+        if kl_carried and collapsed:
+            return COLLAPSED, (
+                f"holds: {since(collapsed)}; the reward rose as the KL penalty shrank with the collapsing "
+                f"responses ({since(held)})" + warning
+            )
         return OUTSIDE, "holds: " + since(held) + warning
-    if held := named(COLLAPSE_SIGNALS, HOLDS):
-        return COLLAPSED, "holds: " + since(held) + warning
+    if collapsed:
+        return COLLAPSED, "holds: " + since(collapsed) + warning
     unchecked = []
     if len(named(TASK_OUTCOME_SIGNALS, NO_DATA)) == len(TASK_OUTCOME_SIGNALS):
         unchecked += [f"{n}: {signals[n]['reason']}" for n in TASK_OUTCOME_SIGNALS]
@@ -152,5 +168,10 @@ def verdict(signals: dict[str, dict], behaviour_logged: bool) -> tuple[str, str]
         unchecked.append(f"{BEHAVIOUR_SIGNAL}: {signals[BEHAVIOUR_SIGNAL]['reason']}")
     if unchecked:
         return NOT_ENOUGH, "could not check " + "; ".join(unchecked) + warning
+    if reward_steps < HEALTHY_MIN_STEPS:
+        return NOT_ENOUGH, (
+            f"no signal holds, but the reward is logged at {reward_steps} finite steps (fewer than "
+            f"{HEALTHY_MIN_STEPS} to call a run healthy)" + warning
+        )
     unevaluated = named(OUTSIDE_SIGNALS + COLLAPSE_SIGNALS, NO_DATA)
     return HEALTHY, "no signal holds" + (f" (not evaluated: {', '.join(unevaluated)})" if unevaluated else "") + warning
