@@ -4,10 +4,11 @@ bucket as the store) writes the same reports as a single-process run on a local 
 Each worker is a machine of its own: its own working directory and RLDELTA_HOME (caches, reports), its
 own DAGSTER_HOME and celery config; they share only the bucket (RLDELTA_STORAGE=s3://…, on moto's
 S3 server through s3fs), the Dagster instance in PostgreSQL and the Redis broker. The demo's sources
-are shared the way production shares them: the hub is one folder every process reads (the Hub
-stand-in, read only), the registry lives in PostgreSQL. Both workers sit on one disk, so "share only"
-is enforced, not assumed: each worker refuses (and records) any Python-level file access under the
-other's home, the coordinator's folders and the reference run's (tests/support/guarded_celery_app.py),
+are read the way production reads them: the registry from PostgreSQL, the hub over HTTP through
+huggingface_hub (the loopback Hub, tests/support/hub_server.py, serving the demo's hub folder; the
+reference run reads that folder). Both workers sit on one disk, so "share only" is enforced, not
+assumed: each worker refuses (and records) any Python-level file access under the other's home, the
+coordinator's folders, the reference run's and the hub folder (tests/support/guarded_celery_app.py),
 and no object a step stored and no metadata it recorded may name a place in a worker's home other
 than its report folder. Needs RLDELTA_TEST_REDIS_URL (scripts/setup.d/40-redis.sh),
 RLDELTA_TEST_PG_URL (20-postgres.sh) and RLDELTA_TEST_S3_ENDPOINT (50-s3.sh), as under `make test`.
@@ -82,21 +83,36 @@ def _strip(value):
     return value
 
 
+@pytest.fixture
+def demo_hub(tmp_path):
+    """The loopback Hub (tests/support/hub_server.py) serving `<tmp>/sources/hub`, where the test builds the demo."""
+    from support.hub_server import HubServer
+
+    (tmp_path / "sources" / "hub").mkdir(parents=True)
+    with HubServer(tmp_path / "sources" / "hub") as server:
+        yield server
+
+
 def test_analyze_model_on_two_celery_workers_matches_one_process(
-    tmp_path, monkeypatch, redis_url, pg_url, s3_root, partition_instance
+    tmp_path, monkeypatch, redis_url, pg_url, s3_root, demo_hub, partition_instance
 ):
     from rl_assets.definitions import defs
     from rl_assets.demo import build_world
 
-    sources = {"RLDELTA_HUB_DIR": str(tmp_path / "sources" / "hub"), "RLDELTA_REGISTRY_URL": pg_url}
     single = tmp_path / "single"
-    for name, value in {**sources, "RLDELTA_HOME": str(single), "RLDELTA_STORAGE": str(single / "storage")}.items():
+    for name, value in {
+        "RLDELTA_HUB_DIR": str(tmp_path / "sources" / "hub"),
+        "RLDELTA_REGISTRY_URL": pg_url,
+        "RLDELTA_HOME": str(single),
+        "RLDELTA_STORAGE": str(single / "storage"),
+    }.items():
         monkeypatch.setenv(name, value)
     build_world(None, scale=0.25)
 
     # The same job on two "machines": each worker has its own home (its working directory, caches,
     # reports), its own DAGSTER_HOME and celery config; they share the bucket (s3_root: the AWS_*
-    # settings are in this process's environment), PostgreSQL and Redis. The coordinator's instance
+    # settings are in this process's environment), PostgreSQL and Redis, and read the demo's sources
+    # from the registry and the Hub over HTTP; no local folder is shared. The coordinator's instance
     # folder is a third place neither may touch: the steps' instance comes from the coordinator (its
     # instance ref), so its dagster.yaml turns off local compute logs, which would land in that folder.
     homes = {name: tmp_path / f"home-{name}" for name in ("a", "b")}
@@ -112,10 +128,15 @@ def test_analyze_model_on_two_celery_workers_matches_one_process(
         (machine / "dagster" / "dagster.yaml").write_text(instance_yaml)
     configs = {name: write_celery_config(home / "celery-config", redis_url, backend) for name, home in homes.items()}
     leak_log = tmp_path / "worker-leaks.log"
-    others = lambda name: [single, coordinator, *(h for n, h in homes.items() if n != name)]  # noqa: E731
+    others = lambda name: [tmp_path / "sources", single, coordinator, *(h for n, h in homes.items() if n != name)]  # noqa: E731
     envs = {
         name: {
-            **sources,
+            # the sources as production reads them: the registry in PostgreSQL, the hub over HTTP from
+            # the Hub (the loopback one, through huggingface_hub); the reference run reads the hub's folder
+            "RLDELTA_REGISTRY_URL": pg_url,
+            "RLDELTA_HUB": "hf",
+            "HF_ENDPOINT": demo_hub.url,
+            "NO_COLOR": "1",  # huggingface_hub would otherwise ask the public Hub for its colours
             "RLDELTA_HOME": str(home),
             "RLDELTA_STORAGE": s3_root,
             "DAGSTER_HOME": str(home / "dagster"),
@@ -169,6 +190,7 @@ def test_analyze_model_on_two_celery_workers_matches_one_process(
                 if e.event_type == dg.DagsterEventType.ASSET_MATERIALIZATION
             ]
     assert workers == set(homes), f"steps ran on {sorted(workers)}; worker logs in {sorted(map(str, logs.values()))}"
+    assert any("/resolve/" in path for path in demo_hub.paths("GET")), "the workers downloaded nothing from the Hub"
 
     # The steps handed each other only what lives in the bucket: no worker touched another's home or
     # the coordinator's folders (the guard's log), no stored object names a home, no recorded metadata
