@@ -34,6 +34,15 @@ _ISOLATE = (
     "RLDELTA_WATCH_AUTHORS",
     "RLDELTA_COMPARE_BENCHMARK",
     "DAGSTER_HOME",
+    # the AWS credentials chain s3fs reads: a developer's real account or endpoint stays out of the tests
+    "AWS_PROFILE",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_ENDPOINT_URL",
+    "AWS_ENDPOINT_URL_S3",
+    "AWS_CONFIG_FILE",
+    "AWS_SHARED_CREDENTIALS_FILE",
 )
 
 
@@ -130,6 +139,40 @@ def pg_url():
             cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     finally:
         admin.close()
+
+
+@pytest.fixture
+def s3_root(monkeypatch):
+    """`s3://<fresh bucket>/rldelta` on the test's S3-compatible server (moto, scripts/setup.d/50-s3.sh),
+    with this process's AWS settings (inherited by the processes it starts) pointing s3fs at it: the
+    standard variables a deployment sets, a throwaway key pair and no config files. The bucket and
+    everything in it are deleted afterwards. Without the server the test skips saying why."""
+    endpoint = os.environ.get("RLDELTA_TEST_S3_ENDPOINT", "").strip()
+    if not endpoint:
+        why = os.environ.get("RLDELTA_TEST_S3_SKIP") or "RLDELTA_TEST_S3_ENDPOINT is not set"
+        pytest.skip(f"no S3 server for this test: {why} (run `make test`, or scripts/setup.d/50-s3.sh)")
+    s3fs = pytest.importorskip("s3fs", reason="s3fs is not installed (pip install -e '.[test]')")
+    for name, value in {
+        "AWS_ENDPOINT_URL_S3": endpoint,
+        "AWS_ACCESS_KEY_ID": "rldelta-test",
+        "AWS_SECRET_ACCESS_KEY": S3_TEST_SECRET,
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_CONFIG_FILE": os.devnull,
+        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+    }.items():
+        monkeypatch.setenv(name, value)
+    # fsspec reuses file-system objects by their arguments: one made before these settings would keep its own
+    s3fs.S3FileSystem.clear_instance_cache()
+    fs = s3fs.S3FileSystem()
+    bucket = f"rldelta-test-{uuid.uuid4().hex[:12]}"
+    fs.mkdir(bucket)
+    yield f"s3://{bucket}/rldelta"
+    fs.rm(bucket, recursive=True)
+    s3fs.S3FileSystem.clear_instance_cache()
+
+
+# The secret key the s3_root fixture hands s3fs: tests grep what a run recorded and stored for it.
+S3_TEST_SECRET = "rldelta-s3-secret-5f0c2e9b7d"
 
 
 @pytest.fixture(scope="session")

@@ -170,7 +170,8 @@ def _ingest_keyed(client, spec, table: str, key: dict | None, *, max_rows, token
         "revision": report.source_revision,
         "token_source": report.token_source,
         "feature_summary": report.feature_summary,
-        "metadata": report.to_metadata(),
+        # the report names where it wrote: the local staging file when the root is an object store
+        "metadata": {**report.to_metadata(), "path": table},
         "merged": dict(report.merged),
         "accounting": report.accounting,
     }

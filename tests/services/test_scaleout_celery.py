@@ -1,13 +1,17 @@
-"""Scale-out, proven: `analyze_model` on two Celery workers (Redis broker, PostgreSQL instance)
-writes the same reports as a single-process run on the same demo world.
+"""Scale-out, proven: `analyze_model` on two Celery workers (Redis broker, PostgreSQL instance, an S3
+bucket as the store) writes the same reports as a single-process run on a local store, same demo world.
 
-Each worker has its own RLDELTA_HOME; they share only RLDELTA_STORAGE and the Dagster instance.
-The demo's sources are shared the way production shares them: the hub is one folder every
-process reads (the Hub stand-in), the registry lives in PostgreSQL. Both workers sit on one disk,
-so "share only" is enforced, not assumed: each worker refuses (and records) any Python-level file
-access under the other's home (tests/support/guarded_celery_app.py), and no value a step stored and no
-metadata it recorded may name a place in a worker's home other than its report folder. Needs RLDELTA_TEST_REDIS_URL
-(scripts/setup.d/40-redis.sh) and RLDELTA_TEST_PG_URL (20-postgres.sh), as under `make test`.
+Each worker is a machine of its own: its own working directory and RLDELTA_HOME (caches, reports), its
+own DAGSTER_HOME and celery config; they share only the bucket (RLDELTA_STORAGE=s3://…, on moto's
+S3 server through s3fs), the Dagster instance in PostgreSQL and the Redis broker. The demo's sources
+are read the way production reads them: the registry from PostgreSQL, the hub over HTTP through
+huggingface_hub (the loopback Hub, tests/support/hub_server.py, serving the demo's hub folder; the
+reference run reads that folder). Both workers sit on one disk, so "share only" is enforced, not
+assumed: each worker refuses (and records) any Python-level file access under the other's home, the
+coordinator's folders, the reference run's and the hub folder (tests/support/guarded_celery_app.py),
+and no object a step stored and no metadata it recorded may name a place in a worker's home other
+than its report folder. Needs RLDELTA_TEST_REDIS_URL (scripts/setup.d/40-redis.sh),
+RLDELTA_TEST_PG_URL (20-postgres.sh) and RLDELTA_TEST_S3_ENDPOINT (50-s3.sh), as under `make test`.
 """
 
 from __future__ import annotations
@@ -79,47 +83,68 @@ def _strip(value):
     return value
 
 
+@pytest.fixture
+def demo_hub(tmp_path):
+    """The loopback Hub (tests/support/hub_server.py) serving `<tmp>/sources/hub`, where the test builds the demo."""
+    from support.hub_server import HubServer
+
+    (tmp_path / "sources" / "hub").mkdir(parents=True)
+    with HubServer(tmp_path / "sources" / "hub") as server:
+        yield server
+
+
 def test_analyze_model_on_two_celery_workers_matches_one_process(
-    tmp_path, monkeypatch, redis_url, pg_url, partition_instance
+    tmp_path, monkeypatch, redis_url, pg_url, s3_root, demo_hub, partition_instance
 ):
     from rl_assets.definitions import defs
     from rl_assets.demo import build_world
 
-    sources = {"RLDELTA_HUB_DIR": str(tmp_path / "sources" / "hub"), "RLDELTA_REGISTRY_URL": pg_url}
+    single = tmp_path / "single"
     for name, value in {
-        **sources,
-        "RLDELTA_HOME": str(tmp_path / "single"),
-        "RLDELTA_STORAGE": str(tmp_path / "single" / "storage"),
+        "RLDELTA_HUB_DIR": str(tmp_path / "sources" / "hub"),
+        "RLDELTA_REGISTRY_URL": pg_url,
+        "RLDELTA_HOME": str(single),
+        "RLDELTA_STORAGE": str(single / "storage"),
     }.items():
         monkeypatch.setenv(name, value)
     build_world(None, scale=0.25)
 
-    # The same job on two workers.
-    shared = tmp_path / "shared-storage"
+    # The same job on two "machines": each worker has its own home (its working directory, caches,
+    # reports), its own DAGSTER_HOME and celery config; they share the bucket (s3_root: the AWS_*
+    # settings are in this process's environment), PostgreSQL and Redis, and read the demo's sources
+    # from the registry and the Hub over HTTP; no local folder is shared. The coordinator's instance
+    # folder is a third place neither may touch: the steps' instance comes from the coordinator (its
+    # instance ref), so its dagster.yaml turns off local compute logs, which would land in that folder.
     homes = {name: tmp_path / f"home-{name}" for name in ("a", "b")}
-    dagster_home = tmp_path / "dagster-home"
-    dagster_home.mkdir()
     pg_dagster = pg_url.replace("postgresql://", "postgresql+psycopg2://", 1)  # the driver installed
-    (dagster_home / "dagster.yaml").write_text(
+    instance_yaml = (
         f"storage:\n  postgres:\n    postgres_url: {pg_dagster}\ntelemetry:\n  enabled: false\n"
+        "compute_logs:\n  module: dagster._core.storage.noop_compute_log_manager\n  class: NoOpComputeLogManager\n"
     )
     backend = redis_url.rsplit("/", 1)[0] + "/1"
-    config_dir = write_celery_config(tmp_path / "celery-config", redis_url, backend)
+    coordinator = tmp_path / "coordinator"
+    for machine in [coordinator, *homes.values()]:
+        (machine / "dagster").mkdir(parents=True)
+        (machine / "dagster" / "dagster.yaml").write_text(instance_yaml)
+    configs = {name: write_celery_config(home / "celery-config", redis_url, backend) for name, home in homes.items()}
     leak_log = tmp_path / "worker-leaks.log"
-    others = lambda name: [tmp_path / "single", tmp_path / "coordinator", *(h for n, h in homes.items() if n != name)]  # noqa: E731
+    others = lambda name: [tmp_path / "sources", single, coordinator, *(h for n, h in homes.items() if n != name)]  # noqa: E731
     envs = {
         name: {
-            **sources,
+            # the sources as production reads them: the registry in PostgreSQL, the hub over HTTP from
+            # the Hub (the loopback one, through huggingface_hub); the reference run reads the hub's folder
+            "RLDELTA_REGISTRY_URL": pg_url,
+            "RLDELTA_HUB": "hf",
+            "HF_ENDPOINT": demo_hub.url,
+            "NO_COLOR": "1",  # huggingface_hub would otherwise ask the public Hub for its colours
             "RLDELTA_HOME": str(home),
-            "RLDELTA_STORAGE": str(shared),
-            "DAGSTER_HOME": str(dagster_home),
+            "RLDELTA_STORAGE": s3_root,
+            "DAGSTER_HOME": str(home / "dagster"),
             "RLDELTA_TEST_LEAK_LOG": str(leak_log),
             "RLDELTA_TEST_FORBIDDEN": os.pathsep.join(map(str, others(name))),
         }
         for name, home in homes.items()
     }
-    for home in homes.values():
-        home.mkdir()
     run_config = {**QUIET, "execution": {"config": {"broker": redis_url, "backend": backend}}}
     # dagster-celery's coordinating loop sleeps a second between looks at its tasks, and most steps here
     # take less: a tenth keeps the run from waiting on the clock (one Redis read per pending step a look).
@@ -128,19 +153,18 @@ def test_analyze_model_on_two_celery_workers_matches_one_process(
     monkeypatch.setattr(core_execution_loop, "TICK_SECONDS", 0.1)
 
     def reference_run():
-        """One process, one home: the reports the workers' run must match (run while they start up)."""
-        single = partition_instance(MODEL)
+        """One process, one home, a local store: the reports the workers' run must match (run while they start up)."""
         result = defs.resolve_job_def("analyze_model").execute_in_process(
-            instance=single, partition_key=MODEL, run_config=QUIET, raise_on_error=False
+            instance=partition_instance(MODEL), partition_key=MODEL, run_config=QUIET, raise_on_error=False
         )
         assert result.success, "the single-process reference run failed"
-        # from here this process only coordinates: a home of its own (left empty), the workers' storage
-        monkeypatch.setenv("RLDELTA_HOME", str(tmp_path / "coordinator"))
-        monkeypatch.setenv("RLDELTA_STORAGE", str(shared))
+        # from here this process only coordinates: a home of its own (left empty), the workers' bucket
+        monkeypatch.setenv("RLDELTA_HOME", str(coordinator))
+        monkeypatch.setenv("RLDELTA_STORAGE", s3_root)
 
     with (
-        celery_workers(envs, config_dir, tmp_path, app=APP, meanwhile=reference_run) as logs,
-        dg.DagsterInstance.from_config(str(dagster_home)) as instance,
+        celery_workers(envs, configs, tmp_path, app=APP, meanwhile=reference_run) as logs,
+        dg.DagsterInstance.from_config(str(coordinator / "dagster")) as instance,
     ):
         instance.add_dynamic_partitions("models", [MODEL])
         job = dg.reconstructable(scaleout_job.analyze_model_on_celery)
@@ -166,23 +190,45 @@ def test_analyze_model_on_two_celery_workers_matches_one_process(
                 if e.event_type == dg.DagsterEventType.ASSET_MATERIALIZATION
             ]
     assert workers == set(homes), f"steps ran on {sorted(workers)}; worker logs in {sorted(map(str, logs.values()))}"
+    assert any("/resolve/" in path for path in demo_hub.paths("GET")), "the workers downloaded nothing from the Hub"
 
-    # The steps handed each other only what lives in RLDELTA_STORAGE: no worker touched another's
-    # home (the guard's log), no stored value names a home, no recorded metadata points into one.
+    # The steps handed each other only what lives in the bucket: no worker touched another's home or
+    # the coordinator's folders (the guard's log), no stored object names a home, no recorded metadata
+    # points into one; and every hand-over did go through the bucket (no local storage folder anywhere).
+    stored = _stored_json(s3_root)
+    assert {"tables", "training_metrics", "behavioral_delta"} <= {key.split("/")[0] for key in stored}, sorted(stored)
+    assert not [home for home in [coordinator, *homes.values()] if (home / "storage").exists()]
     assert recorded, "the distributed run recorded no materialization to inspect"
     leaks = sorted(
-        _home_paths(shared, homes)
+        _home_paths(stored, homes)
         | _metadata_home_paths(recorded, homes)
         | set(leak_log.read_text().splitlines() if leak_log.exists() else [])
     )
     assert leaks == [], "steps handed each other places outside the shared storage:\n" + "\n".join(leaks)
-    places = [tmp_path / "single", shared, *homes.values()]
-    expected = reports([tmp_path / "single" / "reports"], places)
+    # the bucket's secret key reached s3fs through the environment only: no object, metadata or log holds it
+    secret = os.environ["AWS_SECRET_ACCESS_KEY"]
+    holding = [key for key, text in stored.items() if secret in text]
+    holding += [f"{step} metadata" for step, metadata in recorded if secret in repr(metadata)]
+    holding += [str(log) for log in logs.values() if log.exists() and secret in log.read_text()]
+    assert holding == [], f"the S3 secret key was written to {holding}"
+
+    # Reports are outputs for people, written into the report folder of whichever worker ran the step.
+    places = [single / "storage", s3_root, single, *homes.values()]
+    expected = reports([single / "reports"], places)
     got = reports([home / "reports" for home in homes.values()], places)
     assert len(expected) >= 10, f"the reference run wrote too few reports: {sorted(expected)}"
     assert sorted(got) == sorted(expected)
     for name in expected:
         assert got[name] == expected[name], name
+
+
+def _stored_json(root: str) -> dict[str, str]:
+    """The text of every JSON object under the bucket root (values, table stamps), by key inside it."""
+    import fsspec
+
+    fs, base = fsspec.core.url_to_fs(root)
+    fs.invalidate_cache()
+    return {path[len(base) + 1 :]: fs.cat_file(path).decode() for path in fs.find(base) if path.endswith(".json")}
 
 
 def _strings(value, key=""):
@@ -207,15 +253,15 @@ def _in_home(value: str, homes: dict[str, Path]) -> str | None:
     return None
 
 
-def _home_paths(shared: Path, homes: dict[str, Path]) -> set[str]:
-    """'<stored file>.<field> -> $RLDELTA_HOME/…' for every string in anything under the storage root
-    (values, table stamps, pointers) that names a place in a worker's home: a hand-over must not point
-    into one machine's folder, report folders included (reports are outputs, never read back)."""
+def _home_paths(stored: dict[str, str], homes: dict[str, Path]) -> set[str]:
+    """'<stored object>.<field> -> $RLDELTA_HOME/…' for every string in a stored JSON object (values,
+    table stamps) that names a place in a worker's home: a hand-over must not point into one machine's
+    folder, report folders included (reports are outputs, never read back)."""
     found = set()
-    for stored in shared.rglob("*.json"):
-        for key, value in _strings(json.loads(stored.read_text())):
+    for key_inside, text in stored.items():
+        for key, value in _strings(json.loads(text)):
             if (inside := _in_home(value, homes)) is not None:
-                found.add(f"{stored.relative_to(shared).parent}.{key} -> {inside}")
+                found.add(f"{key_inside.rsplit('/', 1)[0]}.{key} -> {inside}")
     return found
 
 

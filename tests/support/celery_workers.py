@@ -41,24 +41,26 @@ def _stop(procs: list[subprocess.Popen]) -> None:
 @contextlib.contextmanager
 def celery_workers(
     envs: dict[str, dict[str, str]],
-    config_dir: Path,
+    config_dir: Path | dict[str, Path],
     logs: Path,
     ready_timeout: float = 90,
     app: str = "dagster_celery.app",
     meanwhile=None,
 ):
     """One `celery -A <app> worker` per name in `envs` (one task at a time each), with that
-    environment on top of this one; yields {name: log path} once every worker consumes the queue.
+    environment on top of this one and the celery config module from `config_dir` (one folder for all,
+    or {name: folder}); yields {name: log path} once every worker consumes the queue.
     `meanwhile()` runs after the workers are started and before they are waited for (their start-up
     takes seconds of import). Killed however the block ends."""
     procs: dict[str, subprocess.Popen] = {}
     log_paths = {name: logs / f"worker-{name}.log" for name in envs}
     try:
         for name, extra in envs.items():
+            config = config_dir[name] if isinstance(config_dir, dict) else config_dir
             env = {
                 **os.environ,
                 **extra,
-                "PYTHONPATH": os.pathsep.join([str(config_dir), str(TESTS), str(TESTS.parent)]),
+                "PYTHONPATH": os.pathsep.join([str(config), str(TESTS), str(TESTS.parent)]),
             }
             cmd = [
                 sys.executable,
