@@ -225,11 +225,12 @@ def no_work_gate(fam: Family, short: list[Attempt]) -> NoWorkGate:
 
 
 COPY_TEXT = (
-    "the passing answer occurs verbatim in the task's question (as a whole token run) and is not the expected "
-    "answer (nor graded right by the family scorer), while the expected answer does not occur in the question — "
-    "a right answer that is in the question (an option to pick, a grid that repeats) is no evidence of copying; "
-    f"the rule flags a family's passes only when >= {CONSTANT_MIN_TASKS} newly passing tasks show it, and is not "
-    "evaluated without expected answers"
+    "the passing answer occurs verbatim in the task's question (as a whole token run) and is not a right answer: "
+    "the family scorer, where there is one, does not grade it right (without a scorer: it is not the expected "
+    "answer, and the expected answer is not in the question, so an equivalent spelling of a right option is not "
+    "taken for a copy) — a right answer that is in the question (an option to pick, a grid that repeats) is no "
+    f"evidence of copying; the rule flags a family's passes only when >= {CONSTANT_MIN_TASKS} newly passing tasks "
+    "show it, and is not evaluated without expected answers"
 )
 
 
@@ -242,15 +243,15 @@ def in_question(answer: str | None, question: str | None) -> bool:
 
 
 def copied(fam: Family, key: TaskKey, att: Attempt) -> bool:
-    """A pass whose answer came from the question rather than from solving it: in the question, not the
-    expected answer (nor right by the family scorer), where the expected answer is not in the question."""
+    """A pass whose answer came from the question rather than from solving it: in the question and not a
+    right answer (by the family scorer; without one, not the expected answer, which is not in the question)."""
     entry = fam.entries[key]
     expected, question = entry.get("answer"), entry.get("question")
-    if expected is None or in_question(str(expected), question) or not in_question(att.answer, question):
+    if expected is None or not in_question(att.answer, question) or _norm(att.answer) == _norm(str(expected)):
         return False
-    if _norm(att.answer) == _norm(str(expected)):
-        return False
-    return not (fam.scored and fam.score(key, att.answer) >= 1.0)
+    if fam.scored:
+        return fam.score(key, att.answer) < 1.0
+    return not in_question(str(expected), question)
 
 
 @dataclass(frozen=True)
@@ -271,7 +272,7 @@ class PromptCopies:
             return f"not tested on {self.newly_passing} newly passing tasks: no expected answers"
         return (
             f"{self.copying}/{self.newly_passing} newly passing tasks pass with an answer found in their question that "
-            "is not the expected answer, which is not in the question"
+            "is not a right answer"
         )
 
     def as_dict(self) -> dict:
