@@ -1,5 +1,7 @@
 """The reports folder, served read-only over HTTP on localhost, so a UI user can open report.md,
-pairs.html and lineage.md from a link instead of a server path.
+pairs.html and lineage.md from a link instead of a server path. A markdown file is sent as the page a
+browser shows (rendered to HTML by rl_assets/support/report_html.py, raw HTML in it shown as text, no
+script run: CSP); `?raw` sends the file as it is.
 
 `make ui` starts it beside `dagster dev` (rl_assets/cli/ui.py) unless RLDELTA_REPORTS_URL already names
 where reports are published (object storage in production). Only GET and HEAD are answered; a path
@@ -15,16 +17,22 @@ never a report.
 
 from __future__ import annotations
 
+import io
 import os
 import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from rl_assets import settings
 from rl_assets.store import local_path
+from rl_assets.support.report_html import markdown_page
 
-# Markdown served as text so a browser shows it instead of downloading it.
+# A rendered report loads only its own images (plots beside it, or carried inline as data: URIs) and
+# inline styles; no script, frame, form or outside request, whatever text a model wrote into it.
+CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+# Markdown asked for `?raw` is sent as text, so a browser shows it instead of downloading it.
 EXTRA_TYPES = {".md": "text/markdown; charset=utf-8", ".jsonl": "text/plain; charset=utf-8"}
 
 
@@ -42,7 +50,19 @@ class ReportHandler(SimpleHTTPRequestHandler):
         if target != root and root not in target.parents:
             self.send_error(403, "outside the reports folder")
             return None
+        if target.suffix == ".md" and target.is_file() and urlsplit(self.path).query != "raw":
+            return self._send_page(markdown_page(target).encode())
         return super().send_head()
+
+    def _send_page(self, body: bytes):
+        """Headers of a rendered report; the body is what do_GET copies (HEAD sends the headers only)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Content-Security-Policy", CSP)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.end_headers()
+        return io.BytesIO(body)
 
     def list_directory(self, path):
         self.send_error(404, "no folder listings")  # reports are reached from their links, not browsed
