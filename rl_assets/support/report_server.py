@@ -116,6 +116,25 @@ def start(folder: Path, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTP
     return server
 
 
+def make_ui_port() -> int:
+    """The port `make ui` serves the reports on: $RLDELTA_REPORTS_PORT, default the UI port + 1
+    ($RLDELTA_UI_PORT, default 3000), so links recorded by runs outside it stay valid across restarts."""
+    return int(os.environ.get("RLDELTA_REPORTS_PORT") or int(os.environ.get("RLDELTA_UI_PORT") or 3000) + 1)
+
+
+def make_ui_url() -> str:
+    """The reports' URL under `make ui` when $RLDELTA_REPORTS_URL is unset (make_ui_port on 127.0.0.1)."""
+    return f"http://127.0.0.1:{make_ui_port()}"
+
+
+def record_links_for_make_ui() -> str:
+    """For runs outside `make ui` (`rldelta demo`, `rldelta analyze`): $RLDELTA_REPORTS_URL, set to
+    make_ui_url when unset, so their report links open once `make ui` runs (it serves there). Returns it."""
+    if not os.environ.get("RLDELTA_REPORTS_URL", "").strip():
+        os.environ["RLDELTA_REPORTS_URL"] = make_ui_url()
+    return os.environ["RLDELTA_REPORTS_URL"].strip().rstrip("/")
+
+
 def base_url(server: ThreadingHTTPServer) -> str:
     host, port = server.server_address[:2]
     return f"http://{host}:{port}"
