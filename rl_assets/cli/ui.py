@@ -139,7 +139,7 @@ def _reports_url(port: str) -> tuple[str, object]:
         return configured, None
     if configured:
         return configured, report_server.start(settings.reports_root(), port=where.port or 80)
-    wanted = int(os.environ.get("RLDELTA_REPORTS_PORT") or int(port) + 1)  # = report_server.make_ui_port()
+    wanted = report_server.make_ui_port(port)  # where `make demo` / `rldelta analyze` recorded their links
     try:
         server = report_server.start(settings.reports_root(), port=wanted)
     except OSError as exc:

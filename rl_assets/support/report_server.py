@@ -116,10 +116,11 @@ def start(folder: Path, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTP
     return server
 
 
-def make_ui_port() -> int:
-    """The port `make ui` serves the reports on: $RLDELTA_REPORTS_PORT, default the UI port + 1
-    ($RLDELTA_UI_PORT, default 3000), so links recorded by runs outside it stay valid across restarts."""
-    return int(os.environ.get("RLDELTA_REPORTS_PORT") or int(os.environ.get("RLDELTA_UI_PORT") or 3000) + 1)
+def make_ui_port(ui_port: int | str | None = None) -> int:
+    """The port `make ui` serves the reports on: $RLDELTA_REPORTS_PORT, default the UI port + 1 (`ui_port`,
+    else $RLDELTA_UI_PORT, else 3000), so links recorded by runs outside it stay valid across restarts."""
+    ui_port = ui_port or os.environ.get("RLDELTA_UI_PORT") or 3000
+    return int(os.environ.get("RLDELTA_REPORTS_PORT") or int(ui_port) + 1)
 
 
 def make_ui_url() -> str:

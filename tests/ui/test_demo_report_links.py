@@ -124,3 +124,27 @@ def test_no_report_holds_a_needless_html_escape(demo):
             if _NEEDLESS.search(line):
                 found.setdefault(str(md.relative_to(home)), line[:160])
     assert not found, json.dumps(found, indent=1)
+
+
+def test_make_ui_says_when_the_recorded_links_port_is_taken(monkeypatch, tmp_path, capsys):
+    """Links recorded by `make demo` point at the UI port + 1; when that port is busy `make ui` serves
+    elsewhere and says the recorded links will not open there, instead of leaving dead links unexplained."""
+    import socket
+
+    from rl_assets.cli import ui
+
+    monkeypatch.setenv("RLDELTA_HOME", str(tmp_path))
+    monkeypatch.delenv("RLDELTA_REPORTS_URL", raising=False)
+    monkeypatch.delenv("RLDELTA_REPORTS_PORT", raising=False)
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        taken = busy.getsockname()[1]
+        served, server = ui._reports_url(str(taken - 1))
+        try:
+            assert not served.endswith(f":{taken}")
+            err = capsys.readouterr().err
+            assert f"port {taken} is taken" in err and f"http://127.0.0.1:{taken} and will not open" in err
+        finally:
+            server.shutdown()
+            server.server_close()
