@@ -5,7 +5,8 @@ What the README's "Try it on your own traces" block does by hand, in one process
 into the registry (`register-eval`: the baseline as the base model's eval, the post-RL one as the
 model's), the model's partition is added, and the analyses that need no Hub upload run (everything
 downstream of `eval_pair` but the temporal overlay, which needs the checkpoint's RL rollouts) as one
-`analyze_model` run recorded in the instance, INDEX.md last. Doing it in one process is what makes the
+`analyze_model` run recorded in the instance, INDEX.md last, on the benchmark just registered (the
+model's other evals in the registry are not what the user asked about). Doing it in one process is what makes the
 CLI and Dagster agree on the instance: the README block once ran `rldelta add-model` on one instance and
 `dagster asset materialize` on another (DagsterUnknownPartitionError).
 """
@@ -68,7 +69,9 @@ def cmd_analyze(args) -> int:
     quiet_dagster_warnings()
     keys = selection()
     print(f"analysing: {', '.join(k.to_user_string() for k in keys)}")
-    done, failed = summarize_run(run_analysis(instance, model, asset_selection=keys))
+    # pinned to the benchmark just registered: the model may have other evals the default selection would pick
+    pinned = {"eval_selection": "benchmark", "eval_benchmark": args.benchmark}
+    done, failed = summarize_run(run_analysis(instance, model, pinned, asset_selection=keys))
     print(f"materialized {len(done)} asset(s); {len(failed)} step(s) failed")
     _report_run(failed, report_dir(model) / INDEX_FILE)
     print(f"reports: {report_dir(model)} (links in the UI open at {links}/ once `make ui` runs)")

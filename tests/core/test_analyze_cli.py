@@ -11,6 +11,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from resources.io_manager import latest_value
 from rl_assets.cli import main
 from support.eval_toolkits import lm_eval_row, lm_eval_run
 
@@ -47,6 +48,11 @@ def no_instance_set(rldelta_home, monkeypatch):
 
 def test_analyze_registers_runs_and_links_on_the_make_ui_instance(no_instance_set, tmp_path, capsys):
     base, rl = lm_eval_pair(tmp_path)
+    # the model's other evals (a larger score gain elsewhere): analyze still analyses the pair it was given
+    for model_id, score, base_model in ((BASE, "0.0", None), (RL, "1.0", BASE)):
+        extra = ["--base-model", base_model] if base_model else []
+        assert main(["register-eval", model_id, "--benchmark", "other-bench", "--traces", str(base), "--score", score,
+                     *extra]) == 0  # fmt: skip
     rc = main(["analyze", "--baseline", str(base), "--post", str(rl), "--model", RL, "--base-model", BASE,
                "--benchmark", "gsm8k"])  # fmt: skip
     out, err = capsys.readouterr()
@@ -58,7 +64,7 @@ def test_analyze_registers_runs_and_links_on_the_make_ui_instance(no_instance_se
     # what `dagster asset materialize` / `make ui` read at that DAGSTER_HOME: the partition and the run
     with dg.DagsterInstance.from_config(str(dagster_home)) as instance:
         assert RL in instance.get_dynamic_partitions("models")
-        assert instance.get_latest_materialization_event(dg.AssetKey("eval_pair")) is not None
+        assert latest_value(instance, "eval_pair", RL)["benchmark"] == "gsm8k"
         metadata = {}
         for asset in ("behavioral_delta", "learning_audit", "trace_pairs", "analysis_index"):
             event = instance.get_latest_materialization_event(dg.AssetKey(asset))
