@@ -46,7 +46,7 @@ def cmd_analyze(args) -> int:
     from resources.registry import RegistryResource
     from rl_assets.cli import _instance, _report_run, register_models
     from rl_assets.cli.demo_runs import quiet_dagster_warnings, run_analysis, summarize_run
-    from rl_assets.cli.register_eval import RegisterError, register_eval
+    from rl_assets.cli.register_eval import RegisterError, register_eval, traces_link
     from rl_assets.partitions import InvalidRepoId
     from rl_assets.store import report_dir
     from rl_assets.support.report_files import INDEX_FILE
@@ -56,6 +56,11 @@ def cmd_analyze(args) -> int:
     base = args.base_model or f"{model}-baseline"
     links = record_links_for_make_ui()  # report links that open under `make ui`
     try:
+        for flag, traces in (("--baseline", args.baseline), ("--post", args.post)):
+            try:  # both checked before either is registered: a bad --post leaves no half-registered pair
+                traces_link(traces)
+            except RegisterError as exc:
+                raise RegisterError(f"{flag}: {exc}") from None
         client = RegistryResource().client()
         for model_id, traces, base_model in ((base, args.baseline, None), (model, args.post, base)):
             job = register_eval(client, model_id, benchmark=args.benchmark, traces=traces, base_model=base_model)

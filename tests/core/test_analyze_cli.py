@@ -91,3 +91,17 @@ def test_add_model_with_dagster_home_is_quiet_about_it(no_instance_set, tmp_path
     assert "DAGSTER_HOME" not in capsys.readouterr().err
     with dg.DagsterInstance.from_config(str(tmp_path / "mine")) as instance:
         assert RL in instance.get_dynamic_partitions("models")
+
+
+def test_a_missing_post_side_is_named_and_registers_nothing(no_instance_set, tmp_path, capsys):
+    base, _ = lm_eval_pair(tmp_path)
+    missing = tmp_path / "evals" / "nowhere.jsonl"
+    assert main(["analyze", "--baseline", str(base), "--post", str(missing), "--model", RL]) == 2
+    err = capsys.readouterr().err
+    assert "--post" in err and "nowhere.jsonl" in err
+    from resources.registry import SqlRegistry
+    from rl_assets.settings import registry_url
+
+    reg = SqlRegistry(registry_url())  # where analyze would have written (create_all: it may not exist yet)
+    reg.create_all()
+    assert reg.models_by_name(RL) == [] and reg.models_by_name(f"{RL}-baseline") == []
