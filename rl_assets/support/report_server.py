@@ -23,7 +23,7 @@ import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from rl_assets import settings
 from rl_assets.store import local_path
@@ -50,7 +50,11 @@ class ReportHandler(SimpleHTTPRequestHandler):
         if target != root and root not in target.parents:
             self.send_error(403, "outside the reports folder")
             return None
-        if target.suffix == ".md" and target.is_file() and urlsplit(self.path).query != "raw":
+        if (
+            target.suffix == ".md"
+            and target.is_file()
+            and "raw" not in parse_qs(urlsplit(self.path).query, keep_blank_values=True)
+        ):
             return self._send_page(markdown_page(target).encode())
         return super().send_head()
 
