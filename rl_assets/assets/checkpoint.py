@@ -18,7 +18,7 @@ PREFLIGHT = {
         dg.AssetCheckSeverity.WARN,
     ),
     "rl_traces_dataset_exists": (
-        "RL-trace dataset <org>/<job_name> exists (needed by Q2 temporal, Q3 overlay); "
+        "RL-trace dataset org/job_name exists (needed by Q2 temporal, Q3 overlay); "
         "not applicable when none is published",
         dg.AssetCheckSeverity.WARN,
     ),

@@ -17,6 +17,7 @@ from rl_assets.partitions import models_partitions
 from rl_assets.support.handover_types import TRAINING_METRICS
 from rl_assets.support.not_applicable import not_applicable_metadata
 from rl_assets.support.report_files import Q2_REWARD_INTEGRITY, write_report
+from rl_assets.support.report_links import file_metadata
 from rl_assets.values.handover import NotApplicable, StepTableRef
 
 CHECK = "reward_integrity"
@@ -66,7 +67,7 @@ def reward_integrity(context: dg.AssetExecutionContext, training_metrics: StepTa
             {"applicable": False, "reason": reason},
             metadata={
                 **not_applicable_metadata(reason),
-                "report": dg.MetadataValue.path(str(written["reward_integrity.md"])),
+                **file_metadata("report", written["reward_integrity.md"]),
             },
         )
         yield integrity_check(None, reason)
@@ -96,7 +97,7 @@ def reward_integrity(context: dg.AssetExecutionContext, training_metrics: StepTa
             "onsets": dg.MetadataValue.json(onsets(result)),
             # {metric: {kind: count}} of ±inf / NaN strings / non-numbers, dropped as not logged
             "non_finite": dg.MetadataValue.json(result["non_finite"]),
-            "report": dg.MetadataValue.path(str(written["reward_integrity.md"])),
+            **file_metadata("report", written["reward_integrity.md"]),
             "curves": dg.MetadataValue.md(markdown_image("curves", report.plots[PLOT]))
             if PLOT in report.plots
             else "no curves logged",

@@ -1,9 +1,11 @@
-"""`rldelta`: what Dagster has no verb for — the demo world, registering models, listing eval pairs."""
+"""`rldelta`: what Dagster has no verb for — the demo world, registering models, listing eval pairs,
+analysing one's own pair of eval runs in one command."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from rl_assets.cli.demo_runs import QUIET  # noqa: F401 -- the runs' log config, also used by tests from here
 
@@ -13,8 +15,16 @@ def _instance():
 
     from rl_assets.settings import home_dir
 
-    # Same persistent instance as `make ui`, so partitions and runs show up there.
-    os.environ.setdefault("DAGSTER_HOME", str(home_dir() / "dagster"))
+    # Same persistent instance as `make ui`, so partitions and runs show up there. Said out loud when
+    # DAGSTER_HOME is unset: a `dagster` command in that shell would use another (throwaway) instance
+    # and not know the partitions added here (issue 36: DagsterUnknownPartitionError).
+    if not os.environ.get("DAGSTER_HOME", "").strip():
+        home = os.environ["DAGSTER_HOME"] = str((home_dir() / "dagster").resolve())
+        print(
+            f"rldelta: DAGSTER_HOME is unset: using the Dagster instance {home} (the one `make ui` opens)."
+            f" `dagster` commands see it only after: export DAGSTER_HOME={home}",
+            file=sys.stderr,
+        )
     from rl_assets.support.instance import ensure_instance_yaml
 
     ensure_instance_yaml(os.environ["DAGSTER_HOME"])
@@ -130,7 +140,10 @@ def _start_world_build(seed: int, scale: float):
 
 def cmd_demo(args) -> int:
     from rl_assets.cli.demo_runs import default_workers, execute, quiet_dagster_warnings
+    from rl_assets.support.report_server import record_links_for_make_ui
 
+    # before any worker forks: every run records its report links where `make ui` will serve them
+    links = record_links_for_make_ui() if args.run else None
     workers = args.workers or default_workers()
     pending_world = _start_world_build(args.seed, args.scale) if args.run and workers > 1 else None
     from rl_assets.demo.integrity_runs import MODELS as INTEGRITY_MODELS
@@ -178,17 +191,19 @@ def cmd_demo(args) -> int:
             failures += _report_run(failed, report_dir(run.name) / INDEX_FILE)
     failures += _check_integrity(instance, world.ground_truth_path)
     print(f"\nreports: {reports_root()}")
-    print("open the Dagster UI on the same instance with `make ui`")
+    print(f"open the Dagster UI on the same instance with `make ui`; the report links in it open at {links}")
     return 1 if failures else 0
 
 
 def main(argv: list[str] | None = None) -> int:
+    from rl_assets.cli.analyze import add_analyze_parser
     from rl_assets.cli.registry_commands import add_registry_parsers
 
     parser = argparse.ArgumentParser(prog="rldelta", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
     add_registry_parsers(sub)
+    add_analyze_parser(sub)
 
     p = sub.add_parser("demo", help="build the demo world (and with --run analyse it end to end)")
     p.add_argument("--seed", type=int, default=7)

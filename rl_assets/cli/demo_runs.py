@@ -55,15 +55,20 @@ def summarize_run(result) -> tuple[list[str], list[str]]:
     return done, failed
 
 
-def run_analysis(instance, model_id: str, settings: dict | None = None):
-    """Run the analyze_model job for one partition in this process, recorded in the instance."""
+def run_analysis(instance, model_id: str, settings: dict | None = None, asset_selection=None):
+    """Run the analyze_model job (or the `asset_selection` keys of it) for one partition in this process,
+    recorded in the instance."""
     from rl_assets.definitions import defs
     from rl_assets.jobs.analyze import wrote_index
 
     job = defs.resolve_job_def("analyze_model")
     run_config = {**QUIET, "resources": {"settings": {"config": settings}}} if settings else QUIET
     result = job.execute_in_process(
-        instance=instance, partition_key=model_id, raise_on_error=False, run_config=run_config
+        instance=instance,
+        partition_key=model_id,
+        raise_on_error=False,
+        run_config=run_config,
+        asset_selection=asset_selection,
     )
     # The run's last step writes INDEX.md; when a failure kept it from getting there, INDEX.md comes
     # in its own run so it reports the failure (the index sensors do the same for other runs).

@@ -139,11 +139,18 @@ def _reports_url(port: str) -> tuple[str, object]:
         return configured, None
     if configured:
         return configured, report_server.start(settings.reports_root(), port=where.port or 80)
-    wanted = int(os.environ.get("RLDELTA_REPORTS_PORT") or int(port) + 1)
+    wanted = report_server.make_ui_port(port)  # where `make demo` / `rldelta analyze` recorded their links
     try:
         server = report_server.start(settings.reports_root(), port=wanted)
-    except OSError:
+    except OSError as exc:
         server = report_server.start(settings.reports_root(), port=0)
+        print(
+            f"reports: port {wanted} is taken ({exc.strerror}); serving on {report_server.base_url(server)} instead."
+            f" Links recorded by `make demo` / `rldelta analyze` point at http://127.0.0.1:{wanted} and will not"
+            " open: free that port, or set RLDELTA_REPORTS_PORT for both.",
+            file=sys.stderr,
+            flush=True,
+        )
     return report_server.base_url(server), server
 
 

@@ -3,7 +3,9 @@ for a markdown report that fits, its content.
 
 The URL base is $RLDELTA_REPORTS_URL: `make ui` sets it to the read-only reports server it starts
 (rl_assets/support/report_server.py); in production it names where the reports folder is published (object
-storage). Unset (a bare `dagster dev`, tests), no URL is recorded: a guessed one would be a dead link.
+storage). `rldelta demo --run` and `rldelta analyze` set it, when unset, to where `make ui` will serve the
+reports (report_server.make_ui_url), so `make demo` then `make ui` shows working links. Unset otherwise (a
+bare `dagster dev`, tests), no URL is recorded: a guessed one would be a dead link.
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
 """The reports folder, served read-only over HTTP on localhost, so a UI user can open report.md,
-pairs.html and lineage.md from a link instead of a server path.
+pairs.html and lineage.md from a link instead of a server path. A markdown file is sent as the page a
+browser shows (rendered to HTML by rl_assets/support/report_html.py, raw HTML in it shown as text, no
+script run: CSP); `?raw` sends the file as it is.
 
 `make ui` starts it beside `dagster dev` (rl_assets/cli/ui.py) unless RLDELTA_REPORTS_URL already names
 where reports are published (object storage in production). Only GET and HEAD are answered; a path
@@ -15,16 +17,22 @@ never a report.
 
 from __future__ import annotations
 
+import io
 import os
 import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 from rl_assets import settings
 from rl_assets.store import local_path
+from rl_assets.support.report_html import markdown_page
 
-# Markdown served as text so a browser shows it instead of downloading it.
+# A rendered report loads only its own images (plots beside it, or carried inline as data: URIs) and
+# inline styles; no script, frame, form or outside request, whatever text a model wrote into it.
+CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+# Markdown asked for `?raw` is sent as text, so a browser shows it instead of downloading it.
 EXTRA_TYPES = {".md": "text/markdown; charset=utf-8", ".jsonl": "text/plain; charset=utf-8"}
 
 
@@ -42,7 +50,23 @@ class ReportHandler(SimpleHTTPRequestHandler):
         if target != root and root not in target.parents:
             self.send_error(403, "outside the reports folder")
             return None
+        if (
+            target.suffix == ".md"
+            and target.is_file()
+            and "raw" not in parse_qs(urlsplit(self.path).query, keep_blank_values=True)
+        ):
+            return self._send_page(markdown_page(target).encode())
         return super().send_head()
+
+    def _send_page(self, body: bytes):
+        """Headers of a rendered report; the body is what do_GET copies (HEAD sends the headers only)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Content-Security-Policy", CSP)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.end_headers()
+        return io.BytesIO(body)
 
     def list_directory(self, path):
         self.send_error(404, "no folder listings")  # reports are reached from their links, not browsed
@@ -94,6 +118,26 @@ def start(folder: Path, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTP
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, name="rldelta-reports", daemon=True).start()
     return server
+
+
+def make_ui_port(ui_port: int | str | None = None) -> int:
+    """The port `make ui` serves the reports on: $RLDELTA_REPORTS_PORT, default the UI port + 1 (`ui_port`,
+    else $RLDELTA_UI_PORT, else 3000), so links recorded by runs outside it stay valid across restarts."""
+    ui_port = ui_port or os.environ.get("RLDELTA_UI_PORT") or 3000
+    return int(os.environ.get("RLDELTA_REPORTS_PORT") or int(ui_port) + 1)
+
+
+def make_ui_url() -> str:
+    """The reports' URL under `make ui` when $RLDELTA_REPORTS_URL is unset (make_ui_port on 127.0.0.1)."""
+    return f"http://127.0.0.1:{make_ui_port()}"
+
+
+def record_links_for_make_ui() -> str:
+    """For runs outside `make ui` (`rldelta demo`, `rldelta analyze`): $RLDELTA_REPORTS_URL, set to
+    make_ui_url when unset, so their report links open once `make ui` runs (it serves there). Returns it."""
+    if not os.environ.get("RLDELTA_REPORTS_URL", "").strip():
+        os.environ["RLDELTA_REPORTS_URL"] = make_ui_url()
+    return os.environ["RLDELTA_REPORTS_URL"].strip().rstrip("/")
 
 
 def base_url(server: ThreadingHTTPServer) -> str:

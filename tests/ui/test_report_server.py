@@ -1,8 +1,11 @@
 """The read-only reports server `make ui` starts: serves files under the reports folder, refuses
 anything that resolves outside it (dot-dot, encoded dot-dot, a symlink out), lists no folders and
-answers no write method."""
+answers no write method. Markdown reports open as rendered HTML pages (raw HTML in them shown as text,
+no script run), the file itself at `?raw`."""
 
 import http.client
+import json
+import re
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -38,8 +41,72 @@ def test_serves_report_files_on_localhost(served):
     base, _ = served
     assert base.startswith("http://127.0.0.1:")
     assert _get(f"{base}/org__m/Q3_trace_pairs/pairs.html")[::2] == (200, "<html>pairs</html>")
-    status, ctype, body = _get(f"{base}/org__m/INDEX.md")
+    status, ctype, body = _get(f"{base}/org__m/INDEX.md?raw")
     assert (status, body) == (200, "# org/m\n") and ctype.startswith("text/markdown")
+
+
+# what a report holds: a heading, a table, a code span, model-written text with raw HTML and a script link
+HOSTILE_REPORT = """# Q1 behavioural delta
+
+| metric | change |
+| :--- | ---: |
+| reward | 0.188 -> 0.875 |
+
+Copied `global_step_<N>` and p < 0.05.
+
+<script>window.__xss=1</script><img src=x onerror="window.__xss=2">
+
+[click](javascript:window.__xss=3)
+"""
+
+
+def test_markdown_opens_rendered_with_raw_html_as_text(served):
+    """Issue 36: reports opened in the browser as raw markdown. Now a page: the heading and table are HTML,
+    the model-written tags are text, the script link is no link, and the page may run no script at all."""
+    base, server = served
+    report = Path(server.RequestHandlerClass.keywords["directory"]) / "org__m" / "report.md"
+    report.write_text(HOSTILE_REPORT)
+    with urllib.request.urlopen(f"{base}/org__m/report.md", timeout=10) as resp:
+        ctype, csp, page = resp.headers["Content-Type"], resp.headers["Content-Security-Policy"], resp.read().decode()
+    assert ctype.startswith("text/html") and "script-src" not in csp and "default-src 'none'" in csp
+    assert "<h1>Q1 behavioural delta</h1>" in page and re.search(r"<td[^>]*>0.188 -&gt; 0.875</td>", page)
+    assert "<code>global_step_&lt;N&gt;</code>" in page
+    assert "<script>" not in page and "<img" not in page and 'href="javascript' not in page
+    assert "&lt;script&gt;window.__xss=1&lt;/script&gt;" in page
+    assert _get(f"{base}/org__m/report.md?raw")[2] == HOSTILE_REPORT
+
+
+def test_a_rendered_report_in_chromium_shows_a_table_and_runs_nothing(served, tmp_path):
+    from test_q3_browser import Cdp, find_chromium
+
+    binary = find_chromium()
+    if not binary:
+        pytest.skip("no Chromium found: run scripts/setup.d/30-chromium.sh")
+    base, server = served
+    (Path(server.RequestHandlerClass.keywords["directory"]) / "org__m" / "report.md").write_text(HOSTILE_REPORT)
+    cdp = Cdp(binary, tmp_path / "profile")
+    try:
+        cdp.open_page(f"{base}/org__m/report.md", ready="document.querySelector('h1')")
+        seen = json.loads(
+            cdp.eval(
+                "JSON.stringify({xss: typeof window.__xss, h1: document.querySelector('h1').textContent,"
+                " cells: [...document.querySelectorAll('td')].map(c => c.textContent),"
+                " imgs: document.images.length, links: [...document.links].map(a => a.getAttribute('href')),"
+                " text: document.body.innerText.includes('<script>window.__xss=1</script>'),"
+                " pipes: document.body.innerText.includes('| :--- |')})"
+            )
+        )
+    finally:
+        cdp.close()
+    assert seen == {
+        "xss": "undefined",
+        "h1": "Q1 behavioural delta",
+        "cells": ["reward", "0.188 -> 0.875"],
+        "imgs": 0,
+        "links": ["report.md?raw"],
+        "text": True,
+        "pipes": False,
+    }, seen
 
 
 @pytest.mark.parametrize(
@@ -64,7 +131,7 @@ def test_answers_no_write_method(served):
         conn.request(method, "/org__m/INDEX.md", body=b"x")
         assert conn.getresponse().status == 501, method
         conn.close()
-    assert _get(f"{base}/org__m/INDEX.md")[2] == "# org/m\n"
+    assert _get(f"{base}/org__m/INDEX.md?raw")[2] == "# org/m\n"
 
 
 @pytest.mark.parametrize("host", ["evil.example", "evil.example:{port}", "127.0.0.1:1", "", "localhost.evil:{port}"])
@@ -88,7 +155,7 @@ def test_answers_the_names_of_its_own_address(served, name):
     _, server = served
     port = server.server_address[1]
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    conn.putrequest("GET", "/org__m/INDEX.md", skip_host=True)
+    conn.putrequest("GET", "/org__m/INDEX.md?raw", skip_host=True)
     conn.putheader("Host", f"{name}:{port}")
     conn.endheaders()
     resp = conn.getresponse()

@@ -234,8 +234,11 @@ def test_reports_open_from_their_metadata_links(ui, browser):
     )
     assert title and "404" not in title, title
     q1 = _metadata(port, "behavioral_delta", ALPHA)
-    with urllib.request.urlopen(q1["report_url"], timeout=20) as resp:  # the file, and inlined in the UI
+    with urllib.request.urlopen(q1["report_url"] + "?raw", timeout=20) as resp:  # the file, and inlined in the UI
         assert resp.status == 200 and resp.read().decode().splitlines()[0] == q1["report_content"].splitlines()[0]
+    browser.send("Page.navigate", {"url": q1["report_url"]})  # opened from the link: a rendered page
+    heading = ui_pages._wait(browser, "document.readyState === 'complete' && document.querySelector('h1')?.textContent")
+    assert heading and heading == q1["report_content"].splitlines()[0].lstrip("# "), heading
     index = _metadata(port, "analysis_index", "rldelta-demo/rl-gamma-10-8B")["index"]  # a member of rl-gamma
     links = re.findall(r"\]\(([^)\s]+)\)", index)
     assert any("lineage.md" in link for link in links), index[:2000]

@@ -39,7 +39,7 @@ def member_rows(r: dict) -> list[list]:
             [
                 md_code(m["repo_id"]),
                 m["step"],
-                m["step_source"],
+                md_code(m["step_source"]),  # `global_step_<N>` shown as written
                 f"{fmt_pct(sr['rate'])} {fmt_ci(sr['lo'], sr['hi'], pct=True)} (base {fmt_pct(base['rate'])})",
                 delta,
                 judge,
