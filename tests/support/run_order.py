@@ -14,6 +14,7 @@ from pathlib import Path
 RUN_FIRST = (
     "tests/ui/test_ui_browser.py",  # `rldelta demo --run`, then `dagster dev` read in Chromium
     "tests/ui/test_ui_hostile.py",  # `dagster dev` read in Chromium
+    "tests/sensors/test_sensors_daemon_upload.py",  # one demo analysis, then `dagster dev` settling twice
     "tests/ui/test_ui_shutdown.py",  # `make ui` started and stopped (one case per file)
     "tests/ui/test_ui_shutdown_ctrl_c.py",
     "tests/ui/test_ui_shutdown_default_budget.py",
