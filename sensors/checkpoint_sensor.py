@@ -6,6 +6,7 @@ from resources.hub import HubError, HubResource
 from resources.registry import RegistryResource
 from rl_assets.jobs.analyze import analyze_model
 from rl_assets.partitions import models_partitions
+from sensors.automation import COVERS_DOWNSTREAM
 from sensors.decide import LOGS_PREFIX, InspectError, decide_checkpoints, is_base_model
 from sensors.instance_state import dump_cursor, last_data_version, load_cursor, watched_authors
 from sensors.lineage_sensor import new_job_partitions
@@ -52,7 +53,10 @@ def checkpoint_sensor(context: dg.SensorEvaluationContext, hub: HubResource, reg
     # The RL job of each checkpoint to analyse gets its run-lineage partition (sensors/lineage_sensor.py).
     jobs = new_job_partitions(context.instance, client, infos, [repo for repo, _ in decision.runs], context.log)
     return dg.SensorResult(
-        run_requests=[dg.RunRequest(run_key=key, partition_key=repo) for repo, key in decision.runs],
+        run_requests=[
+            dg.RunRequest(run_key=key, partition_key=repo, tags={COVERS_DOWNSTREAM: "true"})
+            for repo, key in decision.runs
+        ],  # the whole analysis: nothing in it is for automation to redo (sensors/automation.py)
         dynamic_partitions_requests=([models_partitions.build_add_request(new)] if new else [])
         + ([dg.DynamicPartitionsDefinition(name="rl_jobs").build_add_request(jobs)] if jobs else []),
         cursor=dump_cursor(decision.cursor),

@@ -1,5 +1,5 @@
 """Run lineage sensors: a checkpoint of an RL job appears -> its `rl_jobs` partition; its analysis
-ends -> the lineage refreshes; the lineage refreshes -> its members' INDEX.md link to it.
+ends -> the lineage refreshes; the lineage's members change -> their INDEX.md link to it anew.
 
 The lineage is requested after a member's run ENDS (not when the checkpoint appears), so it
 never reads a half-analysed checkpoint; a failed run refreshes it too, which then lists the
@@ -15,7 +15,7 @@ from resources.io_manager import RlDeltaIOManager, load_stored
 from rl_assets.jobs.analyze import write_index
 from rl_assets.jobs.lineage import refresh_lineage
 from rl_assets.partitions import InvalidRepoId, is_repo_id, rl_jobs_partitions, validate_job_name
-from rl_assets.support.lineage_records import lineage_members
+from rl_assets.support.lineage_records import members_to_relink
 
 CONFIGS = (("rl_config.json", json.loads), ("rl_config.yaml", yaml.safe_load), ("rl_config.yml", yaml.safe_load))
 
@@ -58,14 +58,16 @@ def new_job_partitions(instance: dg.DagsterInstance, client, infos: dict, repos:
 
 
 def lineage_reaction(context: dg.RunStatusSensorContext):
-    """After a model's run: refresh its job's lineage. After a lineage run: rewrite its members' INDEX.md."""
+    """After a model's run: refresh its job's lineage. After a lineage run: rewrite the INDEX.md of the
+    members whose link to the lineage changed (rl_assets/support/lineage_records.py, members_to_relink)."""
     run, instance = context.dagster_run, context.instance
     partition = run.tags.get("dagster/partition")
     if partition and not is_repo_id(partition) and instance.has_dynamic_partition(rl_jobs_partitions.name, partition):
+        members, unchanged = members_to_relink(instance, partition, run.run_id)
         return [
             dg.RunRequest(run_key=f"index-after-lineage-{run.run_id}-{m}", partition_key=m, job_name=write_index.name)
-            for m in lineage_members(instance, partition)[0]
-        ] or dg.SkipReason(f"lineage {partition} has no members yet")
+            for m in members
+        ] or dg.SkipReason(unchanged or f"lineage {partition} has no members yet")
     if run.job_name == write_index.name or not is_repo_id(partition):
         return dg.SkipReason("not an analysis run of a model partition")
     manifest = load_stored(RlDeltaIOManager(), "checkpoint", partition, instance) or {}

@@ -3,8 +3,11 @@
 In ONE run: training_logs, every per-model asset below it and INDEX.md last. Left to eager
 automation, each layer below became a run of its own after the one above finished, and each run
 ended with an INDEX.md rewrite: 7-8 runs and 3-4 rewrites over minutes, the first still showing the
-old Q2. Assets the run materializes together with their parents are not triggered again by
-automation, and the index sensor skips a run that wrote INDEX.md itself.
+old Q2. The run is tagged COVERS_DOWNSTREAM, so automation does not trigger on its updates (not
+even from a tick that falls inside it: sensors/automation.py), the index sensor skips it (it wrote
+INDEX.md itself), and the lineage refresh after it rewrites no INDEX.md when the lineage's members
+stayed the same (sensors/lineage_sensor.py). tests/sensors/test_sensors_daemon_upload.py counts it
+all under the real daemon.
 """
 
 import dagster as dg
@@ -12,6 +15,7 @@ import dagster as dg
 from resources.hub import HubError, HubResource
 from rl_assets.assets import ANALYSIS_GROUPS
 from rl_assets.partitions import models_partitions
+from sensors.automation import COVERS_DOWNSTREAM
 from sensors.decide import LOGS_PREFIX, decide_fingerprints
 from sensors.instance_state import dump_cursor, last_data_version, load_cursor
 
@@ -41,6 +45,9 @@ def training_logs_sensor(context: dg.SensorEvaluationContext, hub: HubResource):
         materialized[repo_id] = last_data_version(context.instance, "training_logs", repo_id)
     decision = decide_fingerprints(current, load_cursor(context), materialized, "logs")
     return dg.SensorResult(
-        run_requests=[dg.RunRequest(run_key=key, partition_key=repo) for repo, key in decision.runs],
+        run_requests=[
+            dg.RunRequest(run_key=key, partition_key=repo, tags={COVERS_DOWNSTREAM: "true"})
+            for repo, key in decision.runs
+        ],  # the logs and all below them: nothing in it is for automation to redo (sensors/automation.py)
         cursor=dump_cursor(decision.cursor),
     )

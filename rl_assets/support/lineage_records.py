@@ -12,11 +12,34 @@ from rl_assets.partitions import latest_materialization, rl_jobs_partitions
 LINEAGE_ASSET = "run_lineage"
 
 
+def _recorded(record: dg.EventLogRecord | None) -> tuple[list[str], str | None]:
+    """(member checkpoints in step order, lineage.md path) that one lineage materialization recorded."""
+    meta = record.asset_materialization.metadata if record else {}
+    return list(getattr(meta.get("members"), "data", None) or []), getattr(meta.get("report"), "path", None)
+
+
 def lineage_members(instance: dg.DagsterInstance, job: str) -> tuple[list[str], str | None]:
     """(member checkpoints in step order, lineage.md path) from the job's latest lineage materialization."""
-    latest = latest_materialization(instance, LINEAGE_ASSET, job)
-    meta = latest.asset_materialization.metadata if latest else {}
-    return list(getattr(meta.get("members"), "data", None) or []), getattr(meta.get("report"), "path", None)
+    return _recorded(latest_materialization(instance, LINEAGE_ASSET, job))
+
+
+def members_to_relink(instance: dg.DagsterInstance, job: str, run_id: str) -> tuple[list[str], str]:
+    """Members whose INDEX.md link lines (rl_assets/analysis/lineage/index_links.py: job, place among the
+    members, lineage.md path) change with what lineage run `run_id` recorded, and why none when none.
+
+    Those lines are all INDEX.md takes from the lineage, so a refresh that kept the members, their order
+    and the report path (e.g. after a logs-only upload) changes no INDEX.md: rewriting them would be a
+    second write of the same text. A member the refresh dropped is relinked too (its link goes)."""
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey(LINEAGE_ASSET), asset_partitions=[job]), limit=2
+    ).records
+    if not records or records[0].run_id != run_id:
+        return [], f"run {run_id} recorded no newer lineage of {job}"
+    members, report = _recorded(records[0])
+    old_members, old_report = _recorded(records[1] if len(records) > 1 else None)
+    if (members, report) == (old_members, old_report):
+        return [], f"the lineage of {job} kept its members, their order and its report: no INDEX.md link changes"
+    return members + [m for m in old_members if m not in members], ""
 
 
 def lineages_of(instance: dg.DagsterInstance, model_id: str) -> list[tuple[str, list[str], str]]:

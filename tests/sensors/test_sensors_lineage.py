@@ -106,15 +106,38 @@ def test_a_member_run_ending_refreshes_its_lineage_and_the_lineage_run_rewrites_
     )
     assert isinstance(_after(index_after_success, instance, lineage_run), dg.SkipReason)  # not a model partition
     instance.add_dynamic_partitions("rl_jobs", ["my-job"])
-    instance.report_runless_asset_event(
-        dg.AssetMaterialization(
-            "run_lineage",
-            partition="my-job",
-            metadata={
-                "members": dg.MetadataValue.json(["org/job-20-8B"]),
-                "report": dg.MetadataValue.path("/r/runs/my-job/lineage.md"),
-            },
-        )
-    )
-    requests = _after(lineage_after_success, instance, lineage_run)
+    first = _lineage_run(instance, ["org/job-20-8B"])
+    requests = _after(lineage_after_success, instance, first)
     assert [(r.job_name, r.partition_key) for r in requests] == [("write_index", "org/job-20-8B")]
+    # a run that recorded no lineage (it failed) changes no link
+    assert isinstance(_after(lineage_after_failure, instance, lineage_run, "PIPELINE_FAILURE"), dg.SkipReason)
+
+
+def _lineage_run(instance, members: list[str]) -> dg.DagsterRun:
+    """A run that materializes `run_lineage` of my-job recording `members` (what the real asset's metadata holds)."""
+
+    @dg.asset(name="run_lineage", partitions_def=dg.DynamicPartitionsDefinition(name="rl_jobs"))
+    def recorded():
+        return dg.MaterializeResult(
+            metadata={
+                "members": dg.MetadataValue.json(members),
+                "report": dg.MetadataValue.path("/r/runs/my-job/lineage.md"),
+            }
+        )
+
+    done = dg.materialize([recorded], instance=instance, partition_key="my-job")
+    return instance.get_run_by_id(done.run_id)
+
+
+def test_a_lineage_refresh_relinks_only_the_members_whose_index_lines_change(partition_instance):
+    """INDEX.md takes the job, the member's place and lineage.md's path from the lineage: a refresh that
+    keeps them (a logs-only upload of a member) rewrites no INDEX.md; a new member relinks every member
+    (each one's "k of n" moved); a dropped member is relinked so its link goes."""
+    instance = partition_instance("org/a", "org/b", "org/c")
+    instance.add_dynamic_partitions("rl_jobs", ["my-job"])
+    relinked = lambda run: [r.partition_key for r in _after(lineage_after_success, instance, run)]  # noqa: E731
+    assert relinked(_lineage_run(instance, ["org/a", "org/b"])) == ["org/a", "org/b"]  # the first lineage
+    same = _after(lineage_after_success, instance, _lineage_run(instance, ["org/a", "org/b"]))
+    assert isinstance(same, dg.SkipReason) and "kept its members" in same.skip_message
+    assert relinked(_lineage_run(instance, ["org/a", "org/c", "org/b"])) == ["org/a", "org/c", "org/b"]
+    assert relinked(_lineage_run(instance, ["org/a", "org/c"])) == ["org/a", "org/c", "org/b"]

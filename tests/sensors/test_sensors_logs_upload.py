@@ -13,6 +13,7 @@ import pytest
 from resources.hub import HubResource
 from rl_assets.definitions import defs
 from rl_assets.store import report_dir
+from sensors.automation import COVERS_DOWNSTREAM
 from sensors.index_sensor import _index_request
 from sensors.training_logs_sensor import LOGS_RERUN, training_logs_sensor
 
@@ -101,3 +102,27 @@ def test_logs_only_upload_is_one_run_with_one_index_rewrite(world):
     assert len(rows) == 2 and all("✅ materialized" in r and result.run_id in r and "stale" not in r for r in rows), (
         rows
     )
+
+
+@pytest.mark.parametrize("covers_downstream", [True, False])
+def test_updates_of_a_run_that_covers_its_downstream_trigger_no_automation(world, covers_downstream):
+    """What a tick sees of the logs run before its last events are in: training_logs and training_metrics
+    updated, rl_temporal not. Dagster's own eager asked for rl_temporal then (its "the run also planned
+    the child" rule never matches a sensor's job run), and a whole second run, lineage refresh and two
+    INDEX.md rewrites followed under the daemon. A run tagged COVERS_DOWNSTREAM (the sensors' runs)
+    triggers nothing; any other run (a command-line materialize of the logs) still refreshes what is below."""
+    _, model, instance = world
+    _run(
+        instance,
+        [dg.AssetKey("checkpoint"), dg.AssetKey("rl_traces"), *LOGS_RERUN.resolve(defs.resolve_asset_graph())],
+        model,
+    )
+    before = dg.evaluate_automation_conditions(defs=defs, instance=instance)
+    job = defs.resolve_implicit_global_asset_job_def().get_subset(
+        asset_selection={dg.AssetKey("training_logs"), dg.AssetKey("training_metrics")}
+    )
+    tags = {COVERS_DOWNSTREAM: "true"} if covers_downstream else {}
+    assert job.execute_in_process(instance=instance, partition_key=model, tags=tags).success
+    after = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=before.cursor)
+    requested = {r.key.to_user_string() for r in after.results if after.get_num_requested(r.key)}
+    assert requested == (set() if covers_downstream else {"rl_temporal", "reward_integrity"}), requested

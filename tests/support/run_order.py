@@ -15,6 +15,7 @@ RUN_FIRST = (
     "tests/ui/test_ui_browser.py",  # `rldelta demo --run`, then `dagster dev` read in Chromium
     "tests/ui/test_ui_hostile.py",  # `dagster dev` read in Chromium
     "tests/core/test_readme_blocks.py",  # the README's blocks: a demo world and four analyses (~3.5 min)
+    "tests/sensors/test_sensors_daemon_upload.py",  # one demo analysis, then `dagster dev` settling twice
     "tests/ui/test_demo_report_links.py",  # `rldelta demo --run` at scale 0.3, its links served (~2.5 min)
     "tests/ui/test_ui_shutdown.py",  # `make ui` started and stopped (one case per file)
     "tests/ui/test_ui_shutdown_ctrl_c.py",
