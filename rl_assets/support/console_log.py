@@ -17,7 +17,8 @@ from pathlib import Path
 
 import yaml
 
-# the daemon's heartbeat (dagster/_daemon/sensor.py, asset_daemon.py; tests/core/test_quiet.py pins the wording)
+# the daemon's heartbeat (dagster/_daemon/sensor.py, asset_daemon.py, declarative_automation/
+# automation_condition_evaluator.py; tests/core/test_quiet.py pins the wording)
 HEARTBEAT = re.compile(
     r"Checking for new runs for sensor: "
     r"|Sensor \S+ skipped: "
@@ -26,6 +27,9 @@ HEARTBEAT = re.compile(
     r"|Checking \d+ assets/checks and \d+ observable source asset"
     r"|Tick produced 0 runs and "
     r"|Finished auto-materialization tick"
+    r"|Prefetching asset records for \d+ records\."
+    r"|Done prefetching asset records\."
+    r"|Submitting 0 runs for evaluation "
 )
 
 

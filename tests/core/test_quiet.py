@@ -108,6 +108,9 @@ HEARTBEAT = [
     "dagster.daemon.AssetDaemon - INFO - Checking 31 assets/checks and 0 observable source assets in thread x",
     "dagster.daemon.AssetDaemon - INFO - Tick produced 0 runs and 0 asset evaluations for evaluation ID 7",
     "dagster.daemon.AssetDaemon - INFO - Finished auto-materialization tick",
+    "dagster.daemon.AssetDaemon - INFO - Prefetching asset records for 31 records.",
+    "dagster.daemon.AssetDaemon - INFO - Done prefetching asset records.",
+    "dagster.daemon.AssetDaemon - INFO - Submitting 0 runs for evaluation 7 for rldelta_automation",
 ]
 NEWS = [
     "dagster.daemon.SensorDaemon - INFO - Launching run for checkpoint_sensor",
@@ -133,8 +136,10 @@ def test_the_heartbeat_messages_are_the_installed_dagsters():
 
     import dagster
 
-    daemon = Path(dagster.__file__).parent / "_daemon"
-    source = (daemon / "sensor.py").read_text() + (daemon / "asset_daemon.py").read_text()
+    root = Path(dagster.__file__).parent
+    daemon = root / "_daemon"
+    evaluator = root / "_core" / "definitions" / "declarative_automation" / "automation_condition_evaluator.py"
+    source = (daemon / "sensor.py").read_text() + (daemon / "asset_daemon.py").read_text() + evaluator.read_text()
     for fragment in (
         "Checking for new runs for sensor: ",
         " skipped: ",
@@ -143,6 +148,9 @@ def test_the_heartbeat_messages_are_the_installed_dagsters():
         "observable source",
         "Tick produced",
         "Finished auto-materialization tick",
+        "Prefetching asset records for ",
+        "Done prefetching asset records.",
+        "Submitting {len(run_requests)} run{'s' if len(run_requests) != 1 else ''} for evaluation",
     ):
         assert fragment in source, fragment
 
