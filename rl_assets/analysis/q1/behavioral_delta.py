@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 from rl_assets.analysis import stats
 from rl_assets.analysis.pairing_frames import paired_frames, show_ids
+from rl_assets.analysis.q1.format_compliance import format_compliance
+from rl_assets.analysis.q1.format_compliance import summary_lines as compliance_lines
 from rl_assets.analysis.q1.paired_deltas import (
     ALPHA,
     PASS_THRESHOLD,
@@ -48,6 +50,7 @@ NEEDED = (
     "task_key",
     "task_key_source",
     "gen_settings",
+    "answer",  # the source's extracted answer: format compliance (format_compliance.py)
 )
 
 
@@ -153,6 +156,7 @@ def compute_behavioral_delta(
         if len(values) < 2:  # one value = the overall comparison again
             continue
         result["groups"][col] = {str(v): compare(b[b[col] == v], a[a[col] == v], labels, n_boot, seed) for v in values}
+    result["format_compliance"] = format_compliance(b, a)
     show_ids(result, shown)
-    result["summary"] = summary_lines(result)
+    result["summary"] = summary_lines(result) + compliance_lines(result["format_compliance"])
     return result

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rl_assets.analysis.escape import md_code, md_text
 from rl_assets.analysis.pairing_report import pairing_section
+from rl_assets.analysis.q1.format_compliance import table as compliance_table
 from rl_assets.analysis.report_md import (
     Report,
     bullet_list,
@@ -218,4 +219,14 @@ def render_markdown(r: dict, sources: dict | None = None) -> str:
     ]
     for col, groups in r["groups"].items():
         out += [f"## By {col}", "", _group_table(groups), ""]
+    if r.get("format_compliance"):
+        out += [
+            "## Format compliance: attempts with no extractable answer",
+            "",
+            "Over the attempts of the tasks both sides attempted; an answer the eval's own extraction did not give "
+            "(none, blank, `[invalid]`) is missing. Wilson 95% intervals per side, Newcombe's for the change.",
+            "",
+            compliance_table(r["format_compliance"]),
+            "",
+        ]
     return "\n".join(out)
