@@ -147,20 +147,34 @@ def judge(entry: dict, data: Path, with_injection: bool) -> tuple[dict, list[dic
     return got, inject_family(entry, data) if with_injection else []
 
 
-def judge_apart(entry: dict, args, with_injection: bool) -> tuple[dict, list[dict]]:
-    """``judge`` in a child process with a deadline: some reasoning-gym scorers (sympy simplification in the
-    integration families) take minutes per family, and an entry over the deadline is reported as not
-    evaluated, with the reason, instead of holding the whole table."""
-    cmd = [sys.executable, "-m", "validity.run", "--one", entry["id"], "--data", str(args.data)]
+def same_files(entries: list[dict]) -> list[list[dict]]:
+    """Entries grouped by the files they read, in manifest order: one eval file holds several families, and
+    a child that judges them together reads (ingests) the pair once instead of once per family."""
+    groups: dict[tuple, list[dict]] = {}
+    for e in entries:
+        files = (
+            tuple((f["repo"], f["commit"], f["path"]) for f in e["files"]) if e["kind"] == "eval_family" else e["id"]
+        )
+        groups.setdefault(files, []).append(e)
+    return list(groups.values())
+
+
+def judge_apart(group: list[dict], args, with_injection: bool) -> dict[str, tuple[dict, list[dict]]]:
+    """``judge`` on a group of entries in a child process with a deadline (per entry): some reasoning-gym scorers
+    (sympy simplification in the integration families) take minutes per family, and a group over its deadline
+    is reported as not evaluated, with the reason, instead of holding the whole table."""
+    ids = [e["id"] for e in group]
+    cmd = [sys.executable, "-m", "validity.run", "--one", *ids, "--data", str(args.data)]
     cmd += [] if with_injection else ["--no-inject"]
+    deadline = args.timeout * len(group)
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, cwd=ROOT)
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=deadline, cwd=ROOT)
     except subprocess.TimeoutExpired:
-        return {"verdict": "not evaluated: timeout", "explanation": f"over the {args.timeout:.0f} s per entry"}, []
+        why = {"verdict": "not evaluated: timeout", "explanation": f"over {deadline:.0f} s for {len(ids)} entries"}
+        return {i: (why, []) for i in ids}
     if done.returncode != 0:
-        return {"verdict": "error", "explanation": done.stderr.strip()[-300:]}, []
-    got, planted = json.loads(done.stdout.strip().splitlines()[-1])
-    return got, planted
+        return {i: ({"verdict": "error", "explanation": done.stderr.strip()[-300:]}, []) for i in ids}
+    return {i: tuple(got) for i, got in json.loads(done.stdout.strip().splitlines()[-1]).items()}
 
 
 # -- tables ------------------------------------------------------------------------------------
@@ -222,16 +236,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", default=None, help="entry ids to run")
     ap.add_argument("--no-inject", action="store_true", help="skip the injected-exploit recall")
     ap.add_argument("--jobs", type=int, default=2, help="entries judged side by side (default 2)")
-    ap.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds one entry may take (default %(default)s)")
-    ap.add_argument("--one", help=argparse.SUPPRESS)  # worker mode: judge one entry, print its JSON
+    ap.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds per entry (default %(default)s)")
+    ap.add_argument("--one", nargs="+", help=argparse.SUPPRESS)  # worker mode: judge these entries, print JSON
     args = ap.parse_args(argv)
     from rl_assets.analysis.audit.labels import LABELS
     from rl_assets.analysis.integrity.rules import VERDICTS
 
     manifest = json.loads(MANIFEST.read_text())
     if args.one:
-        (entry,) = [e for e in manifest["entries"] if e["id"] == args.one]
-        print(json.dumps(judge(entry, args.data, not args.no_inject), default=str))
+        chosen = [e for e in manifest["entries"] if e["id"] in args.one]
+        print(json.dumps({e["id"]: judge(e, args.data, not args.no_inject) for e in chosen}, default=str))
         return 0
     entries = [e for e in manifest["entries"] if args.only is None or e["id"] in args.only]
     missing = [str(local(args.data, f)) for e in entries for f in e["files"] if not local(args.data, f).is_file()]
@@ -244,9 +258,8 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, list[dict]] = {"eval_family": [], "training_run": []}
     injected: list[dict] = []
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        jobs = [pool.submit(judge_apart, entry, args, not args.no_inject) for entry in entries]
-        for entry, job in zip(entries, jobs):
-            got, planted = job.result()
+        jobs = [(group, pool.submit(judge_apart, group, args, not args.no_inject)) for group in same_files(entries)]
+        for entry, (got, planted) in ((e, job.result()[e["id"]]) for group, job in jobs for e in group):
             row = {
                 "id": entry["id"],
                 "expected": entry["expected_label"],

@@ -34,3 +34,18 @@ def wait_for_graph(port, seconds: float = 180) -> bool:
             pass
         time.sleep(0.5)
     return False
+
+
+def run_demo(env: dict, cwd, scale: str = "0.3"):
+    """`rldelta demo --run --scale <scale>` in a child with `env` (its RLDELTA_HOME/DAGSTER_HOME name the
+    instance); fails the test with the output's tail unless the demo got as far as comparing models."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    rldelta = Path(sys.executable).with_name("rldelta")
+    done = subprocess.run(
+        [str(rldelta), "demo", "--run", "--scale", scale], cwd=cwd, env=env, capture_output=True, text=True, timeout=900
+    )
+    assert "== comparing models" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
+    return done

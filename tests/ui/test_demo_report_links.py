@@ -11,8 +11,6 @@ opens as an HTML page, and no .md file holds an HTML escape where plain text ser
 import json
 import os
 import re
-import subprocess
-import sys
 import urllib.request
 from pathlib import Path
 
@@ -20,7 +18,7 @@ import dagster as dg
 import pytest
 
 from rl_assets.assets import ANALYSES
-from support.webserver import free_port
+from support.webserver import free_port, run_demo
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.timeout(1200)
@@ -34,16 +32,7 @@ def demo(tmp_path_factory):
     ui_port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("RLDELTA_REPORTS_URL", "RLDELTA_REPORTS_PORT")}
     env |= {"RLDELTA_HOME": str(home), "DAGSTER_HOME": str(home / "dagster"), "RLDELTA_UI_PORT": str(ui_port)}
-    rldelta = Path(sys.executable).with_name("rldelta")
-    run = subprocess.run(
-        [str(rldelta), "demo", "--run", "--scale", "0.3"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert "== comparing models" in run.stdout, run.stdout[-2000:] + run.stderr[-2000:]
+    run = run_demo(env, ROOT)
     assert f"open at http://127.0.0.1:{ui_port + 1}" in run.stdout, run.stdout[-600:]
     return home, ui_port, env
 

@@ -22,7 +22,7 @@ from test_q3_browser import find_chromium
 
 from support import ui_pages
 from support.ui_pages import asset_pages, inspect_page, open_page, problems, running_ui, ui_browser
-from support.webserver import free_port, graphql
+from support.webserver import free_port, graphql, run_demo
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.timeout(1500)  # the demo run and dagster dev start-up on a busy 2-core machine
@@ -56,16 +56,7 @@ def ui(tmp_path_factory):
         # served by `make ui` (a URL on this machine); the demo's runs record their report links under it
         "RLDELTA_REPORTS_URL": f"http://127.0.0.1:{free_port()}",
     }
-    rldelta = Path(sys.executable).with_name("rldelta")
-    demo = subprocess.run(
-        [str(rldelta), "demo", "--run", "--scale", "0.3"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert "== comparing models" in demo.stdout, demo.stdout[-2000:] + demo.stderr[-2000:]
+    run_demo(env, ROOT)
     with running_ui(env, port, ROOT):
         yield port, home, env
 

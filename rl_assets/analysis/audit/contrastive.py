@@ -103,7 +103,8 @@ def contrastive_family(fam: Family) -> dict:
     gate = _no_work_gate(fam)
     no_work_counts = gate is None or gate.rejects_knowing
     copies = null_models.prompt_copies(fam, keys)
-    tasks = [_task_record(fam, k, _constant_answers(uses), no_work_counts, copies) for k in keys]
+    constant = _constant_answers(uses)
+    tasks = [_task_record(fam, k, constant, no_work_counts, copies) for k in keys]
     flagged = [t for t in tasks if t["rules"]]
     lo, hi = stats.wilson_interval(len(flagged), len(tasks))
     enough = len(tasks) >= MIN_NEW_PASSES
