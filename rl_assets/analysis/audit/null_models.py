@@ -28,6 +28,7 @@ one task are not independent draws, so the binomial unit is the task).
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
 from statistics import mean
@@ -236,8 +237,6 @@ COPY_TEXT = (
 
 def in_question(answer: str | None, question: str | None) -> bool:
     """The normalized answer occurs in the normalized question, not inside a longer word or number."""
-    import re
-
     ans, q = _norm(answer), normalize_answer(question or "")
     return bool(ans) and re.search(rf"(?<![\w.]){re.escape(ans)}(?![\w.])", q) is not None
 
