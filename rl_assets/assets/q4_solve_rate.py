@@ -5,22 +5,18 @@ Writes what rl_assets/analysis/q4/report.py renders into
 moved traces into bins with different solve rates (mix shift) or changed rates inside bins.
 """
 
-import math
-
 import dagster as dg
 from dagster import AssetExecutionContext
 
 from resources.settings_resource import AnalysisSettings
-from rl_assets.analysis.q4.context_bins import COLUMNS, solve_rate_by_context
-from rl_assets.analysis.q4.report import solve_rate_report
-from rl_assets.analysis.report_md import jsonable
+from rl_assets.analysis.q4.context_bins import COLUMNS
+from rl_assets.analysis.q4.result import SolveRateByContext, analyse_solve_rate
 from rl_assets.partitions import models_partitions
-from rl_assets.support.metadata_numbers import rounded_metadata
-from rl_assets.support.report_files import Q4_SOLVE_RATE, write_report
-from rl_assets.support.report_links import file_metadata
+from rl_assets.support.emit import emit
+from rl_assets.support.report_files import Q4_SOLVE_RATE
 from rl_assets.values.handover import TraceTableRef
 
-ASSET = "solve_rate_by_context"
+ASSET = SolveRateByContext.asset
 
 
 @dg.asset(
@@ -48,26 +44,6 @@ def solve_rate_by_context_asset(
 
     before = read_traces(baseline_traces.path, columns=COLUMNS)
     after = read_traces(post_rl_traces.path, columns=COLUMNS)
-    result = jsonable(solve_rate_by_context(before, after, edges=list(settings.context_bins) + [math.inf]))
-    report = solve_rate_report(result)
-    png = write_report(context.partition_key, Q4_SOLVE_RATE, report.files)["solve_rate.png"]
-    yield dg.Output(
-        result,
-        metadata=rounded_metadata(
-            {
-                "interpretation": dg.MetadataValue.md(report.summary),
-                **file_metadata("plot_file", png),
-                "n_before": result["before"]["n"],
-                "n_after": result["after"]["n"],
-                "mix_shift_pp": dg.MetadataValue.float(100 * result["decomposition"]["mix_shift"]),
-                "within_bin_pp": dg.MetadataValue.float(100 * result["decomposition"]["within_bin"]),
-            }
-        ),
-    )
-    known = [result[side]["n"] - result[side]["unknown"] for side in ("before", "after")]
-    yield dg.AssetCheckResult(
-        check_name="enough_data",
-        passed=all(k > 0 for k in known),
-        severity=dg.AssetCheckSeverity.WARN,
-        metadata={"rows_with_length_before": known[0], "rows_with_length_after": known[1]},
+    yield from emit(
+        context.partition_key, analyse_solve_rate(before, after, list(settings.context_bins)), Q4_SOLVE_RATE
     )
