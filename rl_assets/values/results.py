@@ -105,6 +105,10 @@ class AnalysisResult:
         """This result's findings in INDEX.md (markdown list items, without the bullet)."""
         return []
 
+    def index_headline(self) -> list[str]:
+        """Lines INDEX.md shows above its table, before any finding (reward integrity's verdict)."""
+        return []
+
 
 def result_type(asset: str) -> type[AnalysisResult] | None:
     """The result type of `asset`'s analysis, or None when it returns none (or its module is not loaded)."""
