@@ -13,7 +13,7 @@ from dagster import AssetExecutionContext
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.q4.context_bins import COLUMNS, solve_rate_by_context
 from rl_assets.analysis.q4.report import solve_rate_report
-from rl_assets.analysis.report_md import jsonable
+from rl_assets.analysis.render.report_md import jsonable
 from rl_assets.partitions import models_partitions
 from rl_assets.support.metadata_numbers import rounded_metadata
 from rl_assets.support.report_files import Q4_SOLVE_RATE, write_report

@@ -7,10 +7,10 @@ INDEX.md (docs/original_pipeline.md, W14), it is not a completion marker: it say
 
 from __future__ import annotations
 
-from rl_assets.analysis.escape import md_text
 from rl_assets.analysis.integrity.rules import WARNING_SIGNALS
-from rl_assets.analysis.md_links import absolute_links
-from rl_assets.analysis.report_md import md_table
+from rl_assets.analysis.render.escape import md_text
+from rl_assets.analysis.render.md_links import absolute_links
+from rl_assets.analysis.render.report_md import md_table
 
 COMPLETION_NOTE = (
     "A Dagster run's status, not this file's existence, is the completion signal: this page only "
