@@ -1,8 +1,8 @@
 """INDEX.md for one model: every analysis asset's status in the Dagster instance, links, findings.
 
 Pure: the asset (rl_assets/assets/report_index.py) gathers per-asset status dicts from the event
-log and the parsed report files; this module only summarises and formats them. Unlike the seed's
-INDEX.md (docs/original_pipeline.md, W14), it is not a completion marker: it says what Dagster recorded.
+log and the parsed report files; this module only summarises and formats them. It is not a
+completion marker (docs/original_pipeline.md, W14): it says what Dagster recorded.
 """
 
 from __future__ import annotations
