@@ -1,5 +1,5 @@
 """The two pairing checks Q1 (`behavioral_delta`) and the learning audit both declare, built from the
-pairing report (rl_assets/analysis/pairing.py); both WARN, because the numbers are still right for
+pairing report (rl_assets/analysis/pairing/pairs.py); both WARN, because the numbers are still right for
 the tasks that did pair — but a reader must know which tasks were left out and why.
 
 - ``task_ids_pair``: fails when a stated task-id normalisation would pair most of the tasks the raw
@@ -10,7 +10,7 @@ the tasks that did pair — but a reader must know which tasks were left out and
 
 import dagster as dg
 
-from rl_assets.analysis.pairing_report import near_miss_line
+from rl_assets.analysis.pairing.report import near_miss_line
 from rl_assets.partitions import models_partitions
 
 IDS_PAIR = "task_ids_pair"
