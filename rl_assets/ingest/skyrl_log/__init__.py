@@ -18,7 +18,7 @@ from rl_assets.values.metric_aliases import ALIASES, CANONICAL, apply_aliases, d
 
 from .crosscheck import compare_final_step, no_record, summary_step
 from .files import LOG_SUFFIXES, STREAM_ERRORS, Discovered, discover, lines_until_cut, open_text, record_cut
-from .merge import chain_order, merge_chain
+from .merge import chain_order, join_eval_rounds, merge_chain
 from .parser import LogFileParser, LogFileResult, parse_log_file
 from .result import LogAccountingError, check_lines, line_ledger, non_finite_ledger
 from .sidecars import best_wandb_summary, parse_trainer_jsonl
@@ -135,6 +135,7 @@ def parse_training_logs(path: Path | str) -> ParsedLogs:
         jsonl_results.append(res)
     results = text_results + jsonl_results
     steps, duplicates = merge_chain(results, "steps")
+    steps = join_eval_rounds(steps, merge_chain(results, "eval_rounds")[0])
     steps, alias_sources = apply_aliases(steps)
     steps, derived, reward_terms = derive_concepts(steps)
     alias_sources.update(derived)
