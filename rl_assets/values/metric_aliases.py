@@ -61,7 +61,15 @@ ALIASES: dict[str, tuple[str, ...]] = {
     # share of responses cut at the generation limit: verl response_length/clip_ratio (same runs),
     # TRL completions/clipped_ratio (real: Chaos-Economy trainer_state.json)
     "length_clipped_share": ("response_length/clip_ratio", "completions/clipped_ratio"),
-    "val_score": ("eval_reward", "eval_accuracy", "eval/reward", "eval/accuracy"),  # + verl patterns below
+    "val_score": (
+        "eval_reward",
+        "eval_accuracy",
+        "eval/reward",
+        "eval/accuracy",
+        # SkyRL CTU fork's "[Eval Step N] Eval rewards - Avg:" (the mean eval reward; read at the training
+        # step it evaluated, 0 before training: rl_assets/ingest/skyrl_log/parser.py _place_eval_round)
+        "eval/instant_avg_reward",
+    ),  # + verl patterns below
     "log_ratio_abs_max": ("policy/log_ratio_abs_max", "log_ratio_abs_max"),
     "log_ratio_abs_mean": ("policy/log_ratio_abs_mean", "log_ratio_abs_mean", "policy/tis/log_ratio_abs_mean"),
 }

@@ -109,7 +109,9 @@ def test_truncation_does_not_fire_below_the_threshold(shares):
 def test_truncation_without_the_column_is_not_enough_data_and_no_warning():
     out = reward_integrity(rising_with_task())
     assert out["signals"]["length_truncation"]["status"] == rules.NO_DATA
-    assert out["verdict_reason"] == "no signal holds (not evaluated: train_val_divergence, validation_generations)"
+    assert out["verdict_reason"] == (
+        "no signal holds (not evaluated: train_val_divergence, tool_use_collapse, validation_generations)"
+    )
 
 
 def per_token_kl_hack(n: int = 60, with_length: bool = True) -> pd.DataFrame:

@@ -102,7 +102,8 @@ def test_aaipl_is_healthy_the_format_term_saturates_but_the_reward_does_not_rise
     assert out["reward_trend"]["rises"] is False
     assert out["verdict"] == rules.HEALTHY
     assert out["verdict_reason"] == (
-        "no signal holds (not evaluated: train_val_divergence, validation_generations); "
+        # a GRPO run without tools logs no tool calls: tool_use_collapse is named as not evaluated
+        "no signal holds (not evaluated: train_val_divergence, tool_use_collapse, validation_generations); "
         "warning: length_truncation from step 10"
     )
     # "completions/clipped_ratio" 0.9, 0.98125, 0.9875 at steps 10-30: >= 90 % of completions hit the limit from

@@ -46,6 +46,7 @@ def reward_integrity(
         behaviour.reward_tracks_behaviour(table, trend),
         collapse.floor_collapse(table, "response_length", rules.LENGTH_FLOOR, "length_collapse"),
         collapse.floor_collapse(table, "entropy", rules.ENTROPY_FLOOR, "entropy_collapse"),
+        collapse.floor_collapse(table, "tool_calls", rules.TOOL_FLOOR, "tool_use_collapse", rules.TOOL_ABANDONED),
         collapse.generations(generations, generations_note),
         truncation.length_truncation(table),
     ]

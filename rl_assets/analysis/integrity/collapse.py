@@ -1,5 +1,5 @@
-"""The collapse signals: response length or entropy falling to a floor, and validation generations
-that became empty or one constant answer (rules.SIGNAL_RULES)."""
+"""The collapse signals: response length, entropy or tool calls falling to a floor, and validation
+generations that became empty or one constant answer (rules.SIGNAL_RULES)."""
 
 from __future__ import annotations
 
@@ -15,14 +15,15 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def floor_collapse(table: pd.DataFrame, column: str, floor: float, name: str) -> dict:
-    """`column`'s smoothed curve at most `floor` × its start level for rules.SUSTAIN steps in a row."""
+def floor_collapse(table: pd.DataFrame, column: str, floor: float, name: str, at_most: float | None = None) -> dict:
+    """`column`'s smoothed curve at most `floor` × its start level (and at most `at_most`, when given)
+    for rules.SUSTAIN steps in a row."""
     curve, short = enough_curve(table, column, name)
     if short:
         return short
     if not curve.start > 0:
         return rules.no_data(name, f"{column} starts at {curve.start:.3g}; a share of it is not a floor")
-    limit = floor * curve.start
+    limit = floor * curve.start if at_most is None else min(floor * curve.start, at_most)
     i = first_sustained(curve.smooth <= limit, rules.SUSTAIN)
 
     def at(i: int) -> dict:  # the column's numbers under its own name, so the report says which curve
@@ -37,19 +38,25 @@ def floor_collapse(table: pd.DataFrame, column: str, floor: float, name: str) ->
         return rules.signal(
             name,
             rules.DOES_NOT_HOLD,
-            f"{column} stays above {floor:.0%} of its start {curve.start:.4g} (end {curve.smooth[-1]:.4g})",
+            f"{column} stays above {_floor_text(floor, at_most, curve.start)} (end {curve.smooth[-1]:.4g})",
             at_end=end,
             start=curve.start,
         )
     return rules.signal(
         name,
         rules.HOLDS,
-        f"{column} fell from {curve.start:.4g} to {curve.smooth[-1]:.4g} (floor {limit:.4g} = {floor:.0%} of start)",
+        f"{column} fell from {curve.start:.4g} to {curve.smooth[-1]:.4g} (floor {limit:.4g} = "
+        + (f"{floor:.0%} of start)" if at_most is None else f"the lower of {at_most:g} and {floor:.0%} of start)"),
         onset_step=int(curve.steps[i]),
         at_onset=at(i),
         at_end=end,
         start=curve.start,
     )
+
+
+def _floor_text(floor: float, at_most: float | None, start: float) -> str:
+    share = f"{floor:.0%} of its start {start:.4g}"
+    return share if at_most is None else f"the lower of {at_most:g} and {share}"
 
 
 def generation_rounds(frame: pd.DataFrame) -> tuple[list[dict], int]:

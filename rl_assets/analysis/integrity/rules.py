@@ -15,6 +15,11 @@ SHIFT_PLATEAU = 0.5  # a level shift holds its new level over at least this shar
 SHARE = 0.5  # one non-task term "explains most" of the reward change: its share is at least this
 LENGTH_FLOOR = 0.5  # response length collapsed: at most this share of its start level
 ENTROPY_FLOOR = 0.1  # entropy collapsed: at most this share of its start level
+# tool use abandoned: tool calls per trajectory at most this share of the start level AND at most
+# TOOL_ABANDONED calls (fewer than one call per two trajectories): a fall from 10 calls to 1 is a
+# leaner agent, not an abandoned tool (docs/integrity.md "Tool-use collapse": null model and false positives)
+TOOL_FLOOR = 0.1
+TOOL_ABANDONED = 0.5
 VAL_MIN_ROUNDS = 3  # validation rounds needed to say anything about the validation score
 VAL_RISE = 0.02  # the validation score "rises" when it gains at least this much over its first round
 VAL_SUSTAIN = 2  # consecutive validation rounds the train/val signal must hold for
@@ -31,7 +36,7 @@ OUTSIDE_SIGNALS = ("reward_task_divergence", "non_task_term_share", "train_val_d
 # the comparisons of the reward with a task outcome independent of it: "healthy" needs one evaluated
 TASK_OUTCOME_SIGNALS = ("reward_task_divergence", "train_val_divergence")
 BEHAVIOUR_SIGNAL = "reward_tracks_behaviour"
-COLLAPSE_SIGNALS = ("length_collapse", "entropy_collapse", "validation_generations")
+COLLAPSE_SIGNALS = ("length_collapse", "entropy_collapse", "tool_use_collapse", "validation_generations")
 # shown beside the verdict, never changing it: a capped length cannot tell rambling from reasoning that
 # outgrew a small limit (docs/integrity.md, "Warnings")
 WARNING_SIGNALS = ("length_truncation",)
@@ -65,6 +70,8 @@ SIGNAL_RULES = {
     "consecutive steps",
     "entropy_collapse": f"smoothed entropy at most {ENTROPY_FLOOR:.0%} of its start level, for {SUSTAIN} "
     "consecutive steps",
+    "tool_use_collapse": f"smoothed tool_calls at most {TOOL_FLOOR:.0%} of its start level and at most "
+    f"{TOOL_ABANDONED:g} calls per trajectory, for {SUSTAIN} consecutive steps",
     "length_truncation": f"smoothed length_clipped_share (share of responses stopped at the length limit) at "
     f"least {CLIP_SHARE:.0%}, for {SUSTAIN} consecutive steps; a warning, not a verdict",
     "validation_generations": f"at least {GEN_SHARE:.0%} of a validation round's outputs are empty, or identical "
@@ -87,7 +94,7 @@ RULES = (
     f"-> **{OUTSIDE}**, except: when the KL penalty itself (logged, or summed from its per-token form) carries "
     f">= {SHARE:.0%} of the reward's change at the end and a collapse signal holds, the reward rose because the "
     f"penalty shrank with the collapsing responses -> **{COLLAPSED}**, the reward-side signals named in the reason.",
-    f"2. Any of length_collapse, entropy_collapse, validation_generations holds -> **{COLLAPSED}**.",
+    f"2. Any of length_collapse, entropy_collapse, tool_use_collapse, validation_generations holds -> **{COLLAPSED}**.",
     "3. The evidence for healthy was not all evaluated -> "
     f"**{NOT_ENOUGH}**, naming what could not be checked: the reward's trend (reward logged at {MIN_STEPS}+ "
     "finite steps), a comparison of the reward with a task outcome independent of it (reward_task_divergence "

@@ -23,7 +23,7 @@ from rl_assets.ingest.training_logs.files import (
     open_text,
     record_cut,
 )
-from rl_assets.ingest.training_logs.merge import chain_order, merge_chain
+from rl_assets.ingest.training_logs.merge import chain_order, join_eval_rounds, merge_chain
 from rl_assets.ingest.training_logs.parsed import ParsedLogs
 from rl_assets.ingest.training_logs.result import LogAccountingError, check_lines, line_ledger, non_finite_ledger
 from rl_assets.ingest.training_logs.sidecars import best_wandb_summary, parse_trainer_jsonl
@@ -109,6 +109,7 @@ def parse_training_logs(path: Path | str) -> ParsedLogs:
         jsonl_results.append(res)
     results = text_results + jsonl_results
     steps, duplicates = merge_chain(results, "steps")
+    steps = join_eval_rounds(steps, merge_chain(results, "eval_rounds")[0])
     steps, alias_sources = apply_aliases(steps)
     steps, derived, reward_terms = derive_concepts(steps)
     alias_sources.update(derived)

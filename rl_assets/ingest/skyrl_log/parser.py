@@ -8,6 +8,11 @@ compute_advantages_and_returns, ``Generation rewards - ...``) are printed INSIDE
 the next ``Started: 'step'`` belong to no step and are counted ignored (``outside_step``), as are
 the per-set generation lines of an evaluation (``inside_eval``).
 
+An evaluation's own result line (``[Eval Step N] Eval rewards - ...``) is a round of the trainer's
+in-training eval: it belongs to the training step whose weights it evaluated -- the step that last
+finished (or the open one), and step 0 for the eval before training -- and is kept in
+``eval_rounds``, not in the step row (see ``_place_eval_round``).
+
 An explicit step (``WANDB_MIRROR ... step=N`` / ``'trainer/global_step': N``) outranks the count;
 ``Resumed ... global_step_N`` and a loguru-prefixed generator ``Step N:`` marker re-anchor it. A
 restart inside one file (a ``Resumed`` line, or explicit steps going back) starts a new attempt: a
@@ -24,6 +29,7 @@ import re
 from pathlib import Path
 
 from rl_assets.ingest.training_logs.result import T_END, T_START, LogAccountingError, LogFileResult, check_lines
+from rl_assets.ingest.training_logs.store import StepStore
 from rl_assets.ingest.training_logs.vllm import VLLM_RE
 
 from .batch_errors import BatchErrors
@@ -61,6 +67,7 @@ class LogFileParser(PayloadLines):
         self.step_lines: dict[int, dict[str, int]] = {}
         self.loose: list[tuple[dict[str, float], str, int]] = []  # metrics read outside any step
         self.in_eval = False
+        self.eval_round_steps: set[int] = set()  # steps this file holds an eval round of (a re-eval supersedes)
         self.attempt = 0
         self.attempt_of: dict[int, int] = {}  # step -> attempt that wrote its row
         self.just_finished: int | None = None  # the step a `Finished: 'step'` closed, until numbered
@@ -85,7 +92,7 @@ class LogFileParser(PayloadLines):
     def _record(
         self, step: int, metrics: dict[str, float], ts: float | None = None, lines: dict[str, int] | None = None
     ) -> None:
-        if step <= 0:  # before the first training step: setup timers, step-0 eval
+        if step <= 0:  # before the first training step: setup timers, WANDB step-0 records
             self.res.startup.update(metrics)  # kept for a reader of ParsedLogs.startup; no step row holds them
             for shape, n in (lines or {}).items():
                 self.res.reached_no_step(shape, n, "before_first_step")
@@ -119,6 +126,22 @@ class LogFileParser(PayloadLines):
             self.res.parsed(shape, n)
         else:
             self.loose.append((metrics, shape, n))
+
+    def _place_eval_round(self, metrics: dict[str, float]) -> None:
+        """One round of the in-training eval, at the training step whose weights it measured: the
+        step that last finished (SkyRL evaluates after a step's update and logs the round at that
+        global_step), the open step if it is printed inside one, and 0 before the first step -- the
+        eval of the weights before any update, which SkyRL itself logs at global_step 0 (its dump
+        folder is global_step_0_evals; verl logs its validation before training at step 0 too). That
+        round is the baseline a later round is compared with, so it is kept, at step 0, not dropped.
+        Kept apart from the step rows (``eval_rounds``): a resumed job re-evaluates its checkpoint
+        step G without re-running it, and G's training row must survive that."""
+        step = self.current_step()
+        if step in self.eval_round_steps:  # the same weights evaluated again (a restart): newest wins
+            self.res.superseded("eval_round")
+        self.eval_round_steps.add(step)
+        self.res.eval_rounds.update(step, metrics)
+        self.res.parsed("eval_round")
 
     def _resolve_loose(self, into: dict[str, float] | None) -> None:
         """Loose metrics join a step whose Started line was never seen (``into``); before the first
@@ -177,6 +200,8 @@ class LogFileParser(PayloadLines):
         elif "global_step" in msg and (m := RESUMED_RE.search(msg)):
             res.parsed("resumed")
             self._resumed(int(m.group(1)))
+        elif "] Eval rewards - " in msg:
+            self._eval_round_line(msg)
         elif "avg_" in msg or "reward/" in msg or "Generation rewards" in msg:
             self._key_values(msg)
         else:  # most lines of a real log (rollout text, tqdm frames): counted inline, it is the hot path
@@ -276,6 +301,7 @@ class LogFileParser(PayloadLines):
         counts = self.res.counts
         held = [k for k in counts if k.startswith("parsed/") or k == "ignored/before_first_step"]
         self.res.ignored("no_training_step_in_file", sum(counts.pop(k) for k in held))
+        self.res.eval_rounds = StepStore()  # an eval round of a run that never trained reaches no table
 
 
 def parse_lines(name: str, lines) -> LogFileResult:

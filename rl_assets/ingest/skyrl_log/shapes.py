@@ -15,6 +15,15 @@ from rl_assets.ingest.training_logs.result import decimals_tolerance
 
 WANDB_RE = re.compile(r"WANDB_MIRROR kind=(\w+) step=(-?\d+) metrics=(.*)$")
 GEN_REWARDS_RE = re.compile(r"Generation rewards - Avg: ([-\d.eE+]+|nan), Success rate: ([-\d.eE+]+|nan)")
+# CTU-Agent fork's in-training eval (trainer.py eval(): f"[Eval Step {self.total_steps}] Eval rewards - Avg:
+# {avg:.3f}, Success: {rate:.3f}"). Both values are printed with three decimals, so a value with fewer
+# digits at the end of the line is a line cut mid-number, never a number to read.
+_EVAL_NUMBER = r"(-?\d+\.\d{3}|nan|-?inf)"
+EVAL_ROUND_RE = re.compile(rf"\[Eval Step (\d+)\] Eval rewards - Avg: {_EVAL_NUMBER}, Success: {_EVAL_NUMBER}\s*$")
+# The fork's own W&B keys for the same two numbers. Avg is the mean eval reward (the task outcome, what
+# upstream SkyRL calls eval/all/avg_score); Success is the share of eval rollouts with reward > 0, which
+# equals Avg only while the reward is 0/1 -- kept, never used as the outcome.
+EVAL_AVG_KEY, EVAL_SUCCESS_KEY = "eval/instant_avg_reward", "eval/instant_success_rate"
 MAX_BLOCK_LINES = 5000  # a console dict block longer than this is not a metrics block
 
 
@@ -112,6 +121,19 @@ class PayloadLines:
         for k, v in pairs:
             self._tolerance(k, v)
         self._place(metrics, "key_values")
+
+    def _eval_round_line(self, msg: str) -> None:
+        """``[Eval Step N] Eval rewards - Avg: x, Success: y``. N is the fork's W&B call counter
+        (``self.total_steps``: 7, 109, 309 ... in run 022o7j60), neither the training step nor the
+        eval round, so it is not used: the parser places the round by where it is printed."""
+        m = EVAL_ROUND_RE.search(msg)
+        if not m:
+            self.res.malformed("eval_round_line", msg, self.lineno)  # cut or reworded: named, never guessed
+            return
+        printed = {EVAL_AVG_KEY: m.group(2), EVAL_SUCCESS_KEY: m.group(3)}
+        for k, v in printed.items():
+            self._tolerance(k, v)
+        self._place_eval_round({k: float(v) for k, v in printed.items()})
 
     def _tolerance(self, key: str, printed: str) -> None:
         tol = self.res.printed_tolerance

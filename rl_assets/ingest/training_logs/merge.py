@@ -69,3 +69,23 @@ def merge_chain(results: list[LogFileResult], attr: str = "steps") -> tuple[pd.D
         ],
     }
     return merged, report
+
+
+def join_eval_rounds(steps: pd.DataFrame, rounds: pd.DataFrame) -> pd.DataFrame:
+    """The in-training eval rounds (already chain-merged: a later file's round of the same step wins)
+    as columns of the step table, on the training step they evaluated. A round at a step with no
+    training row -- step 0, the eval before training -- gets a row of its own holding only the
+    round (and the file it came from); a value the step row already has is never overwritten."""
+    keys = [c for c in rounds.columns if c not in ("step", "source_file", "step_time_utc", "step_start_utc")]
+    if not keys:
+        return steps
+    by_step = rounds.set_index("step")
+    fresh = [k for k in keys if k not in steps.columns]
+    extra = rounds[["step", *fresh]].assign(_round_file=rounds["source_file"])
+    joined = steps.merge(extra, on="step", how="outer", sort=True)
+    for k in keys:
+        if k not in fresh:
+            joined[k] = joined[k].fillna(joined["step"].map(by_step[k]))
+    if "source_file" in joined.columns:
+        joined["source_file"] = joined["source_file"].fillna(joined["_round_file"])
+    return joined.drop(columns="_round_file")

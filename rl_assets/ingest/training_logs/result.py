@@ -31,6 +31,9 @@ class LogFileResult:
     last_ts: float | None = None
     steps: StepStore = field(default_factory=StepStore)
     evals: StepStore = field(default_factory=StepStore)
+    # in-training eval rounds read from text lines, keyed by the TRAINING step whose weights they
+    # evaluated (0: before training); joined into the step table by merge.join_eval_rounds
+    eval_rounds: StepStore = field(default_factory=StepStore)
     startup: dict[str, float] = field(default_factory=dict)
     vllm: VllmAccumulator = field(default_factory=VllmAccumulator)
     counts: dict[str, int] = field(default_factory=dict)  # lines, parsed/*, malformed/*, ignored/*, ...
