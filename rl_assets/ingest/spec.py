@@ -22,6 +22,7 @@ from . import _json, atif, harbor, inspect_log, lighteval, lm_eval, qwen_math, r
 from .exported import ExportedRows, looks_like_rows, parquet_columns
 from .harbor_walk import Discovery, is_trial_result
 from .jsonl import records
+from .plan import Adapter
 from .report import IngestError, SkipLog
 from .walk import account_extras, not_data_reason, read_bytes, split_suffix, walk
 
@@ -33,7 +34,7 @@ class Source:
     kind: str
     ref: str
     revision: str | None
-    adapter: object
+    adapter: Adapter
 
 
 _LOCAL_PREFIXES = ("/", "./", "../", "~", ".\\", "..\\")
@@ -167,7 +168,11 @@ def _is_summary(data) -> bool:
 def _classify_files(files: list[Path], where: str, skips: SkipLog):
     """All files of one source must be one kind; JSON and JSONL files are sniffed by content. Each
     file is put on the ledger: read, or not read with the reason."""
-    rows, rg, preloaded, ignored, summaries = [], [], {}, [], []
+    rows: list[Path] = []
+    rg: list[tuple[Path, dict]] = []
+    preloaded: dict[Path, list] = {}
+    ignored: list[tuple[Path, str, bool]] = []
+    summaries: list[Path] = []
     evals: dict[str, list[Path]] = {}
     single = len(files) == 1
     for f in files:
