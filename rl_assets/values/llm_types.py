@@ -30,9 +30,9 @@ def cache_key(model: str, prompt_version: str, inputs: Any) -> str:
 @dataclass
 class LLMRequest:
     keys: list[str]  # cache keys answered by this one call (1 for a judgment, k for a batch)
-    messages: list[dict]
+    messages: list[dict[str, Any]]
     schema_name: str
-    schema: dict
+    schema: dict[str, Any]
     # parsed reply -> {key: validated value}; ValueError = whole reply unusable, a missing key =
     # that item failed (per-item isolation inside a batch).
     interpret: Callable[[Any], dict[str, Any]]
