@@ -14,7 +14,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 
 def content_hash(inputs: Any) -> str:
@@ -46,3 +46,12 @@ class ItemResult:
     status: str  # cached | fresh | offline | failed | budget
     value: Any = None
     error: str | None = None
+
+
+class LLMAnswers(Protocol):
+    """What an analysis uses of the client (resources/llm/client.py, LLMClient): its model, and
+    one answer per request key."""
+
+    model: str
+
+    def run(self, requests: list[LLMRequest]) -> dict[str, ItemResult]: ...
