@@ -25,12 +25,13 @@ from __future__ import annotations
 import json
 import os
 import secrets
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import dagster as dg
 
 from rl_assets import store, store_checks
-from rl_assets.partitions import latest_materialization, slug
+from rl_assets.partitions import latest_materialization, metadata_of, slug
 from rl_assets.values.handover import KINDS, LOCATION_FIELDS, UnknownHandover, decode, encode, is_handover
 
 # upath: imported where used, so loading the definitions stays light (test_import_cost.py)
@@ -48,7 +49,7 @@ class RlDeltaIOManager(dg.ConfigurableIOManager):
     def _base(self) -> UPath:
         return store.root()
 
-    def _folder(self, key_path: list[str], partition_key: str | None) -> UPath:
+    def _folder(self, key_path: Sequence[str], partition_key: str | None) -> UPath:
         return self._base().joinpath(*key_path) / (slug(partition_key) if partition_key else "__all__")
 
     def handle_output(self, context: dg.OutputContext, obj) -> None:
@@ -180,7 +181,7 @@ def _latest_recorded(context: dg.InputContext, partition: str | None) -> UPath |
 def _stored_at(instance: dg.DagsterInstance, asset: str | dg.AssetKey, partition: str | None) -> str | None:
     """The `stored_at` path the asset's latest materialization of `partition` recorded, if any."""
     record = latest_materialization(instance, asset, partition)
-    stored = record.asset_materialization.metadata.get("stored_at") if record else None
+    stored = metadata_of(record).get("stored_at")
     return stored.path if isinstance(stored, dg.PathMetadataValue) else None
 
 

@@ -34,7 +34,13 @@ from sensors.training_logs_sensor import training_logs_sensor
 analysis_index = build_analysis_index(ANALYSIS)
 ASSETS = [*ANALYSIS, analysis_index, model_comparison, run_lineage]
 
-JOBS = [analyze_model, write_index, compare_models, refresh_lineage, write_back_failure_modes]
+JOBS: list[dg.JobDefinition | dg.UnresolvedAssetJobDefinition] = [
+    analyze_model,
+    write_index,
+    compare_models,
+    refresh_lineage,
+    write_back_failure_modes,
+]
 
 SENSORS = [
     checkpoint_sensor,

@@ -12,6 +12,7 @@ import os
 import secrets
 import socket
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 # a temp older than this is stale when its writer cannot be checked; a live writer touches its temp every batch (well
@@ -81,7 +82,7 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-def atomic_write_files(folder: Path | str, files: dict[str, str | bytes]) -> dict[str, Path]:
+def atomic_write_files(folder: Path | str, files: Mapping[str, str | bytes]) -> dict[str, Path]:
     """Write a report's rendered files (name -> text or bytes) into `folder`, each atomically, in order."""
     out = {}
     for name, content in files.items():
@@ -90,7 +91,7 @@ def atomic_write_files(folder: Path | str, files: dict[str, str | bytes]) -> dic
     return out
 
 
-def replace_folder(folder: Path | str, files: dict[str, str | bytes]) -> dict[str, Path]:
+def replace_folder(folder: Path | str, files: Mapping[str, str | bytes]) -> dict[str, Path]:
     """Write a report's files into `folder` as a whole: they go into a staging copy of the folder (its
     present files hard-linked, so files of an earlier write stay), which then takes the folder's
     place. A write that fails part-way (a rendering error, a full disk) leaves the previous folder as

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Mapping
+from typing import TypeGuard
 
 import dagster as dg
 
@@ -15,8 +17,10 @@ warnings.filterwarnings(
     "ignore", message="Specifying a partitions_def on an AssetCheckSpec", category=dg.PreviewWarning
 )
 
-models_partitions = dg.DynamicPartitionsDefinition(name="models")
-rl_jobs_partitions = dg.DynamicPartitionsDefinition(name="rl_jobs")
+# the names, typed str (a partitions definition's .name is Optional) for the instance's partition calls
+MODELS, RL_JOBS = "models", "rl_jobs"
+models_partitions = dg.DynamicPartitionsDefinition(name=MODELS)
+rl_jobs_partitions = dg.DynamicPartitionsDefinition(name=RL_JOBS)
 
 
 def latest_materialization(
@@ -29,6 +33,12 @@ def latest_materialization(
     flt = dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition] if partition is not None else None)
     records = instance.fetch_materializations(flt, limit=1).records
     return records[0] if records else None
+
+
+def metadata_of(record: dg.EventLogRecord | None) -> Mapping[str, dg.MetadataValue]:
+    """The metadata a materialization record carries; empty for no record."""
+    event = record.asset_materialization if record is not None else None
+    return event.metadata if event is not None else {}
 
 
 def data_version(record: dg.EventLogRecord | None) -> str | None:
@@ -46,7 +56,7 @@ class InvalidRepoId(ValueError):
     """A model id that cannot be a Hub repo id (and so cannot be a partition key)."""
 
 
-def validate_repo_id(repo_id: str) -> str:
+def validate_repo_id(repo_id: object) -> str:
     """Return the id unchanged if it is a valid ``org/name`` Hub repo id, else raise InvalidRepoId.
 
     >>> validate_repo_id("laion/foo-8B")
@@ -84,7 +94,7 @@ def validate_repo_id(repo_id: str) -> str:
     return repo_id
 
 
-def is_repo_id(value) -> bool:
+def is_repo_id(value: object) -> TypeGuard[str]:
     """True for a valid `models` partition key (an `rl_jobs` key never is: it has no '/')."""
     try:
         validate_repo_id(value)

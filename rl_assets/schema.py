@@ -8,7 +8,7 @@ source cannot fill are null. The conversation is kept as a JSON string (a list o
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 # pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
 if TYPE_CHECKING:
@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 # The trace data files a source may hold (the one list; ingest, the hub and the resolver import it):
 # each data suffix plain or compressed (compression suffix -> pyarrow codec; read as a stream).
 DATA_SUFFIXES = (".parquet", ".jsonl", ".ndjson", ".json", ".eval")  # .eval: an Inspect log (a zip)
-COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd"}
+Codec = Literal["gzip", "bz2", "zstd"]  # pyarrow's names, which open_binary hands it
+COMPRESSIONS: dict[str, Codec] = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd"}
 DATA_FILE_SUFFIXES = tuple(f"{s}{c}" for s in DATA_SUFFIXES for c in ("", *COMPRESSIONS))
 
 # Exception classes that mean "the infrastructure failed", not the model. Union of the

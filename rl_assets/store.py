@@ -80,7 +80,7 @@ def is_local() -> bool:
     return root().protocol in ("", "file", "local")
 
 
-def local_path(location: str | os.PathLike) -> Path | None:
+def local_path(location: str | os.PathLike | UPath) -> Path | None:
     """`location` as a local path, or None when it is a URL of an object store."""
     text = str(location)
     return Path(local_text(text)) if remote_fs(text) is None else None

@@ -10,20 +10,23 @@ from __future__ import annotations
 
 import hashlib
 import os
+from typing import TYPE_CHECKING
 
 from rl_assets import settings, store
 
+if TYPE_CHECKING:
+    from upath import UPath
 
-def inside_root(location: str | os.PathLike, what: str) -> str:
+
+def inside_root(location: str | os.PathLike | UPath, what: str) -> str:
     """`location` when it lies under the storage root (or the pre-store `<home>/tables`), else a
     StoreError naming it and `what` named it."""
     text = str(location)
     path = store.local_path(text)
     if path is not None:
         path = path.expanduser().resolve()
-        roots = [store.legacy_tables_root().resolve()] + (
-            [store.local_path(store.root()).resolve()] if store.is_local() else []
-        )
+        local_root = store.local_path(store.root()) if store.is_local() else None
+        roots = [store.legacy_tables_root().resolve()] + ([local_root.resolve()] if local_root is not None else [])
         if any(path.is_relative_to(r) for r in roots):
             return str(path)
     else:

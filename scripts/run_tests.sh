@@ -14,6 +14,11 @@ if ! { .venv/bin/ruff check --quiet . && .venv/bin/ruff format --check --quiet .
   echo "ruff: fix with '.venv/bin/ruff check --fix . && .venv/bin/ruff format .'" >&2
   exit 1
 fi
+# Types next ([tool.mypy] in pyproject.toml says what is checked and how strictly).
+if ! .venv/bin/mypy; then
+  echo "mypy: fix the errors above (annotate, or fix the bug it found); check with '.venv/bin/mypy'" >&2
+  exit 1
+fi
 : > .tmp/test.env
 for step in scripts/setup.d/*.sh; do
   [ -e "$step" ] || continue

@@ -5,7 +5,7 @@ import dagster as dg
 from resources.hub import HubError, HubResource
 from resources.registry import RegistryResource
 from rl_assets.jobs.analyze import analyze_model
-from rl_assets.partitions import models_partitions
+from rl_assets.partitions import MODELS, models_partitions
 from sensors.automation import COVERS_DOWNSTREAM
 from sensors.decide import LOGS_PREFIX, InspectError, decide_checkpoints, is_base_model
 from sensors.instance_state import dump_cursor, last_data_version, load_cursor, watched_authors
@@ -48,7 +48,7 @@ def checkpoint_sensor(context: dg.SensorEvaluationContext, hub: HubResource, reg
     )
     for repo_id, reason in decision.skipped:
         context.log.info(f"skipped {repo_id}: {reason}")
-    known = set(context.instance.get_dynamic_partitions(models_partitions.name))
+    known = set(context.instance.get_dynamic_partitions(MODELS))
     new = [p for p in decision.new_partitions if p not in known]
     # The RL job of each checkpoint to analyse gets its run-lineage partition (sensors/lineage_sensor.py).
     jobs = new_job_partitions(context.instance, client, infos, [repo for repo, _ in decision.runs], context.log)

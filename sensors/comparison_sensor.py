@@ -26,6 +26,7 @@ def comparison_request(context: dg.RunStatusSensorContext):
     touched = {
         e.dagster_event.asset_key.to_user_string()
         for e in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION)
+        if e.dagster_event is not None and e.dagster_event.asset_key is not None  # a materialization has both
     }
     if not touched & COMPARED_INPUTS:
         return dg.SkipReason(f"run {run.run_id} changed nothing the comparison reads ({sorted(touched) or 'nothing'})")

@@ -6,7 +6,7 @@ repo id to the fingerprint last acted on, so a tick's work is proportional to wh
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from rl_assets.partitions import InvalidRepoId, validate_repo_id
@@ -75,7 +75,7 @@ def decide_checkpoints(
 
 
 def decide_fingerprints(
-    current: dict[str, str | None], cursor: dict[str, str], reference: dict[str, str | None], label: str
+    current: Mapping[str, str | None], cursor: dict[str, str], reference: Mapping[str, str | None], label: str
 ) -> Decision:
     """Known partitions whose fingerprint moved away from a reference -> runs.
 

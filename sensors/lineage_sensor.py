@@ -7,6 +7,7 @@ checkpoint as excluded with the reason. The job name is the one the `checkpoint`
 """
 
 import json
+from typing import Any
 
 import dagster as dg
 import yaml
@@ -14,7 +15,7 @@ import yaml
 from resources.io_manager import RlDeltaIOManager, load_stored
 from rl_assets.jobs.analyze import write_index
 from rl_assets.jobs.lineage import refresh_lineage
-from rl_assets.partitions import InvalidRepoId, is_repo_id, rl_jobs_partitions, validate_job_name
+from rl_assets.partitions import RL_JOBS, InvalidRepoId, is_repo_id, rl_jobs_partitions, validate_job_name
 from rl_assets.support.lineage_records import members_to_relink
 
 CONFIGS = (("rl_config.json", json.loads), ("rl_config.yaml", yaml.safe_load), ("rl_config.yml", yaml.safe_load))
@@ -41,7 +42,7 @@ def job_name_of(client, info) -> str | None:
 
 def new_job_partitions(instance: dg.DagsterInstance, client, infos: dict, repos: list[str], log) -> list[str]:
     """`rl_jobs` partitions to add for the checkpoints the checkpoint sensor is about to analyse."""
-    known, new = set(instance.get_dynamic_partitions(rl_jobs_partitions.name)), []
+    known, new = set(instance.get_dynamic_partitions(RL_JOBS)), []
     for repo in repos:
         try:
             info = infos.get(repo) or client.model_info(repo)
@@ -62,7 +63,7 @@ def lineage_reaction(context: dg.RunStatusSensorContext):
     members whose link to the lineage changed (rl_assets/support/lineage_records.py, members_to_relink)."""
     run, instance = context.dagster_run, context.instance
     partition = run.tags.get("dagster/partition")
-    if partition and not is_repo_id(partition) and instance.has_dynamic_partition(rl_jobs_partitions.name, partition):
+    if partition and not is_repo_id(partition) and instance.has_dynamic_partition(RL_JOBS, partition):
         members, unchanged = members_to_relink(instance, partition, run.run_id)
         return [
             dg.RunRequest(run_key=f"index-after-lineage-{run.run_id}-{m}", partition_key=m, job_name=write_index.name)
@@ -75,11 +76,7 @@ def lineage_reaction(context: dg.RunStatusSensorContext):
         job = validate_job_name(manifest.get("job_name") or "")
     except InvalidRepoId:
         return dg.SkipReason(f"{partition}: no usable job_name in its stored checkpoint manifest")
-    add = (
-        []
-        if instance.has_dynamic_partition(rl_jobs_partitions.name, job)
-        else [rl_jobs_partitions.build_add_request([job])]
-    )
+    add = [] if instance.has_dynamic_partition(RL_JOBS, job) else [rl_jobs_partitions.build_add_request([job])]
     return dg.SensorResult(
         run_requests=[
             dg.RunRequest(run_key=f"lineage-after-{run.run_id}", partition_key=job, job_name=refresh_lineage.name)
@@ -88,7 +85,7 @@ def lineage_reaction(context: dg.RunStatusSensorContext):
     )
 
 
-_COMMON = {
+_COMMON: dict[str, Any] = {
     "request_jobs": [refresh_lineage, write_index],
     "default_status": dg.DefaultSensorStatus.RUNNING,
     "minimum_interval_seconds": 15,

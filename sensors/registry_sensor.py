@@ -3,7 +3,7 @@
 import dagster as dg
 
 from resources.registry import RegistryResource
-from rl_assets.partitions import latest_materialization, models_partitions
+from rl_assets.partitions import MODELS, latest_materialization
 from sensors.decide import decide_fingerprints, eval_jobs_fingerprint
 from sensors.instance_state import dump_cursor, load_cursor
 
@@ -31,11 +31,11 @@ def _unresolved(instance: dg.DagsterInstance, repo: str) -> bool:
 )
 def registry_sensor(context: dg.SensorEvaluationContext, registry: RegistryResource):
     client = registry.client()
-    current = {}
-    for repo_id in context.instance.get_dynamic_partitions(models_partitions.name):
+    current: dict[str, str] = {}
+    for repo_id in context.instance.get_dynamic_partitions(MODELS):
         rows = client.models_by_name(repo_id)
         jobs = [j for row in rows for j in client.jobs_for_model(row["id"])]
-        bases = {row.get("base_model_id") for row in rows} - {None}
+        bases = {base for row in rows if (base := row.get("base_model_id")) is not None}
         jobs += [j for base in bases for j in client.jobs_for_model(base)]
         # A model the registry does not know yet gets the empty fingerprint, so its first eval
         # jobs showing up later is a change (and re-resolves its eval pair).

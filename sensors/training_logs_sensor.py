@@ -14,7 +14,7 @@ import dagster as dg
 
 from resources.hub import HubError, HubResource
 from rl_assets.assets import ANALYSIS_GROUPS
-from rl_assets.partitions import models_partitions
+from rl_assets.partitions import MODELS
 from sensors.automation import COVERS_DOWNSTREAM
 from sensors.decide import LOGS_PREFIX, decide_fingerprints
 from sensors.instance_state import dump_cursor, last_data_version, load_cursor
@@ -36,7 +36,7 @@ LOGS_RERUN = dg.AssetSelection.assets("training_logs").downstream() & dg.AssetSe
 def training_logs_sensor(context: dg.SensorEvaluationContext, hub: HubResource):
     client = hub.client()
     current, materialized = {}, {}
-    for repo_id in context.instance.get_dynamic_partitions(models_partitions.name):
+    for repo_id in context.instance.get_dynamic_partitions(MODELS):
         try:
             current[repo_id] = client.model_info(repo_id).subtree_revision(LOGS_PREFIX)
         except HubError as exc:

@@ -14,6 +14,7 @@ import os
 import random
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from huggingface_hub import HfApi, snapshot_download
@@ -40,7 +41,7 @@ from rl_assets.values.masking import mask_url, safe_cause
 try:  # huggingface_hub >= 2 ships its own httpx fork; 1.x uses httpx
     import httpx2 as _httpx
 except ImportError:  # pragma: no cover
-    import httpx as _httpx
+    import httpx as _httpx  # type: ignore[no-redef]  # the same client API under its 1.x name
 
 log = logging.getLogger("rldelta.hub")
 DEFAULT_ENDPOINT = "https://huggingface.co"
@@ -78,7 +79,7 @@ def _use_session_timeout(timeout_s: float) -> None:
         _session_timeout = timeout_s
 
 
-def _chain(exc: BaseException):
+def _chain(exc: BaseException | None) -> Iterator[BaseException]:
     seen = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))

@@ -23,7 +23,7 @@ def find_job_name(repo_id: str, rl_config: dict | None, yaml_config: dict | None
         return str(rl_config["job_name"]), "rl_config.json job_name"
     if yaml_config:
         for path in (("job_name",), ("trainer", "run_name"), ("trainer", "project_name")):
-            node = yaml_config
+            node: object = yaml_config
             for part in path:
                 node = node.get(part) if isinstance(node, dict) else None
             if isinstance(node, str) and node:
@@ -53,14 +53,17 @@ def read_manifest(hub: HubBackend, repo_id: str, rl_traces_orgs: list[str]) -> d
     """Everything the preflight needs, read once (raises RepoNotFoundError naming the repo)."""
     info = hub.model_info(repo_id)
     present = [p for p in CONFIG_FILES if info.has(p)]
-    folder = hub.download(repo_id, "model", allow_patterns=present, revision=info.revision) if present else None
-    rl_config = yaml_config = None
-    if "rl_config.json" in present:
-        rl_config = _load_config(folder / "rl_config.json", json.loads, repo_id, info.revision)
-    for name in ("rl_config.yaml", "rl_config.yml"):
-        if name in present:
-            yaml_config = _load_config(folder / name, yaml.safe_load, repo_id, info.revision)
-    readme = (folder / "README.md").read_text(errors="replace") if "README.md" in present else None
+    rl_config: dict | None = None
+    yaml_config: dict | None = None
+    readme = None
+    if present:  # none of the files: nothing to download
+        folder = hub.download(repo_id, "model", allow_patterns=present, revision=info.revision)
+        if "rl_config.json" in present:
+            rl_config = _load_config(folder / "rl_config.json", json.loads, repo_id, info.revision)
+        for name in ("rl_config.yaml", "rl_config.yml"):
+            if name in present:
+                yaml_config = _load_config(folder / name, yaml.safe_load, repo_id, info.revision)
+        readme = (folder / "README.md").read_text(errors="replace") if "README.md" in present else None
     job_name, job_source = find_job_name(repo_id, rl_config, yaml_config)
 
     candidates = [f"{org}/{job_name}" for org in [*rl_traces_orgs, repo_id.split("/")[0]]] if job_name else []

@@ -219,6 +219,8 @@ class LLMClient:
     # ---- batches ----------------------------------------------------------------------------
     def _one(self, req: LLMRequest) -> list[ItemResult]:
         if self.offline_mode:
+            if req.offline is None:  # nothing to answer with: each item fails, named (was a TypeError)
+                return [ItemResult(k, "failed", error="offline, and the request has no heuristic") for k in req.keys]
             self._count("offline", len(req.keys))
             values = req.interpret(req.offline())
             return [

@@ -20,12 +20,14 @@ import importlib
 import threading
 import time
 from contextlib import contextmanager
+from typing import Any
 
 import openai
 
 # the HTTP library the SDK's own client is built on (openai 3 ships `httpx2`, older ones `httpx`), and its core
-httpx = importlib.import_module(openai.DefaultHttpxClient.__mro__[1].__module__.split(".")[0])
-httpcore = importlib.import_module(httpx.__name__.replace("httpx", "httpcore"))
+# (chosen at run time, so typed Any: mypy cannot know which of the two it is)
+httpx: Any = importlib.import_module(openai.DefaultHttpxClient.__mro__[1].__module__.split(".")[0])
+httpcore: Any = importlib.import_module(httpx.__name__.replace("httpx", "httpcore"))
 
 _local = threading.local()
 

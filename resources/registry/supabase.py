@@ -86,7 +86,10 @@ class SupabaseRegistry(RegistryQueries):
                 ) from safe_cause(exc)
             page = response.data or []
             total = response.count if total is None else total
-            rows.extend(_convert(table, r) for r in page)
+            for r in page:
+                if not isinstance(r, dict):
+                    raise RegistryQueryError(f"Supabase returned a row of {table} that is not an object: {r!r:.80}")
+                rows.append(_convert(table, r))
             # Stop on the known total; without one (no Content-Range), on the first empty page.
             if not page or (total is not None and len(rows) >= total):
                 return rows

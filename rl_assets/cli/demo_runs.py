@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
+from typing import Any
 
 # The console shows warnings and failures; every event is still in the instance and the UI.
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
@@ -99,6 +100,8 @@ def run_comparison(instance, benchmark: str):
     from rl_assets.definitions import defs
 
     job = defs.resolve_implicit_job_def_def_for_assets([_key("model_comparison")])
+    if job is None:
+        raise RuntimeError("the definitions have no job for model_comparison")
     config = {**QUIET, "ops": {"model_comparison": {"config": {"benchmark": benchmark}}}}
     return job.execute_in_process(
         instance=instance, asset_selection=[_key("model_comparison")], raise_on_error=False, run_config=config
@@ -119,7 +122,12 @@ def run_integrity(instance, model_id: str):
     )
 
 
-RUNS = {"analysis": run_analysis, "lineage": run_lineage, "comparison": run_comparison, "integrity": run_integrity}
+RUNS: dict[str, Callable[..., Any]] = {
+    "analysis": run_analysis,
+    "lineage": run_lineage,
+    "comparison": run_comparison,
+    "integrity": run_integrity,
+}
 
 _worker_instance = None  # each worker process opens the instance once (set by _open_instance)
 

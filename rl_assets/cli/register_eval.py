@@ -56,9 +56,11 @@ def traces_link(traces: str) -> str:
     traces = traces.strip()
     if "://" in traces:
         try:
-            return dataset_id_from_link(traces)
+            dataset = dataset_id_from_link(traces)
         except ResolutionError as exc:
             raise RegisterError(f"--traces: {exc}") from None
+        assert dataset is not None  # None only for an empty link
+        return dataset
     if hub_dataset(traces):
         return traces
     if traces.startswith(PREFIX):  # validation rounds of a W&B run folder, e.g. wandb-val:./run@last
@@ -189,7 +191,8 @@ def register_eval(
     start = _utc(started, "started") if started else end if ended else _utc(None, "started")
     times = _training_times(training_start, training_end)
     with reg.locked():  # from the first read to the write: another registration waits
-        new_models, new_benchmarks = [], []
+        new_models: list[dict] = []
+        new_benchmarks: list[dict] = []
         base_id = _model_row(reg, base_model, None, new_models)["id"] if base_model else None
         model = _model_row(reg, model_id, base_id, new_models)
         bench = _benchmark_row(reg, benchmark.strip(), new_benchmarks)

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import threading
 import time
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -127,7 +128,7 @@ def is_running(pid: int, started: int | None = None) -> bool:
     return fields[0] != "Z"  # a zombie has exited; its parent just has not reaped it yet
 
 
-def _reports_url(port: str) -> tuple[str, object]:
+def _reports_url(port: str) -> tuple[str, ThreadingHTTPServer | None]:
     """Where the reports folder is served. RLDELTA_REPORTS_URL naming another host: published there,
     nothing started. Naming this machine (127.0.0.1 / localhost, e.g. set for `rldelta demo` too, so
     its runs record the same links): served read-only on that port. Unset: served at

@@ -33,8 +33,8 @@ def uid(*parts: str) -> str:
 AGENT_ID = uid("agent", AGENT)
 
 
-def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=UTC)
+def utc(year: int, month: int, day: int, hour: int = 0, minute: int = 0) -> datetime:
+    return datetime(year, month, day, hour, minute, tzinfo=UTC)
 
 
 # Calendar: base trained in April, rl-alpha's RL ran ~24 h from ALPHA_START, rl-beta later.

@@ -33,9 +33,11 @@ def _episode_cuts(conv: list[dict]) -> list[list[dict]]:
     return cuts + [conv]
 
 
-def rows(trials: list[Trial], model: str, run_id: str, episode_level: set[str] = frozenset()) -> list[dict]:
+def rows(
+    trials: list[Trial], model: str, run_id: str, episode_level: frozenset[str] | set[str] = frozenset()
+) -> list[dict]:
     """One row per trial (its last episode); trials named in `episode_level` get every episode."""
-    out = []
+    out: list[dict] = []
     for t in trials:
         cuts = _episode_cuts(t.conversation)
         keep = range(len(cuts)) if t.trial_name in episode_level else [len(cuts) - 1]

@@ -82,7 +82,7 @@ def conversation(
 
 def trials(seed: int, model: str, stage: int, n: int, day: datetime) -> list[Trial]:
     """Every trial of one model (stage 0 = the base) on rg-tool-use, n tasks per family."""
-    out = []
+    out: list[Trial] = []
     for family in FAMILIES:
         ds, config = family_dataset(seed, family, n)
         count = n * ATTEMPTS

@@ -25,7 +25,7 @@ from .lineage_evals import FAMILIES, GAMED_FROM, TOOL_ERROR_P, trials
 
 JOB = "rl-gamma"
 CHECKPOINTS = {f"{ORG}/rl-gamma-5-8B": 5, f"{ORG}/rl-gamma-10-8B": 10, f"{ORG}/rl-gamma-20-8B": 20}
-MEMBERS = tuple(sorted(CHECKPOINTS, key=CHECKPOINTS.get))  # step order
+MEMBERS = tuple(sorted(CHECKPOINTS, key=CHECKPOINTS.__getitem__))  # step order
 BENCHMARK = "rg-tool-use"
 TRACES = f"{ORG}/{JOB}"
 START = utc(2026, 6, 1, 0, 0)

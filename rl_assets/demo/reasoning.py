@@ -123,7 +123,7 @@ def trials(
     seed: int, model: str, n: int, variant: str = "", n_tasks: int | None = None, day_offset: timedelta = timedelta(0)
 ) -> list[Trial]:
     side = "base" if model == BASE else "post"
-    out = []
+    out: list[Trial] = []
     for family in FAMILIES:
         ds, config = family_dataset(seed, family, n)
         count = (n_tasks or n) * ATTEMPTS

@@ -158,7 +158,7 @@ def benchmark_rows() -> list[dict]:
 
 def model_rows(spans: dict[str, tuple[datetime, datetime]]) -> list[dict]:
     base_id = uid("model", BASE)
-    rows = [
+    rows: list[dict[str, object]] = [
         {
             "id": base_id,
             "name": BASE,

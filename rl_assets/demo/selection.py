@@ -29,8 +29,8 @@ def representatives(jobs: list[Job], model: str) -> dict[str, Job]:
 
 
 def _pair(post: Job | None, base: Job | None, bench: str) -> dict:
-    ps = post.summary["accuracy"] if post else None
-    bs = base.summary["accuracy"] if base else None
+    ps = post.summary["accuracy"] if post and post.summary else None  # representatives have a summary
+    bs = base.summary["accuracy"] if base and base.summary else None
     return {
         "benchmark": bench,
         "post_job_id": post.id if post else None,

@@ -49,7 +49,7 @@ def plan(seed: int, names: list[str]) -> dict:
         base[t] = v if 0 < sum(v) < ATTEMPTS else [True, False, False]
     for t in order[n_pass + n_mixed :]:
         base[t] = [False] * ATTEMPTS
-    out = {BASE: {"vectors": base, "flips": {}}}
+    out: dict[str, dict[str, dict]] = {BASE: {"vectors": base, "flips": {}}}
     for model, (up_share, down_share) in FLIPS.items():
         rm = rng(seed, "tbm-flips", model)
         fails = sorted(t for t, v in base.items() if not any(v))

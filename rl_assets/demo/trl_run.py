@@ -14,7 +14,8 @@ from .rand import rng
 
 MAX_STEPS, LOGGING_STEPS, EVAL_STEPS, SAVE_STEPS = 300, 5, 50, 150
 OUTPUT_DIR = "outputs/qwen3-8b-grpo"
-VERDICT, ONSETS = "healthy", {}
+VERDICT = "healthy"
+ONSETS: dict[str, int] = {}  # a healthy run: no failure-mode onsets
 
 
 def log_history(seed: int, upto: int = MAX_STEPS) -> list[dict]:

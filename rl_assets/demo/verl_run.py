@@ -106,7 +106,8 @@ def tables(seed: int) -> dict[str, dict]:
     columns = ["step"] + [f"{k}_{i}" for i in range(1, SAMPLES + 1) for k in ("input", "output", "score")]
     for upto in range(TABLE_EVERY, STEPS + 1, TABLE_EVERY):
         data = [
-            [int(step)] + [v for _, row in group.iterrows() for v in (row["input"], row["output"], row["score"])]
+            [int(step)]  # type: ignore[arg-type]  # groupby("step") keys are the step ints
+            + [v for _, row in group.iterrows() for v in (row["input"], row["output"], row["score"])]
             for step, group in frame[frame["step"] <= upto].groupby("step")
         ]
         out[f"{TABLES}/generations_{upto}_{upto:04x}.table.json"] = {"columns": columns, "data": data}

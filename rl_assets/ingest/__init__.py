@@ -20,7 +20,7 @@ from rl_assets.values.task_identity import row_key
 
 from . import _json
 from .features import featurize
-from .plan import plan
+from .plan import Candidate, plan
 from .report import AccountingError, IngestError, IngestReport, SkipLog, accounting_of
 from .rows import finish_row, trace_id
 from .spec import resolve
@@ -95,7 +95,7 @@ def _ingest(spec, out_path: Path, hub, max_rows, benchmark, side, tokenizer, bat
     src = resolve(str(spec), hub, skips)
     adapter = src.adapter
     units = adapter.units()
-    cands = []
+    cands: list[Candidate] = []
     for unit in units:
         try:
             cands.extend(adapter.scan(unit, skips))

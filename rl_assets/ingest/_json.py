@@ -17,7 +17,7 @@ import json
 try:  # optional speed-up; results are identical either way
     import orjson as _orjson
 except ImportError:  # pragma: no cover - exercised only where orjson is missing
-    _orjson = None
+    _orjson = None  # type: ignore[assignment]  # the module or None: callers test for None
 
 # Both backends raise a ValueError subclass on bad input (orjson.JSONDecodeError subclasses
 # json.JSONDecodeError); UnicodeDecodeError is also a ValueError.

@@ -32,7 +32,9 @@ class Joined:
     __slots__ = ("texts", "all", "_starts", "_low")
 
     def __init__(self, texts: list[str]) -> None:
-        self.texts, self.all, self._starts, self._low = texts, "\n".join(texts), None, None
+        self.texts, self.all = texts, "\n".join(texts)
+        self._starts: list[int] | None = None
+        self._low: str | None = None
 
     @property
     def starts(self) -> list[int]:
@@ -65,7 +67,14 @@ class Joined:
 def featurize_fast(messages: list, counter, f) -> dict | None:
     """``f`` is the features module (rules and per-message helpers live there)."""
     role_of, text_of = f._ROLE.get, f.text_of
-    roles, contents, a_msgs, pieces, others, o_msgs, tools, a_before = [], [], [], [], [], [], [], []
+    roles: list[str] = []
+    contents: list[str] = []
+    a_msgs: list[dict] = []
+    pieces: list[str] = []
+    others: list[str] = []
+    o_msgs: list[dict] = []
+    tools: list[int] = []  # indices into others
+    a_before: list[int] = []
     thinks: list[str] = []  # reasoning_content and <think> blocks, token-counted together
     structured_calls = False
     for m in messages:  # one loop: filter, role, text, split by role (no per-message calls)
@@ -205,7 +214,8 @@ class _Tagged:
     where the lowered join has a block opening (saves full passes for rare tags)."""
 
     def __init__(self, texts: list[str], tags: tuple) -> None:
-        self.texts, self.tags, self.seen = texts, tags, {}
+        self.texts, self.tags = texts, tags
+        self.seen: dict[int, bool] = {}
 
     def __contains__(self, k: int) -> bool:
         hit = self.seen.get(k)
@@ -230,7 +240,8 @@ def _blocks(ca: Joined, tagged, tags: tuple, regex) -> list[str]:
         return [b for k in sorted(tagged) for b in regex.findall(ca.texts[k])]  # ascending
     opens, closes = tags
     nxt = {tag: low.find(tag) for tag in opens}  # next occurrence per tag: keeps this linear
-    starts, text, out, pos = ca.starts, ca.all, [], 0
+    starts, text, pos = ca.starts, ca.all, 0
+    out: list[str] = []
     while True:
         i, tag = -1, ""
         for t in opens:  # leftmost opening tag at or after pos

@@ -72,7 +72,8 @@ def _scan_values(piece: bytes) -> list[tuple[object, str]]:
         text = piece.decode("utf-8").lstrip("\ufeff")
     except UnicodeDecodeError:
         return [(None, _json.BAD_UTF8)]
-    decoder, pos, out = json.JSONDecoder(), 0, []
+    decoder, pos = json.JSONDecoder(), 0
+    out: list[tuple[object, str]] = []
     while True:
         while pos < len(text) and text[pos] in " \t\n\r":
             pos += 1

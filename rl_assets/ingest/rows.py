@@ -125,6 +125,12 @@ def finish_row(row: dict) -> dict:
     return row
 
 
+def object_at(row: dict, key: str) -> dict:
+    """``row[key]`` when it is a JSON object, else an empty one (absent, null or another type)."""
+    value = row.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def first_str(row: dict, *keys: str) -> str | None:
     """The first usable text among ``keys``. Numbers count as ids: an integral float is the
     integer (a pandas int column with gaps reads back as 3.0 -> "3"); NaN/inf (a missing value in

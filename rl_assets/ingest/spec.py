@@ -23,6 +23,7 @@ from .formats import atif, harbor, inspect_log, lighteval, lm_eval, qwen_math, r
 from .formats.exported import ExportedRows, looks_like_rows, parquet_columns
 from .formats.harbor_walk import Discovery, is_trial_result
 from .jsonl import records
+from .plan import Adapter
 from .report import IngestError, SkipLog
 from .walk import account_extras, not_data_reason, read_bytes, split_suffix, walk
 
@@ -34,7 +35,7 @@ class Source:
     kind: str
     ref: str
     revision: str | None
-    adapter: object
+    adapter: Adapter
 
 
 _LOCAL_PREFIXES = ("/", "./", "../", "~", ".\\", "..\\")
@@ -168,7 +169,11 @@ def _is_summary(data) -> bool:
 def _classify_files(files: list[Path], where: str, skips: SkipLog):
     """All files of one source must be one kind; JSON and JSONL files are sniffed by content. Each
     file is put on the ledger: read, or not read with the reason."""
-    rows, rg, preloaded, ignored, summaries = [], [], {}, [], []
+    rows: list[Path] = []
+    rg: list[tuple[Path, dict]] = []
+    preloaded: dict[Path, list] = {}
+    ignored: list[tuple[Path, str, bool]] = []
+    summaries: list[Path] = []
     evals: dict[str, list[Path]] = {}
     single = len(files) == 1
     for f in files:

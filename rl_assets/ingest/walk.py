@@ -15,8 +15,9 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
-from rl_assets.schema import COMPRESSIONS, DATA_SUFFIXES
+from rl_assets.schema import COMPRESSIONS, DATA_SUFFIXES, Codec
 
 # pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
 
@@ -86,7 +87,7 @@ def account_extras(w: Walk, skips) -> None:
         skips.input_not_read(reason, path, lost=reason != HIDDEN)
 
 
-def split_suffix(path: Path) -> tuple[str, str | None]:
+def split_suffix(path: Path) -> tuple[str, Codec | None]:
     """(data suffix, compression codec or None): ``a.jsonl.gz`` -> (".jsonl", "gzip")."""
     name = path.name.lower()
     for ext, codec in COMPRESSIONS.items():
@@ -112,14 +113,15 @@ def not_data_reason(path: Path) -> tuple[str, bool] | None:
     return "not a trace data file", False
 
 
-def open_binary(path: Path) -> io.BufferedIOBase:
+def open_binary(path: Path) -> BinaryIO:
     """A buffered binary reader of the file's content, decompressed when its name says so."""
     import pyarrow as pa
 
     _, codec = split_suffix(path)
     if codec is None:
         return open(path, "rb", buffering=1 << 20)
-    return io.BufferedReader(pa.input_stream(str(path), compression=codec), 1 << 20)
+    stream = pa.input_stream(str(path), compression=codec)
+    return io.BufferedReader(stream, 1 << 20)  # type: ignore[type-var]  # a NativeFile is a raw stream; its stubs do not say so
 
 
 def read_bytes(path: Path) -> bytes:

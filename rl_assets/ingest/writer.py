@@ -47,7 +47,7 @@ class TraceWriter:
         # parquet falls back to plain pages (same bytes read back, ~20% less write time).
         # lz4, not zstd: these are local intermediates read back at once; lz4 writes ~0.2 s faster
         # per 200 MB of traces (bench/bench_ingest.py) for files about twice zstd's size.
-        self._writer = pq.ParquetWriter(self._tmp, trace_schema(), compression="lz4", use_dictionary=_DICT_COLUMNS)
+        self._writer = pq.ParquetWriter(self._tmp, trace_schema(), compression="lz4", use_dictionary=_DICT_COLUMNS)  # type: ignore[arg-type]  # pyarrow takes a column list too; its stubs say bool
         return self
 
     def add(self, row: dict, where: str = "") -> None:

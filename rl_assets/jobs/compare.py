@@ -3,7 +3,7 @@ sensors/comparison_sensor.py after a model's analysis run ends)."""
 
 import dagster as dg
 
-from rl_assets.partitions import latest_materialization
+from rl_assets.partitions import latest_materialization, metadata_of
 
 COMPARISON_ASSET = "model_comparison"
 
@@ -19,6 +19,6 @@ def last_pinned_benchmark(instance: dg.DagsterInstance) -> str | None:
     latest = latest_materialization(instance, COMPARISON_ASSET)
     if latest is None:
         return None
-    meta = latest.asset_materialization.metadata
+    meta = metadata_of(latest)
     value = getattr(meta.get("benchmark_id"), "value", None) or getattr(meta.get("benchmark"), "value", None)
     return str(value) if value else None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dagster as dg
 
 from rl_assets import store, store_checks
-from rl_assets.partitions import latest_materialization, slug
+from rl_assets.partitions import latest_materialization, metadata_of, slug
 
 ASSET = dg.AssetKey("failure_modes")
 
@@ -35,7 +35,7 @@ def latest_table(instance: dg.DagsterInstance | None, model_id: str) -> str | No
     if instance is not None:
         record = latest_materialization(instance, ASSET, model_id)
         if record is not None:
-            table = record.asset_materialization.metadata.get("table")
+            table = metadata_of(record).get("table")
             if isinstance(table, dg.PathMetadataValue) and store.exists(table.path):
                 return table.path
     for folder in (
@@ -44,9 +44,9 @@ def latest_table(instance: dg.DagsterInstance | None, model_id: str) -> str | No
     ):
         pointer = f"{folder}/LATEST"
         if store.exists(pointer):
-            table = store_checks.inside_root(
+            pointed = store_checks.inside_root(
                 f"{folder}/{store.read_bytes(pointer).decode().strip()}", f"the pointer {pointer}"
             )
-            if store.exists(table):
-                return table
+            if store.exists(pointed):
+                return pointed
     return None

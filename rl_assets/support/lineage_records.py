@@ -7,14 +7,14 @@ It sits below the asset layer (assets and sensors both import it) and imports no
 
 import dagster as dg
 
-from rl_assets.partitions import latest_materialization, rl_jobs_partitions
+from rl_assets.partitions import RL_JOBS, latest_materialization, metadata_of
 
 LINEAGE_ASSET = "run_lineage"
 
 
 def _recorded(record: dg.EventLogRecord | None) -> tuple[list[str], str | None]:
     """(member checkpoints in step order, lineage.md path) that one lineage materialization recorded."""
-    meta = record.asset_materialization.metadata if record else {}
+    meta = metadata_of(record)
     return list(getattr(meta.get("members"), "data", None) or []), getattr(meta.get("report"), "path", None)
 
 
@@ -45,7 +45,7 @@ def members_to_relink(instance: dg.DagsterInstance, job: str, run_id: str) -> tu
 def lineages_of(instance: dg.DagsterInstance, model_id: str) -> list[tuple[str, list[str], str]]:
     """(job, its members, lineage.md path) of every RL job whose recorded lineage has this checkpoint."""
     out = []
-    for job in instance.get_dynamic_partitions(rl_jobs_partitions.name):
+    for job in instance.get_dynamic_partitions(RL_JOBS):
         members, report = lineage_members(instance, job)
         if model_id in members and report:
             out.append((job, members, report))

@@ -14,7 +14,7 @@ never read back as data (docs/contracts.md, "Store").
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from rl_assets import store
@@ -38,7 +38,7 @@ def report_folder(model_id: str, name: str) -> Path:
     return store.report_dir(model_id) / name
 
 
-def write_report(model_id: str, name: str, files: dict[str, str | bytes]) -> dict[str, Path]:
+def write_report(model_id: str, name: str, files: Mapping[str, str | bytes]) -> dict[str, Path]:
     """Write a question's report files (name -> text or PNG bytes) into its folder, the folder as a
     whole (fileutil.replace_folder); returns file name -> written path, for the asset's metadata."""
     return replace_folder(report_folder(model_id, name), files)

@@ -142,4 +142,5 @@ def record_links_for_make_ui() -> str:
 
 def base_url(server: ThreadingHTTPServer) -> str:
     host, port = server.server_address[:2]
+    assert isinstance(host, str)  # a TCP server's address (bytes only for a unix socket)
     return f"http://{host}:{port}"

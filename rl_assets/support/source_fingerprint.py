@@ -36,7 +36,7 @@ def file_digest(path: Path, size: int, mtime_ns: int) -> str:
 def _files(root: Path) -> list[Path]:
     if root.is_file():
         return [root]
-    found = []
+    found: list[Path] = []
     for folder, dirs, names in os.walk(root, followlinks=True):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))  # temp/hidden folders are not data
         found.extend(Path(folder) / n for n in names if not n.startswith("."))

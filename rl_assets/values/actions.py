@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from rl_assets.values.conversation import TOOL_CALL_RE, text_of
 
@@ -26,7 +27,7 @@ class Action:
     name: str  # tool name (for display)
 
 
-def _key(name: str, args) -> str:
+def _key(name: str, args: object) -> str:
     if isinstance(args, str):
         try:
             args = json.loads(args)
@@ -41,12 +42,12 @@ def _key(name: str, args) -> str:
     return name
 
 
-def _structured(calls) -> list[tuple[str, object]]:
+def _structured(calls: Any) -> list[tuple[str, object]]:
     out = []
     for tc in calls or ():
         if not isinstance(tc, dict):
             continue
-        fn = tc.get("function") if isinstance(tc.get("function"), dict) else tc
+        fn: dict[str, Any] = tc["function"] if isinstance(tc.get("function"), dict) else tc
         out.append((str(fn.get("name") or "unknown"), fn.get("arguments", fn.get("args"))))
     return out
 
@@ -78,8 +79,8 @@ def _from_text(text: str) -> list[tuple[str, object]]:
     return out
 
 
-def extract_actions(messages: list[dict]) -> list[Action]:
-    actions = []
+def extract_actions(messages: list[dict[str, Any]]) -> list[Action]:
+    actions: list[Action] = []
     for i, m in enumerate(messages):
         if not isinstance(m, dict) or m.get("role", m.get("from")) not in ("assistant", "gpt", "agent", "model"):
             continue

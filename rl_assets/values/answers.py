@@ -4,7 +4,7 @@ format-compliance finding (a neutral value module, imported by both layers)."""
 from __future__ import annotations
 
 
-def no_answer(answer) -> bool:
+def no_answer(answer: object) -> bool:
     """No extractable answer: the eval's extraction gave nothing (None, blank, or lm-evaluation-harness's
     ``[invalid]`` placeholder of its regex filters)."""
     return answer is None or not str(answer).strip() or str(answer).strip() == "[invalid]"

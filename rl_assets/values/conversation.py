@@ -14,14 +14,14 @@ THINK_RE = re.compile(r"<think(?:ing)?>(.*?)(?:</think(?:ing)?>|\Z)", re.DOTALL 
 TOOL_CALL_RE = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL | re.IGNORECASE)
 
 
-def text_of(content) -> str:
+def text_of(content: object) -> str:
     """Text of a message content: str, list of parts (images -> "[image]"), dict, or None."""
-    if content.__class__ is str:
+    if type(content) is str:
         return content
     if content is None:
         return ""
     if isinstance(content, list):
-        out = []
+        out: list[str] = []
         for part in content:
             if isinstance(part, str):
                 out.append(part)

@@ -33,7 +33,7 @@ _ENTITY_LIKE = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 _LEADING_BLOCK = re.compile(r"^(\s*)([#>+=-]|\d+[.)])")
 
 
-def _one_line(value) -> str:
+def _one_line(value: object) -> str:
     return re.sub(r"[\r\n\t\v\f\u2028\u2029]+", " ", "" if value is None else str(value))
 
 
@@ -42,7 +42,7 @@ def _inert_html(text: str) -> str:
     return _OPENS_HTML.sub("&lt;", _ENTITY_LIKE.sub("&amp;", text))  # & first: the new entities stay whole
 
 
-def md_text(value) -> str:
+def md_text(value: object) -> str:
     """Untrusted text as inert markdown inline text (also safe inside a table cell)."""
     text = _inert_html(_one_line(value))
     text = _MD_SPECIAL.sub(r"\\\1", text)
@@ -50,7 +50,7 @@ def md_text(value) -> str:
     return _LEADING_BLOCK.sub(lambda m: m[1] + (m[2][:-1] + "\\" + m[2][-1]), text)
 
 
-def md_code(value) -> str:
+def md_code(value: object) -> str:
     """Untrusted text as a markdown code span, shown verbatim (pipes escaped for table cells)."""
     text = _one_line(value).replace("|", "\\|")
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
@@ -59,7 +59,7 @@ def md_code(value) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def html_text(value) -> str:
+def html_text(value: object) -> str:
     """Untrusted text for HTML element content or a quoted attribute value."""
     return html.escape("" if value is None else str(value), quote=True)
 

@@ -50,12 +50,12 @@ class TraceTableRef:
     side: str | None = None
     max_rows: int | None = None
     token_source: str | None = None
-    feature_summary: dict = field(default_factory=dict)
+    feature_summary: dict[str, Any] = field(default_factory=dict)
     data_version: str | None = None  # what the table depends on (source revision + knobs)
-    accounting: dict = field(default_factory=dict)
+    accounting: dict[str, Any] = field(default_factory=dict)
     repo_id: str | None = None  # the model repo, for rl_traces
 
-    def provenance(self) -> dict:
+    def provenance(self) -> dict[str, Any]:
         """What a report names as the data it read: source, revision, rows, benchmark."""
         return {"source": self.source, "revision": self.revision, "rows": self.rows, "benchmark": self.benchmark}
 
@@ -69,7 +69,7 @@ class TrainingLogsRef:
     repo_id: str
     revision: str
     training_logs_revision: str
-    files: list = field(default_factory=list)
+    files: list[Any] = field(default_factory=list)
     save_every: int | None = None  # the checkpoint interval rl_config names, if any
 
 
@@ -81,11 +81,11 @@ class StepTableRef:
     applicable: ClassVar[bool] = True
     steps_table: str
     trainer: str | None = None
-    reward_terms: dict = field(default_factory=dict)  # reward term -> its kind (task, format, ...)
+    reward_terms: dict[str, Any] = field(default_factory=dict)  # reward term -> its kind (task, format, ...)
     n_steps: int | None = None
     training_logs_revision: str | None = None
     best_step: int | None = None
-    curves: dict | None = None  # reward/entropy/KL/length per step, for the run lineage
+    curves: dict[str, Any] | None = None  # reward/entropy/KL/length per step, for the run lineage
     validation_generations: str | None = None  # a store table of W&B validation generations
 
 
@@ -101,13 +101,15 @@ class FailureModeTableRef:
     annotator: str  # the LLM model, or the offline heuristic's label
     prompt_version: str | None = None
     failed: int = 0  # rows left without a category (their call or item failed)
-    coverage: dict = field(default_factory=dict)  # side -> share of its rows with a category (None: no rows)
-    counts: dict = field(default_factory=dict)  # side -> category -> rows (analysis/q1/failure_modes.distribution)
-    shares: dict = field(default_factory=dict)  # side -> category -> share
-    shift: dict = field(default_factory=dict)  # category -> post-RL minus baseline share
-    write_back_preflight: list = field(default_factory=list)  # eval repos checked writable before spending
-    calls: dict = field(default_factory=dict)  # the LLM session's counters and spend
-    call_failures: dict = field(default_factory=dict)  # analysis/judge/llm_failures.failure_summary
+    coverage: dict[str, Any] = field(default_factory=dict)  # side -> share of its rows with a category (None: no rows)
+    counts: dict[str, Any] = field(
+        default_factory=dict
+    )  # side -> category -> rows (analysis/q1/failure_modes.distribution)
+    shares: dict[str, Any] = field(default_factory=dict)  # side -> category -> share
+    shift: dict[str, Any] = field(default_factory=dict)  # category -> post-RL minus baseline share
+    write_back_preflight: list[Any] = field(default_factory=list)  # eval repos checked writable before spending
+    calls: dict[str, Any] = field(default_factory=dict)  # the LLM session's counters and spend
+    call_failures: dict[str, Any] = field(default_factory=dict)  # analysis/judge/llm_failures.failure_summary
 
 
 KINDS = {
@@ -125,7 +127,7 @@ def is_handover(value: Any) -> bool:
     return type(value) in KINDS.values()
 
 
-def encode(value: Any) -> dict:
+def encode(value: Any) -> dict[str, Any]:
     """The JSON-able form of a hand-over value: its fields and its type tag."""
     return {TAG: type(value).__name__, **dataclasses.asdict(value)}
 
@@ -158,12 +160,12 @@ def _tagged(data: Any) -> Any:
     return _build(kind, fields)
 
 
-def _required(cls) -> set[str]:
+def _required(cls: type[Any]) -> set[str]:
     missing = dataclasses.MISSING
     return {f.name for f in dataclasses.fields(cls) if f.default is missing and f.default_factory is missing}
 
 
-def _fits(cls, data: dict) -> bool:
+def _fits(cls: type[Any], data: dict[str, Any]) -> bool:
     """Every required field present, no unknown key; an `applicable` key (plain dicts carried one)
     must agree with the kind."""
     names = {f.name for f in dataclasses.fields(cls)}
@@ -173,5 +175,5 @@ def _fits(cls, data: dict) -> bool:
     return _required(cls) <= keys <= names
 
 
-def _build(cls, data: dict):
+def _build(cls: type[Any], data: dict[str, Any]) -> Any:
     return cls(**{k: v for k, v in data.items() if k != "applicable"})

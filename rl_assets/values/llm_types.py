@@ -14,7 +14,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 
 def content_hash(inputs: Any) -> str:
@@ -30,9 +30,9 @@ def cache_key(model: str, prompt_version: str, inputs: Any) -> str:
 @dataclass
 class LLMRequest:
     keys: list[str]  # cache keys answered by this one call (1 for a judgment, k for a batch)
-    messages: list[dict]
+    messages: list[dict[str, Any]]
     schema_name: str
-    schema: dict
+    schema: dict[str, Any]
     # parsed reply -> {key: validated value}; ValueError = whole reply unusable, a missing key =
     # that item failed (per-item isolation inside a batch).
     interpret: Callable[[Any], dict[str, Any]]
@@ -46,3 +46,12 @@ class ItemResult:
     status: str  # cached | fresh | offline | failed | budget
     value: Any = None
     error: str | None = None
+
+
+class LLMAnswers(Protocol):
+    """What an analysis uses of the client (resources/llm/client.py, LLMClient): its model, and
+    one answer per request key."""
+
+    model: str
+
+    def run(self, requests: list[LLMRequest]) -> dict[str, ItemResult]: ...

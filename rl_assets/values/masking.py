@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
+from typing import Any
 
 MASK = "***"
 
@@ -30,7 +31,7 @@ _TOKENS = re.compile(
 )
 
 
-def mask(text, secrets: Iterable[str | None] = ()) -> str:
+def mask(text: object, secrets: Iterable[str | None] = ()) -> str:
     """`text` (anything; str() is taken) with every credential replaced by ***."""
     out = str(text)
     known = sorted({s for s in secrets if s}, key=len, reverse=True)
@@ -57,7 +58,7 @@ def safe_cause(exc: BaseException | None) -> BaseException | None:
     return exc if exc is None or mask(exc) == str(exc) else None
 
 
-def masked_args(args: tuple) -> tuple:
+def masked_args(args: tuple[object, ...]) -> tuple[object, ...]:
     """An exception's arguments with every string masked: errors whose message quotes input (a
     traces link, a source spec) call it in __init__, so no credential reaches the event log."""
     return tuple(mask(a) if isinstance(a, str) else a for a in args)
@@ -66,7 +67,7 @@ def masked_args(args: tuple) -> tuple:
 class MaskedError(RuntimeError):
     """Base for errors whose message must never carry a credential: it is masked on creation."""
 
-    def __init__(self, *args):
+    def __init__(self, *args: object) -> None:
         super().__init__(*masked_args(args))
 
 
@@ -77,7 +78,7 @@ def install_log_masking() -> None:
     if getattr(previous, "_rldelta_masking", False):
         return
 
-    def factory(*args, **kwargs):
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
         record = previous(*args, **kwargs)
         try:
             text = record.getMessage()
@@ -88,5 +89,5 @@ def install_log_masking() -> None:
             record.msg, record.args = masked, ()
         return record
 
-    factory._rldelta_masking = True
+    factory._rldelta_masking = True  # type: ignore[attr-defined]  # the mark that makes installing idempotent
     logging.setLogRecordFactory(factory)

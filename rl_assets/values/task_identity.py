@@ -29,6 +29,7 @@ import json
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Any
 
 QUESTION_HASH = "question_hash"
 TASK_ID = "task_id"
@@ -58,7 +59,7 @@ def question_key(family: str, question: str) -> str:
     return f"{family}#q{digest}"
 
 
-def row_key(row: dict) -> tuple[str, str]:
+def row_key(row: dict[str, Any]) -> tuple[str, str]:
     """(key, key source) of one trace row by the rule above."""
     family = row.get("task_family") if _generated(row) else None
     question = row.get("question")
@@ -69,7 +70,7 @@ def row_key(row: dict) -> tuple[str, str]:
     return str(row.get("task_id")), TASK_ID
 
 
-def _generated(row: dict) -> bool:
+def _generated(row: dict[str, Any]) -> bool:
     """A task from a seeded generator (reasoning-gym): its question is the task. Other rows (agent
     tasks, exported rows without generator provenance) keep their task id, so two tasks that happen
     to share a prompt text are never merged."""
@@ -80,22 +81,23 @@ def _generated(row: dict) -> bool:
     )
 
 
-def stored_key(row: dict) -> tuple[str, str]:
+def stored_key(row: dict[str, Any]) -> tuple[str, str]:
     """The key ingest stored in the row (``task_key``/``task_key_source``), else ``row_key`` (a table
     written before those columns existed)."""
     key = row.get("task_key")
     return (key, row.get("task_key_source") or TASK_ID) if key else row_key(row)
 
 
-def regenerated_question(family: str, config_json: str | None, index) -> str | None:
+def regenerated_question(family: str, config_json: str | None, index: int | float | str | None) -> str | None:
     """The question the installed reasoning-gym generates for (config, index); None when it cannot
     (not installed, unknown family, a config it rejects, an index outside the dataset)."""
     if not config_json or index is None:
         return None
     try:
-        return generated_dataset(family, canonical_config(config_json))[int(index)]["question"]
+        question = generated_dataset(family, canonical_config(config_json))[int(index)]["question"]
     except Exception:  # noqa: BLE001 - any failure means "cannot regenerate": the caller falls back
         return None
+    return question if isinstance(question, str) else None
 
 
 def canonical_config(raw: str | None) -> str:
@@ -108,7 +110,7 @@ def canonical_config(raw: str | None) -> str:
         return raw
 
 
-def typed_config(family: str, config: dict) -> dict:
+def typed_config(family: str, config: dict[str, Any]) -> dict[str, Any]:
     """JSON config -> create_dataset kwargs: enums and tuples restored, unknown keys dropped.
 
     Configs round-trip through JSON in trace files, which turns enum fields into strings (that
@@ -124,7 +126,7 @@ def typed_config(family: str, config: dict) -> dict:
     if family not in DATASETS:
         raise KeyError(f"{family!r} is not a registered reasoning-gym dataset")
     hints = typing.get_type_hints(DATASETS[family][1])
-    out = {}
+    out: dict[str, Any] = {}
     for key, value in config.items():
         hint = hints.get(key)
         if hint is None:
@@ -138,7 +140,7 @@ def typed_config(family: str, config: dict) -> dict:
 
 
 @lru_cache(maxsize=256)
-def generated_dataset(family: str, config_json: str):
+def generated_dataset(family: str, config_json: str) -> Any:  # a reasoning_gym dataset (the package has no types)
     """The seeded reasoning-gym dataset of one (family, config); imported lazily (a second or so)."""
     import reasoning_gym
 

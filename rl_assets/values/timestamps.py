@@ -11,7 +11,7 @@ class TimestampError(ValueError):
     """A value that should be a time is not; the message names where it came from."""
 
 
-def parse_utc(value, where: str = "") -> datetime | None:
+def parse_utc(value: object, where: str = "") -> datetime | None:
     """ISO string or datetime -> aware UTC datetime (naive values are taken as UTC); None or ""
     -> None. `where` names the row and column for the error message (e.g.
     "sandbox_jobs[abc].ended_at").
@@ -25,11 +25,13 @@ def parse_utc(value, where: str = "") -> datetime | None:
         return None
     if isinstance(value, str):
         try:
-            value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            when = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError as exc:
             raise TimestampError(f"{where or 'timestamp'}: {value!r} is not an ISO-8601 time") from exc
-    elif not isinstance(value, datetime):
+    elif isinstance(value, datetime):
+        when = value
+    else:
         raise TimestampError(f"{where or 'timestamp'}: {value!r} is not a time")
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC)

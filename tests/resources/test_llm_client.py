@@ -119,6 +119,17 @@ def test_one_bad_item_never_aborts_the_batch(server, tmp_path):
     assert len(client.cache.failures()) == 3 and len(client.cache) == 5
 
 
+def test_offline_request_without_a_heuristic_fails_by_name(tmp_path):
+    # offline mode answers with each request's heuristic; one without a heuristic (the field is optional)
+    # failed as "TypeError: 'NoneType' object is not callable" (found by mypy); it now says why
+    client = LLMResource(offline=True, cache_root=str(tmp_path / "llm")).session("judge", "org/model")
+    with_heuristic = req(1)
+    with_heuristic.offline = lambda: {"ok": True}
+    out = client.run([req(0), with_heuristic])
+    assert out["key-000"].status == "failed" and "no heuristic" in out["key-000"].error
+    assert out["key-001"].status == "offline" and out["key-001"].value == {"ok": True}
+
+
 def test_cost_and_latency_in_usage_ledger(server, tmp_path):
     client = make(server, tmp_path).session("judge", "org/model")
     client.run([req(i) for i in range(3)])

@@ -9,6 +9,8 @@ Intervals and tests come from rl_assets.analysis.stats, so "significant" means w
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 from rl_assets.analysis.pairing.pairs import DISJOINT, ONLY_AFTER, ONLY_BEFORE, pair_rows
 from rl_assets.analysis.q1.paired_deltas import PASS_THRESHOLD
@@ -22,7 +24,7 @@ class MixedBenchmarksError(ValueError):
     """Rows from different benchmarks cannot be ranked against each other."""
 
 
-def task_pass_rates(rows: list[dict], keys: list[str] | None = None) -> dict[str, float]:
+def task_pass_rates(rows: list[dict[str, Any]], keys: list[str] | None = None) -> dict[str, float]:
     """Per task (``keys[i]`` for row i, else its task_id), the share of attempts that passed
     (infra-error attempts dropped)."""
     import numpy as np
@@ -36,8 +38,8 @@ def task_pass_rates(rows: list[dict], keys: list[str] | None = None) -> dict[str
 
 
 def paired_pass_rates(
-    model_id: str, base_rows: list[dict], post_rows: list[dict], normalise=()
-) -> tuple[dict, dict, dict]:
+    model_id: str, base_rows: list[dict[str, Any]], post_rows: list[dict[str, Any]], normalise: Sequence[str] = ()
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """Both sides' per-task pass rates keyed by the pairing every analysis shares
     (rl_assets/analysis/pairing/pairs.py), and its report (one group: the model)."""
     sides = [[r for r in rows if not r.get("is_infra_error")] for rows in (base_rows, post_rows)]
@@ -51,7 +53,7 @@ def paired_pass_rates(
 
 def model_row(
     model_id: str, baseline: dict[str, float], post: dict[str, float], n_boot: int = 2000, seed: int = 0
-) -> dict:
+) -> dict[str, Any]:
     """One model's paired change on the common tasks of the pinned benchmark."""
     import numpy as np
 
@@ -85,7 +87,7 @@ def model_row(
     }
 
 
-def merged_pairing(reports: list[dict]) -> dict | None:
+def merged_pairing(reports: list[dict[str, Any]]) -> dict[str, Any] | None:
     """One pairing table over every model (one group each); near misses and setting differences
     keep the model they belong to."""
     if not reports:
@@ -107,7 +109,12 @@ def merged_pairing(reports: list[dict]) -> dict | None:
     }
 
 
-def compare(benchmark: dict, rows: list[dict], excluded: list[dict], pairings: list[dict] = ()) -> dict:
+def compare(
+    benchmark: dict[str, Any],
+    rows: list[dict[str, Any]],
+    excluded: list[dict[str, Any]],
+    pairings: Sequence[dict[str, Any]] = (),
+) -> dict[str, Any]:
     """Rank models by delta on one benchmark; each row carries its own noise floor and interval."""
     benchmarks = {r.get("benchmark_id") for r in rows}
     if benchmarks - {benchmark["id"]}:

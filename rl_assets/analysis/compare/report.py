@@ -3,29 +3,27 @@ narrow table the UI shows. Pure: returns text and PNG bytes, writes nothing."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rl_assets.analysis.pairing.report import near_miss_line, pairing_section
 from rl_assets.analysis.render.escape import md_code, md_text
 from rl_assets.analysis.render.figures import figure_png
-from rl_assets.analysis.render.report_md import (
-    Report,
-    fmt_ci,
-    fmt_num,
-    fmt_p,
-    fmt_signed,
-    json_text,
-    jsonable,
-    md_table,
-)
+from rl_assets.analysis.render.report_md import Report, fmt_ci, fmt_num, fmt_p, fmt_signed, json_text, jsonable
+from rl_assets.values.escape import md_table
 
 
-def comparison_report(result: dict) -> Report:
+def comparison_report(result: dict[str, Any]) -> Report:
     """comparison.md (full table), comparison.json and comparison.png; the UI summary has three columns."""
     png = plot(result)
-    files = {"comparison.md": render(result), "comparison.json": json_text(jsonable(result)), "comparison.png": png}
+    files: dict[str, str | bytes] = {
+        "comparison.md": render(result),
+        "comparison.json": json_text(jsonable(result)),
+        "comparison.png": png,
+    }
     return Report(files, summary(result), {"comparison.png": png})
 
 
-def render(result: dict) -> str:
+def render(result: dict[str, Any]) -> str:
     bench = result["benchmark"]
     lines = [
         f"# Model comparison on {md_text(bench['name'])} ({md_text(bench['id'])})",
@@ -43,7 +41,7 @@ def render(result: dict) -> str:
                     fmt_num(r["baseline_rate"]),
                     fmt_num(r["post_rate"]),
                     fmt_signed(r["delta"]),
-                    fmt_ci(*r["ci95"], signed=True),
+                    fmt_ci(r["ci95"][0], r["ci95"][1], signed=True),
                     fmt_num(r["noise_floor"]),
                     fmt_p(r["mcnemar"]["p"]),
                     "yes" if r["significant"] and r["above_noise_floor"] else "no",
@@ -73,12 +71,12 @@ def render(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def summary(result: dict) -> str:
+def summary(result: dict[str, Any]) -> str:
     """The comparison narrow enough for the UI's metadata panel: three columns, the full table is in comparison.md."""
     rows = [
         [
             md_code(r["model_id"]),
-            f"{fmt_signed(r['delta'])} {fmt_ci(*r['ci95'], signed=True)}",
+            f"{fmt_signed(r['delta'])} {fmt_ci(r['ci95'][0], r['ci95'][1], signed=True)}",
             "yes" if r["significant"] and r["above_noise_floor"] else "no",
         ]
         for r in result["ranked"]
@@ -93,7 +91,7 @@ def summary(result: dict) -> str:
     return "\n".join(lines) + "\n\nNoise floors, McNemar p and the exclusion reasons: the `report` file.\n"
 
 
-def plot(result: dict) -> bytes:
+def plot(result: dict[str, Any]) -> bytes:
     import matplotlib
 
     matplotlib.use("Agg")

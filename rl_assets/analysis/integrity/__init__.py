@@ -7,7 +7,7 @@ optionally, its validation generations (step, sample, input, output, score). Rul
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rl_assets.analysis.integrity import (
     behaviour,
@@ -29,7 +29,7 @@ def reward_integrity(
     steps: pd.DataFrame,
     generations: pd.DataFrame | None = None,
     generations_note: str = "no validation-generation table logged",
-) -> dict:
+) -> dict[str, Any]:
     """Every signal (status, onset step, evidence at onset and at the end) and the run's verdict;
     `generations_note` is the reason given when `generations` is None."""
     if "step" not in steps.columns:
@@ -93,6 +93,6 @@ def reward_integrity(
     }
 
 
-def onsets(result: dict) -> dict[str, int]:
+def onsets(result: dict[str, Any]) -> dict[str, int]:
     """{signal: onset step} of the signals that hold (the lineage and the plot mark these)."""
     return {n: s["onset_step"] for n, s in result["signals"].items() if s["status"] == rules.HOLDS}

@@ -12,7 +12,7 @@ evidence it is "not enough data" and names what could not be checked (rules.SIGN
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rl_assets.analysis.integrity import rules
 from rl_assets.analysis.integrity.curve import Curve, joint, logged
@@ -34,7 +34,7 @@ def behaviour_logged(table: pd.DataFrame) -> list[str]:
     return [b for b in BEHAVIOURS if logged(table, b)]
 
 
-def fit(table: pd.DataFrame, behaviour: str, alpha: float) -> dict | None:
+def fit(table: pd.DataFrame, behaviour: str, alpha: float) -> dict[str, Any] | None:
     """How much of the reward's change the behaviour's change explains, over the steps logging both;
     None when fewer than rules.MIN_STEPS steps log both.
 
@@ -66,7 +66,7 @@ def fit(table: pd.DataFrame, behaviour: str, alpha: float) -> dict | None:
     onset = first_sustained(reward.up() & (share >= rules.SHARE), rules.SUSTAIN) if related and leads else None
     explained = slope * part.delta[-1]
 
-    def step(i):
+    def step(i: int | None) -> int | None:
         return int(reward.steps[i]) if i is not None else None
 
     return {
@@ -93,11 +93,12 @@ def fit(table: pd.DataFrame, behaviour: str, alpha: float) -> dict | None:
     }
 
 
-def task_outcome(table: pd.DataFrame) -> dict:
+def task_outcome(table: pd.DataFrame) -> dict[str, Any]:
     """What the task-outcome evidence independent of the reward did from the start to the end of the
     run: {"evidence": {source: numbers and whether it rose}, "rises": True/False/None (None: no
     evidence), "unchecked": [why each source could not be used]}."""
-    evidence, unchecked = {}, []
+    evidence: dict[str, dict[str, Any]] = {}
+    unchecked: list[str] = []
     if not logged(table, "task_score"):
         unchecked.append("task_score not logged")
     elif task_is_reward(table):
@@ -120,9 +121,10 @@ def task_outcome(table: pd.DataFrame) -> dict:
                 "text": f"task_score {task.start:.4g} → {task.smooth[-1]:.4g} ({change:+.3g}, smoothed; "
                 f"up needs > {task.threshold:.3g})",
             }
-    val = table.loc[table["val_score"].notna(), "val_score"] if "val_score" in table.columns else []
-    if len(val) < rules.VAL_MIN_ROUNDS:
-        unchecked.append(f"val_score logged at {len(val)} validation rounds (fewer than {rules.VAL_MIN_ROUNDS})")
+    val = table.loc[table["val_score"].notna(), "val_score"] if "val_score" in table.columns else None
+    n_val = 0 if val is None else len(val)
+    if val is None or n_val < rules.VAL_MIN_ROUNDS:
+        unchecked.append(f"val_score logged at {n_val} validation rounds (fewer than {rules.VAL_MIN_ROUNDS})")
     else:
         first, last = float(val.iloc[0]), float(val.iloc[-1])
         evidence["val_score"] = {
@@ -138,11 +140,11 @@ def task_outcome(table: pd.DataFrame) -> dict:
     return {"evidence": evidence, "rises": rises, "unchecked": unchecked}
 
 
-def _at(reward: Curve, part: Curve, behaviour: str, i: int) -> dict:
+def _at(reward: Curve, part: Curve, behaviour: str, i: int) -> dict[str, Any]:
     return {"step": int(reward.steps[i]), "reward": reward.at(i), behaviour: part.at(i)}
 
 
-def reward_tracks_behaviour(table: pd.DataFrame, trend: dict) -> dict:
+def reward_tracks_behaviour(table: pd.DataFrame, trend: dict[str, Any]) -> dict[str, Any]:
     if not trend["evaluable"]:
         return rules.no_data(NAME, trend["reason"])
     logged_now = behaviour_logged(table)
@@ -158,7 +160,7 @@ def reward_tracks_behaviour(table: pd.DataFrame, trend: dict) -> dict:
         )
     arithmetic = [f["arithmetic"] for f in fits]
     stored = [{k: v for k, v in f.items() if k not in ("curves", "onset", "arithmetic")} for f in fits]
-    extra = {"arithmetic": arithmetic, "behaviours": stored}
+    extra: dict[str, Any] = {"arithmetic": arithmetic, "behaviours": stored}
     if not trend["rises"]:
         return rules.signal(NAME, rules.DOES_NOT_HOLD, trend["reason"], **extra)
     explaining = [f for f in fits if f["onset"] is not None]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rl_assets.analysis.integrity import rules
 from rl_assets.analysis.stats.onset import noise_level, rolling_median, start_level
@@ -12,6 +12,7 @@ from rl_assets.analysis.stats.onset import noise_level, rolling_median, start_le
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+    from numpy.typing import ArrayLike
 
 
 @dataclass(frozen=True)
@@ -23,16 +24,16 @@ class Curve:
     threshold: float  # a move of more than this counts as up (or down)
 
     @classmethod
-    def of(cls, steps, values) -> Curve:
+    def of(cls, steps: ArrayLike, values: ArrayLike) -> Curve:
         import numpy as np
 
-        steps, raw = np.asarray(steps, float), np.asarray(values, float)
-        ok = np.isfinite(steps) & np.isfinite(raw)
-        steps, raw = steps[ok], raw[ok]
+        at, raw = np.asarray(steps, float), np.asarray(values, float)
+        ok = np.isfinite(at) & np.isfinite(raw)
+        at, raw = at[ok], raw[ok]
         smooth = rolling_median(raw, rules.WINDOW)
         span = float(np.ptp(smooth)) if len(smooth) else 0.0
         threshold = max(rules.NOISE_K * noise_level(raw, smooth), rules.RANGE_FLOOR * span)
-        return cls(steps.astype(int), raw, smooth, start_level(raw, rules.START_POINTS), threshold)
+        return cls(at.astype(int), raw, smooth, start_level(raw, rules.START_POINTS), threshold)
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -44,7 +45,7 @@ class Curve:
     def up(self) -> np.ndarray:
         return self.delta > self.threshold
 
-    def at(self, i: int) -> dict:
+    def at(self, i: int) -> dict[str, Any]:
         return {
             "step": int(self.steps[i]),
             "raw": float(self.raw[i]),
@@ -69,12 +70,15 @@ def column_curve(table: pd.DataFrame, column: str) -> Curve | None:
     return Curve.of(table["step"], table[column]) if column in table.columns else None
 
 
-def enough_curve(table: pd.DataFrame, column: str, name: str) -> tuple[Curve | None, dict | None]:
-    """(the column's curve, None), or (None, signal `name`'s "not enough data") when the column is
-    logged at fewer than rules.MIN_STEPS steps: the first lines of every single-curve signal."""
+def enough_curve(table: pd.DataFrame, column: str, name: str) -> Curve | dict[str, Any]:
+    """The column's curve, or signal `name`'s "not enough data" when the column is logged at fewer
+    than rules.MIN_STEPS steps: the first lines of every single-curve signal."""
     curve = column_curve(table, column)
     short = rules.too_few(name, f"{column} logged", len(curve) if curve is not None else 0)
-    return (None, short) if short else (curve, None)
+    if short is not None:
+        return short
+    assert curve is not None  # no column is 0 steps: too_few said so
+    return curve
 
 
 def joint(table: pd.DataFrame, a: str, b: str) -> pd.DataFrame:

@@ -9,7 +9,7 @@ count of finite values and the report can say how many were dropped.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rl_assets.values.metric_aliases import REWARD_TERM_PREFIX
 
@@ -35,7 +35,7 @@ def read_columns(table: pd.DataFrame) -> list[str]:
     return [c for c in table.columns if c in READ or c.startswith(REWARD_TERM_PREFIX)]
 
 
-def _kind(value) -> str | None:
+def _kind(value: Any) -> str | None:  # any logged entry: float() decides
     """'+inf', '-inf', 'nan' or 'not a number' for an entry that is present but not a finite number;
     None for a finite number or an absent entry (None, or a float NaN: what the readers write for
     'not logged at this step')."""

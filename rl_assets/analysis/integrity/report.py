@@ -3,25 +3,22 @@ and the rules, as the audit writes them (numbers a reader can re-derive the verd
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from rl_assets.analysis.integrity import onsets, rules
 from rl_assets.analysis.integrity.finite import describe
 from rl_assets.analysis.integrity.plot import curves_plot
 from rl_assets.analysis.render.escape import md_text
-from rl_assets.analysis.render.report_md import (
-    ERROR_RATES,
-    Report,
-    bullet_list,
-    fmt_num,
-    fmt_p,
-    json_text,
-    jsonable,
-    md_table,
-)
+from rl_assets.analysis.render.report_md import ERROR_RATES, Report, bullet_list, fmt_num, fmt_p, json_text, jsonable
+from rl_assets.values.escape import md_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PLOT = "curves.png"
 
 
-def _evidence(at: dict | None) -> str:
+def _evidence(at: dict[str, Any] | None) -> str:
     """'step 25: reward 0.61 (+0.40), task_score 0.40 (-0.10)' from a signal's at_onset/at_end."""
     if not at:
         return "—"
@@ -38,7 +35,7 @@ def _evidence(at: dict | None) -> str:
     return f"step {at.get('step', '—')}: " + ", ".join(parts)
 
 
-def signals_table(result: dict) -> str:
+def signals_table(result: dict[str, Any]) -> str:
     """One row per signal: the table shown in the Dagster UI and at the top of the report."""
     rows = [
         [
@@ -54,11 +51,11 @@ def signals_table(result: dict) -> str:
     return md_table(["signal", "status", "onset step", "at onset", "at end", "why"], rows, align="llrlll")
 
 
-def summary(result: dict) -> str:
+def summary(result: dict[str, Any]) -> str:
     return f"**{result['verdict']}** — {md_text(result['verdict_reason'])}\n\n" + signals_table(result)
 
 
-def render_markdown(result: dict, title: str, has_plot: bool) -> str:
+def render_markdown(result: dict[str, Any], title: str, has_plot: bool) -> str:
     trend = result["reward_trend"]
     parts = [
         f"# Reward integrity: {md_text(title)}",
@@ -123,12 +120,12 @@ def render_markdown(result: dict, title: str, has_plot: bool) -> str:
     return "\n".join(parts)
 
 
-def integrity_report(result: dict, steps, title: str) -> Report:
+def integrity_report(result: dict[str, Any], steps: pd.DataFrame, title: str) -> Report:
     """The report folder's files (json, md, plot) and the UI summary."""
     marks = [(step, name) for name, step in onsets(result).items()]
     png = curves_plot(steps, marks, f"{title}: {result['verdict']}")
     plots = {PLOT: png} if png else {}
-    files = {
+    files: dict[str, str | bytes] = {
         "reward_integrity.json": json_text(jsonable(result)),
         "reward_integrity.md": render_markdown(result, title, bool(png)),
         **plots,

@@ -8,7 +8,7 @@ dominates its pairs (a fast hack, then a plateau).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rl_assets.analysis.integrity import rules
 from rl_assets.analysis.integrity.curve import Curve
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 EACH_P = rules.TREND_P / 2  # Bonferroni over the two tests of the gate
 
 
-def level_shift(reward: Curve) -> dict:
+def level_shift(reward: Curve) -> dict[str, Any]:
     """The level-shift test on the reward's curve: the numbers, and whether every part of it holds.
 
     The held level is the median of the second half's raw values; the plateau starts at the first
@@ -55,7 +55,7 @@ def level_shift(reward: Curve) -> dict:
     }
 
 
-def reward_trend(table: pd.DataFrame, non_finite: dict[str, int] | None = None) -> dict:
+def reward_trend(table: pd.DataFrame, non_finite: dict[str, int] | None = None) -> dict[str, Any]:
     """Kendall tau of reward against step over the run, and the level-shift test: the gate.
     `table` holds finite values or NaN only (finite.finite_table); `non_finite` counts the reward's
     entries dropped there, so "not enough data" can say they were logged and not numbers."""

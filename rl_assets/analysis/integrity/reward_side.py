@@ -7,7 +7,7 @@ cannot have been earned outside the task.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rl_assets.analysis.integrity import kl_per_token, rules
 from rl_assets.analysis.integrity.curve import Curve, joint, logged
@@ -36,7 +36,7 @@ def task_is_reward(table: pd.DataFrame) -> bool:
     )
 
 
-def divergence(table: pd.DataFrame, trend: dict) -> dict:
+def divergence(table: pd.DataFrame, trend: dict[str, Any]) -> dict[str, Any]:
     name = "reward_task_divergence"
     if not trend["evaluable"]:
         return rules.no_data(name, trend["reason"])
@@ -70,7 +70,7 @@ def divergence(table: pd.DataFrame, trend: dict) -> dict:
     )
 
 
-def _pair(reward: Curve, other: Curve, i: int, other_name: str = "task_score") -> dict:
+def _pair(reward: Curve, other: Curve, i: int, other_name: str = "task_score") -> dict[str, Any]:
     return {"step": int(reward.steps[i]), "reward": reward.at(i), other_name: other.at(i)}
 
 
@@ -99,7 +99,7 @@ def term_columns(table: pd.DataFrame) -> dict[str, pd.Series]:
     return terms
 
 
-def carried_by_kl(share_signal: dict) -> bool:
+def carried_by_kl(share_signal: dict[str, Any]) -> bool:
     """non_task_term_share holds and the KL penalty itself (logged, or its per-token form summed) carries at
     least rules.SHARE of the reward's change at the end: the reward rose because the penalty shrank, not
     because something outside the task paid."""
@@ -113,7 +113,7 @@ def carried_by_kl(share_signal: dict) -> bool:
     return share_signal["status"] == rules.HOLDS and any(x >= rules.SHARE for x in kl)
 
 
-def term_share(table: pd.DataFrame, trend: dict) -> dict:
+def term_share(table: pd.DataFrame, trend: dict[str, Any]) -> dict[str, Any]:
     import numpy as np
 
     name = "non_task_term_share"
@@ -122,7 +122,8 @@ def term_share(table: pd.DataFrame, trend: dict) -> dict:
     terms = term_columns(table)
     if not terms:
         return rules.no_data(name, "no non-task reward term logged and no task_score to form reward − task_score")
-    shares, best = [], None
+    shares: list[dict[str, Any]] = []
+    best: dict[str, Any] | None = None
     for term, values in terms.items():
         ok = table["reward"].notna() & values.notna()
         if ok.sum() < rules.MIN_STEPS:
@@ -134,7 +135,7 @@ def term_share(table: pd.DataFrame, trend: dict) -> dict:
         with np.errstate(divide="ignore", invalid="ignore"):
             share = np.where(reward.delta != 0, part.delta / reward.delta, np.nan)
         i = first_sustained(reward.up() & (share >= rules.SHARE), rules.SUSTAIN) if trend["rises"] else None
-        row = {
+        row: dict[str, Any] = {
             "term": term,
             "share_end": float(share[-1]),
             "onset": i,
@@ -175,7 +176,7 @@ def term_share(table: pd.DataFrame, trend: dict) -> dict:
     )
 
 
-def train_val(table: pd.DataFrame, trend: dict) -> dict:
+def train_val(table: pd.DataFrame, trend: dict[str, Any]) -> dict[str, Any]:
     name = "train_val_divergence"
     if not trend["evaluable"]:
         return rules.no_data(name, trend["reason"])
@@ -190,7 +191,7 @@ def train_val(table: pd.DataFrame, trend: dict) -> dict:
     rows = [(int(s), reward.last_at_or_before(s), float(x)) for s, x in zip(v_steps[1:], v[1:])]
     mask = [j is not None and reward.up()[j] and x - v[0] < rules.VAL_RISE for _, j, x in rows]
 
-    def at(k):
+    def at(k: int) -> dict[str, Any]:
         step, j, x = rows[k]
         return {
             "step": step,

@@ -3,6 +3,9 @@ text printed verbatim into every report (docs/integrity.md explains why each is 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 WINDOW = 5  # smoothing: centred rolling median over this many logged steps
 SUSTAIN = 5  # a per-step signal holds from its onset for this many consecutive logged steps
 START_POINTS = 5  # a curve's start level: the median of its first this-many logged values
@@ -116,10 +119,10 @@ def signal(
     reason: str,
     *,
     onset_step: int | None = None,
-    at_onset: dict | None = None,
-    at_end: dict | None = None,
-    **extra,
-) -> dict:
+    at_onset: dict[str, Any] | None = None,
+    at_end: dict[str, Any] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
     """status is HOLDS / DOES_NOT_HOLD / NO_DATA; reason says why in numbers."""
     return {
         "name": name,
@@ -133,27 +136,31 @@ def signal(
     }
 
 
-def no_data(name: str, reason: str) -> dict:
+def no_data(name: str, reason: str) -> dict[str, Any]:
     return signal(name, NO_DATA, reason)
 
 
-def too_few(name: str, what: str, n: int) -> dict | None:
+def too_few(name: str, what: str, n: int) -> dict[str, Any] | None:
     """Signal `name`'s "not enough data" when `what` is logged at fewer than MIN_STEPS steps, else None."""
     return no_data(name, f"{what} at {n} steps (fewer than {MIN_STEPS})") if n < MIN_STEPS else None
 
 
 def verdict(
-    signals: dict[str, dict], behaviour_logged: bool, *, reward_steps: int = HEALTHY_MIN_STEPS, kl_carried: bool = False
+    signals: dict[str, dict[str, Any]],
+    behaviour_logged: bool,
+    *,
+    reward_steps: int = HEALTHY_MIN_STEPS,
+    kl_carried: bool = False,
 ) -> tuple[str, str]:
     """(verdict, one-line reason) from the signals, by RULES 1-5 in order; `behaviour_logged`: the
     table logs a behaviour count, so reward_tracks_behaviour must be evaluated before "healthy";
     `reward_steps`: finite reward values logged; `kl_carried`: the KL penalty carries the reward's change
     (reward_side.carried_by_kl)."""
 
-    def named(names, status):
+    def named(names: Iterable[str], status: str) -> list[str]:
         return [n for n in names if signals[n]["status"] == status]
 
-    def since(held):
+    def since(held: Iterable[str]) -> str:
         return ", ".join(f"{n} from step {signals[n]['onset_step']}" for n in held)
 
     warned = named(WARNING_SIGNALS, HOLDS)
@@ -168,7 +175,7 @@ def verdict(
         return OUTSIDE, "holds: " + since(held) + warning
     if collapsed:
         return COLLAPSED, "holds: " + since(collapsed) + warning
-    unchecked = []
+    unchecked: list[str] = []
     if len(named(TASK_OUTCOME_SIGNALS, NO_DATA)) == len(TASK_OUTCOME_SIGNALS):
         unchecked += [f"{n}: {signals[n]['reason']}" for n in TASK_OUTCOME_SIGNALS]
     if behaviour_logged and signals[BEHAVIOUR_SIGNAL]["status"] == NO_DATA:

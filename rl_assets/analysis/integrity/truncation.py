@@ -7,10 +7,10 @@ reward scored were cut off, not whether they were rambling or reasoning that out
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rl_assets.analysis.integrity import rules
-from rl_assets.analysis.integrity.curve import enough_curve
+from rl_assets.analysis.integrity.curve import Curve, enough_curve
 from rl_assets.analysis.stats.onset import first_sustained
 
 # pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
@@ -20,16 +20,16 @@ if TYPE_CHECKING:
 COLUMN = "length_clipped_share"
 
 
-def length_truncation(table: pd.DataFrame) -> dict:
+def length_truncation(table: pd.DataFrame) -> dict[str, Any]:
     name = "length_truncation"
-    curve, short = enough_curve(table, COLUMN, name)
-    if short:
-        return short
+    curve = enough_curve(table, COLUMN, name)
+    if not isinstance(curve, Curve):
+        return curve  # not enough data
     n = len(curve)
     i = first_sustained(curve.smooth >= rules.CLIP_SHARE, rules.SUSTAIN)
     held = curve.smooth >= rules.CLIP_SHARE
 
-    def at(i: int) -> dict:
+    def at(i: int) -> dict[str, Any]:
         return {"step": int(curve.steps[i]), COLUMN: curve.at(i)}
 
     if i is None:

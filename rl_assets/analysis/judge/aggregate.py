@@ -8,6 +8,7 @@ traces, decided the verdict. Win shares use Wilson intervals from analysis.stats
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from rl_assets.analysis.stats import wilson_interval
 
@@ -28,7 +29,7 @@ SIDES = ("baseline", "post-rl", "tie")
 _CONF_RANK = {"low": 0, "medium": 1, "high": 2}
 
 
-def orient(verdict: dict, post_is_b: bool) -> dict:
+def orient(verdict: dict[str, Any], post_is_b: bool) -> dict[str, Any]:
     """Winner as a side; tags as "post-RL relative to baseline".
 
     Tags describe B relative to A. When B is the baseline, directional tags are inverted; state
@@ -47,14 +48,15 @@ def orient(verdict: dict, post_is_b: bool) -> dict:
     }
 
 
-def combine_pair(task: str, probe: str, ab: dict | None, ba: dict | None) -> dict:
+def combine_pair(task: str, probe: str, ab: dict[str, Any] | None, ba: dict[str, Any] | None) -> dict[str, Any]:
     """ab: verdict with A=baseline, B=post-RL; ba: the swapped order. None = that order failed."""
     out = {"task": task, "probe": probe, "orders": {"baseline_first": ab, "post_rl_first": ba}}
     if ab is None or ba is None:
         return {**out, "status": "incomplete", "winner": None}
     o1, o2 = orient(ab, post_is_b=True), orient(ba, post_is_b=False)
     agree = o1["winner"] == o2["winner"]
-    conf = min((ab["confidence"], ba["confidence"]), key=_CONF_RANK.get)
+    # validate_verdict makes every confidence a ranked value
+    conf = min((ab["confidence"], ba["confidence"]), key=_CONF_RANK.__getitem__)
     return {
         **out,
         "status": "judged",
@@ -70,12 +72,12 @@ def combine_pair(task: str, probe: str, ab: dict | None, ba: dict | None) -> dic
     }
 
 
-def _share(k: int, n: int) -> dict:
+def _share(k: int, n: int) -> dict[str, Any]:
     lo, hi = wilson_interval(k, n)
     return {"count": k, "share": (k / n) if n else None, "wilson95": [round(lo, 4), round(hi, 4)]}
 
 
-def summarize(pairs: list[dict]) -> dict:
+def summarize(pairs: list[dict[str, Any]]) -> dict[str, Any]:
     """Win rates, flip rate, confidence and tag distributions of one probe."""
     judged = [p for p in pairs if p["status"] == "judged"]
     n = len(judged)

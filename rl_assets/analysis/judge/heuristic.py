@@ -8,6 +8,8 @@ carries the label OFFLINE_LABEL.
 
 from __future__ import annotations
 
+from typing import Any
+
 # (feature, tag when B is clearly higher, tag when B is clearly lower)
 _DIRECTIONAL = (
     ("assistant_tokens", "more-verbose", "less-verbose"),
@@ -20,11 +22,11 @@ _DIRECTIONAL = (
 REL_THRESHOLD = 0.2  # a change under 20 % of the larger value is treated as noise
 
 
-def _num(row: dict, name: str) -> float:
+def _num(row: dict[str, Any], name: str) -> float:
     return float(row.get(name) or 0.0)
 
 
-def _winner(a: dict, b: dict) -> tuple[str, str]:
+def _winner(a: dict[str, Any], b: dict[str, Any]) -> tuple[str, str]:
     if bool(a.get("passed")) != bool(b.get("passed")):
         return ("B" if b.get("passed") else "A"), "only one trace passed the verifier"
     ra, rb = a.get("reward"), b.get("reward")
@@ -36,7 +38,7 @@ def _winner(a: dict, b: dict) -> tuple[str, str]:
     return "tie", "same outcome and the same number of tool errors"
 
 
-def heuristic_verdict(a: dict, b: dict) -> dict:
+def heuristic_verdict(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     """Judge-shaped JSON from the feature rows of Trace A and Trace B."""
     tags, notes = [], []
     for feat, up, down in _DIRECTIONAL:

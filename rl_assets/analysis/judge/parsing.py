@@ -6,6 +6,8 @@ cached, retried next run), and nothing is invented.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rl_assets.analysis.judge.prompts import CONFIDENCE, TAGS
 
 _WINNER_ALIASES = {
@@ -15,11 +17,11 @@ _WINNER_ALIASES = {
 }  # fmt: skip
 
 
-def _norm_tag(tag) -> str:
+def _norm_tag(tag: object) -> str:
     return str(tag).strip().lower().replace("_", "-").replace(" ", "-")
 
 
-def validate_verdict(obj) -> dict:
+def validate_verdict(obj: object) -> dict[str, Any]:
     """-> {winner A|B|tie, confidence, tags, dropped_tags, behavior_change, winner_reason}."""
     if isinstance(obj, list) and len(obj) == 1:
         obj = obj[0]  # some servers wrap the object in a list
@@ -30,7 +32,8 @@ def validate_verdict(obj) -> dict:
         raise ValueError(f"judge reply has no usable winner: {str(obj.get('winner'))[:40]!r}")
     raw_tags = obj.get("tags") or []
     raw_tags = [raw_tags] if isinstance(raw_tags, str) else list(raw_tags)
-    tags, dropped = [], []
+    tags: list[str] = []
+    dropped: list[str] = []
     for t in raw_tags:
         (tags if _norm_tag(t) in TAGS else dropped).append(_norm_tag(t) if _norm_tag(t) in TAGS else str(t)[:40])
     confidence = str(obj.get("confidence", "")).strip().lower()

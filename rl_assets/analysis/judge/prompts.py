@@ -10,6 +10,7 @@ Bump PROMPT_VERSION on any change here: it is part of every cache key.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 PROMPT_VERSION = "judge-v1"
 
@@ -85,12 +86,14 @@ def render_conversation(conversation: str | None, budget: int) -> str:
     return f"{text[:head]}\n[... {len(text) - head - tail} chars elided ...]\n{text[-tail:]}"
 
 
-def _side(label: str, row: dict, budget: int) -> str:
+def _side(label: str, row: dict[str, Any], budget: int) -> str:
     stats = ", ".join(f"{k}={row.get(k)}" for k in SHOWN)
     return f"## {label}\n{stats}\n\n{render_conversation(row.get('conversation'), budget)}"
 
 
-def build_messages(task_id: str, trace_a: dict, trace_b: dict, char_budget: int = 12000) -> list[dict]:
+def build_messages(
+    task_id: str, trace_a: dict[str, Any], trace_b: dict[str, Any], char_budget: int = 12000
+) -> list[dict[str, Any]]:
     user = (
         f"Task: {task_id}\n\n{_side('Trace A', trace_a, char_budget)}\n\n{_side('Trace B', trace_b, char_budget)}"
         "\n\nReturn the JSON object now."

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rl_assets.analysis.render.escape import md_code, md_text
-from rl_assets.analysis.render.report_md import Report, json_text, jsonable, md_table
+from rl_assets.analysis.render.report_md import Report, json_text, jsonable
+from rl_assets.values.escape import md_table
 
 _PROBE_NOTE = {
     "most_changed": "discordant (pass/fail flipped) tasks first, then largest behaviour delta - "
@@ -12,16 +15,16 @@ _PROBE_NOTE = {
 }
 
 
-def _pct(x) -> str:
+def _pct(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * x:.1f}%"
 
 
-def _ci(share: dict) -> str:
+def _ci(share: dict[str, Any]) -> str:
     lo, hi = share["wilson95"]
     return f"{_pct(share['share'])} [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
-def render_markdown(report: dict) -> str:
+def render_markdown(report: dict[str, Any]) -> str:
     lines = [
         f"# Q1 LLM judge: {md_text(report['model'])}",
         "",
@@ -84,7 +87,7 @@ def render_markdown(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def judge_report(report: dict) -> Report:
+def judge_report(report: dict[str, Any]) -> Report:
     """Q1_llm_judge/: report.json (every pair and verdict), then report.md; the UI shows its first 4,000 characters."""
     markdown = render_markdown(report)
     return Report({"report.json": json_text(jsonable(report)), "report.md": markdown}, markdown[:4000], {})

@@ -6,19 +6,28 @@ module only decides what to ask and how to read the answers.
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Any
+
 from rl_assets.analysis.judge.aggregate import combine_pair, summarize
 from rl_assets.analysis.judge.heuristic import heuristic_verdict
 from rl_assets.analysis.judge.parsing import validate_verdict
 from rl_assets.analysis.judge.prompts import PROMPT_VERSION, SCHEMA, build_messages
 from rl_assets.analysis.judge.selection import behavior_score, is_discordant
-from rl_assets.values.llm_types import LLMRequest, cache_key
+from rl_assets.values.llm_types import LLMAnswers, LLMRequest, cache_key
 
 ORDERS = ("baseline_first", "post_rl_first")
 
 
-def pair_requests(task: str, probe: str, base: dict, post: dict, model: str, char_budget: int) -> dict[str, LLMRequest]:
+def _keyed_verdict(key: str, obj: object) -> dict[str, Any]:
+    return {key: validate_verdict(obj)}
+
+
+def pair_requests(
+    task: str, probe: str, base: dict[str, Any], post: dict[str, Any], model: str, char_budget: int
+) -> dict[str, LLMRequest]:
     """One request per order; the cache key hashes the exact messages (content, order, budget)."""
-    out = {}
+    out: dict[str, LLMRequest] = {}
     for order, (a, b) in zip(ORDERS, ((base, post), (post, base))):
         messages = build_messages(task, a, b, char_budget)
         key = cache_key(model, PROMPT_VERSION, {"messages": messages})
@@ -27,16 +36,20 @@ def pair_requests(task: str, probe: str, base: dict, post: dict, model: str, cha
             messages=messages,
             schema_name="judge_verdict",
             schema=SCHEMA,
-            interpret=lambda obj, key=key: {key: validate_verdict(obj)},
-            offline=lambda a=a, b=b: heuristic_verdict(a, b),
+            interpret=partial(_keyed_verdict, key),
+            offline=partial(heuristic_verdict, a, b),
             label=f"{probe}:{task}:{order}",
         )
     return out
 
 
 def judge_pairs(
-    probes: dict[str, list[str]], base: dict[str, dict], post: dict[str, dict], client, char_budget: int = 12000
-) -> list[dict]:
+    probes: dict[str, list[str]],
+    base: dict[str, dict[str, Any]],
+    post: dict[str, dict[str, Any]],
+    client: LLMAnswers,
+    char_budget: int = 12000,
+) -> list[dict[str, Any]]:
     """Every selected pair judged in both orders -> combined pair records (see aggregate)."""
     plan = []
     for probe, tasks in probes.items():
@@ -60,8 +73,15 @@ def judge_pairs(
 
 
 def build_report(
-    pairs: list[dict], *, model_id: str, judge: str, attempt_rule: str, seed: int, common_tasks: int, calls: dict
-) -> dict:
+    pairs: list[dict[str, Any]],
+    *,
+    model_id: str,
+    judge: str,
+    attempt_rule: str,
+    seed: int,
+    common_tasks: int,
+    calls: dict[str, Any],
+) -> dict[str, Any]:
     """The report.json payload: per-probe summaries, every pair, the parse-failure rate."""
     from rl_assets.analysis.judge.llm_failures import failure_summary
 

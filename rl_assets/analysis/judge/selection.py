@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 from statistics import median_low
+from typing import Any
 
 SCORE_FEATURES = ("tool_calls_total", "tool_errors", "assistant_tokens", "think_tokens", "self_correction_hits")
 ATTEMPT_RULES = ("first", "median-reward")
@@ -36,16 +37,16 @@ ROW_COLUMNS = (
 )
 
 
-def _order(row: dict) -> tuple:
+def _order(row: dict[str, Any]) -> tuple[Any, ...]:
     attempt = row.get("attempt")
     return (attempt if attempt is not None else 1 << 30, str(row.get("date") or ""), str(row.get("trace_id")))
 
 
-def representatives(rows: list[dict], rule: str = "first") -> dict[str, dict]:
+def representatives(rows: list[dict[str, Any]], rule: str = "first") -> dict[str, dict[str, Any]]:
     """task_id -> the one row that represents that task on this side."""
     if rule not in ATTEMPT_RULES:
         raise ValueError(f"attempt rule {rule!r}; expected one of {ATTEMPT_RULES}")
-    by_task: dict[str, list[dict]] = {}
+    by_task: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         if row.get("task_id") is not None:
             by_task.setdefault(str(row["task_id"]), []).append(row)
@@ -59,7 +60,7 @@ def representatives(rows: list[dict], rule: str = "first") -> dict[str, dict]:
     return out
 
 
-def behavior_score(a: dict, b: dict) -> float:
+def behavior_score(a: dict[str, Any], b: dict[str, Any]) -> float:
     """Σ |a−b| / max(|a|, |b|, 1) over SCORE_FEATURES (the original "most changed" probe's), nulls as 0."""
     total = 0.0
     for f in SCORE_FEATURES:
@@ -68,13 +69,13 @@ def behavior_score(a: dict, b: dict) -> float:
     return total
 
 
-def is_discordant(a: dict, b: dict) -> bool:
+def is_discordant(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return bool(a.get("passed")) != bool(b.get("passed"))
 
 
 def select_probes(
-    base: dict[str, dict],
-    post: dict[str, dict],
+    base: dict[str, dict[str, Any]],
+    post: dict[str, dict[str, Any]],
     n_changed: int,
     n_random: int,
     seed: int = 0,

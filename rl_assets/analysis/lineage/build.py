@@ -6,7 +6,7 @@ tables for step-to-step tests and the job's rollouts) in, one JSON-able dict out
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rl_assets.analysis.lineage.curves import at_checkpoints, job_curves
 from rl_assets.analysis.lineage.emergence import feature_lineage
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def judge_summary(judge: dict | None) -> dict | None:
+def judge_summary(judge: dict[str, Any] | None) -> dict[str, Any] | None:
     """Post-RL win rate over decisive pairs per probe (Wilson 95%), when the judge ran."""
     if not judge:
         return None
@@ -41,7 +41,7 @@ def judge_summary(judge: dict | None) -> dict | None:
     return {"judge": judge.get("judge"), "probes": probes, "parse_failure_rate": judge.get("parse_failure_rate")}
 
 
-def member_summary(m: dict) -> dict:
+def member_summary(m: dict[str, Any]) -> dict[str, Any]:
     d, v = m["values"]["behavioral_delta"], m["values"]
     paired = (d.get("paired") or {}).get("passed") or {}
     audit = v.get("learning_audit") or {}
@@ -62,7 +62,7 @@ def member_summary(m: dict) -> dict:
     }
 
 
-def gamed_answers(members: list[dict]) -> dict[str, str]:
+def gamed_answers(members: list[dict[str, Any]]) -> dict[str, str]:
     """Families the latest audited checkpoint calls gamed, with the constant answer it imitates."""
     for m in reversed(members):
         rows = (m["values"].get("learning_audit") or {}).get("rows")
@@ -78,14 +78,14 @@ def gamed_answers(members: list[dict]) -> dict[str, str]:
 
 def build_lineage(
     job: str,
-    stored: dict[str, dict],
+    stored: dict[str, dict[str, Any]],
     *,
-    tables: dict | None = None,
+    tables: dict[str, Any] | None = None,
     rollouts: tuple[pd.DataFrame, str] | None = None,
     benchmark: str | None = None,
     n_boot: int = 2000,
     seed: int = 0,
-) -> dict:
+) -> dict[str, Any]:
     """The lineage of `job` from every model partition's stored values (see members.select_members)."""
     from rl_assets.analysis.lineage.report_summary import summary_lines
 
@@ -134,4 +134,5 @@ def build_lineage(
     else:
         result["rollouts"] = rollout_windows(rollouts[0], curves, gamed_answers(members), rollouts[1], seed=seed)
     result["summary"] = summary_lines(result)
-    return jsonable(result)
+    as_json: dict[str, Any] = jsonable(result)
+    return as_json

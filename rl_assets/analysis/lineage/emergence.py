@@ -18,6 +18,8 @@ own family of looks:
 
 from __future__ import annotations
 
+from typing import Any
+
 from rl_assets.analysis import stats
 from rl_assets.analysis.lineage.resolution import mark_limited
 from rl_assets.analysis.pairing.frames import paired_frames
@@ -29,7 +31,7 @@ from rl_assets.schema import FEATURE_COLUMNS
 CELL_KEYS = ("before", "after", "delta", "lo", "hi", "p", "effect_size", "not_enough_data", "n_tasks")
 
 
-def holm_mark(cells: list[dict], alpha: float = ALPHA, n_boot: int | None = None) -> None:
+def holm_mark(cells: list[dict[str, Any]], alpha: float = ALPHA, n_boot: int | None = None) -> None:
     """Set `p_lineage` (Holm over all given cells), `significant` (CI excludes 0 and p_lineage < α)
     and `resolution_limited` (resolution.py; a cell's own `n_boot` wins over the argument)."""
     for cell, adjusted in zip(cells, stats.holm_adjust([c.get("p") for c in cells])):
@@ -39,19 +41,19 @@ def holm_mark(cells: list[dict], alpha: float = ALPHA, n_boot: int | None = None
     mark_limited(cells, n_boot)
 
 
-def direction(cell: dict) -> str:
+def direction(cell: dict[str, Any]) -> str:
     return "increase" if (cell.get("delta") or cell.get("estimate") or 0) > 0 else "decrease"
 
 
-def same_side(cell: dict, way: str) -> bool:
+def same_side(cell: dict[str, Any], way: str) -> bool:
     """The cell's 95% CI excludes 0 on the `way` side."""
     lo, hi = cell.get("lo"), cell.get("hi")
     if lo is None or hi is None:
         return False
-    return lo > 0 if way == "increase" else hi < 0
+    return bool(lo > 0 if way == "increase" else hi < 0)
 
 
-def gap(later: list[dict], steps: list[int] | None, after: int) -> str | None:
+def gap(later: list[dict[str, Any]], steps: list[int] | None, after: int) -> str | None:
     """Why persistence cannot be observed at some later checkpoint (no cell, or no CI), else None."""
     have = {c["step"]: c for c in later}
     for step in sorted(set(have) | {s for s in steps or [] if s > after}):
@@ -63,7 +65,7 @@ def gap(later: list[dict], steps: list[int] | None, after: int) -> str | None:
     return None
 
 
-def emergence(cells: list[dict], steps: list[int] | None = None) -> dict:
+def emergence(cells: list[dict[str, Any]], steps: list[int] | None = None) -> dict[str, Any]:
     """First significant checkpoint, direction and persistence of one quantity's cells (step order);
     `steps`: every member's step, so a member without a cell leaves persistence unknown."""
     first = next((i for i, c in enumerate(cells) if c.get("significant")), None)
@@ -109,9 +111,9 @@ def emergence(cells: list[dict], steps: list[int] | None = None) -> dict:
     return {**out, "persists": False, "status": f"{verb} at step {broken['step']} ({broken['repo_id']})"}
 
 
-def feature_cells(members: list[dict]) -> dict[str, list[dict]]:
+def feature_cells(members: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     """feature -> one cell per member (step order) from each member's stored Q1 result."""
-    out: dict[str, list[dict]] = {}
+    out: dict[str, list[dict[str, Any]]] = {}
     for m in members:
         for f in m["values"]["behavioral_delta"].get("features") or []:
             cell = {
@@ -125,7 +127,7 @@ def feature_cells(members: list[dict]) -> dict[str, list[dict]]:
     return out
 
 
-def step_changes(members: list[dict], tables: dict, n_boot: int, seed: int) -> list[dict]:
+def step_changes(members: list[dict[str, Any]], tables: dict[str, Any], n_boot: int, seed: int) -> list[dict[str, Any]]:
     """Paired feature Δ between consecutive members on their common tasks (None when a table is missing).
 
     Enough sign flips that the p floor stays below the Holm threshold over all its cells."""
@@ -153,7 +155,7 @@ def step_changes(members: list[dict], tables: dict, n_boot: int, seed: int) -> l
     return out
 
 
-def how_it_moved(feature: str, cells: list[dict], steps: list[dict], way: str) -> dict:
+def how_it_moved(feature: str, cells: list[dict[str, Any]], steps: list[dict[str, Any]], way: str) -> dict[str, Any]:
     """gradual / at once / accumulated, from the significant same-direction steps of the run."""
     if any("unavailable" in s for s in steps):
         return {"shape": "unknown", "why": next(s["unavailable"] for s in steps if "unavailable" in s), "steps": []}
@@ -166,7 +168,9 @@ def how_it_moved(feature: str, cells: list[dict], steps: list[dict], way: str) -
     return {"shape": shape, "steps": [{"from": f or "base", "to": t} for f, t in moves]}
 
 
-def feature_lineage(members: list[dict], tables: dict, n_boot: int, seed: int) -> tuple[list[dict], list[dict]]:
+def feature_lineage(
+    members: list[dict[str, Any]], tables: dict[str, Any], n_boot: int, seed: int
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Per feature: cells, emergence, persistence and how it moved; plus the step-to-step comparisons."""
     by_feature = feature_cells(members)
     holm_mark([c for cells in by_feature.values() for c in cells])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 
-def index_links(model_id: str, folder, lineages: list[tuple[str, list[str], str]]) -> list[str]:
+def index_links(model_id: str, folder: str | os.PathLike[str], lineages: list[tuple[str, list[str], str]]) -> list[str]:
     """One line per (job, members in step order, lineage.md path); links relative to the INDEX.md `folder`."""
     return [
         f"Run lineage: [{job}]({os.path.relpath(report, folder)}) — checkpoint "

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from rl_assets.analysis.lineage.curves import METRICS
 from rl_assets.analysis.render.figures import figure_png, pyplot
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 LABEL_COLORS = {
     "gamed": "#d62728",
@@ -19,7 +24,7 @@ LABEL_COLORS = {
 }
 
 
-def _png(fig) -> bytes:
+def _png(fig: Figure) -> bytes:
     return figure_png(fig, dpi=90)
 
 
@@ -31,7 +36,7 @@ def _nothing(text: str) -> bytes:
     return _png(fig)
 
 
-def features_png(r: dict) -> bytes:
+def features_png(r: dict[str, Any]) -> bytes:
     """Effect size d (colour, clipped to ±1.5) and Δ (text) per feature × checkpoint; * = significant."""
     plt = pyplot()
     steps = [m["step"] for m in r["members"]]
@@ -65,7 +70,7 @@ def features_png(r: dict) -> bytes:
     return _png(fig)
 
 
-def labels_png(r: dict) -> bytes:
+def labels_png(r: dict[str, Any]) -> bytes:
     """The audit label of each family at each checkpoint, as a categorical heat map."""
     plt = pyplot()
     from matplotlib.colors import ListedColormap
@@ -90,7 +95,7 @@ def labels_png(r: dict) -> bytes:
     return _png(fig)
 
 
-def curves_png(r: dict) -> bytes:
+def curves_png(r: dict[str, Any]) -> bytes:
     """Training-metric curves with a dashed line per checkpoint; moved rollout series (scaled 0–1) below."""
     plt = pyplot()
     data = r["curves"]["data"] or {}
@@ -105,8 +110,8 @@ def curves_png(r: dict) -> bytes:
     if moved:
         ax = axes[len(metrics)]
         for s in moved:
-            xs, ys = zip(*s["per_step"])
-            ys = np.asarray(ys, float)
+            xs, y_list = zip(*s["per_step"])
+            ys = np.asarray(y_list, float)
             span = np.ptp(ys) or 1.0
             (line,) = ax.plot(xs, (ys - ys.min()) / span, lw=1, label=s["series"])
             if s.get("window"):
@@ -130,7 +135,7 @@ def curves_png(r: dict) -> bytes:
     return _png(fig)
 
 
-def _mark_onsets(axes, integrity: dict) -> None:
+def _mark_onsets(axes: np.ndarray, integrity: dict[str, Any]) -> None:  # axes: a column of Axes
     """Reward-integrity onsets as red lines (signal named), behaviour/label emergence as purple dots."""
     for o in integrity.get("onsets") or []:
         for ax in axes:

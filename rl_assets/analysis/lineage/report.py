@@ -5,12 +5,15 @@ report_tables.py and report_sections.py; this module lays out the page."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rl_assets.analysis.lineage.report_sections import curves_section, integrity_section, rollout_section
 from rl_assets.analysis.lineage.report_summary import SHAPES, summary_lines
 from rl_assets.analysis.lineage.report_tables import by_step, delta_cell, family_detail, member_rows
 from rl_assets.analysis.render.escape import md_code, md_text
 from rl_assets.analysis.render.figures import ui_image_uri
-from rl_assets.analysis.render.report_md import Report, bullet_list, json_text, jsonable, md_table
+from rl_assets.analysis.render.report_md import Report, bullet_list, json_text, jsonable
+from rl_assets.values.escape import md_table
 
 RULE = (
     "A change is **significant** at a checkpoint when its 95% CI vs the base excludes 0 and its p, "
@@ -20,7 +23,7 @@ RULE = (
 )
 
 
-def lineage_report(r: dict) -> Report:
+def lineage_report(r: dict[str, Any]) -> Report:
     """runs/<job>/: features/labels/curves.png (when there are members), lineage.md (plots linked) and
     lineage.json; the UI summary is the same markdown with the plots inline."""
     from rl_assets.analysis.lineage import plots  # matplotlib: only when a report is drawn
@@ -40,7 +43,7 @@ def lineage_report(r: dict) -> Report:
     )
 
 
-def render_markdown(r: dict, images: dict[str, str]) -> str:
+def render_markdown(r: dict[str, Any], images: dict[str, str]) -> str:
     """`images`: plot name -> what to put in ![](…) (a file name for lineage.md, a data URI for the UI)."""
     members, steps = r["members"], [m["step"] for m in r["members"]]
     heads = [f"step {s}" for s in steps]

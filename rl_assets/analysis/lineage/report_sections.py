@@ -3,12 +3,15 @@ integrity onsets beside the emergence points, and when the RL rollouts moved."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rl_assets.analysis.lineage.report_summary import between
 from rl_assets.analysis.render.escape import md_code, md_text
-from rl_assets.analysis.render.report_md import fmt_num, fmt_p, md_table
+from rl_assets.analysis.render.report_md import fmt_num, fmt_p
+from rl_assets.values.escape import md_table
 
 
-def curves_section(r: dict, images: dict[str, str]) -> list[str]:
+def curves_section(r: dict[str, Any], images: dict[str, str]) -> list[str]:
     c = r["curves"]
     out = [
         "## Training curves with the checkpoints",
@@ -39,7 +42,7 @@ def curves_section(r: dict, images: dict[str, str]) -> list[str]:
     return out
 
 
-def integrity_section(r: dict) -> list[str]:
+def integrity_section(r: dict[str, Any]) -> list[str]:
     integ = r.get("integrity") or {}
     out = ["## Reward integrity onsets beside the emergence points", ""]
     if not integ.get("verdict"):
@@ -72,7 +75,7 @@ def integrity_section(r: dict) -> list[str]:
     return out
 
 
-def rollout_section(r: dict) -> list[str]:
+def rollout_section(r: dict[str, Any]) -> list[str]:
     ro = r["rollouts"]
     out = ["## RL rollouts: when behaviour moved during training", ""]
     if not ro.get("applicable"):

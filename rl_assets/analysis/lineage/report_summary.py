@@ -4,10 +4,12 @@ around an onset)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rl_assets.analysis.render.escape import md_code, md_text
 from rl_assets.analysis.render.report_md import fmt_num, fmt_p
 
-SHAPES = {
+SHAPES: dict[str | None, str] = {  # keyed by a moved signal's shape (None: none recorded)
     "gradual": "gradually",
     "at once": "at once",
     "accumulated": "by accumulation (no single step significant)",
@@ -19,7 +21,7 @@ def _short(repo_id: str | None) -> str:
     return md_text(repo_id.split("/", 1)[-1]) if repo_id else "—"
 
 
-def summary_lines(r: dict) -> list[str]:
+def summary_lines(r: dict[str, Any]) -> list[str]:
     members, pinned = r["members"], r["pinned"]
     if not members:
         return [
@@ -88,14 +90,14 @@ def summary_lines(r: dict) -> list[str]:
     return lines
 
 
-def between(o: dict) -> str:
+def between(o: dict[str, Any]) -> str:
     """'after step 10, by step 20': the checkpoints saved around an onset."""
     before = f"after step {o['before_step']}" if o["before"] else "before the first checkpoint"
     return before + (f", by step {o['after_step']}" if o["after"] else ", after the last checkpoint")
 
 
-def _reward_emergence(e: dict) -> str:
+def _reward_emergence(e: dict[str, Any]) -> str:
     """When a family's reward change became significant by the lineage's rule (emergence.emergence)."""
     if not e["first_step"]:
-        return e["status"]
+        return str(e["status"])
     return f"significant from step {e['first_step']}, {e['status']}"

@@ -3,29 +3,37 @@ task families' per-step detail."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from rl_assets.analysis.render.escape import md_code, md_text
 from rl_assets.analysis.render.report_md import fmt_ci, fmt_num, fmt_pct, fmt_signed
 
 
-def by_step(cells: list[dict], steps: list[int], fmt) -> list[str]:
+def by_step(cells: list[dict[str, Any]], steps: list[int], fmt: Callable[[dict[str, Any]], str]) -> list[str]:
     """One formatted cell per lineage step ("—" where that checkpoint has none)."""
     at = {c["step"]: c for c in cells}
     return [fmt(at[s]) if s in at else "—" for s in steps]
 
 
-def delta_cell(c: dict) -> str:
+def _pct_ci(ci: list[float] | None) -> str:
+    lo, hi = ci or (None, None)
+    return fmt_ci(lo, hi, pct=True)
+
+
+def delta_cell(c: dict[str, Any]) -> str:
     if c.get("delta") is None:
         return "not enough data" if c.get("not_enough_data") else "—"
     mark = " ✱" if c.get("significant") else ""
     return f"{fmt_signed(c['delta'])} {fmt_ci(c.get('lo'), c.get('hi'))}{mark}"
 
 
-def member_rows(r: dict) -> list[list]:
+def member_rows(r: dict[str, Any]) -> list[list[Any]]:
     rows = []
     for m in r["members"]:
         sr, base, d = m["solve_rate"], m["base_solve_rate"], m["solve_rate_delta"]
         judge = (f"{md_text(m['judge']['judge'])}: " if m["judge"] else "") + "; ".join(
-            f"{md_text(name)} {fmt_pct(p['win_rate'])} {fmt_ci(*(p['ci'] or [None, None]), pct=True)}"
+            f"{md_text(name)} {fmt_pct(p['win_rate'])} {_pct_ci(p['ci'])}"
             if p["win_rate"] is not None
             else f"{md_text(name)}: no decisive pair"
             for name, p in ((m["judge"] or {}).get("probes") or {}).items()
@@ -49,7 +57,7 @@ def member_rows(r: dict) -> list[list]:
     return rows
 
 
-def family_detail(r: dict) -> list[list]:
+def family_detail(r: dict[str, Any]) -> list[list[Any]]:
     rows = []
     for fam in r["families"]:
         for c in fam["cells"]:

@@ -10,10 +10,12 @@ with the n_boot that would resolve it, instead of "never significant" (docs/line
 
 from __future__ import annotations
 
+from typing import Any
+
 from rl_assets.analysis.stats.resolution import p_floor, permutations_for
 
 
-def mark_limited(cells: list[dict], n_boot: int | None) -> None:
+def mark_limited(cells: list[dict[str, Any]], n_boot: int | None) -> None:
     """`resolution_limited` on cells whose CI excludes 0, not significant, p at its floor."""
     for c in cells:
         p, lo, hi = c.get("p"), c.get("lo"), c.get("hi")
@@ -22,7 +24,7 @@ def mark_limited(cells: list[dict], n_boot: int | None) -> None:
         c["resolution_limited"] = bool(excludes and at_floor and not c.get("significant"))
 
 
-def resolution_note(cells: list[dict], what: str, alpha: float) -> dict | None:
+def resolution_note(cells: list[dict[str, Any]], what: str, alpha: float) -> dict[str, Any] | None:
     """What to re-run, when some cells could not be resolved (None when every cell could)."""
     limited = [c for c in cells if c.get("resolution_limited")]
     if not limited:

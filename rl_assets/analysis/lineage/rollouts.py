@@ -12,7 +12,8 @@ covered 25% of L1 - L0 and the first where it has covered 75%.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from rl_assets.analysis import stats
 from rl_assets.analysis.audit.lenient import normalize_answer
@@ -29,7 +30,7 @@ ROLLOUT_COLUMNS = ("date", "task_family", "answer", *FEATURE_COLUMNS)
 MIN_STEPS = 4
 
 
-def place_on_steps(dates, curves: dict) -> np.ndarray:
+def place_on_steps(dates: Iterable[Any], curves: dict[str, Any]) -> np.ndarray:
     """Training step per rollout: the first step that ended at or after it (NaN when undated or
     later than the last logged step)."""
     import numpy as np
@@ -62,9 +63,9 @@ def window(steps: np.ndarray, values: np.ndarray) -> tuple[int, int] | None:
         return None
     smooth = means.rolling(max(1, len(means) // 5), center=True, min_periods=1).mean()
     progress = (smooth - l0) / (l1 - l0)
-    start = progress.index[np.argmax(progress.to_numpy() >= 0.25)]
+    start = progress.index[int(np.argmax(progress.to_numpy() >= 0.25))]
     after = progress[progress.index >= start]
-    end = after.index[np.argmax(after.to_numpy() >= 0.75)] if (after >= 0.75).any() else progress.index[-1]
+    end = after.index[int(np.argmax(after.to_numpy() >= 0.75))] if (after >= 0.75).any() else progress.index[-1]
     return int(start), int(end)
 
 
@@ -72,7 +73,7 @@ def imitation_series(df: pd.DataFrame, gamed: dict[str, str]) -> dict[str, pd.Se
     """`imitation:<family>` -> 1.0 when a rollout of that family gives the trivial constant answer."""
     import numpy as np
 
-    out = {}
+    out: dict[str, pd.Series] = {}
     if "task_family" not in df or "answer" not in df:
         return out
     for family, answer in gamed.items():
@@ -95,12 +96,12 @@ def imitation_series(df: pd.DataFrame, gamed: dict[str, str]) -> dict[str, pd.Se
 
 def rollout_windows(
     df: pd.DataFrame,
-    curves: dict | None,
+    curves: dict[str, Any] | None,
     gamed: dict[str, str],
     source: str,
     n_perm: int = stats.MIN_PERMUTATIONS,
     seed: int = 0,
-) -> dict:
+) -> dict[str, Any]:
     """Trend test and move window per series; `applicable` False (with the reason) when it cannot run."""
     import numpy as np
     import pandas as pd
@@ -114,9 +115,9 @@ def rollout_windows(
     steps = place_on_steps(df["date"], curves)
     series = {f: pd.to_numeric(df[f], errors="coerce") for f in FEATURE_COLUMNS if f in df}
     series.update(imitation_series(df, gamed))
-    rows = []
-    for name, values in series.items():
-        v = values.to_numpy(float)
+    rows: list[dict[str, Any]] = []
+    for name, series_values in series.items():
+        v = series_values.to_numpy(float)
         rho, p = spearman_permutation_p(steps, v, n_perm, seed)
         rows.append({"series": name, "rho": rho, "p": p, "n": int(np.sum(np.isfinite(steps) & np.isfinite(v)))})
     for row, adjusted in zip(rows, stats.holm_adjust([r["p"] for r in rows])):
@@ -127,7 +128,7 @@ def rollout_windows(
             row["direction"] = "increase" if row["rho"] > 0 else "decrease"
             row["window"] = window(steps, values)
             means = pd.DataFrame({"s": steps, "v": values}).dropna().groupby("s")["v"].mean()
-            row["per_step"] = [[int(k), float(v)] for k, v in means.items()]
+            row["per_step"] = [[int(k), float(m)] for k, m in zip(means.index.tolist(), means.tolist())]
     placed = int(np.isfinite(steps).sum())
     no_imitation = sorted(set(gamed) - {n.split(":", 1)[1] for n in series if n.startswith("imitation:")})
     return {

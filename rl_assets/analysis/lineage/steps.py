@@ -11,6 +11,7 @@ Rules (docs/lineage.md, first match wins):
 from __future__ import annotations
 
 import re
+from typing import Any
 
 STEP_KEYS = ("global_step", "step", "checkpoint_step", "train_step")
 PATH_KEYS = ("export_path", "checkpoint_path", "ckpt_path")
@@ -22,7 +23,7 @@ NO_STEP = (
 )
 
 
-def _int(value) -> int | None:
+def _int(value: object) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int) and value >= 0:
@@ -32,7 +33,7 @@ def _int(value) -> int | None:
     return None
 
 
-def training_step(repo_id: str, rl_config: dict | None) -> tuple[int | None, str]:
+def training_step(repo_id: str, rl_config: dict[str, Any] | None) -> tuple[int | None, str]:
     """(step, where it came from); (None, why not) when nothing names one.
 
     >>> training_step("org/job-40-8B", None)

@@ -13,16 +13,22 @@ sign-flip test can return and the flips a Holm threshold needs (run lineage); tr
 permutation test of a Spearman trend.
 """
 
-from rl_assets.analysis.stats.core import *  # noqa: F401,F403
-from rl_assets.analysis.stats.core import (  # noqa: F401  (names without __all__ coverage)
+from rl_assets.analysis.stats.core import (
     EXACT_SIGN_FLIP_MAX,
     MIN_COMMON_TASKS,
     MIN_PERMUTATIONS,
     BootstrapResult,
     NotEnoughData,
     PairedResampler,
+    bootstrap_mean_ci,
+    mde_from_se,
+    minimum_detectable_effect,
+    paired_bootstrap_arrays,
+    paired_bootstrap_diff,
+    sign_flip_pvalue,
+    standardized_effect,
 )
-from rl_assets.analysis.stats.correlation import (  # noqa: F401  # noqa: F401
+from rl_assets.analysis.stats.correlation import (
     bootstrap_spearman,
     fisher_z_interval,
     kendall_tau_b,
@@ -31,14 +37,50 @@ from rl_assets.analysis.stats.correlation import (  # noqa: F401  # noqa: F401
     spearman,
     spearman_rows,
 )
-from rl_assets.analysis.stats.intervals import noise_floor, t_interval_95  # noqa: F401
-from rl_assets.analysis.stats.multiplicity import bh_adjust, holm_adjust  # noqa: F401
-from rl_assets.analysis.stats.proportions import (  # noqa: F401
+from rl_assets.analysis.stats.intervals import noise_floor, t_interval_95
+from rl_assets.analysis.stats.multiplicity import bh_adjust, holm_adjust
+from rl_assets.analysis.stats.proportions import (
     binomial_greater,
     binomial_se,
     mcnemar_exact,
     two_proportion_diff_ci,
     wilson_interval,
 )
-from rl_assets.analysis.stats.resolution import p_floor, permutations_for  # noqa: F401
-from rl_assets.analysis.stats.student_t import t_quantile_975  # noqa: F401
+from rl_assets.analysis.stats.resolution import p_floor, permutations_for
+from rl_assets.analysis.stats.student_t import t_quantile_975
+
+# the package's interface (what `stats.<name>` callers may use)
+__all__ = [
+    "EXACT_SIGN_FLIP_MAX",
+    "MIN_COMMON_TASKS",
+    "MIN_PERMUTATIONS",
+    "BootstrapResult",
+    "NotEnoughData",
+    "PairedResampler",
+    "bh_adjust",
+    "binomial_greater",
+    "binomial_se",
+    "bootstrap_mean_ci",
+    "bootstrap_spearman",
+    "fisher_z_interval",
+    "holm_adjust",
+    "kendall_tau_b",
+    "mcnemar_exact",
+    "mde_from_se",
+    "minimum_detectable_effect",
+    "noise_floor",
+    "p_floor",
+    "paired_bootstrap_arrays",
+    "paired_bootstrap_diff",
+    "pearson",
+    "pearson_rows",
+    "permutations_for",
+    "sign_flip_pvalue",
+    "spearman",
+    "spearman_rows",
+    "standardized_effect",
+    "t_interval_95",
+    "t_quantile_975",
+    "two_proportion_diff_ci",
+    "wilson_interval",
+]

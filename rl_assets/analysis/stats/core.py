@@ -12,7 +12,7 @@ import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from statistics import NormalDist
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 # numpy: imported where used, so loading the definitions stays light (test_import_cost.py)
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ class NotEnoughData:
     reason: str
     n: int = 0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"not_enough_data": True, **asdict(self)}
 
 
@@ -52,7 +52,7 @@ class BootstrapResult:
     def excludes_zero(self) -> bool:
         return self.lo > 0 or self.hi < 0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -95,7 +95,7 @@ def standardized_effect(before: np.ndarray, after: np.ndarray, delta: float) -> 
     return None if pooled <= 0 else float(delta / math.sqrt(pooled))
 
 
-def _task_means(values: Mapping[Hashable, Iterable[float]]) -> dict:
+def _task_means(values: Mapping[Hashable, Iterable[float]]) -> dict[Hashable, float]:
     import numpy as np
 
     out = {}

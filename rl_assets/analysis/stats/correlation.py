@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING
 # numpy: imported where used, so loading the definitions stays light (test_import_cost.py)
 if TYPE_CHECKING:
     import numpy as np
+    from numpy.typing import ArrayLike
 
 
-def _finite_pairs(x, y) -> tuple[np.ndarray, np.ndarray]:
+def _finite_pairs(x: ArrayLike, y: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     import numpy as np
 
     x, y = np.asarray(x, float), np.asarray(y, float)
@@ -51,7 +52,7 @@ def spearman_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return pearson_rows(rankdata(x, axis=-1), rankdata(y, axis=-1))
 
 
-def pearson(x, y) -> float:
+def pearson(x: ArrayLike, y: ArrayLike) -> float:
     """Pearson r (scipy.stats.pearsonr) over pairs where both are finite."""
     x, y = _finite_pairs(x, y)
     if _undefined(x, y):
@@ -61,7 +62,7 @@ def pearson(x, y) -> float:
     return float(pearsonr(x, y).statistic)
 
 
-def spearman(x, y) -> float:
+def spearman(x: ArrayLike, y: ArrayLike) -> float:
     """Spearman rho (scipy.stats.spearmanr) over pairs where both are finite."""
     x, y = _finite_pairs(x, y)
     if _undefined(x, y):
@@ -71,7 +72,7 @@ def spearman(x, y) -> float:
     return float(spearmanr(x, y).statistic)
 
 
-def linear_dependence(x, y) -> dict:
+def linear_dependence(x: ArrayLike, y: ArrayLike) -> dict[str, float]:
     """How y depends on x over the finite pairs: the least-squares slope of y on x
     (scipy.stats.linregress), Spearman rho and Pearson r with their two-sided p (scipy.stats).
     Below 3 pairs or with a constant side: slope 0 (x explains nothing), rho and r NaN, p 1."""
@@ -90,7 +91,7 @@ def linear_dependence(x, y) -> dict:
     }
 
 
-def kendall_tau_b(x, y) -> float:
+def kendall_tau_b(x: ArrayLike, y: ArrayLike) -> float:
     """Kendall tau-b, tie-corrected (scipy.stats.kendalltau, O(n log n), so no series is thinned)."""
     x, y = _finite_pairs(x, y)
     if _undefined(x, y):
@@ -100,7 +101,9 @@ def kendall_tau_b(x, y) -> float:
     return float(kendalltau(x, y, variant="b").statistic)
 
 
-def bootstrap_spearman(x, y, n_boot: int = 2000, seed: int = 0, alpha: float = 0.05) -> tuple[float, float]:
+def bootstrap_spearman(
+    x: ArrayLike, y: ArrayLike, n_boot: int = 2000, seed: int = 0, alpha: float = 0.05
+) -> tuple[float, float]:
     """Percentile CI of Spearman rho resampling (x, y) pairs (scipy.stats.bootstrap, paired).
 
     Resamples with a constant side have no rho and drop out; when more than half do, the interval

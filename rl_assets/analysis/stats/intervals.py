@@ -4,6 +4,11 @@ rate (the model comparison)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 import math
 
 from rl_assets.analysis.stats.student_t import t_quantile_975
@@ -11,7 +16,7 @@ from rl_assets.analysis.stats.student_t import t_quantile_975
 # numpy: imported where used, so loading the definitions stays light (test_import_cost.py)
 
 
-def t_interval_95(x) -> tuple[float, float]:
+def t_interval_95(x: ArrayLike) -> tuple[float, float]:
     """95% Student t interval of the mean of `x` (finite values); (NaN, NaN) below 2 values.
 
     scipy.stats.t.interval's arithmetic with its t quantile, written out because t.interval returns
@@ -19,13 +24,13 @@ def t_interval_95(x) -> tuple[float, float]:
     """
     import numpy as np
 
-    x = np.asarray(x, float)
-    x = x[np.isfinite(x)]
-    n = int(x.size)
+    values = np.asarray(x, float)
+    values = values[np.isfinite(values)]
+    n = int(values.size)
     if n < 2:
         return math.nan, math.nan
-    mean = float(x.mean())
-    half = t_quantile_975(n - 1) * float(x.std(ddof=1)) / math.sqrt(n)  # t from scipy
+    mean = float(values.mean())
+    half = t_quantile_975(n - 1) * float(values.std(ddof=1)) / math.sqrt(n)  # t from scipy
     return mean - half, mean + half
 
 

@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING
 # numpy, pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
 if TYPE_CHECKING:
     import numpy as np
+    from numpy.typing import ArrayLike
 
 MAD_TO_SD = 1.4826  # the MAD of normal noise times this is its standard deviation
 
 
-def rolling_median(values, window: int) -> np.ndarray:
+def rolling_median(values: ArrayLike, window: int) -> np.ndarray:
     """Centred rolling median over `window` logged points (fewer at the ends).
 
     Centred, so a step change at point i is still placed at i (an odd window's median flips
@@ -33,7 +34,7 @@ def rolling_median(values, window: int) -> np.ndarray:
     return series.rolling(window, center=True, min_periods=1).median().to_numpy()
 
 
-def noise_level(values, smoothed) -> float:
+def noise_level(values: ArrayLike, smoothed: ArrayLike) -> float:
     """Robust standard deviation of the residual around the smoothed curve (MAD × 1.4826)."""
     import numpy as np
 
@@ -44,7 +45,7 @@ def noise_level(values, smoothed) -> float:
     return float(MAD_TO_SD * np.median(np.abs(resid - np.median(resid))))
 
 
-def start_level(values, n: int) -> float:
+def start_level(values: ArrayLike, n: int) -> float:
     """Median of the first `n` finite values: where the curve started."""
     import numpy as np
 
@@ -53,7 +54,7 @@ def start_level(values, n: int) -> float:
     return float(np.median(v)) if len(v) else float("nan")
 
 
-def first_sustained(mask, k: int) -> int | None:
+def first_sustained(mask: ArrayLike, k: int) -> int | None:
     """Index of the first position from which `mask` is True for `k` consecutive positions.
 
     A run shorter than k that reaches the end of the series does not count: the signal has not
@@ -72,7 +73,7 @@ def first_sustained(mask, k: int) -> int | None:
     return None
 
 
-def kendall_trend(steps, values) -> tuple[float, float]:
+def kendall_trend(steps: ArrayLike, values: ArrayLike) -> tuple[float, float]:
     """(tau, two-sided p) of Kendall's tau between step and value (scipy); (nan, 1.0) with < 3 points."""
     import numpy as np
 
@@ -86,7 +87,7 @@ def kendall_trend(steps, values) -> tuple[float, float]:
     return float(res.statistic), float(res.pvalue)
 
 
-def shift_up_test(first, rest) -> float:
+def shift_up_test(first: ArrayLike, rest: ArrayLike) -> float:
     """One-sided p that `rest` sits above `first` (scipy Mann-Whitney U, alternative "greater").
 
     A rank test, so one wild value in either window moves it little; 1.0 when either window has

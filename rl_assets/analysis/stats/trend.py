@@ -6,6 +6,11 @@ Used by the run lineage to say in which training-step window a rollout behaviour
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 from rl_assets.analysis.stats.core import MIN_PERMUTATIONS
 from rl_assets.analysis.stats.correlation import _finite_pairs, _undefined, pearson_rows
 
@@ -14,7 +19,9 @@ from rl_assets.analysis.stats.correlation import _finite_pairs, _undefined, pear
 _CELLS = 2_000_000  # floats per permutation batch (16 MB), whatever the number of pairs
 
 
-def spearman_permutation_p(x, y, n_perm: int = MIN_PERMUTATIONS, seed: int = 0) -> tuple[float, float]:
+def spearman_permutation_p(
+    x: ArrayLike, y: ArrayLike, n_perm: int = MIN_PERMUTATIONS, seed: int = 0
+) -> tuple[float, float]:
     """(rho, two-sided p) of Spearman's rank correlation by permuting y against x
     (scipy.stats.permutation_test, permutation_type="pairings").
 

@@ -19,10 +19,10 @@ from .. import _json
 from ..features import text_of
 from ..plan import Candidate
 from ..report import IngestError, SkipLog
-from ..rows import first_str, in_int64, to_count, to_float
+from ..rows import first_str, in_int64, object_at, to_count, to_float
 
 _VERSION = re.compile(r"^(?:ATIF-)?v?1\.\d+$", re.IGNORECASE)
-_SOURCES = {"system": "system", "user": "user", "agent": "assistant"}
+_SOURCES: dict[object, str] = {"system": "system", "user": "user", "agent": "assistant"}  # looked up by any JSON value
 MAX_CONTINUATIONS = 100
 _CONTINUATION = re.compile(r"(?:^|\.)cont-\d+$")  # the <x> of trajectory.<x>.json for continuations
 # final_metrics field -> trace column
@@ -96,7 +96,7 @@ def load_trajectory(path: Path, data: dict | None = None) -> dict:
             if role is None:
                 raise AtifError(f"{where}: unknown source {step.get('source')!r}")
             copied = bool(step.get("is_copied_context"))
-            msg = {"role": role, "content": text_of(step.get("message"))}
+            msg: dict[str, object] = {"role": role, "content": text_of(step.get("message"))}
             if copied:
                 msg["is_copied_context"] = True
             if role == "assistant":
@@ -105,7 +105,7 @@ def load_trajectory(path: Path, data: dict | None = None) -> dict:
                 calls = step.get("tool_calls")
                 if calls is not None:
                     msg["tool_calls"] = [_tool_call(c) for c in calls if isinstance(c, dict)]
-                metrics = step.get("metrics") if isinstance(step.get("metrics"), dict) else {}
+                metrics = object_at(step, "metrics")
                 if not copied:
                     pt, ct = metrics.get("prompt_tokens"), metrics.get("completion_tokens")
                     if isinstance(pt, int) and in_int64(pt) is not None:
@@ -119,7 +119,7 @@ def load_trajectory(path: Path, data: dict | None = None) -> dict:
             for res in (obs.get("results") or []) if isinstance(obs, dict) else []:
                 if not isinstance(res, dict):
                     continue
-                tool = {"role": "tool", "content": text_of(res.get("content"))}
+                tool: dict[str, object] = {"role": "tool", "content": text_of(res.get("content"))}
                 if res.get("source_call_id"):
                     tool["tool_call_id"] = res["source_call_id"]
                 if copied:
@@ -139,14 +139,14 @@ def load_trajectory(path: Path, data: dict | None = None) -> dict:
         seen.add(nxt)
         current, cur_path = _read(nxt), nxt
     has_agent = any(m["role"] == "assistant" and not m.get("is_copied_context") for m in messages)
-    agent = data.get("agent") if isinstance(data.get("agent"), dict) else {}
+    agent = object_at(data, "agent")
     return {
         "messages": messages,
         "peak_prompt_tokens": peak,
         "recorded_completion": completion if (complete and has_agent) else None,
         "agent": first_str(agent, "name"),
         "model": first_str(agent, "model_name"),
-        "extra": data.get("extra") if isinstance(data.get("extra"), dict) else {},
+        "extra": object_at(data, "extra"),
         "totals": totals,
         "n_subagents": count_subagents(path, chain, seen),
     }
@@ -154,9 +154,9 @@ def load_trajectory(path: Path, data: dict | None = None) -> dict:
 
 def final_totals(traj: dict) -> dict:
     """The recorded fields of one file's ``final_metrics`` as trace columns (absent = left out)."""
-    fm = traj.get("final_metrics")
+    fm = object_at(traj, "final_metrics")  # not an object: no recorded fields
     out: dict = {}
-    for key, col in FINAL_METRICS.items() if isinstance(fm, dict) else ():
+    for key, col in FINAL_METRICS.items():
         value = to_float(fm.get(key)) if col == "cost_usd" else to_count(fm.get(key))
         if value is not None:
             out[col] = value
@@ -258,7 +258,7 @@ class AtifFile:
 
     def scan(self, unit, skips: SkipLog) -> Iterator[Candidate]:
         skips.find()  # the file is one unit
-        extra = self.data.get("extra") if isinstance(self.data.get("extra"), dict) else {}
+        extra = object_at(self.data, "extra")
         stem = self.path.name.split(".trajectory", 1)[0].removesuffix(".json")
         task = first_str(extra, "task_name", "task_id", "task") or (None if stem == "trajectory" else stem)
         if task is None:

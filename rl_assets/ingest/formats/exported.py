@@ -94,7 +94,7 @@ class ExportedRows:
         return self.files
 
     # -- raw row iteration -------------------------------------------------------------
-    def _rows(self, path: Path, columns, notes: SkipLog | None = None) -> Iterator[tuple[int, dict | None, str]]:
+    def _rows(self, path: Path, columns, notes: SkipLog | None = None) -> Iterator[tuple[int, object, str]]:
         """(index, row or None when the record is unusable, skip reason); ``notes`` receives
         the JSONL reader's notes (the scan pass passes its ledger, later passes do not)."""
         suffix, codec = split_suffix(path)
@@ -160,6 +160,7 @@ class ExportedRows:
             cand = wanted.get(i)
             if cand is None:
                 continue
+            assert isinstance(row, dict)  # the scan made candidates of object rows only
             try:
                 built = build_row(row, cand, skips)
             except Exception as exc:  # an unexpected shape: this row is skipped, named; the file goes on

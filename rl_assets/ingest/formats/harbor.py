@@ -12,7 +12,7 @@ from pathlib import Path
 from .. import _json
 from ..plan import Candidate
 from ..report import SkipLog
-from ..rows import DATE_NOTE, date_or_flag, duration_s, first_str, to_count, to_float, to_int
+from ..rows import DATE_NOTE, date_or_flag, duration_s, first_str, object_at, to_count, to_float, to_int
 from .atif import AtifError, load_trajectory
 from .harbor_walk import NO_RESULT
 
@@ -122,8 +122,8 @@ class HarborTrials:
         """Outcome, agent, model, phase timings and tokens from result.json (+ the job's stats)."""
         res = cand.payload
         row = _outcome(res, trial, self._stats(trial.parent, skips))
-        agent_info = res.get("agent_info") if isinstance(res.get("agent_info"), dict) else {}
-        model_info = agent_info.get("model_info") if isinstance(agent_info.get("model_info"), dict) else {}
+        agent_info = object_at(res, "agent_info")
+        model_info = object_at(agent_info, "model_info")
         row["agent"] = first_str(agent_info, "name")
         row["model"] = first_str(model_info, "name")
         row.update(run_facts(res, skips))
@@ -148,7 +148,7 @@ def run_facts(res: dict, skips: SkipLog | None = None) -> dict:
             duration_s(span.get("started_at"), span.get("finished_at"), skips) if isinstance(span, dict) else None
         )
     out["trial_s"] = duration_s(res.get("started_at"), res.get("finished_at"), skips)
-    agent_result = res.get("agent_result") if isinstance(res.get("agent_result"), dict) else {}
+    agent_result = object_at(res, "agent_result")
     for key, col in AGENT_RESULT.items():
         out[col] = to_float(agent_result.get(key)) if col == "cost_usd" else to_count(agent_result.get(key), skips)
     return out
@@ -191,7 +191,8 @@ def _job_outcomes(path: Path, skips: SkipLog | None = None) -> dict:
     except (OSError, ValueError, AttributeError):
         return {}
     evals = stats.get("evals") if isinstance(stats, dict) else None
-    out, benches = {}, set()
+    out: dict[str, tuple[float | None, str | None, None]] = {}  # (reward, error type, benchmark: unknown here)
+    benches: set[str] = set()
 
     def bad() -> None:
         if skips is not None:

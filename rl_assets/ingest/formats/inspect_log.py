@@ -56,6 +56,7 @@ def _member(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
     import pyarrow as pa
 
     fh = zf.fp
+    assert fh is not None, "read from an open ZipFile only"
     fh.seek(info.header_offset)
     local = fh.read(30)  # local file header: its name and extra lengths decide where the data starts
     name_len, extra_len = struct.unpack("<HH", local[26:30])
@@ -162,7 +163,9 @@ class InspectLogs(FileSet):
             if sid is None:
                 skips.skip("sample without id", where)
                 continue
-            epoch = sample.get("epoch") if isinstance(sample.get("epoch"), int) else 1
+            epoch = sample.get("epoch")
+            if not isinstance(epoch, int):
+                epoch = 1
             yield Candidate(
                 path, i, where, f"{task}/{sid}", trial_name=f"{rel}:{sid}#e{epoch}", attempt=max(epoch - 1, 0)
             )

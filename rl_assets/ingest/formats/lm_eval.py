@@ -207,6 +207,7 @@ class LmEvalSamples(FileSet):
                 return
             cand = wanted.get(i)
             if cand is not None:
+                assert isinstance(rec, dict)  # the scan made candidates of object rows only
                 yield cand, self._row(path, rec, skips)
 
     def _row(self, path: Path, rec: dict, skips: SkipLog) -> dict:

@@ -150,6 +150,7 @@ class QwenMathFiles(FileSet):
             if i > last:
                 return
             for cand in by_row.get(i, ()):
+                assert isinstance(rec, dict)  # the scan made candidates of object rows only
                 yield cand, self._row(path, rec, cand.payload[1], skips)
 
     def _row(self, path: Path, rec: dict, j: int, skips: SkipLog) -> dict:

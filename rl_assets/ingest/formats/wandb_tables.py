@@ -72,7 +72,7 @@ def find_tables(folder: str | Path) -> list[Path]:
     return sorted(root.rglob(TABLE_GLOB)) if root.is_dir() else [root]
 
 
-def _triples(columns: list) -> dict[int, tuple[int, int, int, int | None]] | None:
+def _triples(columns: object) -> dict[int, tuple[int, int, int, int | None]] | None:
     """{sample i: (input, output, score, label or None) column} or None when this is not a validation table."""
     if not isinstance(columns, list) or "step" not in columns:
         return None

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ..plan import Candidate
 from ..report import IngestError, SkipLog
@@ -73,6 +74,7 @@ class WandbValidation:
             chosen = select_rounds(sorted(set(frame["step"])), self.selector)
         except ValueError as exc:
             raise IngestError(f"{unit}: {exc}") from exc
+        rec: Any  # a row of the frame built by wandb_tables (step, sample, input, output, score, label)
         for k, rec in enumerate(frame.itertuples(index=False)):
             where = f"{unit} round {rec.step} sample {rec.sample}"
             if rec.step not in chosen:

@@ -11,7 +11,7 @@ import math
 import re
 
 from rl_assets.ingest.training_logs.payloads import PayloadError, decode_json_object, decode_python_dict, numeric_items
-from rl_assets.ingest.training_logs.result import decimals_tolerance
+from rl_assets.ingest.training_logs.result import LogFileResult, decimals_tolerance
 
 WANDB_RE = re.compile(r"WANDB_MIRROR kind=(\w+) step=(-?\d+) metrics=(.*)$")
 GEN_REWARDS_RE = re.compile(r"Generation rewards - Avg: ([-\d.eE+]+|nan), Success rate: ([-\d.eE+]+|nan)")
@@ -29,6 +29,20 @@ MAX_BLOCK_LINES = 5000  # a console dict block longer than this is not a metrics
 
 class PayloadLines:
     """Line-shape readers shared by LogFileParser (see the module docstring)."""
+
+    # the parser's state and step placement, which these readers use (LogFileParser sets and defines them)
+    res: LogFileResult
+    lineno: int
+    block: list[str] | None
+
+    def _explicit(self, step: int, metrics: dict[str, float], shape: str, n: int = 1) -> None:
+        raise NotImplementedError
+
+    def _place(self, metrics: dict[str, float], shape: str, n: int = 1) -> None:
+        raise NotImplementedError
+
+    def _place_eval_round(self, metrics: dict[str, float]) -> None:
+        raise NotImplementedError
 
     def _wandb(self, msg: str) -> None:
         m = WANDB_RE.search(msg)

@@ -69,8 +69,8 @@ def assemble(
         serializations |= res.serializations
         for k, v in res.counts.items():
             counts[k] = counts.get(k, 0) + v
-        for k, v in res.printed_tolerance.items():
-            tolerance[k] = max(tolerance.get(k, 0.0), v)
+        for k, tol in res.printed_tolerance.items():
+            tolerance[k] = max(tolerance.get(k, 0.0), tol)
     per_file = per_file or {r.name: line_ledger(r.counts) for r in chain_order(results)}
     malformed = {
         "count": counts.get("malformed", 0),

@@ -59,22 +59,28 @@ def compare_final_step(
     """{source, step, status, compared, matched, differ: [{key, column, table, record, hint}]}."""
     import pandas as pd
 
-    out = {
-        "source": source,
-        "step": step,
-        "compared": [],
-        "matched": 0,
-        "differ": [],
-        "not_at_step": [],
-        "status": "match",
-    }
+    compared: list[str] = []
+    matched = 0
+    differ: list[dict] = []
+    not_at_step: list[str] = []
+
+    def result(status: str) -> dict:
+        return {
+            "source": source,
+            "step": step,
+            "compared": compared,
+            "matched": matched,
+            "differ": differ[:MAX_LISTED],
+            "not_at_step": not_at_step,
+            "status": status,
+        }
+
     by_step = steps.set_index("step") if "step" in steps.columns else pd.DataFrame()
     if step not in by_step.index:
-        out["status"] = "step_missing"
-        out["differ"].append(
+        differ.append(
             {"key": "step", "column": "step", "table": None, "record": step, "hint": f"the table has no step {step}"}
         )
-        return out
+        return result("step_missing")
     row = by_step.loc[step]
     for key in sorted(record):
         value = record[key]
@@ -83,20 +89,24 @@ def compare_final_step(
         col, raw_keys = _column_for(key, by_step.columns)
         if col is None:
             continue
-        table = float(row[col])
+        table = float(row[col])  # type: ignore[arg-type]  # one row per step (assemble): a scalar
         if math.isnan(table) and not _every_other_step_has(by_step[col], step):
             # an occasional key (timing/eval) the log did not print at this step: W&B's summary
             # still holds the last step that logged it, so there is nothing at this step to compare
-            out["not_at_step"].append(key)
+            not_at_step.append(key)
             continue
-        out["compared"].append(key)
+        compared.append(key)
         tol = max((tolerance.get(k, 0.0) for k in raw_keys), default=0.0)
         if _same(table, float(value), tol):
-            out["matched"] += 1
+            matched += 1
             continue
-        other = [int(s) for s, v in by_step[col].items() if s != step and _same(float(v), float(value), tol)]
+        other = [
+            int(s)
+            for s, v in zip(by_step.index.tolist(), by_step[col].tolist())
+            if s != step and _same(float(v), float(value), tol)
+        ]
         hint = f"the record's value is the table's at step {other[-1]}" if other else ""
-        out["differ"].append(
+        differ.append(
             {
                 "key": key,
                 "column": col,
@@ -105,12 +115,11 @@ def compare_final_step(
                 "hint": hint,
             }
         )
-    if out["differ"]:
-        out["status"] = "differ"
-    elif not out["compared"]:
-        out["status"] = "no_shared_keys"  # a record is there, but it shares no value with this step
-    out["differ"] = out["differ"][:MAX_LISTED]
-    return out
+    if differ:
+        return result("differ")
+    if not compared:
+        return result("no_shared_keys")  # a record is there, but it shares no value with this step
+    return result("match")
 
 
 def _every_other_step_has(column: pd.Series, step: int) -> bool:

@@ -155,10 +155,11 @@ class _CappedText(io.TextIOWrapper):
             raise LogTooLarge(f"{self._path.name}: more than {MAX_LINES} lines (the per-file cap); not read")
         return line
 
-    def __next__(self) -> str:
+    # typeshed gives TextIOWrapper _IOBase's bytes signatures for these two; a text stream returns str
+    def __next__(self) -> str:  # type: ignore[override]
         return self._counted(super().__next__())
 
-    def readline(self, size: int = -1) -> str:
+    def readline(self, size: int = -1) -> str:  # type: ignore[override]
         line = super().readline(size)
         return self._counted(line) if line else line
 

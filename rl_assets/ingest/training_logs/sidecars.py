@@ -47,7 +47,9 @@ def parse_trainer_jsonl(path: Path | str) -> LogFileResult:
             except PayloadError as exc:
                 res.malformed("jsonl_truncated" if exc.truncated else "jsonl_json", line, lineno)
                 continue
-            inner = obj.get("metrics") if isinstance(obj.get("metrics"), dict) else {}
+            inner = obj.get("metrics")
+            if not isinstance(inner, dict):
+                inner = {}
             metrics, _ = numeric_items({**obj, **inner})
             metrics.pop("metrics", None)
             step = next((metrics[k] for k in STEP_KEYS if k in metrics), None)

@@ -92,7 +92,7 @@ class StepStore:
         order = np.argsort(np.fromiter(self.row_of.keys(), dtype=np.int64, count=len(self.row_of)))
         rows = np.fromiter(self.row_of.values(), dtype=np.int64, count=len(self.row_of))[order]
         steps = np.fromiter(self.row_of.keys(), dtype=np.int64, count=len(self.row_of))[order]
-        data = {"step": steps}
+        data: dict[str, np.ndarray] = {"step": steps}
         for key, col in self.columns.items():
             data[key] = np.frombuffer(col, dtype=np.float64)[rows]
         return pd.DataFrame(data)

@@ -104,7 +104,9 @@ class VerlConsoleParser:
             self.res.parsed("verl_continuation")
             self.continuations[self.step] = self.continuations.get(self.step, 0) + 1
         elif "validation metrics" in line and _BLOCK_START.search(line):
-            self.block, self.block_kind = [], _BLOCK_START.search(line).group(1)
+            start = _BLOCK_START.search(line)
+            assert start is not None  # searched in the elif above
+            self.block, self.block_kind = [], start.group(1)
             self._block_line(line, lineno)
         elif line.strip():
             self.n_text += 1
@@ -130,7 +132,7 @@ class VerlConsoleParser:
         self.step = step
         self.lines_of[step] = self.lines_of.get(step, 0) + 1
         if self.pending_initial is not None:
-            self._place_initial(step, parts)
+            self._place_initial(step, parts, self.pending_initial)
         last = self._pairs(step, parts[1:], lineno, line)
         if cut:
             last = None  # the dropped pair ended the line
@@ -174,6 +176,7 @@ class VerlConsoleParser:
         return key
 
     def _block_line(self, line: str, lineno: int) -> None:
+        assert self.block is not None  # called while a block is open
         self.block.append(line)
         body = _RAY_PREFIX.sub("", line).strip()
         # pprint wraps a long string as ('…' "…" '…'): join the quoted pieces back into one text
@@ -196,11 +199,11 @@ class VerlConsoleParser:
         else:
             self.pending_initial = values
 
-    def _place_initial(self, step: int, parts: list[str]) -> None:
+    def _place_initial(self, step: int, parts: list[str], values: dict[str, float]) -> None:
         """verl validates at step G before training and logs it as "step:G - val-…"; the first
         training step is G+1. A step line that carries the block's keys is G; otherwise G = step-1."""
         keys = {p.partition(":")[0] for p in parts[1:]}
-        values, self.pending_initial = self.pending_initial, None
+        self.pending_initial = None
         self._fill(step if keys & set(values) else max(step - 1, 0), values)
 
     def _fill(self, step: int, values: dict[str, float]) -> None:
