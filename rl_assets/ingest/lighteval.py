@@ -75,13 +75,15 @@ def build(row: dict) -> dict:
     if "doc" in row and isinstance(row.get("doc"), dict):
         doc, resp = row["doc"], row.get("model_response") or {}
         query, prompt = doc.get("query"), doc.get("query")
-        response = _first(resp.get("text") if isinstance(resp, dict) else None)
+        texts = resp.get("text") if isinstance(resp, dict) else None
+        response = _first(texts)
         choices, gold = doc.get("choices") or [], doc.get("gold_index")
         specific, metrics, shots = _specific(doc.get("specific")), row.get("metric"), doc.get("fewshot_samples")
         shots = len(shots) if isinstance(shots, list) else None
     else:
         query, prompt = row.get("example"), row.get("full_prompt") or row.get("example")
-        response = _first(row.get("predictions"))
+        texts = row.get("predictions")
+        response = _first(texts)
         choices, gold = row.get("choices") or [], row.get("gold_index")
         specific, metrics, shots = _specific(row.get("specifics")), row.get("metrics"), row.get("num_asked_few_shots")
         if not choices and row.get("gold"):
@@ -97,6 +99,9 @@ def build(row: dict) -> dict:
         "answer": None if extracted is None else str(extracted),
         "reward": _metric(metrics),
         "few_shot": shots,
+        # generations per document (pass@k metrics sample several): the row's metric is over all of them,
+        # the response kept is the first, and a different count between sides is a settings difference
+        "samples": len(texts) if isinstance(texts, (list, tuple)) else None,
     }
 
 
@@ -139,6 +144,9 @@ class LightevalDetails(FileSet):
             if got["response"] is not None:
                 messages.append({"role": "assistant", "content": got["response"]})
             few = got["few_shot"] if got["few_shot"] is not None else shots
+            settings = {"few_shot": few} if few is not None else {}
+            if got["samples"] and got["samples"] > 1:
+                settings["samples_per_doc"] = got["samples"]
             yield (
                 cand,
                 {
@@ -148,6 +156,6 @@ class LightevalDetails(FileSet):
                     "question": got["question"],
                     "expected_answer": got["expected_answer"],
                     "answer": got["answer"],
-                    "gen_settings": _json.dumps({"few_shot": few}) if few is not None else None,
+                    "gen_settings": _json.dumps(settings) if settings else None,
                 },
             )
