@@ -112,12 +112,13 @@ def _ingest(spec, out_path: Path, hub, max_rows, benchmark, side, tokenizer, bat
     by_unit: dict[int, dict] = {}
     for c in kept:
         by_unit.setdefault(id(c.unit), {})[c.index] = c
+    del cands, kept  # by_unit holds the kept candidates; each unit's are dropped once it is loaded
 
     sources, ids = set(), set()
     tally = Tally()
     with TraceWriter(out_path, batch_rows, on_bad=skips.bad_row) as writer:
         for unit in units:
-            wanted = by_unit.get(id(unit))
+            wanted = by_unit.pop(id(unit), None)
             if not wanted:
                 continue
             loading = adapter.load(unit, wanted, skips)
@@ -137,9 +138,10 @@ def _ingest(spec, out_path: Path, hub, max_rows, benchmark, side, tokenizer, bat
                 except Exception as exc:  # this row only (a value no rule anticipated)
                     skips.bad_row(exc, cand.where)
                     continue
-                if row["trace_id"] in ids:
+                written = int(row["trace_id"], 16)  # 16 hex digits (rows.trace_id): as an int, half the memory
+                if written in ids:
                     raise AccountingError(f"{cand.where}: trace_id {row['trace_id']} written twice (dedup bug)")
-                ids.add(row["trace_id"])
+                ids.add(written)
                 sources.add(source)
                 tally.add(row)
                 writer.add(row, cand.where)

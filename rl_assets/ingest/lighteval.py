@@ -129,7 +129,7 @@ class LightevalDetails(FileSet):
         for i, row in _rows(path):
             skips.find()
             skips.saw_keys(path, row)
-            yield Candidate(path, i, f"{path} row {i + 1}", f"{task}/{i}", trial_name=f"{rel}:{i}")
+            yield Candidate(path, i, None, f"{task}/{i}", trial_name=f"{rel}:{i}")  # where: made on demand
 
     def load(self, path: Path, wanted: dict[int, Candidate], skips: SkipLog) -> Iterator[tuple[Candidate, dict]]:
         task, shots = task_and_shots(path)

@@ -198,7 +198,7 @@ class LmEvalSamples(FileSet):
                 skips.skip(NO_DOC_ID, where)
                 continue
             task = self.task_of(path, rec)
-            yield Candidate(path, i, where, f"{task}/{doc_id}", trial_name=f"{rel}:{doc_id}")
+            yield Candidate(path, i, None, f"{task}/{doc_id}", trial_name=f"{rel}:{doc_id}")  # where: made on demand
 
     def load(self, path: Path, wanted: dict[int, Candidate], skips: SkipLog) -> Iterator[tuple[Candidate, dict]]:
         last = max(wanted)

@@ -27,7 +27,7 @@ CAPPED = "beyond the max_rows cap"
 class Candidate:
     unit: Any  # the file/dir the adapter reads the row from
     index: int  # position of the row inside the unit
-    where: str  # "<file> row N" for messages
+    at: str | None  # "<file> row N ..." for messages; None: "<unit> row <index + 1>", made when asked
     task_id: str
     trial_name: str | None = None
     episode: int | None = None
@@ -36,6 +36,16 @@ class Candidate:
     payload: Any = None  # adapter data already parsed in pass 1 (small sources only)
     notes: tuple = ()  # ledger notes counted only if the candidate is kept (e.g. a bad date)
     dup: int = 0  # > 0: a later row with this trial key and other content (joins its trace_id)
+
+    # Messages are rare and the default string is ~100 bytes per row: built on demand, not held
+    # for every row of a 100 MB source (bench/bench_eval_ingest.py).
+    @property
+    def where(self) -> str:
+        return self.at if self.at is not None else f"{self.unit} row {self.index + 1}"
+
+    @where.setter
+    def where(self, value: str) -> None:
+        self.at = value
 
 
 class Adapter(Protocol):
