@@ -132,30 +132,36 @@ class LightevalDetails(FileSet):
             yield Candidate(path, i, None, f"{task}/{i}", trial_name=f"{rel}:{i}")  # where: made on demand
 
     def load(self, path: Path, wanted: dict[int, Candidate], skips: SkipLog) -> Iterator[tuple[Candidate, dict]]:
-        task, shots = task_and_shots(path)
         for i, row in _rows(path):
             cand = wanted.get(i)
-            if cand is None:
-                continue
-            got = build(row)
-            if got["reward"] is None:
-                skips.note(NOT_NUMERIC)
-            messages = [{"role": "user", "content": got["prompt"] or ""}]
-            if got["response"] is not None:
-                messages.append({"role": "assistant", "content": got["response"]})
-            few = got["few_shot"] if got["few_shot"] is not None else shots
-            settings = {"few_shot": few} if few is not None else {}
-            if got["samples"] and got["samples"] > 1:
-                settings["samples_per_doc"] = got["samples"]
-            yield (
-                cand,
-                {
-                    "_messages": messages,
-                    "reward": got["reward"],
-                    "task_family": task,
-                    "question": got["question"],
-                    "expected_answer": got["expected_answer"],
-                    "answer": got["answer"],
-                    "gen_settings": _json.dumps(settings) if settings else None,
-                },
-            )
+            if cand is not None:
+                yield cand, self._row(path, row, skips)
+
+    def stream(self, path: Path, skips: SkipLog) -> Iterator[tuple[Candidate, dict]]:
+        """Every candidate scan yields, with its row (ingest's path when planning changes nothing)."""
+        task, _ = task_and_shots(path)
+        rel = self.rel.get(str(path), path.name)
+        for i, row in _rows(path):
+            yield Candidate(path, i, None, f"{task}/{i}", trial_name=f"{rel}:{i}"), self._row(path, row, skips)
+
+    def _row(self, path: Path, row: dict, skips: SkipLog) -> dict:
+        task, shots = task_and_shots(path)
+        got = build(row)
+        if got["reward"] is None:
+            skips.note(NOT_NUMERIC)
+        messages = [{"role": "user", "content": got["prompt"] or ""}]
+        if got["response"] is not None:
+            messages.append({"role": "assistant", "content": got["response"]})
+        few = got["few_shot"] if got["few_shot"] is not None else shots
+        settings = {"few_shot": few} if few is not None else {}
+        if got["samples"] and got["samples"] > 1:
+            settings["samples_per_doc"] = got["samples"]
+        return {
+            "_messages": messages,
+            "reward": got["reward"],
+            "task_family": task,
+            "question": got["question"],
+            "expected_answer": got["expected_answer"],
+            "answer": got["answer"],
+            "gen_settings": _json.dumps(settings) if settings else None,
+        }

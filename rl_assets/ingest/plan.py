@@ -9,6 +9,7 @@ candidates only. Two passes keep memory flat: nothing but these small keys is he
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -118,6 +119,31 @@ def _number_attempts(cands: list[Candidate]) -> None:
                 attempt, k = k, k + 1
             for c in members:
                 c.attempt = attempt
+
+
+def digest(text: str) -> int:
+    """A 64-bit digest of an identity string: 8 bytes kept per row where the string would cost ~100.
+    Used where a collision only costs a slower path or one task counted once instead of twice
+    (p ~ n^2 / 2^65: ~1e-10 at a million rows)."""
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+
+
+def simple(c: Candidate) -> bool:
+    """A candidate plan() leaves as it is (bar attempt 0) when its task has no other candidate: no
+    attempt, episode or date recorded, nothing to note, no payload."""
+    return c.attempt is None and c.episode is None and c.date is None and not c.notes and c.payload is None
+
+
+class Uncounted:
+    """The ledger of a second pass over rows the first pass already counted: records nothing."""
+
+    def find(self, n: int = 1) -> None: ...
+
+    def skip(self, reason: str, where: str, lost: bool = True) -> None: ...
+
+    def saw_keys(self, where, record) -> None: ...
+
+    def note(self, reason: str) -> None: ...
 
 
 class FileSet:
