@@ -4,7 +4,9 @@ Pass 1 (adapter.scan) yields cheap Candidates (task, trial, episode, date, attem
 plan() then merges earlier episodes of each trial into its last one, numbers attempts that the
 source did not record, merges or tells apart rows that share a trace_id key (dedup.py), and
 applies max_rows (a counted, by-design skip). Pass 2 (adapter.load) builds full rows for the kept
-candidates only. Two passes keep memory flat: nothing but these small keys is held.
+candidates only: nothing but these small keys is held between the passes (a few hundred bytes a
+row). Readers that can ``stream`` skip even that when planning would change nothing
+(rl_assets/ingest/__init__.py, ``_plan_units``).
 """
 
 from __future__ import annotations
