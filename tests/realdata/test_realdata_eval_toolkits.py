@@ -192,6 +192,10 @@ def test_lighteval_real_details_match_their_results_json(tmp_path, run, right, a
     (results_file,) = (LIGHTEVAL / run / "results").glob("results_*.json")
     toolkit = json.loads(results_file.read_text())["results"]["lighteval|gpqa:diamond|0"]["gpqa_pass@1:1_samples"]
     assert sum(r["reward"] for r in rows) / len(rows) == pytest.approx(toolkit, abs=1e-12)
+    checks = {t["metric"]: t for t in report.toolkit}  # the reader's own comparison with that json
+    assert checks["gpqa_pass@1:1_samples"]["toolkit"] == toolkit and checks["gpqa_pass@1:1_samples"]["agrees"]
+    assert (checks["effective_num_docs"]["toolkit"], checks["effective_num_docs"]["rldelta"]) == (198, 198)
+    assert toolkit_check("baseline_traces", report.accounting).passed is True
     got: dict[str, int] = {}
     for r in rows:
         got[r["answer"]] = got.get(r["answer"], 0) + 1
@@ -215,3 +219,30 @@ def test_lighteval_real_pair_differs_in_samples_per_question(tmp_path):
     assert settings_differences(before, after, kb, ka) == [
         {"setting": "samples_per_doc", "before": "not recorded", "after": "8"}
     ]
+
+
+def test_lighteval_results_json_that_disagrees_fails_the_check(tmp_path):
+    """The same real run with one document's metric flipped in the details (49 of 198 right): the
+    results json's 0.2424... no longer matches and the toolkit check fails, naming the metric."""
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    run = tmp_path / "one_sample"
+    shutil.copytree(LIGHTEVAL / "one_sample", run)
+    (details,) = (run / "details").glob("*.parquet")
+    table = pq.read_table(details)
+    rows = table.to_pylist()
+    wrong = next(i for i, r in enumerate(rows) if r["metrics"]["gpqa_pass@1:1_samples"] == 0.0)
+    rows[wrong]["metrics"]["gpqa_pass@1:1_samples"] = 1.0
+    pq.write_table(_table_of(rows, table.schema), details)
+    report = ingest_source(str(run), tmp_path / "o.parquet", hub=None)
+    check = {t["metric"]: t for t in report.toolkit}["gpqa_pass@1:1_samples"]
+    assert check["rldelta"] == pytest.approx(49 / 198) and check["agrees"] is False
+    assert toolkit_check("baseline_traces", report.accounting).passed is False
+
+
+def _table_of(rows, schema):
+    import pyarrow as pa
+
+    return pa.Table.from_pylist(rows, schema=schema)
