@@ -12,15 +12,16 @@ See docs/ingest.md for the supported specs, column meanings and the bad-input po
 from __future__ import annotations
 
 import sys
+from array import array
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from rl_assets.schema import TRACE_COLUMNS, trace_schema
 from rl_assets.values.task_identity import row_key
 
 from . import _json
 from .features import featurize
-from .plan import Candidate, plan
+from .plan import StreamingAdapter, Uncounted, digest, plan, simple
 from .report import AccountingError, IngestError, IngestReport, SkipLog, accounting_of
 from .rows import finish_row, trace_id
 from .spec import resolve
@@ -95,33 +96,19 @@ def _ingest(spec, out_path: Path, hub, max_rows, benchmark, side, tokenizer, bat
     src = resolve(str(spec), hub, skips)
     adapter = src.adapter
     units = adapter.units()
-    cands: list[Candidate] = []
-    for unit in units:
-        try:
-            cands.extend(adapter.scan(unit, skips))
-        except _NAMED:
-            raise
-        except Exception as exc:
-            raise _named(exc, _unit_name(unit)) from exc
-    kept = plan(
-        cands,
-        skips,
-        keep_all_episodes=keep_all_episodes,
-        max_rows=max_rows,
-        fingerprints=lambda group: _fingerprints(adapter, group),
-    )
-    by_unit: dict[int, dict] = {}
-    for c in kept:
-        by_unit.setdefault(id(c.unit), {})[c.index] = c
+    streamed, by_unit = _plan_units(adapter, units, skips, max_rows, keep_all_episodes)
 
-    sources, ids = set(), set()
+    sources, ids, streamed_ids = set(), set(), array("Q")
     tally = Tally()
     with TraceWriter(out_path, batch_rows, on_bad=skips.bad_row) as writer:
         for unit in units:
-            wanted = by_unit.get(id(unit))
-            if not wanted:
-                continue
-            loading = adapter.load(unit, wanted, skips)
+            if streamed:
+                loading = cast(StreamingAdapter, adapter).stream(unit, skips)  # _plan_units checked it has one
+            else:
+                wanted = by_unit.pop(id(unit), None)  # dropped once loaded: memory goes down unit by unit
+                if not wanted:
+                    continue
+                loading = adapter.load(unit, wanted, skips)
             while True:
                 try:
                     item = next(loading, None)
@@ -132,19 +119,26 @@ def _ingest(spec, out_path: Path, hub, max_rows, benchmark, side, tokenizer, bat
                 if item is None:
                     break
                 cand, row = item
+                if streamed:
+                    cand.attempt = 0  # what plan() gives a task's only candidate
                 try:
                     source = _complete(row, cand, src, counter, token_label, benchmark)
                     finish_row(row)
                 except Exception as exc:  # this row only (a value no rule anticipated)
                     skips.bad_row(exc, cand.where)
                     continue
-                if row["trace_id"] in ids:
+                written = int(row["trace_id"], 16)  # 16 hex digits (rows.trace_id): as an int, half the memory
+                if streamed:
+                    streamed_ids.append(written)  # checked once at the end: 8 bytes a row
+                elif written in ids:
                     raise AccountingError(f"{cand.where}: trace_id {row['trace_id']} written twice (dedup bug)")
-                ids.add(row["trace_id"])
+                else:
+                    ids.add(written)
                 sources.add(source)
                 tally.add(row)
                 writer.add(row, cand.where)
         writer.flush()
+        _require_distinct(streamed_ids, src.ref)
         skips.balance(writer.rows_written, src.ref)  # before the rename: a table that loses rows is never published
         require_understood(skips, writer.rows_written, src.ref, UNITS.get(src.kind, "rows"))  # rows, none understood
         agreement = adapter.toolkit_agreement(tally) if hasattr(adapter, "toolkit_agreement") else []
@@ -165,6 +159,62 @@ def _ingest(spec, out_path: Path, hub, max_rows, benchmark, side, tokenizer, bat
         accounting={**accounting_of(skips, writer.rows_written, UNITS.get(src.kind, "rows")), "toolkit": agreement},
         toolkit=agreement,
     )
+
+
+def _plan_units(adapter, units, skips: SkipLog, max_rows, keep_all_episodes) -> tuple[bool, dict]:
+    """Pass 1 (every unit scanned, counted on ``skips``) and the plan: (streamed, kept candidates by
+    unit). An adapter that can ``stream`` its rows is checked first with 8 bytes a row (a digest of
+    each task id): when every candidate is plain (simple()) and every task appears once, plan()
+    would change nothing but number each attempt 0, so nothing is kept and the rows are streamed in
+    pass 2 -- memory stays flat however many rows (bench/bench_eval_ingest.py). Otherwise the
+    candidates are scanned again, uncounted, and planned as any source's."""
+    if hasattr(adapter, "stream"):
+        digests, plain = array("Q"), True
+        for unit in units:
+            for c in _scan(adapter, unit, skips):
+                digests.append(digest(c.task_id))
+                plain = plain and simple(c)
+        if plain and (max_rows is None or len(digests) <= max(0, int(max_rows))) and _distinct(digests):
+            return True, {}
+        cands = [c for unit in units for c in _scan(adapter, unit, Uncounted())]
+    else:
+        cands = [c for unit in units for c in _scan(adapter, unit, skips)]
+    kept = plan(
+        cands,
+        skips,
+        keep_all_episodes=keep_all_episodes,
+        max_rows=max_rows,
+        fingerprints=lambda group: _fingerprints(adapter, group),
+    )
+    by_unit: dict[int, dict] = {}
+    for c in kept:
+        by_unit.setdefault(id(c.unit), {})[c.index] = c
+    return False, by_unit
+
+
+def _scan(adapter, unit, skips):
+    try:
+        yield from adapter.scan(unit, skips)
+    except _NAMED:
+        raise
+    except Exception as exc:
+        raise _named(exc, _unit_name(unit)) from exc
+
+
+def _distinct(values: array) -> bool:
+    import numpy as np
+
+    return int(np.unique(np.frombuffer(values, dtype=np.uint64)).size) == len(values) if values else True
+
+
+def _require_distinct(trace_ids: array, ref: str) -> None:
+    """The streamed path's check that no trace_id was written twice (the planned path checks row by row)."""
+    if _distinct(trace_ids):
+        return
+    import numpy as np
+
+    values, counts = np.unique(np.frombuffer(trace_ids, dtype=np.uint64), return_counts=True)
+    raise AccountingError(f"{ref}: trace_id {int(values[counts > 1][0]):016x} written twice (dedup bug)")
 
 
 def _fingerprints(adapter, cands) -> dict[int, str]:

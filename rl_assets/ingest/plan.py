@@ -4,11 +4,14 @@ Pass 1 (adapter.scan) yields cheap Candidates (task, trial, episode, date, attem
 plan() then merges earlier episodes of each trial into its last one, numbers attempts that the
 source did not record, merges or tells apart rows that share a trace_id key (dedup.py), and
 applies max_rows (a counted, by-design skip). Pass 2 (adapter.load) builds full rows for the kept
-candidates only. Two passes keep memory flat: nothing but these small keys is held.
+candidates only: nothing but these small keys is held between the passes (a few hundred bytes a
+row). Readers that can ``stream`` skip even that when planning would change nothing
+(rl_assets/ingest/__init__.py, ``_plan_units``).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -27,7 +30,7 @@ CAPPED = "beyond the max_rows cap"
 class Candidate:
     unit: Any  # the file/dir the adapter reads the row from
     index: int  # position of the row inside the unit
-    where: str  # "<file> row N" for messages
+    at: str | None  # "<file> row N ..." for messages; None: "<unit> row <index + 1>", made when asked
     task_id: str
     trial_name: str | None = None
     episode: int | None = None
@@ -36,6 +39,16 @@ class Candidate:
     payload: Any = None  # adapter data already parsed in pass 1 (small sources only)
     notes: tuple = ()  # ledger notes counted only if the candidate is kept (e.g. a bad date)
     dup: int = 0  # > 0: a later row with this trial key and other content (joins its trace_id)
+
+    # Messages are rare and the default string is ~100 bytes per row: built on demand, not held
+    # for every row of a 100 MB source (bench/bench_eval_ingest.py).
+    @property
+    def where(self) -> str:
+        return self.at if self.at is not None else f"{self.unit} row {self.index + 1}"
+
+    @where.setter
+    def where(self, value: str) -> None:
+        self.at = value
 
 
 class Adapter(Protocol):
@@ -46,6 +59,12 @@ class Adapter(Protocol):
     def scan(self, unit, skips: SkipLog) -> Iterator[Candidate]: ...
 
     def load(self, unit, wanted: dict[int, Candidate], skips: SkipLog) -> Iterator[tuple[Candidate, dict]]: ...
+
+
+class StreamingAdapter(Adapter, Protocol):
+    """An adapter that can also yield every row with its candidate in one read (lm-eval, lighteval)."""
+
+    def stream(self, unit, skips: SkipLog) -> Iterator[tuple[Candidate, dict]]: ...
 
 
 def plan(
@@ -108,6 +127,31 @@ def _number_attempts(cands: list[Candidate]) -> None:
                 attempt, k = k, k + 1
             for c in members:
                 c.attempt = attempt
+
+
+def digest(text: str) -> int:
+    """A 64-bit digest of an identity string: 8 bytes kept per row where the string would cost ~100.
+    Used where a collision only costs a slower path or one task counted once instead of twice
+    (p ~ n^2 / 2^65: ~1e-10 at a million rows)."""
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+
+
+def simple(c: Candidate) -> bool:
+    """A candidate plan() leaves as it is (bar attempt 0) when its task has no other candidate: no
+    attempt, episode or date recorded, nothing to note, no payload."""
+    return c.attempt is None and c.episode is None and c.date is None and not c.notes and c.payload is None
+
+
+class Uncounted:
+    """The ledger of a second pass over rows the first pass already counted: records nothing."""
+
+    def find(self, n: int = 1) -> None: ...
+
+    def skip(self, reason: str, where: str, lost: bool = True) -> None: ...
+
+    def saw_keys(self, where, record) -> None: ...
+
+    def note(self, reason: str) -> None: ...
 
 
 class FileSet:

@@ -8,9 +8,12 @@ means rows were lost or read wrongly, and the ``matches_toolkit_metrics`` check 
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 
 from rl_assets.values.answers import no_answer
+
+from .plan import digest
 
 
 @dataclass
@@ -20,8 +23,15 @@ class FamilyTally:
     reward_sum: float = 0.0
     first_scored: int = 0
     first_sum: float = 0.0
-    tasks: set = field(default_factory=set)
+    task_digests: array = field(default_factory=lambda: array("Q"))  # 8 bytes a row, not a set of strings
     no_answer: int = 0
+
+    @property
+    def n_tasks(self) -> int:
+        """Distinct tasks written (counted once at the end: memory stays 8 bytes per row)."""
+        import numpy as np
+
+        return int(np.unique(np.frombuffer(self.task_digests, dtype=np.uint64)).size) if self.task_digests else 0
 
 
 class Tally:
@@ -34,7 +44,7 @@ class Tally:
     def add(self, row: dict) -> None:
         fam = self.families.setdefault(str(row.get("task_family") or ""), FamilyTally())
         fam.attempts += 1
-        fam.tasks.add(row.get("task_id"))
+        fam.task_digests.append(digest(str(row.get("task_id"))))
         fam.no_answer += no_answer(row.get("answer"))
         reward = row.get("reward")
         if reward is not None:

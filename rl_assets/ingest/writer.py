@@ -19,6 +19,9 @@ from rl_assets.schema import FEATURE_COLUMNS, TRACE_COLUMNS, trace_schema
 # pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
 
 _DICT_COLUMNS = [name for name in TRACE_COLUMNS if name != "conversation"]
+# No column statistics: no reader filters on them (read_traces reads whole columns), and the writer
+# keeps every row group's until it closes -- ~20 KB per 256-row group for this schema, free text's
+# min/max at KBs a value on top: peak memory grew with rows (bench/bench_eval_ingest.py).
 
 
 class TraceWriter:
@@ -47,7 +50,13 @@ class TraceWriter:
         # parquet falls back to plain pages (same bytes read back, ~20% less write time).
         # lz4, not zstd: these are local intermediates read back at once; lz4 writes ~0.2 s faster
         # per 200 MB of traces (bench/bench_ingest.py) for files about twice zstd's size.
-        self._writer = pq.ParquetWriter(self._tmp, trace_schema(), compression="lz4", use_dictionary=_DICT_COLUMNS)  # type: ignore[arg-type]  # pyarrow takes a column list too; its stubs say bool
+        self._writer = pq.ParquetWriter(
+            self._tmp,
+            trace_schema(),
+            compression="lz4",
+            use_dictionary=_DICT_COLUMNS,  # type: ignore[arg-type]  # pyarrow takes a column list too; its stubs say bool
+            write_statistics=False,
+        )
         return self
 
     def add(self, row: dict, where: str = "") -> None:

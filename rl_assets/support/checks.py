@@ -118,7 +118,8 @@ def toolkit_check_spec(asset: str) -> dg.AssetCheckSpec:
         partitions_def=models_partitions,
         description=(
             "The eval toolkit's own summary beside its samples (Qwen2.5-Math _metrics.json acc, lm-evaluation-harness "
-            "results json) equals rldelta's accuracy and counts from the rows it read; fails (ERROR) on a difference."
+            "and lighteval results json) equals rldelta's accuracy and counts from the rows it read; "
+            "fails (ERROR) on a difference."
         ),
     )
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .. import _json
 from ..jsonl import records
-from ..plan import Candidate, FileSet
+from ..plan import Candidate, FileSet, Uncounted
 from ..report import SkipLog
 from ..rows import first_str
 from ..toolkit_metrics import agreement_row
@@ -180,25 +180,37 @@ class LmEvalSamples(FileSet):
         return self._results[str(path)]
 
     def scan(self, path: Path, skips: SkipLog) -> Iterator[Candidate]:
+        for cand, _rec in self._walk(path, skips):
+            yield cand
+
+    def stream(self, path: Path, skips: SkipLog) -> Iterator[tuple[Candidate, dict]]:
+        """Every candidate scan yields, with its row, in one more read: ingest's path when planning
+        has nothing to change (each document once), so no candidate is held between the passes."""
+        for cand, rec in self._walk(path, Uncounted()):
+            yield cand, self._row(path, rec, skips)
+
+    def _walk(self, path: Path, skips) -> Iterator[tuple[Candidate, dict]]:
+        """(candidate, record) per row of the kept filter; ``skips`` counts what is found and left out
+        (``Uncounted()`` on a second pass over the same file)."""
         rel = self.rel.get(str(path), path.name)
         for i, rec, bad in records(path, skips):
             skips.find()
-            where = f"{path} row {i + 1}"
             if bad or not isinstance(rec, dict):
-                skips.skip(bad or "row is not an object", where)
+                skips.skip(bad or "row is not an object", f"{path} row {i + 1}")
                 continue
             skips.saw_keys(path, rec)
             filt = rec.get("filter") if isinstance(rec.get("filter"), str) else None
             kept = self.kept_filter.setdefault(str(path), filt)
             if filt != kept:
-                skips.skip(OTHER_FILTER, where, lost=False)
+                skips.skip(OTHER_FILTER, f"{path} row {i + 1}", lost=False)
                 continue
             doc_id = first_str(rec, "doc_id")
             if doc_id is None:
-                skips.skip(NO_DOC_ID, where)
+                skips.skip(NO_DOC_ID, f"{path} row {i + 1}")
                 continue
             task = self.task_of(path, rec)
-            yield Candidate(path, i, where, f"{task}/{doc_id}", trial_name=f"{rel}:{doc_id}")
+            # where: "<path> row <i + 1>", made on demand
+            yield Candidate(path, i, None, f"{task}/{doc_id}", trial_name=f"{rel}:{doc_id}"), rec
 
     def load(self, path: Path, wanted: dict[int, Candidate], skips: SkipLog) -> Iterator[tuple[Candidate, dict]]:
         last = max(wanted)
@@ -261,6 +273,6 @@ class LmEvalSamples(FileSet):
             n = ((results.get("n-samples") or {}).get(task) or {}).get("effective")
             if n is not None and fam is not None:
                 out.append(
-                    agreement_row(task, "n-samples effective", n, len(fam.tasks), tolerance=0, note=results["file"])
+                    agreement_row(task, "n-samples effective", n, fam.n_tasks, tolerance=0, note=results["file"])
                 )
         return out

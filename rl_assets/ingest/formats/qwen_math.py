@@ -207,9 +207,7 @@ def _compare(family: str, source: str, metrics: dict, fam) -> list[dict]:
         best, note = mean_first, "mean over the first sample per question"
     rows = [agreement_row(family, "acc", acc, round(best, 4), tolerance=0.05, note=f"{source}: {note}")]
     if "num_samples" in metrics:
-        rows.append(
-            agreement_row(family, "num_samples", metrics["num_samples"], len(fam.tasks), tolerance=0, note=source)
-        )
+        rows.append(agreement_row(family, "num_samples", metrics["num_samples"], fam.n_tasks, tolerance=0, note=source))
     if "num_scores" in metrics:
         rows.append(agreement_row(family, "num_scores", metrics["num_scores"], fam.attempts, tolerance=0, note=source))
     return rows
