@@ -23,9 +23,11 @@ def dagster_metadata(values: Mapping[str, Any]) -> dict[str, Any]:
     return {k: dg.MetadataValue.md(v.text) if isinstance(v, Markdown) else v for k, v in values.items()}
 
 
-def check_result(verdict: CheckVerdict) -> dg.AssetCheckResult:
+def check_result(verdict: CheckVerdict, asset: str | None = None) -> dg.AssetCheckResult:
+    """`verdict` as Dagster's check result; `asset` names the checked asset where Dagster cannot infer it."""
     return dg.AssetCheckResult(
         check_name=verdict.name,
+        asset_key=asset,
         passed=verdict.passed,
         severity=dg.AssetCheckSeverity.WARN if verdict.warn else dg.AssetCheckSeverity.ERROR,
         metadata=dagster_metadata(verdict.metadata),
