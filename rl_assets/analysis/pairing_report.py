@@ -25,7 +25,7 @@ def _examples(ids: list[str]) -> str:
     return ", ".join(md_code(i) for i in ids) or "—"
 
 
-def collision_line(g: dict) -> str:
+def collision_line(g: dict[str, Any]) -> str:
     """Distinct task ids that share one pairing key on a side (the same question, or ids one stated
     normalisation maps together): said, since the paired statistics count each such key as one task."""
     examples = "; ".join(" = ".join(md_code(i) for i in ids[:3]) for ids in g.get("examples_collision", []))
@@ -36,7 +36,7 @@ def collision_line(g: dict) -> str:
     )
 
 
-def near_miss_line(near: dict | None) -> str | None:
+def near_miss_line(near: dict[str, Any] | None) -> str | None:
     if not near:
         return None
     pairs = "; ".join(f"{md_code(b)} ↔ {md_code(a)}" for b, a in near["examples"])
@@ -47,7 +47,7 @@ def near_miss_line(near: dict | None) -> str | None:
     )
 
 
-def settings_lines(differ: list[dict]) -> list[str]:
+def settings_lines(differ: list[dict[str, Any]]) -> list[str]:
     if not differ:
         return ["Generation settings: no recorded difference between the sides."]
     return [
@@ -61,7 +61,7 @@ def settings_lines(differ: list[dict]) -> list[str]:
     ]
 
 
-def pairing_section(report: dict, heading: str = "## Task pairing", group: str = "family / benchmark") -> list[str]:
+def pairing_section(report: dict[str, Any], heading: str = "## Task pairing", group: str = "family / benchmark") -> list[str]:
     """Markdown lines of the pairing table, its rule, near misses and setting differences."""
     rows = [
         [
