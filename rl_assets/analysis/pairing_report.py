@@ -61,7 +61,9 @@ def settings_lines(differ: list[dict[str, Any]]) -> list[str]:
     ]
 
 
-def pairing_section(report: dict[str, Any], heading: str = "## Task pairing", group: str = "family / benchmark") -> list[str]:
+def pairing_section(
+    report: dict[str, Any], heading: str = "## Task pairing", group: str = "family / benchmark"
+) -> list[str]:
     """Markdown lines of the pairing table, its rule, near misses and setting differences."""
     rows = [
         [

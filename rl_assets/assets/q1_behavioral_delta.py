@@ -15,7 +15,6 @@ from rl_assets.analysis.q1.result import BehavioralDelta, analyse_behavioral_del
 from rl_assets.partitions import models_partitions
 from rl_assets.support.emit import emit
 from rl_assets.support.pairing_checks import pairing_check_specs
-from rl_assets.support.report_files import Q1_BEHAVIORAL_DELTA
 from rl_assets.values.handover import FailureModeTableRef, TraceTableRef
 
 ASSET = BehavioralDelta.asset
@@ -95,4 +94,4 @@ def behavioral_delta(
         )
     except ValueError as exc:  # an unknown normalisation rule in the settings
         raise dg.Failure(description=f"{ASSET} {context.partition_key}: {exc}", allow_retries=False) from exc
-    yield from emit(context.partition_key, result, Q1_BEHAVIORAL_DELTA)
+    yield from emit(context.partition_key, result)

@@ -16,7 +16,6 @@ from rl_assets.partitions import models_partitions
 from rl_assets.support.checks import calls_check_spec
 from rl_assets.support.emit import emit
 from rl_assets.support.llm_run import LLMRunConfig
-from rl_assets.support.report_files import Q1_LLM_JUDGE
 from rl_assets.support.trace_stream import load_rows
 from rl_assets.values.handover import TraceTableRef
 
@@ -90,4 +89,4 @@ def judge_verdicts(
             max_parse_failure_rate=config.max_parse_failure_rate,
         ),
     )
-    yield from emit(partition, result, Q1_LLM_JUDGE)
+    yield from emit(partition, result)

@@ -13,7 +13,6 @@ from rl_assets.analysis.q3.result import TemporalOverlay, overlay_result
 from rl_assets.partitions import models_partitions
 from rl_assets.support.emit import emit
 from rl_assets.support.handover_types import RL_TRACES
-from rl_assets.support.report_files import Q3_TEMPORAL_OVERLAY
 from rl_assets.values.handover import NotApplicable, TraceTableRef
 
 ASSET = TemporalOverlay.asset
@@ -58,4 +57,4 @@ def eval_temporal_overlay(
         bin_hours=settings.bin_hours,
         model=context.partition_key,
     )
-    yield from emit(context.partition_key, result, Q3_TEMPORAL_OVERLAY)
+    yield from emit(context.partition_key, result)

@@ -16,7 +16,6 @@ from rl_assets.analysis.q3.pairs import CARD_FIELDS, shown_trace_ids
 from rl_assets.analysis.q3.result import TracePairs, trace_pairs_result
 from rl_assets.partitions import models_partitions
 from rl_assets.support.emit import emit
-from rl_assets.support.report_files import Q3_TRACE_PAIRS
 from rl_assets.support.trace_stream import iter_trace_rows
 from rl_assets.values.handover import TraceTableRef
 
@@ -87,4 +86,4 @@ def trace_pairs(
         model=context.partition_key,
         **kw,
     )
-    yield from emit(context.partition_key, result, Q3_TRACE_PAIRS)
+    yield from emit(context.partition_key, result)

@@ -56,8 +56,9 @@ _RESULT_TYPES: dict[str, type[AnalysisResult]] = {}
 @dataclass(frozen=True)
 class AnalysisResult:
     """Base of every analysis result. A subclass names its asset (`asset = "behavioral_delta"`) and, when
-    it renders a report, which written files its metadata links (`report_links`: metadata key -> file
-    name); the asset names the report folder (rl_assets/support/report_files.py owns folder names).
+    it renders a report, its report folder (`report_folder`: the folder's name in the model's report
+    folder; rl_assets/support/report_files.py owns where that is and how it is written) and which written
+    files its metadata links (`report_links`: metadata key -> file name).
 
     `values` is the JSON-able value the asset stores (what INDEX.md, the lineage and downstream assets
     read); a subclass adds typed accessors over it rather than copying it into fields, so a value
@@ -65,6 +66,7 @@ class AnalysisResult:
     """
 
     asset: ClassVar[str] = ""
+    report_folder: ClassVar[str] = ""  # e.g. "Q1_behavioral_delta": <reports>/<slug>/Q1_behavioral_delta/
     report_links: ClassVar[Mapping[str, str]] = {}
     summary_key: ClassVar[str] = "summary"  # the metadata key of the report's UI summary
     # What INDEX.md says for this analysis while the asset has stored no value (e.g. "Q1 ...: not produced").

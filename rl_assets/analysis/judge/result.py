@@ -35,6 +35,7 @@ class JudgeVerdicts(AnalysisResult):
     """`judge_verdicts`: per-probe win rates with Wilson CIs and order-flip rates, failures and their reasons."""
 
     asset = "judge_verdicts"
+    report_folder = "Q1_llm_judge"
     report_links = {"report": "report.md"}
     index_missing = ("LLM judge: not produced",)
 

@@ -19,6 +19,7 @@ class BehavioralDelta(AnalysisResult):
     flips (McNemar), the pairing report, who labelled the failure modes and where both sides came from."""
 
     asset = "behavioral_delta"
+    report_folder = "Q1_behavioral_delta"
     report_links = {"report": "report.md"}
     index_missing = ("Q1 behavioural delta: not produced",)
 

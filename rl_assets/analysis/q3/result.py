@@ -31,6 +31,7 @@ class TracePairs(AnalysisResult):
     """`trace_pairs`: the selected same-task pairs (task, why selected, where the sides diverge) and the page."""
 
     asset = "trace_pairs"
+    report_folder = "Q3_trace_pairs"
     report_links = {"path": PAGE}
     summary_key = "selected"
 
@@ -97,6 +98,7 @@ class TemporalOverlay(AnalysisResult):
     overlay (RL bins, eval markers) is in overlay.json."""
 
     asset = "eval_temporal_overlay"
+    report_folder = "Q3_temporal_overlay"
     report_links = {"overlay_file": PLOT}
     summary_key = "markers"
 
