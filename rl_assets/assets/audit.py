@@ -16,8 +16,8 @@ from rl_assets.analysis.audit import AUDIT_COLUMNS, labels, prereg, report
 from rl_assets.analysis.audit.audit import audit_paired
 from rl_assets.analysis.audit.compliance import compliance_table, format_compliance
 from rl_assets.analysis.audit.contrastive_report import contrastive_summary
-from rl_assets.analysis.pairing_report import pairing_section
-from rl_assets.ingest.predictions import PredictionsError, file_evidence, load_predictions
+from rl_assets.analysis.pairing.report import pairing_section
+from rl_assets.ingest.formats.predictions import PredictionsError, file_evidence, load_predictions
 from rl_assets.partitions import models_partitions
 from rl_assets.support.pairing_checks import pairing_check_specs, pairing_checks
 from rl_assets.support.report_files import AUDIT, write_report

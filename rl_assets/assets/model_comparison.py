@@ -9,8 +9,8 @@ from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.compare.comparison import compare, model_row, paired_pass_rates
 from rl_assets.analysis.compare.report import comparison_report
-from rl_assets.analysis.eval_resolution import ResolutionError
-from rl_assets.analysis.figures import markdown_image
+from rl_assets.analysis.pairing.eval_resolution import ResolutionError
+from rl_assets.analysis.render.figures import markdown_image
 from rl_assets.ingest import IngestError
 from rl_assets.partitions import models_partitions
 from rl_assets.support.report_files import write_comparison

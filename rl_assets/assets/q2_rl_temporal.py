@@ -7,10 +7,10 @@ import dagster as dg
 from resources.hub import HubResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets import store
-from rl_assets.analysis.figures import markdown_image
 from rl_assets.analysis.q2.attribution import attribute
 from rl_assets.analysis.q2.report import temporal_report
 from rl_assets.analysis.q2.temporal import bin_rollouts, steps_per_bin
+from rl_assets.analysis.render.figures import markdown_image
 from rl_assets.analysis.stats import spearman
 from rl_assets.partitions import models_partitions
 from rl_assets.schema import FEATURE_COLUMNS, LIGHT_COLUMNS

@@ -7,11 +7,11 @@ import dagster as dg
 
 from resources.hub import HubError, HubResource
 from rl_assets import store
-from rl_assets.analysis.figures import markdown_image, markdown_images
 from rl_assets.analysis.lineage.curves import curves_of
 from rl_assets.analysis.q2.report import training_report, unrecognised_files
 from rl_assets.analysis.q2.training_metrics import build_report
-from rl_assets.ingest.skyrl_log.crosscheck import UNREADABLE
+from rl_assets.analysis.render.figures import markdown_image, markdown_images
+from rl_assets.ingest.formats.wandb_tables import read_validation_tables
 from rl_assets.ingest.training_logs import (
     STATE_PATTERNS,
     UnrecognisedLogsError,
@@ -21,7 +21,7 @@ from rl_assets.ingest.training_logs import (
     read_training_logs,
     repo_trainer_states,
 )
-from rl_assets.ingest.wandb_tables import read_validation_tables
+from rl_assets.ingest.training_logs.crosscheck import UNREADABLE
 from rl_assets.partitions import models_partitions
 from rl_assets.support.handover_types import TRAINING_LOGS
 from rl_assets.support.not_applicable import not_applicable, not_applicable_metadata, not_applicable_output

@@ -20,8 +20,8 @@ import dagster as dg
 import rl_assets.analysis.audit.result
 import rl_assets.analysis.integrity.result  # noqa: F401
 from resources.io_manager import latest_value, read_value
-from rl_assets.analysis.index_md import mark_stale, render_index, render_summary
 from rl_assets.analysis.lineage.index_links import index_links
+from rl_assets.analysis.render.index_md import mark_stale, render_index, render_summary
 from rl_assets.partitions import data_version, latest_materialization, models_partitions
 from rl_assets.settings import ui_url
 from rl_assets.store import report_dir

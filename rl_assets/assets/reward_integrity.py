@@ -9,10 +9,10 @@ The check of the same name is red (ERROR) for "reward earned outside the task" a
 import dagster as dg
 
 from rl_assets import store
-from rl_assets.analysis.figures import markdown_image
 from rl_assets.analysis.integrity import onsets, rules
 from rl_assets.analysis.integrity import reward_integrity as analyse
 from rl_assets.analysis.integrity.report import PLOT, integrity_report, not_applicable_files
+from rl_assets.analysis.render.figures import markdown_image
 from rl_assets.partitions import models_partitions
 from rl_assets.support.handover_types import TRAINING_METRICS
 from rl_assets.support.not_applicable import not_applicable_metadata

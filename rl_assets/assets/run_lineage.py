@@ -13,12 +13,12 @@ import dagster as dg
 
 from resources.io_manager import load_stored
 from resources.settings_resource import AnalysisSettings
-from rl_assets.analysis.escape import md_code, md_text
 from rl_assets.analysis.lineage import build_lineage
 from rl_assets.analysis.lineage.report import lineage_report
 from rl_assets.analysis.lineage.rollouts import ROLLOUT_COLUMNS
 from rl_assets.analysis.lineage.steps import training_step
 from rl_assets.analysis.q1.behavioral_delta import NEEDED
+from rl_assets.analysis.render.escape import md_code, md_text
 from rl_assets.partitions import InvalidRepoId, models_partitions, rl_jobs_partitions, validate_job_name
 from rl_assets.support.checks import not_applicable
 from rl_assets.support.report_files import write_lineage

@@ -16,7 +16,7 @@ a failed check shows red in the UI and red must mean something is wrong.
 
 import dagster as dg
 
-from rl_assets.analysis.llm_failures import CALLS_OK, calls_verdict
+from rl_assets.analysis.judge.llm_failures import CALLS_OK, calls_verdict
 from rl_assets.partitions import models_partitions
 from rl_assets.support.emit import check_result
 
@@ -48,7 +48,7 @@ def calls_check_spec(asset: str) -> dg.AssetCheckSpec:
 
 
 def calls_check(asset: str, summary: dict) -> dg.AssetCheckResult:
-    """The verdict over one run's LLM calls (rl_assets/analysis/llm_failures.py) as the check's result."""
+    """The verdict over one run's LLM calls (rl_assets/analysis/judge/llm_failures.py) as the check's result."""
     return check_result(calls_verdict(summary), asset)
 
 

@@ -1,5 +1,5 @@
 """The two pairing checks Q1 (`behavioral_delta`) and the learning audit both declare, built from the
-pairing report (rl_assets/analysis/pairing.py); both WARN, because the numbers are still right for
+pairing report (rl_assets/analysis/pairing/pairs.py); both WARN, because the numbers are still right for
 the tasks that did pair — but a reader must know which tasks were left out and why.
 
 - ``task_ids_pair``: fails when a stated task-id normalisation would pair most of the tasks the raw
@@ -10,7 +10,7 @@ the tasks that did pair — but a reader must know which tasks were left out and
 
 import dagster as dg
 
-from rl_assets.analysis.pairing_report import IDS_PAIR, SAME_SETTINGS, pairing_verdicts
+from rl_assets.analysis.pairing.report import IDS_PAIR, SAME_SETTINGS, pairing_verdicts
 from rl_assets.partitions import models_partitions
 from rl_assets.support.emit import check_result
 
@@ -39,5 +39,5 @@ def pairing_check_specs(asset: str) -> list[dg.AssetCheckSpec]:
 
 
 def pairing_checks(asset: str, report: dict) -> list[dg.AssetCheckResult]:
-    """The verdicts of rl_assets/analysis/pairing_report.py over `report` as `asset`'s check results."""
+    """The verdicts of rl_assets/analysis/pairing/report.py over `report` as `asset`'s check results."""
     return [check_result(verdict, asset) for verdict in pairing_verdicts(report)]

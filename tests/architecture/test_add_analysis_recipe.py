@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rl_assets.analysis.report_md import Report, json_text
+from rl_assets.analysis.render.report_md import Report, json_text
 from rl_assets.values.results import AnalysisResult, CheckVerdict
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rl_assets.analysis.index_md import audit_findings
+from rl_assets.analysis.render.index_md import audit_findings
 from rl_assets.values.results import AnalysisResult
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rl_assets.analysis.render.index_md import integrity_headline
 from rl_assets.values.results import AnalysisResult
 
 
@@ -12,7 +13,4 @@ class RewardIntegrity(AnalysisResult):
     headline_missing = ("Reward integrity: not produced",)
 
     def index_headline(self) -> list[str]:
-        # imported here: index_md imports this package's rules, and this package imports this module
-        from rl_assets.analysis.index_md import integrity_headline
-
         return integrity_headline(self.values)

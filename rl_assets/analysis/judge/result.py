@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from rl_assets.analysis.index_md import judge_findings
+from rl_assets.analysis.judge.llm_failures import calls_verdict
 from rl_assets.analysis.judge.report import judge_report
 from rl_assets.analysis.judge.run import build_report
-from rl_assets.analysis.llm_failures import calls_verdict
-from rl_assets.analysis.report_md import Report
+from rl_assets.analysis.render.index_md import judge_findings
+from rl_assets.analysis.render.report_md import Report
 from rl_assets.values.results import AnalysisResult, CheckVerdict
 
 PARSE_CHECK = "judge_parse_failure_rate"

@@ -6,11 +6,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rl_assets.analysis import stats
-from rl_assets.analysis.index_md import q1_findings
-from rl_assets.analysis.pairing_report import pairing_section, pairing_verdicts
+from rl_assets.analysis.pairing.report import pairing_section, pairing_verdicts
 from rl_assets.analysis.q1.behavioral_delta import compute_behavioral_delta
 from rl_assets.analysis.q1.report import behavioral_delta_report
-from rl_assets.analysis.report_md import Report, jsonable
+from rl_assets.analysis.render.index_md import q1_findings
+from rl_assets.analysis.render.report_md import Report, jsonable
 from rl_assets.values.results import AnalysisResult, CheckVerdict, Markdown
 
 

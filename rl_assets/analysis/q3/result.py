@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from rl_assets.analysis.figures import markdown_image
 from rl_assets.analysis.q3.overlay import REWARD_DEFINITION, build_overlay, eval_marker
 from rl_assets.analysis.q3.pairs import MODE_RULES, build_pairs
 from rl_assets.analysis.q3.report import overlay_report, pairs_report, selected_rows
-from rl_assets.analysis.report_md import Report
+from rl_assets.analysis.render.figures import markdown_image
+from rl_assets.analysis.render.report_md import Report
 from rl_assets.values.results import AnalysisResult, CheckVerdict, Markdown
 
 # pandas: imported where used, so loading the definitions stays light (test_import_cost.py)

@@ -39,7 +39,7 @@ def failure_summary(errors: list[str], requested: int) -> dict[str, Any]:
 
 def failure_lines(summary: dict[str, Any]) -> list[str]:
     """Markdown bullets, one per reason (the reason as inline code, so markup in it stays text)."""
-    from rl_assets.analysis.escape import md_code
+    from rl_assets.analysis.render.escape import md_code
 
     return [f"- {n} × {md_code(reason)}" for reason, n in summary["reasons"].items()]
 
