@@ -1,6 +1,7 @@
 """`eval_temporal_overlay` (Q3): RL-time reward with the eval checkpoints placed at their times.
 
-Thin wrapper over rl_assets.analysis.q3.overlay (numbers) and q3/report.py (plot, markers table); writes
+Reads the three trace tables and calls rl_assets/analysis/q3/result.py (numbers from q3/overlay.py, plot and
+markers table from q3/report.py); emit writes
 `<reports>/<slug>/Q3_temporal_overlay/overlay.{json,png}`, the folder once and whole (a failed plot leaves the
 previous pair as it was; the run's failure says why).
 The eval markers are built before the RL line so a model without an RL-trace dataset still gets them.
@@ -45,13 +46,13 @@ def eval_temporal_overlay(
     rl_traces: TraceTableRef | NotApplicable,
 ):
     """Q3 overlay: RL rollout reward per UTC bin (Q2's bins) with baseline/post-RL eval markers."""
-    applicable = rl_traces.applicable
+    rl = rl_traces if isinstance(rl_traces, TraceTableRef) else None
     result = overlay_result(
         _frame(baseline_traces),
         _frame(post_rl_traces),
-        _frame(rl_traces) if applicable else None,
-        rl_reason=None if applicable else rl_traces.reason,
-        rl_source=rl_traces.source if applicable else None,
+        _frame(rl) if rl is not None else None,
+        rl_reason=rl_traces.reason if isinstance(rl_traces, NotApplicable) else None,
+        rl_source=rl.source if rl is not None else None,
         sources=(baseline_traces.source, post_rl_traces.source),
         eval_pair=eval_pair,
         bin_hours=settings.bin_hours,

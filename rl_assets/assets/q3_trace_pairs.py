@@ -73,8 +73,8 @@ def trace_pairs(
         _, shown = paired_frames(base_df, post_df, settings.task_id_normalisation)
     except ValueError as exc:  # an unknown normalisation rule in the settings
         raise dg.Failure(description=f"{ASSET} {context.partition_key}: {exc}", allow_retries=False) from exc
-    kw = {"mode": config.mode, "top_n": settings.pair_top_n, "seed": settings.seed}
-    wanted = shown_trace_ids(base_df, post_df, **kw)
+    mode, top_n, seed = config.mode, settings.pair_top_n, settings.seed
+    wanted = shown_trace_ids(base_df, post_df, mode=mode, top_n=top_n, seed=seed)
     convs = {**_conversations(baseline_traces.path, wanted), **_conversations(post_rl_traces.path, wanted)}
     result = trace_pairs_result(
         base_df,
@@ -84,6 +84,8 @@ def trace_pairs(
         labels=(str(baseline_traces.source), str(post_rl_traces.source)),
         revisions=(baseline_traces.revision, post_rl_traces.revision),
         model=context.partition_key,
-        **kw,
+        mode=mode,
+        top_n=top_n,
+        seed=seed,
     )
     yield from emit(context.partition_key, result)
