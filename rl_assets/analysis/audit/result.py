@@ -10,7 +10,7 @@ class LearningAudit(AnalysisResult):
     """`learning_audit`: per task family, real skill, format, or a gamed reward (docs/audit.md)."""
 
     asset = "learning_audit"
-    index_missing = ("audit: not produced",)
+    index_missing = tuple(audit_findings(None))
 
     def index_lines(self) -> list[str]:
         return audit_findings(self.values)

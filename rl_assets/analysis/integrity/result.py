@@ -10,7 +10,7 @@ class RewardIntegrity(AnalysisResult):
     """`reward_integrity`: the run's verdict and the signals behind it (docs/integrity.md)."""
 
     asset = "reward_integrity"
-    headline_missing = ("Reward integrity: not produced",)
+    headline_missing = tuple(integrity_headline(None))
 
     def index_headline(self) -> list[str]:
         return integrity_headline(self.values)

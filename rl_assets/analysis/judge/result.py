@@ -37,7 +37,7 @@ class JudgeVerdicts(AnalysisResult):
     asset = "judge_verdicts"
     report_folder = "Q1_llm_judge"
     report_links = {"report": "report.md"}
-    index_missing = ("LLM judge: not produced",)
+    index_missing = tuple(judge_findings(None))
 
     full: dict[str, Any] | None = None  # the whole report, pairs included (None when read back from the store)
     run: JudgeRun | None = None  # None when read back from the store

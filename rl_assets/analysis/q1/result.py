@@ -21,7 +21,7 @@ class BehavioralDelta(AnalysisResult):
     asset = "behavioral_delta"
     report_folder = "Q1_behavioral_delta"
     report_links = {"report": "report.md"}
-    index_missing = ("Q1 behavioural delta: not produced",)
+    index_missing = tuple(q1_findings(None))
 
     def report(self) -> Report:
         return behavioral_delta_report(self.values)
