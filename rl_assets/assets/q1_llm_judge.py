@@ -9,17 +9,17 @@ import dagster as dg
 
 from resources.llm import LLMResource
 from resources.settings_resource import AnalysisSettings
-from rl_assets.analysis.judge.report import judge_report
-from rl_assets.analysis.judge.run import build_report, judge_pairs
+from rl_assets.analysis.judge.result import PARSE_CHECK, JudgeRun, JudgeVerdicts, judge_result
+from rl_assets.analysis.judge.run import judge_pairs
 from rl_assets.analysis.judge.selection import ROW_COLUMNS, representatives, select_probes
 from rl_assets.partitions import models_partitions
-from rl_assets.support.checks import calls_check, calls_check_spec
+from rl_assets.support.checks import calls_check_spec
+from rl_assets.support.emit import emit
 from rl_assets.support.llm_run import LLMRunConfig
-from rl_assets.support.metadata_numbers import rounded_metadata
-from rl_assets.support.report_files import Q1_LLM_JUDGE, write_report
-from rl_assets.support.report_links import file_metadata
 from rl_assets.support.trace_stream import load_rows
 from rl_assets.values.handover import TraceTableRef
+
+ASSET = JudgeVerdicts.asset
 
 
 class JudgeConfig(LLMRunConfig):
@@ -33,18 +33,19 @@ class JudgeConfig(LLMRunConfig):
 
 
 @dg.asset(
+    name=ASSET,
     partitions_def=models_partitions,
     kinds={"openai", "json"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
     pool="llm",
     check_specs=[
         dg.AssetCheckSpec(
-            "judge_parse_failure_rate",
-            asset="judge_verdicts",
+            PARSE_CHECK,
+            asset=ASSET,
             partitions_def=models_partitions,
             description="Share of judge replies that could not be parsed/validated",
         ),
-        calls_check_spec("judge_verdicts"),
+        calls_check_spec(ASSET),
     ],
 )
 def judge_verdicts(
@@ -73,7 +74,7 @@ def judge_verdicts(
     pairs = judge_pairs(probes, base, post, client, config.char_budget)
     for p in pairs:
         p["judge"] = client.model
-    report = build_report(
+    result = judge_result(
         pairs,
         model_id=partition,
         judge=client.model,
@@ -81,35 +82,11 @@ def judge_verdicts(
         seed=seed,
         common_tasks=len(set(base) & set(post)),
         calls=client.summary(),
+        backend=llm.describe("judge", config.model),
+        run=JudgeRun(
+            calls=client.counters["calls"],
+            spend_usd=client.budget.snapshot()["used_usd"],
+            max_parse_failure_rate=config.max_parse_failure_rate,
+        ),
     )
-    rendered = judge_report(report)
-    written = write_report(partition, Q1_LLM_JUDGE, rendered.files)
-
-    summary = {k: v for k, v in report.items() if k != "pairs"} | {"backend": llm.describe("judge", config.model)}
-    metadata = {
-        "judge": client.model,
-        "prompt_version": report["prompt_version"],
-        "pairs_judged": sum(s["judged"] for s in report["probes"].values()),
-        "judgments_failed": report["judgments_failed"],
-        "calls": client.counters["calls"],
-        "spend_usd": client.budget.snapshot()["used_usd"],
-        **file_metadata("report", written["report.md"]),
-        "summary": dg.MetadataValue.md(rendered.summary),
-        **{f"{name}_order_flip_rate": s["order_flip_rate"] for name, s in report["probes"].items()},
-    }
-    yield dg.Output(summary, metadata=rounded_metadata(metadata))
-    rate = report["parse_failure_rate"]  # None when nothing was judged: no evidence is not a pass
-    yield dg.AssetCheckResult(
-        check_name="judge_parse_failure_rate",
-        passed=rate is not None and rate <= config.max_parse_failure_rate,
-        severity=dg.AssetCheckSeverity.WARN,
-        description="no judgments were made" if rate is None else None,
-        metadata={
-            "parse_failure_rate": rate,
-            "threshold": config.max_parse_failure_rate,
-            "parse_failures": report["parse_failures"],
-            "judgments": report["judgments_requested"],
-            "judge": client.model,
-        },
-    )
-    yield calls_check("judge_verdicts", report["call_failures"])
+    yield from emit(partition, result)

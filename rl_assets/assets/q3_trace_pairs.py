@@ -12,14 +12,14 @@ import dagster as dg
 
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.pairing.frames import PAIRING_COLUMNS, paired_frames
-from rl_assets.analysis.q3.pairs import CARD_FIELDS, MODE_RULES, build_pairs, shown_trace_ids
-from rl_assets.analysis.q3.report import pairs_report, selected_rows
+from rl_assets.analysis.q3.pairs import CARD_FIELDS, shown_trace_ids
+from rl_assets.analysis.q3.result import TracePairs, trace_pairs_result
 from rl_assets.partitions import models_partitions
-from rl_assets.support.report_files import Q3_TRACE_PAIRS, write_report
-from rl_assets.support.report_links import file_metadata
+from rl_assets.support.emit import emit
 from rl_assets.support.trace_stream import iter_trace_rows
 from rl_assets.values.handover import TraceTableRef
 
+ASSET = TracePairs.asset
 LIGHT = ("trace_id", "task_id", "attempt", "passed", "error_type", "is_infra_error", *CARD_FIELDS, *PAIRING_COLUMNS[1:])
 
 
@@ -44,13 +44,14 @@ def _conversations(path: str, wanted: set[str]) -> dict[str, list[dict]]:
 
 
 @dg.asset(
+    name=ASSET,
     partitions_def=models_partitions,
     kinds={"html", "python"},
     ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
     check_specs=[
         dg.AssetCheckSpec(
             "has_common_tasks",
-            asset="trace_pairs",
+            asset=ASSET,
             partitions_def=models_partitions,
             description='Baseline and post-RL traces share at least one task (docs/audit.md, "Task identity")',
         )
@@ -71,39 +72,20 @@ def trace_pairs(
     try:  # task_id becomes the pairing key every analysis shares (docs/audit.md, "Task identity")
         _, shown = paired_frames(base_df, post_df, settings.task_id_normalisation)
     except ValueError as exc:  # an unknown normalisation rule in the settings
-        raise dg.Failure(description=f"trace_pairs {context.partition_key}: {exc}", allow_retries=False) from exc
-    kw = {"mode": config.mode, "top_n": settings.pair_top_n, "seed": settings.seed}
-    wanted = shown_trace_ids(base_df, post_df, **kw)
+        raise dg.Failure(description=f"{ASSET} {context.partition_key}: {exc}", allow_retries=False) from exc
+    mode, top_n, seed = config.mode, settings.pair_top_n, settings.seed
+    wanted = shown_trace_ids(base_df, post_df, mode=mode, top_n=top_n, seed=seed)
     convs = {**_conversations(baseline_traces.path, wanted), **_conversations(post_rl_traces.path, wanted)}
-    pairs = build_pairs(base_df, post_df, convs, shown=shown, **kw)
-    common = len(set(base_df["task_id"]) & set(post_df["task_id"]))
-    labels = (str(baseline_traces.source), str(post_rl_traces.source))
-    report = pairs_report(
-        pairs, model=context.partition_key, mode=config.mode, seed=settings.seed, labels=labels, common_tasks=common
+    result = trace_pairs_result(
+        base_df,
+        post_df,
+        convs,
+        shown=shown,
+        labels=(str(baseline_traces.source), str(post_rl_traces.source)),
+        revisions=(baseline_traces.revision, post_rl_traces.revision),
+        model=context.partition_key,
+        mode=mode,
+        top_n=top_n,
+        seed=seed,
     )
-    path = write_report(context.partition_key, Q3_TRACE_PAIRS, report.files)["pairs.html"]
-    page = report.files["pairs.html"]
-    rows = selected_rows(pairs)
-    yield dg.Output(
-        {
-            "mode": config.mode,
-            "n_pairs": len(pairs),
-            "common_tasks": common,
-            "pairs": rows,
-            "baseline_revision": baseline_traces.revision,
-            "post_rl_revision": post_rl_traces.revision,
-        },
-        metadata={
-            **file_metadata("path", path),
-            "pairs": len(pairs),
-            "common_tasks": common,
-            "mode": f"{config.mode}: {MODE_RULES[config.mode]}",
-            "size_bytes": len(page.encode()),
-            "selected": dg.MetadataValue.md(report.summary),
-        },
-    )
-    yield dg.AssetCheckResult(
-        check_name="has_common_tasks",
-        passed=common > 0,
-        metadata={"common_tasks": common, "baseline_rows": len(base_df), "post_rl_rows": len(post_df)},
-    )
+    yield from emit(context.partition_key, result)

@@ -13,7 +13,6 @@ from rl_assets.analysis.q4.context_bins import COLUMNS
 from rl_assets.analysis.q4.result import SolveRateByContext, analyse_solve_rate
 from rl_assets.partitions import models_partitions
 from rl_assets.support.emit import emit
-from rl_assets.support.report_files import Q4_SOLVE_RATE
 from rl_assets.values.handover import TraceTableRef
 
 ASSET = SolveRateByContext.asset
@@ -44,6 +43,4 @@ def solve_rate_by_context_asset(
 
     before = read_traces(baseline_traces.path, columns=COLUMNS)
     after = read_traces(post_rl_traces.path, columns=COLUMNS)
-    yield from emit(
-        context.partition_key, analyse_solve_rate(before, after, list(settings.context_bins)), Q4_SOLVE_RATE
-    )
+    yield from emit(context.partition_key, analyse_solve_rate(before, after, list(settings.context_bins)))

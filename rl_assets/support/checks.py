@@ -16,10 +16,10 @@ a failed check shows red in the UI and red must mean something is wrong.
 
 import dagster as dg
 
-from rl_assets.analysis.judge.llm_failures import failure_lines
+from rl_assets.analysis.judge.llm_failures import CALLS_OK, calls_verdict
 from rl_assets.partitions import models_partitions
+from rl_assets.support.emit import check_result
 
-CALLS_OK = "llm_calls_succeeded"
 ACCOUNTED = "every_input_accounted_for"
 TOOLKIT = "matches_toolkit_metrics"
 
@@ -48,25 +48,8 @@ def calls_check_spec(asset: str) -> dg.AssetCheckSpec:
 
 
 def calls_check(asset: str, summary: dict) -> dg.AssetCheckResult:
-    reasons = "\n".join(failure_lines(summary)) or "none"
-    if summary["all_failed"]:
-        description = f"all {summary['requested']} LLM calls failed"
-    elif summary["failed"]:
-        description = f"{summary['failed']} of {summary['requested']} LLM calls failed"
-    else:
-        description = f"{summary['requested']} LLM calls, none failed"
-    return dg.AssetCheckResult(
-        check_name=CALLS_OK,
-        asset_key=asset,
-        passed=not summary["all_failed"],
-        severity=dg.AssetCheckSeverity.ERROR,
-        description=description,
-        metadata={
-            "requested": summary["requested"],
-            "failed": summary["failed"],
-            "failure_reasons": dg.MetadataValue.md(reasons),
-        },
-    )
+    """The verdict over one run's LLM calls (rl_assets/analysis/judge/llm_failures.py) as the check's result."""
+    return check_result(calls_verdict(summary), asset)
 
 
 def accounted_check_spec(asset: str) -> dg.AssetCheckSpec:

@@ -23,9 +23,11 @@ def dagster_metadata(values: Mapping[str, Any]) -> dict[str, Any]:
     return {k: dg.MetadataValue.md(v.text) if isinstance(v, Markdown) else v for k, v in values.items()}
 
 
-def check_result(verdict: CheckVerdict) -> dg.AssetCheckResult:
+def check_result(verdict: CheckVerdict, asset: str | None = None) -> dg.AssetCheckResult:
+    """`verdict` as Dagster's check result; `asset` names the checked asset where Dagster cannot infer it."""
     return dg.AssetCheckResult(
         check_name=verdict.name,
+        asset_key=asset,
         passed=verdict.passed,
         severity=dg.AssetCheckSeverity.WARN if verdict.warn else dg.AssetCheckSeverity.ERROR,
         metadata=dagster_metadata(verdict.metadata),
@@ -36,13 +38,14 @@ def check_result(verdict: CheckVerdict) -> dg.AssetCheckResult:
 def emit(
     partition: str, result: AnalysisResult, folder: str | None = None
 ) -> Iterator[dg.Output | dg.AssetCheckResult]:
-    """Write `result`'s report into model `partition`'s report `folder` (a name from
-    support/report_files.py; needed when the result renders a report), then yield its events."""
+    """Write `result`'s report into model `partition`'s report folder (`folder`, by default the one its type
+    names: `report_folder`), then yield its events."""
     metadata: dict[str, Any] = {}
     report = result.report()
+    folder = folder or result.report_folder or None
     if report is not None:
         if folder is None:
-            raise TypeError(f"{type(result).__qualname__} renders a report: emit needs its report folder")
+            raise TypeError(f"{type(result).__qualname__} renders a report but names no report_folder")
         written = write_report(partition, folder, report.files)
         metadata[result.summary_key] = dg.MetadataValue.md(report.summary)
         for key, name in result.report_links.items():

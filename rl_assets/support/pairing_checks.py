@@ -10,11 +10,9 @@ the tasks that did pair — but a reader must know which tasks were left out and
 
 import dagster as dg
 
-from rl_assets.analysis.pairing.report import near_miss_line
+from rl_assets.analysis.pairing.report import IDS_PAIR, SAME_SETTINGS, pairing_verdicts
 from rl_assets.partitions import models_partitions
-
-IDS_PAIR = "task_ids_pair"
-SAME_SETTINGS = "same_generation_settings"
+from rl_assets.support.emit import check_result
 
 
 def pairing_check_specs(asset: str) -> list[dg.AssetCheckSpec]:
@@ -41,28 +39,5 @@ def pairing_check_specs(asset: str) -> list[dg.AssetCheckSpec]:
 
 
 def pairing_checks(asset: str, report: dict) -> list[dg.AssetCheckResult]:
-    near, differ, totals = report.get("near_miss"), report["settings_differ"], report["totals"]
-    applied = report.get("normalisation") or []
-    ids = dg.AssetCheckResult(
-        check_name=IDS_PAIR,
-        asset_key=asset,
-        passed=near is None,
-        severity=dg.AssetCheckSeverity.WARN,
-        description=near_miss_line(near)
-        or (f"task ids normalised by {', '.join(applied)}" if applied else "no near-miss task ids"),
-        metadata={
-            **totals,
-            "normalisation": ", ".join(applied) or "none",
-            "would_pair": near["would_pair"] if near else totals["paired"],
-        },
-    )
-    settings = dg.AssetCheckResult(
-        check_name=SAME_SETTINGS,
-        asset_key=asset,
-        passed=not differ,
-        severity=dg.AssetCheckSeverity.WARN,
-        description="; ".join(f"{d['setting']}: {d['before']} before, {d['after']} after" for d in differ)
-        or "no recorded setting differs",
-        metadata={"differing": ", ".join(d["setting"] for d in differ) or "none"},
-    )
-    return [ids, settings]
+    """The verdicts of rl_assets/analysis/pairing/report.py over `report` as `asset`'s check results."""
+    return [check_result(verdict, asset) for verdict in pairing_verdicts(report)]

@@ -1,13 +1,14 @@
-"""Report places and report writing: the one owner of every report folder and file name.
+"""Report places and report writing: where every report folder is and how it is written.
 
 Assets never join a path: they hand what their question's report.py returned (a
 `report_md.Report`, or its `files`) to a writer here and put the returned paths in their metadata.
-Folders come from the store (`store.report_dir`, `store.lineage_report_dir`, `store.reports_root`);
-the folder names below are the only spelling of each in the code. Reports are outputs for people,
-never read back as data (docs/contracts.md, "Store").
+Folders come from the store (`store.report_dir`, `store.lineage_report_dir`, `store.reports_root`).
+A question's folder name is spelled once: by its result type (`report_folder`, rl_assets/values/results.py;
+support/emit.py writes it here) or, for an asset that does not return one yet, by a constant below.
+Reports are outputs for people, never read back as data (docs/contracts.md, "Store").
 
     <reports>/<slug>/INDEX.md                  the per-model index (report_index)
-    <reports>/<slug>/<question folder>/…       one folder per question (constants below)
+    <reports>/<slug>/<question folder>/…       one folder per question (named as said above)
     <reports>/model_comparison/…               every model on one benchmark
     <reports>/runs/<job>/…                     one RL job's run lineage
 """
@@ -20,14 +21,9 @@ from pathlib import Path
 from rl_assets import store
 from rl_assets.fileutil import atomic_write_files, replace_folder
 
-Q1_BEHAVIORAL_DELTA = "Q1_behavioral_delta"
-Q1_LLM_JUDGE = "Q1_llm_judge"
 Q2_TRAINING_METRICS = "Q2_training_metrics"
 Q2_RL_TEMPORAL = "Q2_rl_temporal"
 Q2_REWARD_INTEGRITY = "Q2_reward_integrity"
-Q3_TEMPORAL_OVERLAY = "Q3_temporal_overlay"
-Q3_TRACE_PAIRS = "Q3_trace_pairs"
-Q4_SOLVE_RATE = "Q4_solve_rate_by_context"
 AUDIT = "audit"
 MODEL_COMPARISON = "model_comparison"
 INDEX_FILE = "INDEX.md"

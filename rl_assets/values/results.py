@@ -56,8 +56,9 @@ _RESULT_TYPES: dict[str, type[AnalysisResult]] = {}
 @dataclass(frozen=True)
 class AnalysisResult:
     """Base of every analysis result. A subclass names its asset (`asset = "behavioral_delta"`) and, when
-    it renders a report, which written files its metadata links (`report_links`: metadata key -> file
-    name); the asset names the report folder (rl_assets/support/report_files.py owns folder names).
+    it renders a report, its report folder (`report_folder`: the folder's name in the model's report
+    folder; rl_assets/support/report_files.py owns where that is and how it is written) and which written
+    files its metadata links (`report_links`: metadata key -> file name).
 
     `values` is the JSON-able value the asset stores (what INDEX.md, the lineage and downstream assets
     read); a subclass adds typed accessors over it rather than copying it into fields, so a value
@@ -65,8 +66,12 @@ class AnalysisResult:
     """
 
     asset: ClassVar[str] = ""
+    report_folder: ClassVar[str] = ""  # e.g. "Q1_behavioral_delta": <reports>/<slug>/Q1_behavioral_delta/
     report_links: ClassVar[Mapping[str, str]] = {}
     summary_key: ClassVar[str] = "summary"  # the metadata key of the report's UI summary
+    # What INDEX.md says for this analysis while the asset has stored no value (e.g. "Q1 ...: not produced").
+    index_missing: ClassVar[tuple[str, ...]] = ()
+    headline_missing: ClassVar[tuple[str, ...]] = ()
 
     values: dict[str, Any]
 
@@ -119,3 +124,15 @@ def read_result(asset: str, stored: Any) -> AnalysisResult | None:
     """`stored` (an asset's stored value) as its result type; None when there is no type or no such value."""
     cls = result_type(asset)
     return cls.from_stored(stored) if cls is not None and isinstance(stored, dict) else None
+
+
+def index_text(asset: str, stored: Any) -> tuple[list[str], list[str]]:
+    """(headline, findings) INDEX.md shows for `asset` given its latest stored value (None: none stored):
+    the result's own lines, or its type's "not produced" lines; nothing for an asset without a result type."""
+    cls = result_type(asset)
+    if cls is None:
+        return [], []
+    if stored is None:
+        return list(cls.headline_missing), list(cls.index_missing)
+    result = read_result(asset, stored)
+    return (result.index_headline(), result.index_lines()) if result is not None else ([], [])

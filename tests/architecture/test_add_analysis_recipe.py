@@ -1,12 +1,14 @@
-"""docs/contracts.md "Add a Q5", followed step by step in a throwaway copy of the packages: a question
-folder with a pure analysis and its report, an asset module, one line in ANALYSES. The new asset
-then lands in `analyze_model`, in INDEX.md's order and in its line's group, the layer rules hold, and
-the same asset left out of the list is caught by the definitions test.
+"""docs/contracts.md "Add a Q5", followed step by step in a throwaway copy of the packages: the question's
+package (its pure analysis and result type), an asset module (read + call + emit), one line in ANALYSES. The
+new asset then lands in `analyze_model`, in INDEX.md's order and in its line's group, the layer rules hold,
+a real materialization stores its value, writes its report, records its metadata and check, and INDEX.md
+shows its finding; the same asset left out of the list is caught by the definitions test.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -17,42 +19,69 @@ from support.layer_rules import analysis_io, backward_imports
 ROOT = Path(__file__).resolve().parents[2]
 TESTS = Path(__file__).resolve().parent
 
+# Step 1: the question's package, rl_assets/analysis/q5/__init__.py.
 ANALYSIS = '''"""Q5 (throwaway): how many rows each side has."""
 
+from __future__ import annotations
 
-def row_counts(before, after) -> dict:
-    return {"before": len(before), "after": len(after)}
-'''
-REPORT = '''"""Q5 (throwaway) report."""
+from typing import Any
 
 from rl_assets.analysis.render.report_md import Report, json_text
+from rl_assets.values.results import AnalysisResult, CheckVerdict
 
 
-def q5_report(result: dict) -> Report:
-    summary = f"rows: {result['before']} -> {result['after']}"
-    return Report(files={"q5.md": summary + "\\n", "q5.json": json_text(result)}, summary=summary, plots={})
+class RowCounts(AnalysisResult):
+    """`q5_rows`: rows per side."""
+
+    asset = "q5_rows"
+    report_folder = "Q5_rows"
+    report_links = {"report": "q5.md"}
+
+    def report(self) -> Report:
+        summary = f"rows: {self.values['before']} -> {self.values['after']}"
+        return Report(files={"q5.md": summary + "\\n", "q5.json": json_text(self.values)}, summary=summary, plots={})
+
+    def metadata(self) -> dict[str, Any]:
+        return {"n_before": self.values["before"], "n_after": self.values["after"]}
+
+    def checks(self) -> list[CheckVerdict]:
+        both = self.values["before"] > 0 and self.values["after"] > 0
+        return [CheckVerdict("both_sides_have_rows", passed=both, warn=True)]
+
+    def index_lines(self) -> list[str]:
+        return [f"Q5 rows: {self.values['before']} → {self.values['after']}"]
+
+
+def row_counts(before: Any, after: Any) -> RowCounts:
+    return RowCounts({"before": len(before), "after": len(after)})
 '''
+# Step 2: the asset module, rl_assets/assets/q5_rows.py.
 ASSET = '''"""`q5_rows` (throwaway Q5): row counts of both sides."""
 
 import dagster as dg
 
-from rl_assets.analysis.q5.report import q5_report
-from rl_assets.analysis.q5.rows import row_counts
+from rl_assets.analysis.q5 import RowCounts, row_counts
 from rl_assets.partitions import models_partitions
-from rl_assets.support.report_files import write_report
+from rl_assets.support.emit import emit
 from rl_assets.values.handover import TraceTableRef
 
+ASSET = RowCounts.asset
 
-@dg.asset(partitions_def=models_partitions, kinds={"python"},
-          ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()})
+
+@dg.asset(
+    name=ASSET,
+    partitions_def=models_partitions,
+    kinds={"python"},
+    ins={"baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
+    check_specs=[dg.AssetCheckSpec("both_sides_have_rows", asset=ASSET, partitions_def=models_partitions)],
+)
 def q5_rows(context: dg.AssetExecutionContext, baseline_traces: TraceTableRef, post_rl_traces: TraceTableRef):
     """Rows per side."""
     from rl_assets.ingest import read_traces
 
-    result = row_counts(read_traces(baseline_traces.path), read_traces(post_rl_traces.path))
-    report = q5_report(result)
-    write_report(context.partition_key, "Q5_rows", report.files)
-    return dg.Output(result, metadata={"interpretation": dg.MetadataValue.md(report.summary)})
+    before = read_traces(baseline_traces.path, columns=["trace_id"])
+    after = read_traces(post_rl_traces.path, columns=["trace_id"])
+    yield from emit(context.partition_key, row_counts(before, after))
 '''
 
 PROBE = """
@@ -69,6 +98,50 @@ print(json.dumps({{
     "group": graph.get(__import__("dagster").AssetKey("q5_rows")).group_name
              if graph.has(__import__("dagster").AssetKey("q5_rows")) else None,
     "unlisted": unlisted_analyses(),
+}}))
+"""
+
+
+# A real run in the copy: stand-in trace tables, q5_rows through the IO manager, then INDEX.md.
+MATERIALIZE = """
+import json, sys
+sys.path.insert(1, {support!r})
+import dagster as dg
+import pyarrow as pa
+import pyarrow.parquet as pq
+from resources.io_manager import RlDeltaIOManager
+from rl_assets.assets.q5_rows import q5_rows
+from rl_assets.definitions import analysis_index
+from rl_assets.schema import trace_schema
+from rl_assets.store import report_dir, root
+from rl_assets.values.handover import TraceTableRef
+from support.dagster_run import materialize_partition, partition_instance
+
+MODEL = "org/q5-model"
+def table(name, n):
+    root().mkdir(parents=True, exist_ok=True)  # in the store: a stored value names no other place
+    path = root() / f"{{name}}.parquet"
+    # only the column the throwaway Q5 reads: rows with their trace ids
+    ids = pa.array([f"{{name}}-{{i}}" for i in range(n)])
+    pq.write_table(pa.table([ids], schema=pa.schema([trace_schema().field("trace_id")])), path)
+    return TraceTableRef(path=str(path), rows=n, source=f"local/{{name}}", revision="r1")
+
+instance = partition_instance(MODEL)
+run = materialize_partition(
+    [q5_rows], MODEL, instance=instance, resources={{"io_manager": RlDeltaIOManager()}},
+    stubs={{"baseline_traces": table("base", 3), "post_rl_traces": table("post", 4)}},
+)
+mat = run.asset_materializations_for_node("q5_rows")[0]
+checks = run.get_asset_check_evaluations()
+dg.materialize([analysis_index], instance=instance, partition_key=MODEL)
+folder = report_dir(MODEL)
+print(json.dumps({{
+    "value": run.output_for_node("q5_rows"),
+    "metadata": {{k: getattr(v, "value", v) for k, v in mat.metadata.items() if k in ("n_before", "n_after")}},
+    "links": sorted(k for k, v in mat.metadata.items() if isinstance(v, dg.PathMetadataValue)),
+    "checks": {{c.check_name: c.passed for c in checks}},
+    "report": (folder / "Q5_rows" / "q5.md").read_text(),
+    "index": (folder / "INDEX.md").read_text(),
 }}))
 """
 
@@ -91,9 +164,7 @@ def _probe(copy: Path) -> dict:
 def _follow_steps_1_and_2(copy: Path) -> None:
     q5 = copy / "rl_assets" / "analysis" / "q5"
     q5.mkdir()
-    (q5 / "__init__.py").write_text('"""Q5 (throwaway)."""\n')
-    (q5 / "rows.py").write_text(ANALYSIS)
-    (q5 / "report.py").write_text(REPORT)
+    (q5 / "__init__.py").write_text(ANALYSIS)
     (copy / "rl_assets" / "assets" / "q5_rows.py").write_text(ASSET)
 
 
@@ -120,6 +191,32 @@ def test_the_recipe_lands_a_new_analysis_everywhere(tmp_path):
     assert order.index("solve_rate_by_context") < order.index("q5_rows") < order.index("learning_audit"), order
     assert seen["group"] == "q5"
     assert seen["unlisted"] == []
+
+
+def test_the_recipe_asset_runs_and_its_finding_reaches_the_index(tmp_path):
+    copy = _copy(tmp_path / "repo")
+    _follow_steps_1_and_2(copy)
+    _follow_step_3(copy)
+
+    env = {**os.environ, "RLDELTA_HOME": str(tmp_path / "home")}
+    for var in ("RLDELTA_STORAGE", "RLDELTA_REPORTS", "RLDELTA_REPORTS_URL", "DAGSTER_HOME"):
+        env.pop(var, None)
+    done = subprocess.run(
+        [sys.executable, "-c", MATERIALIZE.format(support=str(TESTS.parent))],
+        cwd=copy,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["value"] == {"before": 3, "after": 4}
+    assert seen["metadata"] == {"n_before": 3, "n_after": 4}
+    assert "report" in seen["links"]
+    assert seen["checks"] == {"both_sides_have_rows": True}
+    assert seen["report"] == "rows: 3 -> 4\n"
+    assert "- Q5 rows: 3 → 4" in seen["index"], seen["index"]
 
 
 def test_a_new_analysis_left_out_of_the_list_is_caught(tmp_path):

@@ -207,3 +207,20 @@ def test_findings_are_called_stale_only_when_a_newer_run_did_not_replace_them():
     assert failed.startswith("(stale: the latest run of behavioral_delta failed; this is from its last success)")
     assert running.startswith("(stale: behavioral_delta is being recomputed)")
     assert interrupted.startswith("(stale: the latest run of behavioral_delta was interrupted")
+
+
+def test_each_result_type_belongs_to_an_analysis_step_and_reads_back_its_stored_value():
+    """INDEX.md shows the findings of the steps it iterates (ANALYSES): a result type registered for an asset
+    outside them would never be shown. A stored value reads back as its type; no value gives its type's
+    "not produced" lines, an asset without a type none."""
+    from rl_assets.values.results import _RESULT_TYPES, index_text, result_type
+
+    steps = {key.to_user_string() for key in ANALYSIS_ASSETS}
+    assert set(_RESULT_TYPES) <= steps, sorted(set(_RESULT_TYPES) - steps)
+    for asset in ("behavioral_delta", "judge_verdicts", "eval_temporal_overlay", "learning_audit", "reward_integrity"):
+        assert result_type(asset) is not None, f"{asset}: INDEX.md would lose its findings"
+    assert index_text("behavioral_delta", None) == ([], ["Q1 behavioural delta: not produced"])
+    assert index_text("reward_integrity", None) == (["Reward integrity: not produced"], [])
+    stored = {"rl_applicable": False, "rl_reason": "no RL rollouts", "notes": ["no RL rollouts: markers only"]}
+    assert index_text("eval_temporal_overlay", stored) == ([], ["Q3 overlay: no RL rollouts: markers only"])
+    assert index_text("baseline_traces", {"path": "x"}) == ([], [])

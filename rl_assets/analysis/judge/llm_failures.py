@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import Any
 
 from rl_assets.values.masking import mask
+from rl_assets.values.results import CheckVerdict, Markdown
 
 REASON_CHARS = 200
+# The check the judge and the annotator declare on their LLM calls (spec: rl_assets/support/checks.py).
+CALLS_OK = "llm_calls_succeeded"
 
 
 def reason_of(error: str) -> str:
@@ -21,7 +25,7 @@ def reason_of(error: str) -> str:
     return text if len(text) <= REASON_CHARS else text[: REASON_CHARS - 1] + "…"
 
 
-def failure_summary(errors: list[str], requested: int) -> dict:
+def failure_summary(errors: list[str], requested: int) -> dict[str, Any]:
     """{requested, failed, all_failed, reasons: {reason: count}} over the errors of one run's calls."""
     reasons = Counter(reason_of(e) for e in errors)
     failed = sum(reasons.values())
@@ -33,8 +37,29 @@ def failure_summary(errors: list[str], requested: int) -> dict:
     }
 
 
-def failure_lines(summary: dict) -> list[str]:
+def failure_lines(summary: dict[str, Any]) -> list[str]:
     """Markdown bullets, one per reason (the reason as inline code, so markup in it stays text)."""
     from rl_assets.analysis.render.escape import md_code
 
     return [f"- {n} × {md_code(reason)}" for reason, n in summary["reasons"].items()]
+
+
+def calls_verdict(summary: dict[str, Any]) -> CheckVerdict:
+    """`llm_calls_succeeded` over a `failure_summary`: fails (ERROR) only when every call failed; a partial
+    failure passes with its counts by reason."""
+    if summary["all_failed"]:
+        description = f"all {summary['requested']} LLM calls failed"
+    elif summary["failed"]:
+        description = f"{summary['failed']} of {summary['requested']} LLM calls failed"
+    else:
+        description = f"{summary['requested']} LLM calls, none failed"
+    return CheckVerdict(
+        CALLS_OK,
+        passed=not summary["all_failed"],
+        description=description,
+        metadata={
+            "requested": summary["requested"],
+            "failed": summary["failed"],
+            "failure_reasons": Markdown("\n".join(failure_lines(summary)) or "none"),
+        },
+    )

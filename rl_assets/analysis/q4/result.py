@@ -15,6 +15,7 @@ class SolveRateByContext(AnalysisResult):
     """`solve_rate_by_context`: per-side bins with Wilson CIs and the mix-shift / within-bin split."""
 
     asset = "solve_rate_by_context"
+    report_folder = "Q4_solve_rate_by_context"
     report_links = {"plot_file": "solve_rate.png"}
     summary_key = "interpretation"
 
