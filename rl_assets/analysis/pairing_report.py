@@ -7,7 +7,16 @@ normalisation when there is one, and generation settings that differ between the
 
 from __future__ import annotations
 
+from typing import Any
+
 from rl_assets.values.escape import md_code, md_table, md_text
+from rl_assets.values.results import CheckVerdict
+
+# The two pairing checks Q1 (`behavioral_delta`) and the learning audit both declare
+# (rl_assets/support/pairing_checks.py holds their specs); both WARN: the numbers are right for the
+# tasks that did pair, but a reader must know which tasks were left out and why.
+IDS_PAIR = "task_ids_pair"
+SAME_SETTINGS = "same_generation_settings"
 
 
 def _how(how: dict[str, int]) -> str:
@@ -18,7 +27,7 @@ def _examples(ids: list[str]) -> str:
     return ", ".join(md_code(i) for i in ids) or "—"
 
 
-def collision_line(g: dict) -> str:
+def collision_line(g: dict[str, Any]) -> str:
     """Distinct task ids that share one pairing key on a side (the same question, or ids one stated
     normalisation maps together): said, since the paired statistics count each such key as one task."""
     examples = "; ".join(" = ".join(md_code(i) for i in ids[:3]) for ids in g.get("examples_collision", []))
@@ -29,7 +38,7 @@ def collision_line(g: dict) -> str:
     )
 
 
-def near_miss_line(near: dict | None) -> str | None:
+def near_miss_line(near: dict[str, Any] | None) -> str | None:
     if not near:
         return None
     pairs = "; ".join(f"{md_code(b)} ↔ {md_code(a)}" for b, a in near["examples"])
@@ -40,7 +49,7 @@ def near_miss_line(near: dict | None) -> str | None:
     )
 
 
-def settings_lines(differ: list[dict]) -> list[str]:
+def settings_lines(differ: list[dict[str, Any]]) -> list[str]:
     if not differ:
         return ["Generation settings: no recorded difference between the sides."]
     return [
@@ -54,7 +63,9 @@ def settings_lines(differ: list[dict]) -> list[str]:
     ]
 
 
-def pairing_section(report: dict, heading: str = "## Task pairing", group: str = "family / benchmark") -> list[str]:
+def pairing_section(
+    report: dict[str, Any], heading: str = "## Task pairing", group: str = "family / benchmark"
+) -> list[str]:
     """Markdown lines of the pairing table, its rule, near misses and setting differences."""
     rows = [
         [
@@ -115,3 +126,31 @@ def pairing_section(report: dict, heading: str = "## Task pairing", group: str =
             "",
         ]
     return lines + settings_lines(report["settings_differ"]) + [""]
+
+
+def pairing_verdicts(report: dict[str, Any]) -> list[CheckVerdict]:
+    """`task_ids_pair` (fails when a stated normalisation would pair most tasks the raw ids leave
+    unpaired) and `same_generation_settings` (fails when the sides recorded different settings)."""
+    near, differ, totals = report.get("near_miss"), report["settings_differ"], report["totals"]
+    applied = report.get("normalisation") or []
+    ids = CheckVerdict(
+        IDS_PAIR,
+        passed=near is None,
+        warn=True,
+        description=near_miss_line(near)
+        or (f"task ids normalised by {', '.join(applied)}" if applied else "no near-miss task ids"),
+        metadata={
+            **totals,
+            "normalisation": ", ".join(applied) or "none",
+            "would_pair": near["would_pair"] if near else totals["paired"],
+        },
+    )
+    settings = CheckVerdict(
+        SAME_SETTINGS,
+        passed=not differ,
+        warn=True,
+        description="; ".join(f"{d['setting']}: {d['before']} before, {d['after']} after" for d in differ)
+        or "no recorded setting differs",
+        metadata={"differing": ", ".join(d["setting"] for d in differ) or "none"},
+    )
+    return [ids, settings]

@@ -1,6 +1,7 @@
-"""The two pairing checks Q1 (`behavioral_delta`) and the learning audit both declare, built from the
-pairing report (rl_assets/analysis/pairing.py); both WARN, because the numbers are still right for
-the tasks that did pair — but a reader must know which tasks were left out and why.
+"""The specs of the two pairing checks Q1 (`behavioral_delta`) and the learning audit both declare; their
+verdicts are pure (`pairing_verdicts`, rl_assets/analysis/pairing_report.py) and built from the pairing
+report (rl_assets/analysis/pairing.py); both WARN, because the numbers are still right for the tasks
+that did pair — but a reader must know which tasks were left out and why.
 
 - ``task_ids_pair``: fails when a stated task-id normalisation would pair most of the tasks the raw
   ids leave unpaired (it is applied only when `settings.task_id_normalisation` names it).
@@ -10,11 +11,9 @@ the tasks that did pair — but a reader must know which tasks were left out and
 
 import dagster as dg
 
-from rl_assets.analysis.pairing_report import near_miss_line
+from rl_assets.analysis.pairing_report import IDS_PAIR, SAME_SETTINGS, pairing_verdicts
 from rl_assets.partitions import models_partitions
-
-IDS_PAIR = "task_ids_pair"
-SAME_SETTINGS = "same_generation_settings"
+from rl_assets.support.emit import dagster_metadata
 
 
 def pairing_check_specs(asset: str) -> list[dg.AssetCheckSpec]:
@@ -41,28 +40,15 @@ def pairing_check_specs(asset: str) -> list[dg.AssetCheckSpec]:
 
 
 def pairing_checks(asset: str, report: dict) -> list[dg.AssetCheckResult]:
-    near, differ, totals = report.get("near_miss"), report["settings_differ"], report["totals"]
-    applied = report.get("normalisation") or []
-    ids = dg.AssetCheckResult(
-        check_name=IDS_PAIR,
-        asset_key=asset,
-        passed=near is None,
-        severity=dg.AssetCheckSeverity.WARN,
-        description=near_miss_line(near)
-        or (f"task ids normalised by {', '.join(applied)}" if applied else "no near-miss task ids"),
-        metadata={
-            **totals,
-            "normalisation": ", ".join(applied) or "none",
-            "would_pair": near["would_pair"] if near else totals["paired"],
-        },
-    )
-    settings = dg.AssetCheckResult(
-        check_name=SAME_SETTINGS,
-        asset_key=asset,
-        passed=not differ,
-        severity=dg.AssetCheckSeverity.WARN,
-        description="; ".join(f"{d['setting']}: {d['before']} before, {d['after']} after" for d in differ)
-        or "no recorded setting differs",
-        metadata={"differing": ", ".join(d["setting"] for d in differ) or "none"},
-    )
-    return [ids, settings]
+    """The verdicts (rl_assets/analysis/pairing_report.py) as Dagster check results of `asset`."""
+    return [
+        dg.AssetCheckResult(
+            check_name=v.name,
+            asset_key=asset,
+            passed=v.passed,
+            severity=dg.AssetCheckSeverity.WARN,
+            description=v.description,
+            metadata=dagster_metadata(v.metadata),
+        )
+        for v in pairing_verdicts(report)
+    ]
