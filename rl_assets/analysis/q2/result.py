@@ -1,22 +1,27 @@
-"""What `training_metrics` shows and checks about the training logs it read (docs/q2.md).
+"""Q2's results: what `training_metrics` and `rl_temporal` store, show and check (docs/q2.md).
 
-The asset hands on a StepTableRef (the per-step table in the store), so its result is not an
+`training_metrics` hands on a StepTableRef (the per-step table in the store), so its result is not an
 AnalysisResult: `TrainingMetrics` holds report.json's content and the rendered report, and says the
 materialization's metadata and the verdicts of its two checks — the training-log ledger
 (`every_input_accounted_for`) and the cross-check against an independent record
 (`log_matches_wandb_summary`). Pure: rl_assets/support/emit.py turns the verdicts into Dagster's.
+`RlTemporal` is the RL rollouts binned over time (`analyse_temporal`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rl_assets.analysis.figures import markdown_image, markdown_images
-from rl_assets.analysis.q2.report import training_report
+from rl_assets.analysis.q2.attribution import attribute
+from rl_assets.analysis.q2.report import temporal_report, training_report
+from rl_assets.analysis.q2.temporal import bin_rollouts, steps_per_bin
 from rl_assets.analysis.q2.training_metrics import build_report
 from rl_assets.analysis.report_md import Report
-from rl_assets.values.results import CheckVerdict, Markdown
+from rl_assets.analysis.stats.correlation import spearman
+from rl_assets.schema import FEATURE_COLUMNS
+from rl_assets.values.results import AnalysisResult, CheckVerdict, Markdown
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -187,3 +192,66 @@ def wandb_verdict(cross_checks: list[dict[str, Any]] | None) -> CheckVerdict:
             "details": real,
         },
     )
+
+
+@dataclass(frozen=True)
+class RlTemporal(AnalysisResult):
+    """`rl_temporal`: `values` is the stored value (bins, their edges, the attribution's top features and
+    status); `rendered` the report, only on a freshly analysed result."""
+
+    asset = "rl_temporal"
+    report_links = {"report": "report.md"}
+
+    rendered: Report | None = field(default=None, compare=False)
+
+    def top_features(self) -> list[str]:
+        """The behaviour features the attribution ranks first (empty when it did not run)."""
+        top: list[str] = self.values["top_features"]
+        return top
+
+    def report(self) -> Report | None:
+        return self.rendered
+
+    def metadata(self) -> dict[str, Any]:
+        plot = self.rendered.plots["temporal.png"] if self.rendered is not None else None
+        return {
+            "n_bins": self.values["n_bins"],
+            "plot": Markdown(markdown_image("RL rollouts over time", plot)) if plot is not None else "no plot",
+            "top_features": ", ".join(self.top_features()) or "none",
+        }
+
+
+def analyse_temporal(
+    rollouts: pd.DataFrame,
+    steps: pd.DataFrame | None,
+    *,
+    source: str,
+    bin_hours: float,
+    n_boot: int,
+    seed: int,
+) -> RlTemporal | None:
+    """Rollouts binned in UTC (mean reward with its 95% CI, share with reward > 0, errors, behaviour),
+    joined to the training steps of each bin when there are `steps`, and the attribution; None when no
+    rollout is dated (nothing to bin)."""
+    bins, info, dated, edges = bin_rollouts(rollouts, bin_hours)
+    if edges is None:
+        return None
+    if steps is not None:
+        bins = bins.merge(steps_per_bin(steps, edges), on="bin", how="left")
+    att = attribute(bins, FEATURE_COLUMNS, rollouts=dated, n_boot=n_boot, seed=seed)
+    rep = {
+        **info,
+        "source": source,
+        "training_metrics_applicable": steps is not None,
+        "attribution": att,
+        "bins": bins.to_dict("records"),
+        "log_vs_rollout_rho": spearman(bins["mean_reward"], bins["log_reward"]) if "log_reward" in bins else None,
+    }
+    stored = {
+        "applicable": True,
+        "n_bins": int(len(bins)),
+        "edges": info["edges"],
+        "top_features": att.get("top_features", []),
+        "attribution_status": att.get("status"),
+    }
+    return RlTemporal(stored, rendered=temporal_report(rep, bins))
