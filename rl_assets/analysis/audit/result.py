@@ -38,14 +38,23 @@ class LearningAudit(AnalysisResult):
     title: str = ""
 
     def rows(self) -> list[dict[str, Any]]:
-        """One row per task family (numbers, label, rulers, contrastive second opinions)."""
-        rows: list[dict[str, Any]] = self.values["rows"]
+        """One row per task family (numbers, label, rulers, contrastive second opinions); empty for a
+        value stored before the audit stored its rows (`has_rows`)."""
+        rows: list[dict[str, Any]] = self.values.get("rows") or []
         return rows
+
+    def has_rows(self) -> bool:
+        return "rows" in self.values
 
     def labels(self) -> dict[str, str]:
         """Task family -> its label."""
-        found: dict[str, str] = self.values["labels"]
+        found: dict[str, str] = self.values.get("labels") or {}
         return found
+
+    def post_rl_source(self) -> str | None:
+        """The post-RL eval dataset the audit read (None when the value does not say)."""
+        source: str | None = ((self.values.get("sources") or {}).get("post_rl") or {}).get("source")
+        return source
 
     def report(self) -> Report:
         return audit_report(self.audit, self.title)

@@ -45,12 +45,12 @@ class RewardIntegrity(AnalysisResult):
 
     def verdict(self) -> str | None:
         """The run's verdict (rules.py), None when there were no training steps to judge."""
-        verdict: str | None = self.values["verdict"] if self.applicable else None
+        verdict: str | None = self.values.get("verdict") if self.applicable else None
         return verdict
 
-    def reason(self) -> str:
+    def reason(self) -> str | None:
         """Why the verdict (or why there is none)."""
-        reason: str = self.values["verdict_reason"] if self.applicable else self.values["reason"]
+        reason: str | None = self.values.get("verdict_reason" if self.applicable else "reason")
         return reason
 
     def onsets(self) -> dict[str, int]:
@@ -63,7 +63,7 @@ class RewardIntegrity(AnalysisResult):
 
     def metadata(self) -> dict[str, Any]:
         if not self.applicable:  # INDEX.md shows the reason (report_index reads `applicable` and `reason`)
-            return {"applicable": False, "reason": self.reason()}
+            return {"applicable": False, "reason": self.values["reason"]}
         plots = self.rendered.plots if self.rendered is not None else {}
         return {
             "verdict": self.verdict(),

@@ -6,13 +6,15 @@ tables for step-to-step tests and the job's rollouts) in, one JSON-able dict out
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from rl_assets.analysis.audit.result import LearningAudit
+from rl_assets.analysis.integrity.result import RewardIntegrity
 from rl_assets.analysis.lineage.curves import at_checkpoints, job_curves
 from rl_assets.analysis.lineage.emergence import feature_lineage
 from rl_assets.analysis.lineage.families import family_lineage
 from rl_assets.analysis.lineage.integrity import integrity_lineage
-from rl_assets.analysis.lineage.members import select_members
+from rl_assets.analysis.lineage.members import select_members, stored_as
 from rl_assets.analysis.lineage.resolution import resolution_note
 from rl_assets.analysis.lineage.rollouts import rollout_windows
 from rl_assets.analysis.lineage.steps import training_step
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def judge_summary(judge: dict | None) -> dict | None:
+def judge_summary(judge: dict[str, Any] | None) -> dict[str, Any] | None:
     """Post-RL win rate over decisive pairs per probe (Wilson 95%), when the judge ran."""
     if not judge:
         return None
@@ -41,10 +43,10 @@ def judge_summary(judge: dict | None) -> dict | None:
     return {"judge": judge.get("judge"), "probes": probes, "parse_failure_rate": judge.get("parse_failure_rate")}
 
 
-def member_summary(m: dict) -> dict:
+def member_summary(m: dict[str, Any]) -> dict[str, Any]:
     d, v = m["values"]["behavioral_delta"], m["values"]
     paired = (d.get("paired") or {}).get("passed") or {}
-    audit = v.get("learning_audit") or {}
+    audit = stored_as(v, LearningAudit)
     return {
         "repo_id": m["repo_id"],
         "step": m["step"],
@@ -58,14 +60,15 @@ def member_summary(m: dict) -> dict:
             k: paired.get(k) for k in ("before", "after", "estimate", "lo", "hi", "p_value", "reason")
         },
         "judge": judge_summary(v.get("judge_verdicts")),
-        "labels": audit.get("labels") or {},
+        "labels": audit.labels() if audit else {},
     }
 
 
-def gamed_answers(members: list[dict]) -> dict[str, str]:
+def gamed_answers(members: list[dict[str, Any]]) -> dict[str, str]:
     """Families the latest audited checkpoint calls gamed, with the constant answer it imitates."""
     for m in reversed(members):
-        rows = (m["values"].get("learning_audit") or {}).get("rows")
+        audit = stored_as(m["values"], LearningAudit)
+        rows = audit.rows() if audit else []
         if rows:
             out = {}
             for r in rows:
@@ -78,14 +81,14 @@ def gamed_answers(members: list[dict]) -> dict[str, str]:
 
 def build_lineage(
     job: str,
-    stored: dict[str, dict],
+    stored: dict[str, dict[str, Any]],
     *,
-    tables: dict | None = None,
+    tables: dict[str, Any] | None = None,
     rollouts: tuple[pd.DataFrame, str] | None = None,
     benchmark: str | None = None,
     n_boot: int = 2000,
     seed: int = 0,
-) -> dict:
+) -> dict[str, Any]:
     """The lineage of `job` from every model partition's stored values (see members.select_members)."""
     from rl_assets.analysis.lineage.report_summary import summary_lines
 
@@ -127,11 +130,12 @@ def build_lineage(
         },
     }
     result["integrity"] = integrity_lineage(
-        [(m, v.get("reward_integrity")) for s, m, v in in_order], curves_from, result["members"], features, families
+        [(m, stored_as(v, RewardIntegrity)) for s, m, v in in_order], curves_from, result["members"], features, families
     )
     if rollouts is None:
         result["rollouts"] = {"applicable": False, "reason": "no RL rollout dataset for this job"}
     else:
         result["rollouts"] = rollout_windows(rollouts[0], curves, gamed_answers(members), rollouts[1], seed=seed)
     result["summary"] = summary_lines(result)
-    return jsonable(result)
+    lineage: dict[str, Any] = jsonable(result)
+    return lineage

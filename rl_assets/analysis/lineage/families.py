@@ -9,7 +9,11 @@ emergence.py (Holm over every (family, checkpoint) cell).
 
 from __future__ import annotations
 
+from typing import Any
+
+from rl_assets.analysis.audit.result import LearningAudit
 from rl_assets.analysis.lineage.emergence import emergence, holm_mark
+from rl_assets.analysis.lineage.members import stored_as
 
 # Labels that say RL changed something; "no change", "no real gain" (a trivial answer already does as
 # well, before and after) and "not enough data" do not.
@@ -17,7 +21,7 @@ CHANGE_LABELS = frozenset({"real skill", "skill and format", "mostly format", "g
 UNKNOWN = "not enough data"  # a later checkpoint with this label neither keeps nor breaks a label path
 
 
-def _imitation(row: dict) -> dict | None:
+def _imitation(row: dict[str, Any]) -> dict[str, Any] | None:
     """The trivial strategy the post-RL model imitates most (its share before and after)."""
     best = max(row.get("baselines") or [], key=lambda b: b.get("imitation") or 0, default=None)
     if best is None:
@@ -28,7 +32,7 @@ def _imitation(row: dict) -> dict | None:
     }
 
 
-def _cell(member: dict, row: dict) -> dict:
+def _cell(member: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
     gain = row.get("reward_gain") or {}
     return {
         "repo_id": member["repo_id"],
@@ -50,19 +54,19 @@ def _cell(member: dict, row: dict) -> dict:
     }
 
 
-def audit_rows_of(member: dict) -> tuple[list[dict] | None, str | None]:
-    audit = member["values"].get("learning_audit")
-    if not audit:
+def audit_rows_of(member: dict[str, Any]) -> tuple[list[dict[str, Any]] | None, str | None]:
+    audit = stored_as(member["values"], LearningAudit)
+    if audit is None:
         return None, "learning_audit not materialized"
-    if "rows" not in audit:
+    if not audit.has_rows():
         return None, "the stored learning_audit predates per-family rows: re-materialize learning_audit"
-    used = ((audit.get("sources") or {}).get("post_rl") or {}).get("source")
+    used = audit.post_rl_source()
     if used and used != member["post_rl_eval"]:
         return None, f"learning_audit was computed on {used}, not on {member['post_rl_eval']}: re-materialize it"
-    return audit["rows"], None
+    return audit.rows(), None
 
 
-def label_path(cells: list[dict], steps: list[int] | None = None) -> dict:
+def label_path(cells: list[dict[str, Any]], steps: list[int] | None = None) -> dict[str, Any]:
     """First checkpoint with a change label, and whether every later checkpoint keeps it (unknown when a
     later member of `steps` has no audit row or says "not enough data")."""
     first = next((i for i, c in enumerate(cells) if c.get("label") in CHANGE_LABELS), None)
@@ -96,9 +100,9 @@ def label_path(cells: list[dict], steps: list[int] | None = None) -> dict:
     }
 
 
-def family_lineage(members: list[dict]) -> tuple[list[dict], list[dict]]:
+def family_lineage(members: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(per family: cells, label path, reward emergence; per member without audit rows: why)."""
-    by_family: dict[str, list[dict]] = {}
+    by_family: dict[str, list[dict[str, Any]]] = {}
     missing = []
     for m in members:
         rows, why = audit_rows_of(m)

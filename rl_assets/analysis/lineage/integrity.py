@@ -7,17 +7,23 @@ after every checkpoint with N < s and before (inside) every checkpoint with N >=
 
 from __future__ import annotations
 
+from typing import Any
 
-def pick_value(candidates: list[tuple[str, dict | None]], curves_from: str | None) -> tuple[str | None, dict | None]:
-    """The reward_integrity value of the checkpoint whose logs gave the curves, else the latest applicable one."""
-    usable = [(repo, v) for repo, v in candidates if v and v.get("applicable")]
+from rl_assets.analysis.integrity.result import RewardIntegrity
+
+
+def pick_value(
+    candidates: list[tuple[str, RewardIntegrity | None]], curves_from: str | None
+) -> tuple[str | None, RewardIntegrity | None]:
+    """The reward_integrity result of the checkpoint whose logs gave the curves, else the latest applicable one."""
+    usable = [(repo, v) for repo, v in candidates if v is not None and v.applicable]
     for repo, value in usable:
         if repo == curves_from:
             return repo, value
     return usable[-1] if usable else (None, None)
 
 
-def between(step: int, members: list[dict]) -> dict:
+def between(step: int, members: list[dict[str, Any]]) -> dict[str, Any]:
     """The member checkpoints saved before an onset and the first one saved at or after it."""
     before = [m for m in members if m["step"] < step]
     after = [m for m in members if m["step"] >= step]
@@ -29,7 +35,7 @@ def between(step: int, members: list[dict]) -> dict:
     }
 
 
-def emergence_points(features: list[dict], families: list[dict]) -> list[dict]:
+def emergence_points(features: list[dict[str, Any]], families: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Where a behaviour feature became significant and where an audit change label first appeared."""
     out = [
         {"kind": "behaviour", "what": f"{f['feature']} {f['direction']}d", "step": f["first_step"]}
@@ -49,12 +55,12 @@ def emergence_points(features: list[dict], families: list[dict]) -> list[dict]:
 
 
 def integrity_lineage(
-    candidates: list[tuple[str, dict | None]],
+    candidates: list[tuple[str, RewardIntegrity | None]],
     curves_from: str | None,
-    members: list[dict],
-    features: list[dict],
-    families: list[dict],
-) -> dict:
+    members: list[dict[str, Any]],
+    features: list[dict[str, Any]],
+    families: list[dict[str, Any]],
+) -> dict[str, Any]:
     """{source, verdict, onsets [{signal, step, before, after}], events: onsets and emergence points by step}."""
     source, value = pick_value(candidates, curves_from)
     points = emergence_points(features, families)
@@ -69,13 +75,13 @@ def integrity_lineage(
         }
     onsets = [
         {"signal": signal, "step": step, **between(step, members)}
-        for signal, step in sorted(value.get("onsets", {}).items(), key=lambda kv: (kv[1], kv[0]))
+        for signal, step in sorted(value.onsets().items(), key=lambda kv: (kv[1], kv[0]))
     ]
     events = points + [{"kind": "integrity onset", "what": o["signal"], "step": o["step"]} for o in onsets]
     return {
         "source": source,
-        "verdict": value.get("verdict"),
-        "reason": value.get("verdict_reason"),
+        "verdict": value.verdict(),
+        "reason": value.reason(),
         "onsets": onsets,
         "events": sorted(events, key=lambda e: (e["step"], e["kind"], e["what"])),
     }

@@ -12,12 +12,22 @@ is listed as excluded with its reason — the lineage never mixes benchmarks or 
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any, TypeVar
 
 from rl_assets.analysis.lineage.steps import training_step
 from rl_assets.values.handover import TraceTableRef
+from rl_assets.values.results import AnalysisResult
+
+R = TypeVar("R", bound=AnalysisResult)
 
 
-def _problem(model: str, v: dict) -> str | None:
+def stored_as(values: dict[str, Any], kind: type[R]) -> R | None:
+    """What `kind`'s asset stored for a member, read back as `kind`; None when it stored nothing (or an empty value)."""
+    stored = values.get(kind.asset)
+    return kind.from_stored(stored) if stored else None
+
+
+def _problem(model: str, v: dict[str, Any]) -> str | None:
     """Why this member's stored results cannot be used at all (None when they can)."""
     pair, delta = v.get("eval_pair"), v.get("behavioral_delta")
     if not pair:
@@ -43,7 +53,7 @@ def _problem(model: str, v: dict) -> str | None:
     return None
 
 
-def _pin(candidates: list[dict], key: str, requested: str | None = None) -> str | None:
+def _pin(candidates: list[dict[str, Any]], key: str, requested: str | None = None) -> str | None:
     """The value most candidates share (ties: the latest step's); `requested` wins when given."""
     if requested:
         return requested
@@ -51,10 +61,11 @@ def _pin(candidates: list[dict], key: str, requested: str | None = None) -> str 
     if not counts:
         return None
     top = max(counts.values())
-    return max((c for c in candidates if counts[c[key]] == top), key=lambda c: c["step"])[key]
+    pinned: str | None = max((c for c in candidates if counts[c[key]] == top), key=lambda c: c["step"])[key]
+    return pinned
 
 
-def select_members(job: str, stored: dict[str, dict], benchmark: str | None = None) -> dict:
+def select_members(job: str, stored: dict[str, dict[str, Any]], benchmark: str | None = None) -> dict[str, Any]:
     """{"members": [...] in step order, "excluded": [...], "pinned": {...}} for one job."""
     excluded, candidates = [], []
     for model in sorted(stored):
@@ -87,7 +98,7 @@ def select_members(job: str, stored: dict[str, dict], benchmark: str | None = No
     same_bench = [c for c in candidates if c["benchmark"] == pinned["benchmark"]]
     pinned.update(base_model=_pin(same_bench, "base_model"), rule=rule)
     pinned["baseline_eval"] = _pin([c for c in same_bench if c["base_model"] == pinned["base_model"]], "baseline_eval")
-    kept: dict[int, dict] = {}
+    kept: dict[int, dict[str, Any]] = {}
     for c in candidates:
         for key, what in (
             ("benchmark", "evaluated on"),
