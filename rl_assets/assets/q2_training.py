@@ -8,6 +8,7 @@ import dagster as dg
 from resources.hub import HubError, HubResource
 from rl_assets import store
 from rl_assets.analysis.lineage.curves import curves_of
+from rl_assets.analysis.lineage.steps import save_every_from_config
 from rl_assets.analysis.q2.report import unrecognised_files
 from rl_assets.analysis.q2.result import (
     ACCOUNTED,
@@ -59,20 +60,6 @@ CHECK_SPECS = [
         ),
     ),
 ]
-
-
-def save_every_from_config(rl_config) -> int | None:
-    """SkyRL's checkpoint interval (``trainer.ckpt_interval``) from rl_config, as a hydra override
-    string or a nested dict; None when absent (the report then infers it from the logs)."""
-    if not isinstance(rl_config, dict):
-        return None
-    for arg in rl_config.get("skyrl_hydra_args") or []:
-        if isinstance(arg, str) and arg.split("=", 1)[0].lstrip("+") == "trainer.ckpt_interval":
-            value = arg.split("=", 1)[1]
-            return int(value) if value.isdigit() and int(value) > 0 else None
-    trainer = rl_config.get("trainer")
-    value = trainer.get("ckpt_interval") if isinstance(trainer, dict) else None
-    return value if isinstance(value, int) and value > 0 else None
 
 
 @dg.asset(
