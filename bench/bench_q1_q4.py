@@ -28,7 +28,7 @@ from rl_assets.analysis.q1.report import render_markdown as q1_md  # noqa: E402
 from rl_assets.analysis.q4.context_bins import COLUMNS, solve_rate_by_context  # noqa: E402
 from rl_assets.analysis.q4.report import render_markdown as q4_md  # noqa: E402
 from rl_assets.analysis.q4.report import render_png  # noqa: E402
-from rl_assets.analysis.report_md import jsonable  # noqa: E402
+from rl_assets.analysis.render.report_md import jsonable  # noqa: E402
 from rl_assets.ingest import ingest_source, read_traces  # noqa: E402
 from rl_assets.values.task_identity import TASK_ID  # noqa: E402
 

@@ -26,7 +26,7 @@ class AnalysisSettings(dg.ConfigurableResource):
     post_rl_eval_ts: str | None = None
     include_unfinished_jobs: bool = False  # the resolver uses Finished eval jobs only unless set
     rl_traces_orgs: list[str] = []
-    # Task-id normalisation for pairing the sides (case, prefix, suffix, version: rl_assets/analysis/pairing.py);
+    # Task-id normalisation for pairing the sides (case, prefix, suffix, version: rl_assets/analysis/pairing/pairs.py);
     # never applied unless named here. The reports' near-miss line says which rules would pair most ids.
     task_id_normalisation: list[
         str

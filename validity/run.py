@@ -125,8 +125,8 @@ def run_folder(entry: dict, data: Path, into: Path) -> Path:
 
 def integrity_of(entry: dict, data: Path) -> dict:
     from rl_assets.analysis.integrity import reward_integrity
+    from rl_assets.ingest.formats.wandb_tables import read_validation_tables
     from rl_assets.ingest.training_logs import read_training_logs
-    from rl_assets.ingest.wandb_tables import read_validation_tables
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = run_folder(entry, data, Path(tmp))

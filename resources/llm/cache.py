@@ -3,8 +3,8 @@
 Keys come from rl_assets/llm_types.cache_key (model | prompt version | content hash of the inputs),
 so a new prompt version or model never reuses an old answer, while a re-run (or a run killed
 half-way) reuses every answer already paid for. Only results that parsed AND validated are stored; failures go to a
-separate ``failures/`` record with the reason and are retried on the next run (the seed
-cached parse failures as "tie" forever, docs/original_pipeline.md W10). A corrupt entry file is quarantined and
+separate ``failures/`` record with the reason and are retried on the next run (docs/original_pipeline.md
+W10). A corrupt entry file is quarantined and
 treated as a miss for that one entry, never as "the whole cache is empty".
 """
 

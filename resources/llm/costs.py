@@ -1,9 +1,8 @@
 """Spend control for LLM calls: price table, token estimates, the budget guard, the usage ledger.
 
-The original pipeline spent its whole GPT-5 budget before discovering it could not use the
-result (docs/original_pipeline.md W18); here a call is only *started* when its worst case
+A call is only *started* when its worst case
 (prompt tokens + max output tokens) still fits the remaining token and USD budget, counting
-calls already in flight.
+calls already in flight (docs/original_pipeline.md W18).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Tolerant JSON extraction for LLM replies.
 
 Structured output (response_format json_schema) is requested, but many OpenAI-compatible
-servers ignore it and answer with JSON inside prose. The original pipeline crashed on exactly
-these replies (a fenced block, an ``Invalid \\escape``), so we try, in order: the raw text,
+servers ignore it and answer with JSON inside prose, a fenced block or an ``Invalid \\escape``
+(docs/original_pipeline.md, LLM judge), so we try, in order: the raw text,
 every fenced block, the outermost ``{...}`` / ``[...]`` span, and each of those again after
 repairing invalid backslash escapes and trailing commas. Anything still unparseable raises
 ``JSONRepairError`` so the caller records a failure instead of caching a default.

@@ -3,7 +3,7 @@
 Embedded default: the same tables in a SQL database through SQLAlchemy (SQLite file in the home
 folder; PostgreSQL by URL; resources/registry/sql.py). The Supabase backend
 (resources/registry/supabase.py) returns the same row dicts, so the eval-pair resolver
-(rl_assets/analysis/eval_resolution.py) never knows which one it talks to.
+(rl_assets/analysis/pairing/eval_resolution.py) never knows which one it talks to.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from rl_assets.analysis.audit import AUDIT_COLUMNS, labels, prereg
 from rl_assets.analysis.audit.audit import audit_paired
 from rl_assets.analysis.audit.compliance import format_compliance
 from rl_assets.analysis.audit.result import ENOUGH_TASKS, RULERS_AGREE, LearningAudit, analyse_audit
-from rl_assets.ingest.predictions import PredictionsError, file_evidence, load_predictions
+from rl_assets.ingest.formats.predictions import PredictionsError, file_evidence, load_predictions
 from rl_assets.partitions import models_partitions
 from rl_assets.support.emit import emit
 from rl_assets.support.pairing_checks import pairing_check_specs

@@ -7,8 +7,8 @@ import dagster as dg
 
 from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
-from rl_assets.analysis.escape import md_text
-from rl_assets.analysis.eval_resolution import ResolutionError
+from rl_assets.analysis.pairing.eval_resolution import ResolutionError
+from rl_assets.analysis.render.escape import md_text
 from rl_assets.partitions import models_partitions
 from rl_assets.support.resolve import explicit_pair, format_table, resolve_eval_pair
 from rl_assets.values.masking import mask

@@ -12,8 +12,8 @@ import dagster as dg
 from resources.hub import HubResource
 from resources.llm import LLMResource
 from rl_assets import store
+from rl_assets.analysis.judge.llm_failures import failure_summary
 from rl_assets.analysis.judge.selection import ROW_COLUMNS
-from rl_assets.analysis.llm_failures import failure_summary
 from rl_assets.analysis.q1.failure_modes import PROMPT_VERSION, annotate, distribution
 from rl_assets.analysis.q1.report import failure_mode_table
 from rl_assets.partitions import models_partitions

@@ -9,7 +9,7 @@ from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.compare.comparison import model_row, paired_pass_rates
 from rl_assets.analysis.compare.result import ModelComparison, analyse_comparison
-from rl_assets.analysis.eval_resolution import ResolutionError
+from rl_assets.analysis.pairing.eval_resolution import ResolutionError
 from rl_assets.ingest import IngestError
 from rl_assets.partitions import models_partitions
 from rl_assets.support.emit import dagster_metadata

@@ -10,10 +10,10 @@ from dagster import AssetExecutionContext
 
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis import stats
-from rl_assets.analysis.pairing_report import pairing_section
+from rl_assets.analysis.pairing.report import pairing_section
 from rl_assets.analysis.q1.behavioral_delta import NEEDED, compute_behavioral_delta
 from rl_assets.analysis.q1.report import behavioral_delta_report
-from rl_assets.analysis.report_md import jsonable
+from rl_assets.analysis.render.report_md import jsonable
 from rl_assets.partitions import models_partitions
 from rl_assets.support.metadata_numbers import rounded_metadata
 from rl_assets.support.pairing_checks import pairing_check_specs, pairing_checks

@@ -17,6 +17,7 @@ from rl_assets.analysis.q2.result import (
     no_logs_verdicts,
     unrecognised_verdict,
 )
+from rl_assets.ingest.formats.wandb_tables import read_validation_tables
 from rl_assets.ingest.training_logs import (
     STATE_PATTERNS,
     UnrecognisedLogsError,
@@ -26,7 +27,6 @@ from rl_assets.ingest.training_logs import (
     read_training_logs,
     repo_trainer_states,
 )
-from rl_assets.ingest.wandb_tables import read_validation_tables
 from rl_assets.partitions import models_partitions
 from rl_assets.support.emit import check_result, dagster_metadata
 from rl_assets.support.handover_types import TRAINING_LOGS

@@ -9,9 +9,9 @@ The eval markers are built before the RL line so a model without an RL-trace dat
 import dagster as dg
 
 from resources.settings_resource import AnalysisSettings
-from rl_assets.analysis.figures import markdown_image
 from rl_assets.analysis.q3.overlay import REWARD_DEFINITION, build_overlay, eval_marker
 from rl_assets.analysis.q3.report import overlay_report
+from rl_assets.analysis.render.figures import markdown_image
 from rl_assets.partitions import models_partitions
 from rl_assets.support.handover_types import RL_TRACES
 from rl_assets.support.report_files import Q3_TEMPORAL_OVERLAY, write_report

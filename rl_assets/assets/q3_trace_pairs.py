@@ -11,7 +11,7 @@ from typing import Literal
 import dagster as dg
 
 from resources.settings_resource import AnalysisSettings
-from rl_assets.analysis.pairing_frames import PAIRING_COLUMNS, paired_frames
+from rl_assets.analysis.pairing.frames import PAIRING_COLUMNS, paired_frames
 from rl_assets.analysis.q3.pairs import CARD_FIELDS, MODE_RULES, build_pairs, shown_trace_ids
 from rl_assets.analysis.q3.report import pairs_report, selected_rows
 from rl_assets.partitions import models_partitions

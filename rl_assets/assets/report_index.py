@@ -16,7 +16,8 @@ from datetime import UTC, datetime
 import dagster as dg
 
 from resources.io_manager import latest_value, read_value
-from rl_assets.analysis.index_md import (
+from rl_assets.analysis.lineage.index_links import index_links
+from rl_assets.analysis.render.index_md import (
     audit_findings,
     integrity_headline,
     judge_findings,
@@ -25,7 +26,6 @@ from rl_assets.analysis.index_md import (
     render_index,
     render_summary,
 )
-from rl_assets.analysis.lineage.index_links import index_links
 from rl_assets.partitions import data_version, latest_materialization, models_partitions
 from rl_assets.settings import ui_url
 from rl_assets.store import report_dir

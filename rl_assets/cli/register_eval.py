@@ -49,9 +49,9 @@ def _stored_utc(value) -> datetime | None:
 def traces_link(traces: str) -> str:
     """A Hub dataset id as given, a Hub URL as its dataset id (a `?token=` in it is never stored), a
     local file or folder as an absolute path (it must exist)."""
-    from rl_assets.analysis.eval_resolution import ResolutionError, dataset_id_from_link
+    from rl_assets.analysis.pairing.eval_resolution import ResolutionError, dataset_id_from_link
+    from rl_assets.ingest.formats.wandb_validation import PREFIX, parse_spec
     from rl_assets.ingest.spec import hub_dataset
-    from rl_assets.ingest.wandb_validation import PREFIX, parse_spec
 
     traces = traces.strip()
     if "://" in traces:

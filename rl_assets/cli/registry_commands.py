@@ -21,7 +21,7 @@ def cmd_add_model(args) -> int:
 
 def cmd_list_evals(args) -> int:
     from resources.registry import RegistryResource
-    from rl_assets.analysis.eval_resolution import ResolutionError
+    from rl_assets.analysis.pairing.eval_resolution import ResolutionError
     from rl_assets.support.resolve import format_table, resolve_eval_pair
     from rl_assets.values.masking import mask
 

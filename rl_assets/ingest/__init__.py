@@ -1,6 +1,7 @@
 """Ingest (the source layer's readers): every trace source -> one normalized parquet table
-(rl_assets.schema.trace_schema()); training logs of any trainer in ``training_logs/`` (SkyRL's
-reader in ``skyrl_log/``), the predictions file in ``predictions``.
+(rl_assets.schema.trace_schema()), one reader per format in ``formats/``; training logs of any
+trainer in ``training_logs/`` (SkyRL's reader in ``skyrl_log/``), the predictions file in
+``formats/predictions``.
 
     report = ingest_source("hf:org/traces", out_path, hub=hub_backend)
     table = read_traces(out_path, columns=LIGHT_COLUMNS)

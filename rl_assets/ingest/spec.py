@@ -18,9 +18,10 @@ from pathlib import Path
 
 from rl_assets.schema import DATA_FILE_SUFFIXES
 
-from . import _json, atif, harbor, inspect_log, lighteval, lm_eval, qwen_math, reasoning_gym, wandb_validation
-from .exported import ExportedRows, looks_like_rows, parquet_columns
-from .harbor_walk import Discovery, is_trial_result
+from . import _json
+from .formats import atif, harbor, inspect_log, lighteval, lm_eval, qwen_math, reasoning_gym, wandb_validation
+from .formats.exported import ExportedRows, looks_like_rows, parquet_columns
+from .formats.harbor_walk import Discovery, is_trial_result
 from .jsonl import records
 from .report import IngestError, SkipLog
 from .walk import account_extras, not_data_reason, read_bytes, split_suffix, walk

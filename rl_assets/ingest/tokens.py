@@ -8,8 +8,8 @@ in C without building a token list: bytes.translate to three byte classes, then 
 (numpy for long texts: bytes.count with a 2-byte needle runs at only ~200 MB/s, numpy's
 compare + count_nonzero at ~1 GB/s). Counts are additive over whitespace joins, so callers
 may count "\n".join(pieces) once instead of each piece.
-The same counter on both checkpoints keeps "tokens" comparable across reports (the seed
-mixed cl100k and Qwen tokenizers, docs/original_pipeline.md W21).
+The same counter on both checkpoints keeps "tokens" comparable across reports
+(docs/original_pipeline.md W21).
 """
 
 from __future__ import annotations

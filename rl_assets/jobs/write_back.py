@@ -1,11 +1,11 @@
 """`write_back_failure_modes`: the ONLY path that pushes annotations to an eval dataset repo.
 
 Pushes the table the latest `failure_modes` materialization of the model recorded (one file per
-run: rl_assets/support/failure_modes_store.py). The seed spent its whole GPT budget, then 403'd on push,
-then forced the dataset public (docs/original_pipeline.md W2, W18). Here: every target repo's write permission is
-checked first (the annotation asset runs the same preflight before any LLM spend when write-back is requested);
-if any repo is not writable nothing is uploaded; the upload adds one file under
-``annotations/`` and never re-uploads the dataset or touches its visibility.
+run: rl_assets/support/failure_modes_store.py). What the original push did wrong: docs/original_pipeline.md
+W2, W18. Here every target repo's write permission is checked first (the annotation asset runs the same
+preflight before any LLM spend when write-back is requested); if any repo is not writable nothing is
+uploaded; the upload adds one file under ``annotations/`` and never re-uploads the dataset or touches its
+visibility.
 """
 
 import io

@@ -16,7 +16,7 @@ a failed check shows red in the UI and red must mean something is wrong.
 
 import dagster as dg
 
-from rl_assets.analysis.llm_failures import failure_lines
+from rl_assets.analysis.judge.llm_failures import failure_lines
 from rl_assets.partitions import models_partitions
 
 CALLS_OK = "llm_calls_succeeded"

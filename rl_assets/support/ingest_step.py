@@ -7,7 +7,7 @@ import dagster as dg
 
 from resources.hub import HubError, HubResource
 from resources.settings_resource import AnalysisSettings
-from rl_assets.analysis.report_md import md_table
+from rl_assets.analysis.render.report_md import md_table
 from rl_assets.ingest.report import IngestError
 from rl_assets.support.trace_tables import ingest_addressed
 from rl_assets.values.handover import TraceTableRef

@@ -1,6 +1,6 @@
 """The specs of the two pairing checks Q1 (`behavioral_delta`) and the learning audit both declare; their
-verdicts are pure (`pairing_verdicts`, rl_assets/analysis/pairing_report.py) and built from the pairing
-report (rl_assets/analysis/pairing.py); both WARN, because the numbers are still right for the tasks
+verdicts are pure (`pairing_verdicts`, rl_assets/analysis/pairing/report.py) and built from the pairing
+report (rl_assets/analysis/pairing/pairs.py); both WARN, because the numbers are still right for the tasks
 that did pair — but a reader must know which tasks were left out and why.
 
 - ``task_ids_pair``: fails when a stated task-id normalisation would pair most of the tasks the raw
@@ -11,7 +11,7 @@ that did pair — but a reader must know which tasks were left out and why.
 
 import dagster as dg
 
-from rl_assets.analysis.pairing_report import IDS_PAIR, SAME_SETTINGS, pairing_verdicts
+from rl_assets.analysis.pairing.report import IDS_PAIR, SAME_SETTINGS, pairing_verdicts
 from rl_assets.partitions import models_partitions
 from rl_assets.support.emit import dagster_metadata
 
@@ -40,7 +40,7 @@ def pairing_check_specs(asset: str) -> list[dg.AssetCheckSpec]:
 
 
 def pairing_checks(asset: str, report: dict) -> list[dg.AssetCheckResult]:
-    """The verdicts (rl_assets/analysis/pairing_report.py) as Dagster check results of `asset`."""
+    """The verdicts (rl_assets/analysis/pairing/report.py) as Dagster check results of `asset`."""
     return [
         dg.AssetCheckResult(
             check_name=v.name,

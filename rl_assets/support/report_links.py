@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 import dagster as dg
 
-from rl_assets.analysis.md_links import absolute_links
+from rl_assets.analysis.render.md_links import absolute_links
 from rl_assets.settings import reports_root
 
 # Dagster stores metadata in the event log and sends it to the UI whole: a report larger than this is

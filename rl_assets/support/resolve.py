@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from rl_assets.analysis.escape import md_text
-from rl_assets.analysis.eval_resolution import (
+from rl_assets.analysis.pairing.eval_resolution import (
     MODES,
     ResolutionError,
     choose_pair,
@@ -12,6 +11,7 @@ from rl_assets.analysis.eval_resolution import (
     parse_ts,
     usable_jobs,
 )
+from rl_assets.analysis.render.escape import md_text
 from rl_assets.values.escape import md_table
 
 

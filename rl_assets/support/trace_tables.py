@@ -37,8 +37,8 @@ def stamp_path(table):
 
 def source_key(client, spec: str, *, max_rows, tokenizer, benchmark) -> dict:
     """Everything that decides a table's rows: the Hub revision, or a local source's content fingerprint."""
+    from rl_assets.ingest.formats.wandb_validation import PREFIX, parse_spec
     from rl_assets.ingest.spec import hub_dataset
-    from rl_assets.ingest.wandb_validation import PREFIX, parse_spec
     from rl_assets.support.source_fingerprint import local_fingerprint
 
     knobs = {"max_rows": max_rows, "tokenizer": tokenizer, "benchmark": benchmark, "stamp_version": STAMP_VERSION}

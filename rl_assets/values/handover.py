@@ -107,7 +107,7 @@ class FailureModeTableRef:
     shift: dict = field(default_factory=dict)  # category -> post-RL minus baseline share
     write_back_preflight: list = field(default_factory=list)  # eval repos checked writable before spending
     calls: dict = field(default_factory=dict)  # the LLM session's counters and spend
-    call_failures: dict = field(default_factory=dict)  # analysis/llm_failures.failure_summary
+    call_failures: dict = field(default_factory=dict)  # analysis/judge/llm_failures.failure_summary
 
 
 KINDS = {

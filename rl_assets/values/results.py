@@ -39,7 +39,7 @@ class CheckVerdict:
 
 
 class RenderedReport(Protocol):
-    """What a report renderer returns (rl_assets/analysis/report_md.Report): the files of the report
+    """What a report renderer returns (rl_assets/analysis/render/report_md.Report): the files of the report
     folder (name -> text or PNG bytes) and the markdown the UI shows."""
 
     @property

@@ -13,7 +13,7 @@ The rule (docs/audit.md, "Task identity"):
   share a key, even under one name. Two distinct task ids of one file with the same question share
   the key: the pairing report names them (a task-id collision).
 - Any other row is its ``task_id``. An analysis may rewrite task ids by a stated normalisation
-  (``normalised_id``, rl_assets/analysis/pairing.py), never silently.
+  (``normalised_id``, rl_assets/analysis/pairing/pairs.py), never silently.
 
 A recorded question wins over a regenerated one: it is what the model was asked, and another
 reasoning-gym version can generate a different question from the same seed.

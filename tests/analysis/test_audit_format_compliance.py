@@ -64,7 +64,7 @@ def test_a_source_without_recorded_answers_says_so():
 
 
 def test_index_md_says_it_in_one_line(tmp_path):
-    from rl_assets.analysis.index_md import audit_findings
+    from rl_assets.analysis.render.index_md import audit_findings
 
     before = _side(tmp_path, "before", missing=12, correct=16, n=40)
     after = _side(tmp_path, "after", missing=2, correct=18, n=40)

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from rl_assets.analysis.audit.prereg import prediction_held, registration
-from rl_assets.ingest.predictions import PredictionsError, file_evidence, load_predictions
+from rl_assets.ingest.formats.predictions import PredictionsError, file_evidence, load_predictions
 
 
 def test_load_json_and_yaml_forms(tmp_path):

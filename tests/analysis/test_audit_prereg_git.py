@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from rl_assets.analysis.audit.prereg import registration
-from rl_assets.ingest.predictions import file_evidence
+from rl_assets.ingest.formats.predictions import file_evidence
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 

@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from rl_assets.analysis.figures import UI_IMAGE_MAX_PX, figure_png, markdown_image  # noqa: E402
+from rl_assets.analysis.render.figures import UI_IMAGE_MAX_PX, figure_png, markdown_image  # noqa: E402
 
 
 def _decode(markdown: str) -> Image.Image:

@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rl_assets.analysis.index_md import integrity_headline
 from rl_assets.analysis.integrity import kl_per_token, onsets, reward_integrity, rules
 from rl_assets.analysis.integrity.report import render_markdown
 from rl_assets.analysis.integrity.reward_rise import EACH_P
+from rl_assets.analysis.render.index_md import integrity_headline
 from support.integrity_synth import planted, rising_with_task
 
 

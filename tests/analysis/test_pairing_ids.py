@@ -7,8 +7,8 @@ import dagster as dg
 import pandas as pd
 import pytest
 
-from rl_assets.analysis.pairing import id_normaliser, near_miss, pair_rows
-from rl_assets.analysis.pairing_report import pairing_section
+from rl_assets.analysis.pairing.pairs import id_normaliser, near_miss, pair_rows
+from rl_assets.analysis.pairing.report import pairing_section
 from rl_assets.analysis.q1.behavioral_delta import compute_behavioral_delta
 from rl_assets.support.pairing_checks import pairing_checks
 from rl_assets.values.task_identity import NORMALISED_ID

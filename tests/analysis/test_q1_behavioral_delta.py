@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 
 from rl_assets.analysis.q1.behavioral_delta import compute_behavioral_delta
-from rl_assets.analysis.report_md import jsonable
+from rl_assets.analysis.render.report_md import jsonable
 from rl_assets.schema import FEATURE_COLUMNS, trace_schema
 from support.q1_synth import make_side
 

@@ -105,6 +105,6 @@ def test_trends_and_category_summary():
 def test_the_unreadable_status_is_the_one_the_cross_check_gives():
     """analysis/ does not import ingest/, so the check's copy of the status is held equal here."""
     from rl_assets.analysis.q2.result import UNREADABLE
-    from rl_assets.ingest.skyrl_log.crosscheck import UNREADABLE as GIVEN
+    from rl_assets.ingest.training_logs.crosscheck import UNREADABLE as GIVEN
 
     assert UNREADABLE == GIVEN

@@ -7,8 +7,9 @@ import pandas as pd
 import pytest
 
 from rl_assets.analysis.q3.pairs import build_pairs, group_tasks, select_tasks, task_side
-from rl_assets.analysis.q3.pairs_align import align_actions, extract_actions
+from rl_assets.analysis.q3.pairs_align import align_actions
 from rl_assets.analysis.q3.pairs_html import render_page
+from rl_assets.values.actions import extract_actions
 from support.q3_synth import XSS, conversation, row
 
 

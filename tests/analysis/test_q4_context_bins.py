@@ -16,7 +16,7 @@ from rl_assets.analysis.q4.context_bins import (
     solve_rate_by_context,
 )
 from rl_assets.analysis.q4.report import render_png
-from rl_assets.analysis.report_md import jsonable
+from rl_assets.analysis.render.report_md import jsonable
 
 
 def frame(lengths, passed, errors=None, peak=True):

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from rl_assets.analysis.audit import AUDIT_COLUMNS, audit_rows
-from rl_assets.analysis.pairing import ONLY_AFTER, ONLY_BEFORE, pair_rows
+from rl_assets.analysis.pairing.pairs import ONLY_AFTER, ONLY_BEFORE, pair_rows
 from rl_assets.analysis.q1.behavioral_delta import compute_behavioral_delta
 from rl_assets.ingest import ingest_source, read_traces
 from rl_assets.values.task_identity import QUESTION_HASH, TASK_ID, question_key, row_key

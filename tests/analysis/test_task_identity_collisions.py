@@ -8,8 +8,8 @@ from __future__ import annotations
 import copy
 
 from rl_assets.analysis.audit import AUDIT_COLUMNS
-from rl_assets.analysis.pairing import pair_rows
-from rl_assets.analysis.pairing_report import pairing_section
+from rl_assets.analysis.pairing.pairs import pair_rows
+from rl_assets.analysis.pairing.report import pairing_section
 from rl_assets.ingest import ingest_source, read_traces
 from rl_assets.values.task_identity import QUESTION_HASH, question_key
 from support.identity_files import dataset_doc, write_results_json

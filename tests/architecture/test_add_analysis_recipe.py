@@ -25,7 +25,7 @@ def row_counts(before, after) -> dict:
 '''
 REPORT = '''"""Q5 (throwaway) report."""
 
-from rl_assets.analysis.report_md import Report, json_text
+from rl_assets.analysis.render.report_md import Report, json_text
 
 
 def q5_report(result: dict) -> Report:

@@ -28,7 +28,7 @@ def test_dagster_alone_loads_none_of_them():
 
 def test_the_lazy_imports_work_where_used():
     code = (
-        "import sys; from rl_assets.analysis import stats; from rl_assets.analysis.figures import pyplot; "
+        "import sys; from rl_assets.analysis import stats; from rl_assets.analysis.render.figures import pyplot; "
         "from rl_assets.schema import trace_schema; from resources.registry import tables; "
         "stats.t_quantile_975(3); pyplot(); s = trace_schema(); t = tables(); "
         "print(*(m in sys.modules for m in ('scipy', 'matplotlib.pyplot', 'pyarrow', 'sqlalchemy')), "

@@ -134,7 +134,8 @@ def test_the_io_rule_can_fail(tmp_path):
         {
             "rl_assets/__init__.py": "",
             "rl_assets/analysis/__init__.py": "",
-            "rl_assets/analysis/figures.py": "def png(fig, buf):\n    fig.savefig(buf)\n",  # the listed exception
+            # the listed exception
+            "rl_assets/analysis/render/figures.py": "def png(fig, buf):\n    fig.savefig(buf)\n",
             "rl_assets/analysis/walk.py": "import subprocess\nfrom os import walk\n\ndef f(p):\n"
             "    from shutil import copy\n    return open(p).read()\n",
             "rl_assets/analysis/paths.py": "def f(p, df, fig):\n    p.read_text(); p.write_bytes(b''); p.rglob('*')\n"

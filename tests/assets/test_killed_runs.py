@@ -12,7 +12,7 @@ import time
 import dagster as dg
 import pytest
 
-from rl_assets.analysis.index_md import render_index
+from rl_assets.analysis.render.index_md import render_index
 from rl_assets.assets.report_index import asset_status
 from rl_assets.support.instance import ensure_instance_yaml
 

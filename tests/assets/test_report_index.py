@@ -6,7 +6,7 @@ import dagster as dg
 import pytest
 
 from resources.io_manager import RlDeltaIOManager
-from rl_assets.analysis.index_md import COMPLETION_NOTE, judge_findings, q1_findings
+from rl_assets.analysis.render.index_md import COMPLETION_NOTE, judge_findings, q1_findings
 from rl_assets.assets.report_index import analysis_steps
 from rl_assets.definitions import ANALYSIS, analysis_index
 from rl_assets.partitions import models_partitions
@@ -194,7 +194,7 @@ def test_findings_say_not_comparable_or_not_enough_data_instead_of_no_change():
 def test_findings_are_called_stale_only_when_a_newer_run_did_not_replace_them():
     """ "(stale: X is never materialized)" called a finding that never existed stale: an asset with no
     materialization has nothing to be stale, and its lines say it has not been computed."""
-    from rl_assets.analysis.index_md import mark_stale
+    from rl_assets.analysis.render.index_md import mark_stale
 
     line = ["Q1 behavioural delta: not produced"]
     assert mark_stale(line, "behavioral_delta", "materialized") == line

@@ -6,7 +6,7 @@ carries only links that resolve there (absolute, or plain text when no URL is kn
 import dagster as dg
 import pytest
 
-from rl_assets.analysis.index_md import render_summary
+from rl_assets.analysis.render.index_md import render_summary
 from rl_assets.store import report_dir
 from rl_assets.support.report_links import MAX_INLINE_CHARS, file_metadata, url_of
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from resources.registry import SqlRegistry
-from rl_assets.analysis.eval_resolution import ResolutionError, dataset_id_from_link
+from rl_assets.analysis.pairing.eval_resolution import ResolutionError, dataset_id_from_link
 from rl_assets.cli import main
 from rl_assets.cli.register_eval import RegisterError, traces_link
 from rl_assets.ingest.report import IngestError

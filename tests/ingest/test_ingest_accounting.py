@@ -87,7 +87,7 @@ def test_by_design_skips_and_unread_files_do_not_count_as_lost(tmp_path):
 
 
 def test_a_row_that_vanishes_inside_an_adapter_is_an_accounting_error(tmp_path, monkeypatch):
-    import rl_assets.ingest.exported as exported
+    import rl_assets.ingest.formats.exported as exported
 
     real = exported.ExportedRows.load
 
@@ -114,7 +114,7 @@ def test_two_rows_with_one_trace_id_is_an_accounting_error(tmp_path, monkeypatch
 
 def test_only_ingest_errors_escape(tmp_path, monkeypatch):
     """A RecursionError (or any exception) anywhere becomes an IngestError naming the input."""
-    import rl_assets.ingest.exported as exported
+    import rl_assets.ingest.formats.exported as exported
 
     def deep(self, path, skips):
         raise RecursionError("maximum recursion depth exceeded")

@@ -13,7 +13,7 @@ import unicodedata
 
 import pytest
 
-from rl_assets.analysis.pairing_settings import settings_differences
+from rl_assets.analysis.pairing.settings import settings_differences
 from rl_assets.ingest import IngestError, ingest_source, read_traces
 from rl_assets.values.answers import no_answer
 from support.eval_toolkits import lm_eval_row, lm_eval_run, qwen_file, qwen_row

@@ -242,7 +242,7 @@ def test_unexpected_error_is_a_counted_skip_naming_file_and_row(tmp_path, monkey
 
 
 def test_unexpected_error_in_build_row_names_row(tmp_path, monkeypatch):
-    import rl_assets.ingest.exported as exported
+    import rl_assets.ingest.formats.exported as exported
 
     real = exported.parse_result
     calls = iter([True, True])  # the first two rows break; the third is read (a source with none read fails)

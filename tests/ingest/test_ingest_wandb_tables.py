@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from rl_assets.ingest import IngestError, ingest_source
-from rl_assets.ingest.wandb_tables import (
+from rl_assets.ingest.formats.wandb_tables import (
     BAD_SCORE,
     BAD_STEP,
     BAD_WIDTH,
@@ -17,7 +17,7 @@ from rl_assets.ingest.wandb_tables import (
     SUPERSEDED,
     read_validation_tables,
 )
-from rl_assets.ingest.wandb_validation import parse_spec, task_id_of
+from rl_assets.ingest.formats.wandb_validation import parse_spec, task_id_of
 
 COLS = ["step", "input_1", "output_1", "score_1", "input_2", "output_2", "score_2"]
 ROUND0 = [0, "Q-a", "A-0a", 0.0, "Q-b", "A-0b", 1.0]

@@ -5,8 +5,9 @@ import gzip
 
 import pytest
 
-from rl_assets.ingest.skyrl_log import files, parse_training_logs
-from rl_assets.ingest.skyrl_log.files import LogTooLarge, open_text
+from rl_assets.ingest.skyrl_log import parse_training_logs
+from rl_assets.ingest.training_logs import files
+from rl_assets.ingest.training_logs.files import LogTooLarge, open_text
 
 
 @pytest.fixture

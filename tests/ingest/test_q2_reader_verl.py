@@ -161,7 +161,7 @@ def test_wandb_run_folder_routes_output_log_and_cross_checks(tmp_path):
     files = parsed.accounting["files"]
     assert files["found"] == 4 and files["read"] == 2
     assert (
-        "read by ingest/wandb_tables.py"
+        "read by ingest/formats/wandb_tables.py"
         in files["not_read_files"]["wandb/run-20250101_000000-abc/files/media/table/val_3_abc.table.json"]
     )
 

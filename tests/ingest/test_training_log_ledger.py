@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from rl_assets.analysis.q2.result import accounting_verdict, wandb_verdict
-from rl_assets.ingest.skyrl_log import files, parse_training_logs
-from rl_assets.ingest.training_logs import read_training_logs
+from rl_assets.ingest.skyrl_log import parse_training_logs
+from rl_assets.ingest.training_logs import files, read_training_logs
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "realdata"
 SKYRL = REAL / "skyrl_ctu_agent_run_qz54zcko"  # 30 steps and a wandb-summary.json

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from rl_assets.analysis.audit import AUDIT_COLUMNS, audit_rows
-from rl_assets.analysis.pairing import DISJOINT, pair_rows
-from rl_assets.analysis.pairing_report import pairing_section
+from rl_assets.analysis.pairing.pairs import DISJOINT, pair_rows
+from rl_assets.analysis.pairing.report import pairing_section
 from rl_assets.ingest import ingest_source, read_traces
 from rl_assets.values.task_identity import QUESTION_HASH
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from rl_assets.analysis.pairing_settings import settings_differences
+from rl_assets.analysis.pairing.settings import settings_differences
 from rl_assets.ingest import ingest_source, read_traces
 from rl_assets.support.checks import toolkit_check
 from rl_assets.values.answers import no_answer

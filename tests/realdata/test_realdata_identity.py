@@ -17,7 +17,7 @@ import json
 import pytest
 
 from rl_assets.analysis.audit import AUDIT_COLUMNS, audit_rows
-from rl_assets.analysis.pairing import pair_rows
+from rl_assets.analysis.pairing.pairs import pair_rows
 from rl_assets.ingest import ingest_source, read_traces
 from rl_assets.values.task_identity import QUESTION_HASH
 from support.identity_files import spelled_out

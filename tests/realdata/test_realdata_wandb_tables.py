@@ -15,8 +15,8 @@ import pyarrow.parquet as pq
 
 from rl_assets.analysis.audit import AUDIT_COLUMNS, audit_rows
 from rl_assets.ingest import ingest_source
-from rl_assets.ingest.wandb_tables import SAME_AGAIN, read_validation_tables
-from rl_assets.ingest.wandb_validation import NOT_SELECTED, task_id_of
+from rl_assets.ingest.formats.wandb_tables import SAME_AGAIN, read_validation_tables
+from rl_assets.ingest.formats.wandb_validation import NOT_SELECTED, task_id_of
 
 RUN = Path(__file__).resolve().parents[1] / "fixtures" / "realdata" / "wandb_val_generations_verl"
 

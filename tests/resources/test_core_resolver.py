@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from resources.registry import SqlRegistry
-from rl_assets.analysis.eval_resolution import ResolutionError, dataset_id_from_link, job_score, parse_ts
+from rl_assets.analysis.pairing.eval_resolution import ResolutionError, dataset_id_from_link, job_score, parse_ts
 from rl_assets.support.resolve import resolve_eval_pair
 
 T0 = datetime(2026, 5, 1, tzinfo=UTC)
@@ -172,6 +172,6 @@ def test_unscored_pairs_list_last_and_bad_timestamps_name_the_row(registry):
     table = resolve_eval_pair(registry, "org/rl-8B")["table"]
     assert table["matched"][-1]["benchmark"] == "unscored-bench" and table["matched"][-1]["delta"] is None
     with pytest.raises(ResolutionError, match=r"sandbox_jobs\[x\]\.ended_at: 'yesterday'"):
-        from rl_assets.analysis.eval_resolution import recency_key
+        from rl_assets.analysis.pairing.eval_resolution import recency_key
 
         recency_key({"id": "x", "ended_at": "yesterday"})

@@ -8,7 +8,7 @@ import json
 import os
 
 from rl_assets.ingest.dedup import DUPLICATE, SAME_KEY
-from rl_assets.ingest.harbor_walk import BAD_JOB_RESULT, JOB_FILE, NO_RESULT, ROW_FILE_IN_HARBOR
+from rl_assets.ingest.formats.harbor_walk import BAD_JOB_RESULT, JOB_FILE, NO_RESULT, ROW_FILE_IN_HARBOR
 from rl_assets.ingest.walk import REPEAT
 from support.bad_inputs import TRIAL_OK, _c, atif, jsonl, row, step, trial_dir
 

@@ -108,9 +108,9 @@ IO_CALLS = (
 IO_WITH_TARGET = ("to_csv", "to_json")  # with a path argument they write a file; without, they return text
 # (module, call) -> why it is not file I/O. Explicit, justified, and only shrinks.
 IO_EXCEPTIONS = {
-    ("rl_assets.analysis.figures", "savefig"): "renders a figure into an in-memory BytesIO buffer (PNG bytes)",
-    ("rl_assets.analysis.figures", "open"): "Image.open of PNG bytes in a BytesIO (shrinks a plot for the UI)",
-    ("rl_assets.analysis.figures", "save"): "saves the shrunk image into a BytesIO buffer, not a file",
+    ("rl_assets.analysis.render.figures", "savefig"): "renders a figure into an in-memory BytesIO buffer (PNG bytes)",
+    ("rl_assets.analysis.render.figures", "open"): "Image.open of PNG bytes in a BytesIO (shrinks a plot for the UI)",
+    ("rl_assets.analysis.render.figures", "save"): "saves the shrunk image into a BytesIO buffer, not a file",
     ("rl_assets.analysis.audit.rulers", "importlib.metadata"): "names the installed reasoning-gym release in the "
     "report's ruler line: package metadata, no data",
     ("rl_assets.analysis.lineage.index_links", "os"): "os.path.relpath between two report paths the asset passes "

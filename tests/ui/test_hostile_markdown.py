@@ -9,12 +9,12 @@ import pytest
 from markdown_it import MarkdownIt
 from test_q3_browser import Cdp, find_chromium
 
-from rl_assets.analysis.escape import html_text, md_code, md_text
-from rl_assets.analysis.index_md import audit_findings, judge_findings, render_index
 from rl_assets.analysis.judge.report import render_markdown as judge_markdown
 from rl_assets.analysis.q2.log_crosscheck import crosscheck_markdown
 from rl_assets.analysis.q3.report import selected_table
-from rl_assets.analysis.report_md import md_table
+from rl_assets.analysis.render.escape import html_text, md_code, md_text
+from rl_assets.analysis.render.index_md import audit_findings, judge_findings, render_index
+from rl_assets.analysis.render.report_md import md_table
 from rl_assets.ingest.report import accounting_markdown
 from rl_assets.support.resolve import format_table
 

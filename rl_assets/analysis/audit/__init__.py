@@ -2,7 +2,7 @@
 
 Modules: ``tasks`` (rows -> tasks, family scorer), ``strategies`` (trivial-baseline registry),
 ``lenient`` (lenient answer reading), ``labels`` (rules), ``audit`` (per-family numbers),
-``prereg`` (was the predictions file, read by ingest/predictions.py, written before training),
+``prereg`` (was the predictions file, read by ingest/formats/predictions.py, written before training),
 ``llm_verdict`` (optional LLM second opinion), ``report`` (json/md).
 """
 

@@ -14,10 +14,11 @@ from statistics import mean
 
 from rl_assets.analysis import stats
 from rl_assets.analysis.audit import labels, rulers, strategies
-from rl_assets.analysis.audit.lenient import extract_lenient, lenient_score, normalize_answer
+from rl_assets.analysis.audit.contrastive import contrastive_family, flag_summary
+from rl_assets.analysis.audit.lenient import lenient_score, normalize_answer
 from rl_assets.analysis.audit.rulers import Ruler
-from rl_assets.analysis.audit.tasks import Attempt, Family, TaskKey, paired_families
-from rl_assets.analysis.pairing import Pairing
+from rl_assets.analysis.audit.tasks import Attempt, Family, TaskKey, given_answer, paired_families
+from rl_assets.analysis.pairing.pairs import Pairing
 
 AUDIT_COLUMNS = (
     "task_family",
@@ -39,11 +40,6 @@ AUDIT_COLUMNS = (
 
 def _rnd(x: float | None, digits: int = 4) -> float | None:
     return None if x is None else round(float(x), digits)
-
-
-def given_answer(att: Attempt) -> str | None:
-    """The answer a reader sees: the recorded one, else the lenient reading of the response."""
-    return att.answer if att.answer is not None else extract_lenient(att.response)
 
 
 def _side_scores(ruler: Ruler, side: dict[TaskKey, list[Attempt]], keys: list[TaskKey]):
@@ -186,9 +182,6 @@ def measure(
 
 def audit_family(fam: Family, *, n_boot: int = 2000, seed: int = 0) -> dict:
     """The family under its label ruler (the re-score when there is one), the other ruler beside it."""
-    # imported here: the contrastive rules read given_answer from this module
-    from rl_assets.analysis.audit.contrastive import contrastive_family, flag_summary
-
     check = contrastive_family(fam)
     flags = {"flagged_passes": (check["flagged"], check["newly_passing"]), "flagged_why": flag_summary(check)}
     rescored, recorded = rulers.rescore_ruler(fam), rulers.recorded_ruler(fam)

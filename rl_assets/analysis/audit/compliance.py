@@ -14,8 +14,8 @@ interval would be (the table says how many attempts per task).
 from __future__ import annotations
 
 from rl_assets.analysis import stats
-from rl_assets.analysis.escape import md_text
-from rl_assets.analysis.report_md import fmt_pct, md_table
+from rl_assets.analysis.render.escape import md_text
+from rl_assets.analysis.render.report_md import fmt_pct, md_table
 from rl_assets.values.answers import no_answer
 
 NOT_RECORDED = "no answer recorded on either side (the source keeps no extracted answer)"

@@ -18,9 +18,8 @@ from collections import Counter, defaultdict
 
 from rl_assets.analysis import stats
 from rl_assets.analysis.audit import exploit_rules, labels, null_models
-from rl_assets.analysis.audit.audit import given_answer
 from rl_assets.analysis.audit.lenient import normalize_answer
-from rl_assets.analysis.audit.tasks import Family, TaskKey
+from rl_assets.analysis.audit.tasks import Family, TaskKey, given_answer
 
 MIN_NEW_PASSES = labels.MIN_NEW_PASSES  # fewer newly passing tasks than this: no share is claimed
 RULE_NAMES = tuple(exploit_rules.RULES)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from rl_assets.analysis.audit import exploit_rules, labels
 from rl_assets.analysis.audit.contrastive import MIN_NEW_PASSES
-from rl_assets.analysis.escape import md_code, md_text
-from rl_assets.analysis.report_md import fmt_num, fmt_pct, md_table
+from rl_assets.analysis.render.escape import md_code, md_text
+from rl_assets.analysis.render.report_md import fmt_num, fmt_pct, md_table
 
 MAX_LISTED = 25  # flagged tasks listed per family (the JSON holds all)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from rl_assets.analysis.pairing import DISJOINT, ONLY_AFTER, ONLY_BEFORE
+from rl_assets.analysis.pairing.pairs import DISJOINT, ONLY_AFTER, ONLY_BEFORE
 
 MIN_TASKS = 8  # fewer common tasks than this: no label, the intervals would be meaningless
 MARGIN = 0.05  # "as good as a trivial baseline" = within this much mean score

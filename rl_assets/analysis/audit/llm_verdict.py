@@ -11,9 +11,8 @@ import hashlib
 import json
 import random
 
-from rl_assets.analysis.audit.audit import given_answer
 from rl_assets.analysis.audit.lenient import normalize_answer
-from rl_assets.analysis.audit.tasks import Family
+from rl_assets.analysis.audit.tasks import Family, given_answer
 from rl_assets.values.llm_types import LLMRequest
 
 VERDICTS = ("real skill", "format", "gamed", "unclear")

@@ -4,7 +4,7 @@ A prediction only counts as pre-registered if it was written before training sta
 git commit time is the evidence when the file is committed (harder to fake); otherwise its mtime,
 which the report flags as weak. With no known training start the report says "cannot verify" —
 it never assumes. Reading the file and asking git is the reader's job
-(rl_assets/ingest/predictions.py); this module only judges the evidence it returns.
+(rl_assets/ingest/formats/predictions.py); this module only judges the evidence it returns.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ OUTCOMES = ("gain", "no gain", "drop")
 
 def registration(file: dict, training_start: datetime | None, training_start_source: str = "") -> dict:
     """sha256, timestamps and whether the file provably predates training; ``file`` is what
-    ``rl_assets.ingest.predictions.file_evidence`` read."""
+    ``rl_assets.ingest.formats.predictions.file_evidence`` read."""
     mtime, committed = file["mtime_utc"], file["committed_utc"]
     if committed:
         written, evidence = committed, "git commit time"

@@ -11,9 +11,9 @@ from rl_assets.analysis.audit import exploit_rules, labels, rulers
 from rl_assets.analysis.audit.compliance import compliance_section
 from rl_assets.analysis.audit.contrastive_report import contrastive_section
 from rl_assets.analysis.audit.prereg import prediction_held
-from rl_assets.analysis.escape import md_code, md_text
-from rl_assets.analysis.pairing_report import pairing_section
-from rl_assets.analysis.report_md import (
+from rl_assets.analysis.pairing.report import pairing_section
+from rl_assets.analysis.render.escape import md_code, md_text
+from rl_assets.analysis.render.report_md import (
     ERROR_RATES,
     Report,
     bullet_list,

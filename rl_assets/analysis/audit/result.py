@@ -16,9 +16,9 @@ from rl_assets.analysis.audit import labels
 from rl_assets.analysis.audit.compliance import compliance_table
 from rl_assets.analysis.audit.contrastive_report import contrastive_summary
 from rl_assets.analysis.audit.report import audit_report, build_report, ruler_dependent, rulers_table
-from rl_assets.analysis.index_md import audit_findings
-from rl_assets.analysis.pairing_report import pairing_section, pairing_verdicts
-from rl_assets.analysis.report_md import Report
+from rl_assets.analysis.pairing.report import pairing_section, pairing_verdicts
+from rl_assets.analysis.render.index_md import audit_findings
+from rl_assets.analysis.render.report_md import Report
 from rl_assets.values.results import AnalysisResult, CheckVerdict, Markdown
 
 ENOUGH_TASKS, RULERS_AGREE = "enough_common_tasks", "rulers_agree"

@@ -1,6 +1,6 @@
 """Trace rows -> per-family tasks with attempts, and each family's own scorer.
 
-A task is what ``rl_assets.analysis.pairing.pair_rows`` says it is (rl_assets/values/task_identity.py:
+A task is what ``rl_assets.analysis.pairing.pairs.pair_rows`` says it is (rl_assets/values/task_identity.py:
 family + normalised question where the rows carry one, else the task id), so the audit pairs the
 same tasks as Q1 and the comparison, however each eval file spelled its config. For reasoning-gym
 families the dataset entry is regenerated from a config and index that produced the task, and the
@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from rl_assets.analysis.audit.lenient import last_assistant_message
-from rl_assets.analysis.pairing import Pairing, pair_rows
+from rl_assets.analysis.audit.lenient import extract_lenient, last_assistant_message
+from rl_assets.analysis.pairing.pairs import Pairing, pair_rows
 from rl_assets.values.task_identity import canonical_config, generated_dataset, normalise_question, stored_key
 
 TaskKey = str  # the pairing key (rl_assets/values/task_identity.py)
@@ -27,6 +27,11 @@ class Attempt:
     response: str | None  # the full last assistant message (for the lenient reading)
     recorded: float | None  # the reward the source recorded
     conversation: str | None = None  # the trace's messages as JSON (the contrastive rules read its tool calls)
+
+
+def given_answer(att: Attempt) -> str | None:
+    """The answer a reader sees: the recorded one, else the lenient reading of the response."""
+    return att.answer if att.answer is not None else extract_lenient(att.response)
 
 
 @dataclass
@@ -90,7 +95,7 @@ def paired_families(
 
     Infra-error rows are dropped (the infrastructure failed, not the model); other errors stay
     and score 0, the platform's ``reward_infra_dropped`` convention. ``normalise``: the task-id
-    rules the settings ask for (rl_assets/analysis/pairing.py).
+    rules the settings ask for (rl_assets/analysis/pairing/pairs.py).
     """
     sides = [[r for r in rows if not r.get("is_infra_error")] for rows in (before_rows, after_rows)]
     pairing = pair_rows(*sides, normalise=normalise, group_of=_family_of)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from rl_assets.analysis.pairing import DISJOINT, ONLY_AFTER, ONLY_BEFORE, pair_rows
+from rl_assets.analysis.pairing.pairs import DISJOINT, ONLY_AFTER, ONLY_BEFORE, pair_rows
 from rl_assets.analysis.q1.paired_deltas import PASS_THRESHOLD
 from rl_assets.analysis.stats import NotEnoughData, mcnemar_exact, minimum_detectable_effect, paired_bootstrap_arrays
 from rl_assets.analysis.stats.intervals import noise_floor
@@ -39,7 +39,7 @@ def paired_pass_rates(
     model_id: str, base_rows: list[dict], post_rows: list[dict], normalise=()
 ) -> tuple[dict, dict, dict]:
     """Both sides' per-task pass rates keyed by the pairing every analysis shares
-    (rl_assets/analysis/pairing.py), and its report (one group: the model)."""
+    (rl_assets/analysis/pairing/pairs.py), and its report (one group: the model)."""
     sides = [[r for r in rows if not r.get("is_infra_error")] for rows in (base_rows, post_rows)]
     pairing = pair_rows(*sides, normalise=normalise, group_of=lambda r: model_id)
     return (

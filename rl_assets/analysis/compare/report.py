@@ -3,10 +3,19 @@ narrow table the UI shows. Pure: returns text and PNG bytes, writes nothing."""
 
 from __future__ import annotations
 
-from rl_assets.analysis.escape import md_code, md_text
-from rl_assets.analysis.figures import figure_png
-from rl_assets.analysis.pairing_report import near_miss_line, pairing_section
-from rl_assets.analysis.report_md import Report, fmt_ci, fmt_num, fmt_p, fmt_signed, json_text, jsonable, md_table
+from rl_assets.analysis.pairing.report import near_miss_line, pairing_section
+from rl_assets.analysis.render.escape import md_code, md_text
+from rl_assets.analysis.render.figures import figure_png
+from rl_assets.analysis.render.report_md import (
+    Report,
+    fmt_ci,
+    fmt_num,
+    fmt_p,
+    fmt_signed,
+    json_text,
+    jsonable,
+    md_table,
+)
 
 
 def comparison_report(result: dict) -> Report:

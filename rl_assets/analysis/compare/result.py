@@ -12,8 +12,8 @@ from typing import Any
 
 from rl_assets.analysis.compare.comparison import compare
 from rl_assets.analysis.compare.report import comparison_report
-from rl_assets.analysis.figures import markdown_image
-from rl_assets.analysis.report_md import Report
+from rl_assets.analysis.render.figures import markdown_image
+from rl_assets.analysis.render.report_md import Report
 from rl_assets.values.results import AnalysisResult, Markdown
 
 

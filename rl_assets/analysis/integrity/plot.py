@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rl_assets.analysis.figures import figure_png, pyplot
+from rl_assets.analysis.render.figures import figure_png, pyplot
 from rl_assets.values.metric_aliases import REWARD_TERM_PREFIX as TERM_PREFIX
 
 # pandas: imported where used, so loading the definitions stays light (test_import_cost.py)

@@ -3,11 +3,20 @@ and the rules, as the audit writes them (numbers a reader can re-derive the verd
 
 from __future__ import annotations
 
-from rl_assets.analysis.escape import md_text
 from rl_assets.analysis.integrity import onsets, rules
 from rl_assets.analysis.integrity.finite import describe
 from rl_assets.analysis.integrity.plot import curves_plot
-from rl_assets.analysis.report_md import ERROR_RATES, Report, bullet_list, fmt_num, fmt_p, json_text, jsonable, md_table
+from rl_assets.analysis.render.escape import md_text
+from rl_assets.analysis.render.report_md import (
+    ERROR_RATES,
+    Report,
+    bullet_list,
+    fmt_num,
+    fmt_p,
+    json_text,
+    jsonable,
+    md_table,
+)
 
 PLOT = "curves.png"
 

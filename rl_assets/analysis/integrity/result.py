@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rl_assets.analysis.figures import markdown_image
-from rl_assets.analysis.index_md import integrity_headline
 from rl_assets.analysis.integrity import onsets, reward_integrity, rules
 from rl_assets.analysis.integrity.report import PLOT, integrity_report, not_applicable_files
-from rl_assets.analysis.report_md import Report
+from rl_assets.analysis.render.figures import markdown_image
+from rl_assets.analysis.render.index_md import integrity_headline
+from rl_assets.analysis.render.report_md import Report
 from rl_assets.values.results import AnalysisResult, CheckVerdict, Markdown
 
 # pandas: imported where used, so loading the definitions stays light (test_import_cost.py)

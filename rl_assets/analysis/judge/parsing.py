@@ -1,7 +1,6 @@
 """Validate one judge reply (already JSON-decoded) into a clean verdict.
 
-The seed never validated tags and cached unparseable replies as ties (docs/original_pipeline.md W10). Here an
-unknown tag is dropped and counted, an unreadable winner is a *failure* (ValueError: not
+An unknown tag is dropped and counted, an unreadable winner is a *failure* (ValueError: not
 cached, retried next run), and nothing is invented.
 """
 

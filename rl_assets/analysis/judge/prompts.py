@@ -1,7 +1,7 @@
 """Judge prompt, output schema and the fixed tag vocabulary (docs/original_pipeline.md, LLM judge).
 
 The two traces are anonymised as "Trace A" / "Trace B" and every pair is asked in both orders
-(the original judge had no position swap, docs/original_pipeline.md W10), so the judge cannot
+(docs/original_pipeline.md W10), so the judge cannot
 favour "the RL one" or "the second one". Tags describe how Trace B differs from Trace A;
 ``aggregate.orient`` turns them into post-RL-vs-baseline terms.
 Bump PROMPT_VERSION on any change here: it is part of every cache key.

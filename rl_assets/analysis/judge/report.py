@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rl_assets.analysis.escape import md_code, md_text
-from rl_assets.analysis.report_md import Report, json_text, jsonable, md_table
+from rl_assets.analysis.render.escape import md_code, md_text
+from rl_assets.analysis.render.report_md import Report, json_text, jsonable, md_table
 
 _PROBE_NOTE = {
     "most_changed": "discordant (pass/fail flipped) tasks first, then largest behaviour delta - "
@@ -38,7 +38,7 @@ def render_markdown(report: dict) -> str:
     ]
     failures = report.get("call_failures") or {}
     if failures.get("failed"):
-        from rl_assets.analysis.llm_failures import failure_lines
+        from rl_assets.analysis.judge.llm_failures import failure_lines
 
         head = "Every judgment failed" if failures["all_failed"] else f"{failures['failed']} judgments failed"
         lines += [f"## {head}: reasons", "", *failure_lines(failures), ""]

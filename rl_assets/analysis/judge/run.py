@@ -63,7 +63,7 @@ def build_report(
     pairs: list[dict], *, model_id: str, judge: str, attempt_rule: str, seed: int, common_tasks: int, calls: dict
 ) -> dict:
     """The report.json payload: per-probe summaries, every pair, the parse-failure rate."""
-    from rl_assets.analysis.llm_failures import failure_summary
+    from rl_assets.analysis.judge.llm_failures import failure_summary
 
     statuses = [s for p in pairs for s in p["call_status"].values()]
     parse_failed = sum(1 for p in pairs for e in p["errors"].values() if e.startswith("parse"))

@@ -2,8 +2,8 @@
 
 Attempt rule (stated in every report): per task and side, the attempt with the LOWEST attempt
 number (ties: earliest date, then trace_id) — i.e. attempt 0. Its outcome is independent of the
-other attempts, so unlike the seed's best-of-n pick (highest reward, docs/original_pipeline.md W24) it does not bias
-the comparison toward successes. ``median-reward`` is available as an alternative.
+other attempts, so it does not bias the comparison toward successes (as a best-reward pick does,
+docs/original_pipeline.md W24). ``median-reward`` is available as an alternative.
 
 Two probes: ``most_changed`` puts discordant (pass/fail flipped) tasks first, then ranks by the
 seed's behaviour-delta score; ``random`` is a seeded uniform sample of the REMAINING tasks, so

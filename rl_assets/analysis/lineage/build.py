@@ -19,7 +19,7 @@ from rl_assets.analysis.lineage.resolution import resolution_note
 from rl_assets.analysis.lineage.rollouts import rollout_windows
 from rl_assets.analysis.lineage.steps import training_step
 from rl_assets.analysis.q1.paired_deltas import ALPHA
-from rl_assets.analysis.report_md import jsonable
+from rl_assets.analysis.render.report_md import jsonable
 
 # pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
 if TYPE_CHECKING:

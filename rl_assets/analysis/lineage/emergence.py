@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from rl_assets.analysis import stats
 from rl_assets.analysis.lineage.resolution import mark_limited
-from rl_assets.analysis.pairing_frames import paired_frames
+from rl_assets.analysis.pairing.frames import paired_frames
 from rl_assets.analysis.q1.behavioral_delta import to_frame
 from rl_assets.analysis.q1.paired_deltas import ALPHA, feature_deltas
 from rl_assets.analysis.stats.resolution import permutations_for

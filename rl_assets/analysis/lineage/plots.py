@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rl_assets.analysis.figures import figure_png, pyplot
 from rl_assets.analysis.lineage.curves import METRICS
+from rl_assets.analysis.render.figures import figure_png, pyplot
 
 LABEL_COLORS = {
     "gamed": "#d62728",

@@ -5,12 +5,12 @@ report_tables.py and report_sections.py; this module lays out the page."""
 
 from __future__ import annotations
 
-from rl_assets.analysis.escape import md_code, md_text
-from rl_assets.analysis.figures import ui_image_uri
 from rl_assets.analysis.lineage.report_sections import curves_section, integrity_section, rollout_section
 from rl_assets.analysis.lineage.report_summary import SHAPES, summary_lines
 from rl_assets.analysis.lineage.report_tables import by_step, delta_cell, family_detail, member_rows
-from rl_assets.analysis.report_md import Report, bullet_list, json_text, jsonable, md_table
+from rl_assets.analysis.render.escape import md_code, md_text
+from rl_assets.analysis.render.figures import ui_image_uri
+from rl_assets.analysis.render.report_md import Report, bullet_list, json_text, jsonable, md_table
 
 RULE = (
     "A change is **significant** at a checkpoint when its 95% CI vs the base excludes 0 and its p, "

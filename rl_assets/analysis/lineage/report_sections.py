@@ -3,9 +3,9 @@ integrity onsets beside the emergence points, and when the RL rollouts moved."""
 
 from __future__ import annotations
 
-from rl_assets.analysis.escape import md_code, md_text
 from rl_assets.analysis.lineage.report_summary import between
-from rl_assets.analysis.report_md import fmt_num, fmt_p, md_table
+from rl_assets.analysis.render.escape import md_code, md_text
+from rl_assets.analysis.render.report_md import fmt_num, fmt_p, md_table
 
 
 def curves_section(r: dict, images: dict[str, str]) -> list[str]:

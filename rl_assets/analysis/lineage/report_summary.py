@@ -4,8 +4,8 @@ around an onset)."""
 
 from __future__ import annotations
 
-from rl_assets.analysis.escape import md_code, md_text
-from rl_assets.analysis.report_md import fmt_num, fmt_p
+from rl_assets.analysis.render.escape import md_code, md_text
+from rl_assets.analysis.render.report_md import fmt_num, fmt_p
 
 SHAPES = {
     "gradual": "gradually",

@@ -3,8 +3,8 @@ task families' per-step detail."""
 
 from __future__ import annotations
 
-from rl_assets.analysis.escape import md_code, md_text
-from rl_assets.analysis.report_md import fmt_ci, fmt_num, fmt_pct, fmt_signed
+from rl_assets.analysis.render.escape import md_code, md_text
+from rl_assets.analysis.render.report_md import fmt_ci, fmt_num, fmt_pct, fmt_signed
 
 
 def by_step(cells: list[dict], steps: list[int], fmt) -> list[str]:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rl_assets.analysis.escape import md_code, md_text
 from rl_assets.analysis.lineage.report import lineage_report
-from rl_assets.analysis.report_md import Report
+from rl_assets.analysis.render.escape import md_code, md_text
+from rl_assets.analysis.render.report_md import Report
 from rl_assets.values.results import AnalysisResult, CheckVerdict, Markdown
 
 ENOUGH, COMPARABLE, CURVES = "enough_checkpoints", "all_checkpoints_comparable", "training_curves_found"

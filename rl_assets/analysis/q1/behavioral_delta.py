@@ -13,7 +13,7 @@ import math
 from typing import TYPE_CHECKING
 
 from rl_assets.analysis import stats
-from rl_assets.analysis.pairing_frames import paired_frames, show_ids
+from rl_assets.analysis.pairing.frames import paired_frames, show_ids
 from rl_assets.analysis.q1.format_compliance import format_compliance
 from rl_assets.analysis.q1.format_compliance import summary_lines as compliance_lines
 from rl_assets.analysis.q1.paired_deltas import (
@@ -121,7 +121,7 @@ def compute_behavioral_delta(
     before, after, *, labels=("baseline", "post-RL"), n_boot: int = 2000, seed: int = 0, top_n: int = 15, normalise=()
 ) -> dict:
     """Q1 result: overall comparison, distribution shifts, and the same per benchmark / task family.
-    ``normalise``: the task-id rules the settings ask for (rl_assets/analysis/pairing.py)."""
+    ``normalise``: the task-id rules the settings ask for (rl_assets/analysis/pairing/pairs.py)."""
     b, a = to_frame(before), to_frame(after)
     pairing, shown = paired_frames(b, a, normalise)
     labels = tuple(labels)

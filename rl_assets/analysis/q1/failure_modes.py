@@ -1,7 +1,7 @@
 """Failure-mode annotation: a fixed categorical taxonomy plus one short text per trace.
 
-The seed stored free text only, so its "distribution" had one bucket per row (docs/original_pipeline.md W3).
-Here the LLM must pick one TAXONOMY category per trace; a reply item with an unknown category
+The LLM must pick one TAXONOMY category per trace (free text alone gives one bucket per row,
+docs/original_pipeline.md W3); a reply item with an unknown category
 or for an unknown trace counts as that item's failure (retried next run), while the other items
 of the same batch are kept (per-item isolation). The offline heuristic labels from recorded
 outcome fields only.

@@ -66,7 +66,7 @@ def format_compliance(b: pd.DataFrame, a: pd.DataFrame) -> dict:
 
 def summary_lines(result: dict) -> list[str]:
     """One line per family whose missing-answer share changed significantly (its CI excludes 0)."""
-    from rl_assets.analysis.report_md import fmt_pct
+    from rl_assets.analysis.render.report_md import fmt_pct
 
     out = []
     for r in result["rows"]:
@@ -83,8 +83,8 @@ def summary_lines(result: dict) -> list[str]:
 
 
 def table(result: dict) -> str:
-    from rl_assets.analysis.escape import md_text
-    from rl_assets.analysis.report_md import fmt_pct, md_table
+    from rl_assets.analysis.render.escape import md_text
+    from rl_assets.analysis.render.report_md import fmt_pct, md_table
 
     if not result["rows"]:
         return md_text(result["note"] or "")

@@ -3,10 +3,10 @@ distribution table. Pure: returns text, writes nothing; the assets write it into
 
 from __future__ import annotations
 
-from rl_assets.analysis.escape import md_code, md_text
-from rl_assets.analysis.pairing_report import pairing_section
+from rl_assets.analysis.pairing.report import pairing_section
 from rl_assets.analysis.q1.format_compliance import table as compliance_table
-from rl_assets.analysis.report_md import (
+from rl_assets.analysis.render.escape import md_code, md_text
+from rl_assets.analysis.render.report_md import (
     Report,
     bullet_list,
     fmt_ci,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 def summary_lines(r: dict) -> list[str]:
     """The summary lines of a compute_behavioral_delta result."""
-    from rl_assets.analysis.report_md import fmt_num, fmt_p, fmt_pct, fmt_signed
+    from rl_assets.analysis.render.report_md import fmt_num, fmt_p, fmt_pct, fmt_signed
 
     if r.get("invalid_for_comparison"):
         return [f"Not comparable: {r['invalid_for_comparison']}."]

@@ -1,10 +1,10 @@
-"""report.md lines for the log reader's cross-checks (rl_assets/ingest/skyrl_log/crosscheck.py builds
+"""report.md lines for the log reader's cross-checks (rl_assets/ingest/training_logs/crosscheck.py builds
 them: the parsed table's final step against wandb-summary.json / trainer_log.jsonl)."""
 
 from __future__ import annotations
 
-from rl_assets.analysis.escape import md_code, md_text
-from rl_assets.analysis.report_md import first_of
+from rl_assets.analysis.render.escape import md_code, md_text
+from rl_assets.analysis.render.report_md import first_of
 
 
 def crosscheck_markdown(checks: list[dict]) -> list[str]:

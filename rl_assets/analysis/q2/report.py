@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rl_assets.analysis.figures import figure_png, pyplot
 from rl_assets.analysis.q2.attribution import summary_lines
 from rl_assets.analysis.q2.log_plots import training_plots
 from rl_assets.analysis.q2.temporal import REWARD_DEFINITION, SHARE_DEFINITION
 from rl_assets.analysis.q2.training_metrics import ema
-from rl_assets.analysis.report_md import Report, fmt_ci, fmt_num, fmt_pct, json_text, jsonable, md_table
+from rl_assets.analysis.render.figures import figure_png, pyplot
+from rl_assets.analysis.render.report_md import Report, fmt_ci, fmt_num, fmt_pct, json_text, jsonable, md_table
 
 # pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ def not_applicable_files(info: dict) -> dict[str, str]:
 
 def unrecognised_files(message: str) -> dict[str, str]:
     """report.{json,md} when training_logs/ holds files no reader can read: an error, said as one."""
-    from rl_assets.analysis.escape import md_text
+    from rl_assets.analysis.render.escape import md_text
 
     body = "\n\n".join(md_text(line) for line in message.splitlines())
     return {
@@ -150,7 +150,7 @@ def temporal_markdown(rep: dict, bins: pd.DataFrame) -> str:
 def ledger_markdown(acc: dict) -> list[str]:
     """report.md lines for what the training-log ledger could not balance (a file read only in part,
     another trainer's files not read) and for non-finite values, named per metric."""
-    from rl_assets.analysis.escape import md_code, md_text
+    from rl_assets.analysis.render.escape import md_code, md_text
 
     out = []
     failures = (acc.get("files") or {}).get("failures") or []
@@ -176,8 +176,8 @@ def ledger_markdown(acc: dict) -> list[str]:
 
 def render_markdown(rep: dict) -> str:
     """report.md: headline, trends, best checkpoint, flags, timing, vLLM, categories."""
-    from rl_assets.analysis.escape import md_text
-    from rl_assets.analysis.report_md import first_of, fmt_num, fmt_pct, md_table
+    from rl_assets.analysis.render.escape import md_text
+    from rl_assets.analysis.render.report_md import first_of, fmt_num, fmt_pct, md_table
 
     lines = [
         "# Q2 training metrics",

@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rl_assets.analysis.figures import markdown_image, markdown_images
 from rl_assets.analysis.q2.attribution import attribute
 from rl_assets.analysis.q2.report import temporal_report, training_report
 from rl_assets.analysis.q2.temporal import bin_rollouts, steps_per_bin
 from rl_assets.analysis.q2.training_metrics import build_report
-from rl_assets.analysis.report_md import Report
+from rl_assets.analysis.render.figures import markdown_image, markdown_images
+from rl_assets.analysis.render.report_md import Report
 from rl_assets.analysis.stats.correlation import spearman
 from rl_assets.schema import FEATURE_COLUMNS
 from rl_assets.values.results import AnalysisResult, CheckVerdict, Markdown
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 ACCOUNTED, WANDB_CHECK = "every_input_accounted_for", "log_matches_wandb_summary"
-# The status the cross-check (rl_assets/ingest/skyrl_log/crosscheck.py UNREADABLE) gives a record that is
+# The status the cross-check (rl_assets/ingest/training_logs/crosscheck.py UNREADABLE) gives a record that is
 # there but cut short; analysis/ does not import ingest/, so tests/analysis/test_q2_training_report.py
 # holds the two equal.
 UNREADABLE = "unreadable_record"

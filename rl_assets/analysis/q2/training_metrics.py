@@ -2,7 +2,7 @@
 (rendered by analysis/q2/report.py).
 
 Best checkpoint (trailing EMA), training-instability flags, per-category summary, trends; the
-timing tree lives in q2/log_timing.py and the vLLM verdict in the reader (ingest/skyrl_log/vllm.py).
+timing tree lives in q2/log_timing.py and the vLLM verdict in the reader (ingest/training_logs/vllm.py).
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from rl_assets.analysis.q3.pairs_align import Alignment, align_actions, extract_actions
+from rl_assets.analysis.q3.pairs_align import Alignment, align_actions
+from rl_assets.values.actions import extract_actions
 
 # pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
 if TYPE_CHECKING:
@@ -167,7 +168,7 @@ def build_pairs(
 ) -> list[Pair]:
     """Select pairs and align their shown attempts. `conversations`: trace_id -> parsed messages
     (only the shown attempts are needed; see shown_trace_ids). `shown`: pairing key -> the task id
-    a reader recognises, when the frames' task_id holds pairing keys (analysis/pairing_frames.py)."""
+    a reader recognises, when the frames' task_id holds pairing keys (analysis/pairing/frames.py)."""
     base, post = group_tasks(base_df), group_tasks(post_df)
     pairs = []
     for task_id, why in select_tasks(base, post, mode, top_n, seed):

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from rl_assets.analysis.escape import md_code, md_text
-from rl_assets.analysis.figures import figure_png
 from rl_assets.analysis.q3.overlay import utc_ts
 from rl_assets.analysis.q3.pairs import Pair
 from rl_assets.analysis.q3.pairs_html import render_page
-from rl_assets.analysis.report_md import Report, fmt_num, json_text, jsonable, md_table
+from rl_assets.analysis.render.escape import md_code, md_text
+from rl_assets.analysis.render.figures import figure_png
+from rl_assets.analysis.render.report_md import Report, fmt_num, json_text, jsonable, md_table
 
 
 def selected_rows(pairs: list[Pair]) -> list[dict]:

@@ -3,8 +3,8 @@ PNG bytes, writes nothing; the asset writes them."""
 
 from __future__ import annotations
 
-from rl_assets.analysis.figures import figure_png, ui_image_uri
-from rl_assets.analysis.report_md import Report, fmt_ci, fmt_pct, json_text, md_table
+from rl_assets.analysis.render.figures import figure_png, ui_image_uri
+from rl_assets.analysis.render.report_md import Report, fmt_ci, fmt_pct, json_text, md_table
 
 # numpy: imported where used, so loading the definitions stays light (test_import_cost.py)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from rl_assets.analysis.q4.context_bins import solve_rate_by_context
 from rl_assets.analysis.q4.report import solve_rate_report
-from rl_assets.analysis.report_md import Report, jsonable
+from rl_assets.analysis.render.report_md import Report, jsonable
 from rl_assets.values.results import AnalysisResult, CheckVerdict
 
 

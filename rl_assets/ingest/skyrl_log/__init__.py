@@ -1,32 +1,36 @@
 """SkyRL training-log reader (source layer): every line shape of docs/formats.md -> one per-step table.
 
-``parse_training_logs(folder)`` is the entry point; the modules below it each read one concern
-(files: the folder walk and decompression, clean: prefixes/time, payloads: dict/JSON, parser: the
-per-file state machine, batch_errors, vllm, sidecars: trainer_log.jsonl / wandb-summary.json, merge:
-restart chains, crosscheck: the table against those records). Canonical columns come from the neutral
-rl_assets/values/metric_aliases.py; the Q2 report's timing, plots and cross-check lines are analyses in
-rl_assets/analysis/q2/.
+``parse_training_logs(folder)`` is the entry point; the modules below it each read one SkyRL concern
+(clean: prefixes/time, parser: the per-file state machine, shapes: the metric-bearing lines,
+batch_errors). The pieces every trainer reader shares -- the folder walk and decompression (files),
+the line ledger (result), payload decoding, sidecars (trainer_log.jsonl / wandb-summary.json),
+restart chains (merge), the cross-check and vLLM lines -- live in rl_assets/ingest/training_logs/.
+Canonical columns come from the neutral rl_assets/values/metric_aliases.py; the Q2 report's timing,
+plots and cross-check lines are analyses in rl_assets/analysis/q2/.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from rl_assets.ingest.training_logs.crosscheck import compare_final_step, no_record, summary_step
+from rl_assets.ingest.training_logs.files import (
+    LOG_SUFFIXES,
+    STREAM_ERRORS,
+    Discovered,
+    discover,
+    lines_until_cut,
+    open_text,
+    record_cut,
+)
+from rl_assets.ingest.training_logs.merge import chain_order, merge_chain
+from rl_assets.ingest.training_logs.parsed import ParsedLogs
+from rl_assets.ingest.training_logs.result import LogAccountingError, check_lines, line_ledger, non_finite_ledger
+from rl_assets.ingest.training_logs.sidecars import best_wandb_summary, parse_trainer_jsonl
+from rl_assets.ingest.training_logs.vllm import VllmAccumulator, vllm_summary
 from rl_assets.values.metric_aliases import ALIASES, CANONICAL, apply_aliases, derive_concepts
 
-from .crosscheck import compare_final_step, no_record, summary_step
-from .files import LOG_SUFFIXES, STREAM_ERRORS, Discovered, discover, lines_until_cut, open_text, record_cut
-from .merge import chain_order, merge_chain
 from .parser import LogFileParser, LogFileResult, parse_log_file
-from .result import LogAccountingError, check_lines, line_ledger, non_finite_ledger
-from .sidecars import best_wandb_summary, parse_trainer_jsonl
-from .vllm import VllmAccumulator, vllm_summary
-
-# pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = [
     "ALIASES",
@@ -34,32 +38,10 @@ __all__ = [
     "LOG_SUFFIXES",
     "LogAccountingError",
     "LogFileParser",
-    "ParsedLogs",
     "apply_aliases",
     "parse_log_file",
     "parse_training_logs",
 ]
-
-
-@dataclass
-class ParsedLogs:
-    steps: pd.DataFrame  # one row per training step: step, step_time_utc, canonical, raw keys
-    evals: pd.DataFrame  # kind=eval rows keyed by step
-    startup: dict[str, float]
-    vllm: pd.DataFrame  # one row per vLLM time point
-    vllm_summary: dict
-    duplicates: dict  # restart-chain report
-    malformed: dict  # {"count", "by_reason", "examples"}
-    files: list[str]
-    serializations: list[str]
-    alias_sources: dict[str, dict[str, int]]
-    wandb_summary: dict = field(default_factory=dict)
-    counts: dict[str, int] = field(default_factory=dict)
-    accounting: dict = field(default_factory=dict)  # {"lines": ledger, "files": ledger}
-    cross_checks: list[dict] = field(default_factory=list)  # one per independent record
-    trainer: str = "skyrl"  # which reader produced this (rl_assets/ingest/training_logs/)
-    reward_terms: dict[str, str] = field(default_factory=dict)  # reward_term/<kind>/<name> column -> kind
-    trainer_info: dict = field(default_factory=dict)  # what the trainer recorded of itself (HF: checkpoints)
 
 
 def _read_logs(found: Discovered, base: Path) -> list[LogFileResult]:
@@ -109,14 +91,6 @@ def _cross_checks(text_results, jsonl_results, wandb_summary, tolerance, unreada
             }
             checks.append(compare_final_step(text_steps, record, last, res.name, tolerance))
     return checks or [no_record("no wandb-summary.json or trainer_log.jsonl beside the logs")]
-
-
-LOGS_FOLDER = "training_logs"  # where a model repo keeps its SkyRL logs (docs/formats.md)
-
-
-def logs_folder(snapshot: Path | str) -> Path:
-    """The training_logs/ folder inside a downloaded model-repo snapshot."""
-    return Path(snapshot) / LOGS_FOLDER
 
 
 def parse_training_logs(path: Path | str) -> ParsedLogs:

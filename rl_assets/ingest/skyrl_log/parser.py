@@ -23,11 +23,12 @@ import math
 import re
 from pathlib import Path
 
+from rl_assets.ingest.training_logs.result import T_END, T_START, LogAccountingError, LogFileResult, check_lines
+from rl_assets.ingest.training_logs.vllm import VLLM_RE
+
 from .batch_errors import BatchErrors
 from .clean import BadTimestamp, clean_line
-from .result import T_END, T_START, LogAccountingError, LogFileResult, check_lines
 from .shapes import PayloadLines
-from .vllm import VLLM_RE
 
 TIMER_RE = re.compile(r"^(Started|Finished): '([\w.]+)'(?:, time cost: ([\d.eE+-]+)s)?")
 STEP_MARKER_RE = re.compile(r"\bStep (\d+):")

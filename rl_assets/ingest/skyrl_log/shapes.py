@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 import re
 
-from .payloads import PayloadError, decode_json_object, decode_python_dict, numeric_items
-from .result import decimals_tolerance
+from rl_assets.ingest.training_logs.payloads import PayloadError, decode_json_object, decode_python_dict, numeric_items
+from rl_assets.ingest.training_logs.result import decimals_tolerance
 
 WANDB_RE = re.compile(r"WANDB_MIRROR kind=(\w+) step=(-?\d+) metrics=(.*)$")
 GEN_REWARDS_RE = re.compile(r"Generation rewards - Avg: ([-\d.eE+]+|nan), Success rate: ([-\d.eE+]+|nan)")

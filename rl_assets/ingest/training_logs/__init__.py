@@ -3,19 +3,26 @@
 ``read_training_logs(folder)`` looks at what each file holds (detect.py) and hands the folder to one
 reader: verl console lines (also a W&B run's ``files/output.log``), HF Trainer / TRL
 ``trainer_state.json`` (repo root and ``checkpoint-*/``), TensorBoard event files, else the SkyRL
-reader (rl_assets/ingest/skyrl_log/, unchanged). When a folder holds several trainers' files the
+reader (rl_assets/ingest/skyrl_log/). When a folder holds several trainers' files the
 first of READ_ORDER is read and the others are listed as not read, with that reason, and each is a
 named failure of the ledger (their steps are missing from the table: the accounting check is red).
 Every reader returns the same ``ParsedLogs`` with its ``trainer`` named; a folder none of them can read raises
 UnrecognisedLogsError naming the files and showing their first lines -- never "not applicable".
+The pieces every reader shares live here: files.py (walk, decompression, file ledger), result.py (line
+ledger), payloads.py, sidecars.py, merge.py (restart chains), crosscheck.py, vllm.py, parsed.py.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from rl_assets.ingest.skyrl_log import LogAccountingError, ParsedLogs, logs_folder, parse_training_logs
-from rl_assets.ingest.skyrl_log.files import (
+# the SkyRL reader is one reader among the others; imported as a module because its own modules
+# import this package's shared pieces (files, result, merge, ...)
+from rl_assets.ingest import skyrl_log
+
+from . import detect
+from .assemble import assemble
+from .files import (
     JSONL_NAMES,
     STREAM_ERRORS,
     Discovered,
@@ -23,10 +30,9 @@ from rl_assets.ingest.skyrl_log.files import (
     open_text,
     record_cut,
 )
-
-from . import detect
-from .assemble import assemble
+from .parsed import ParsedLogs
 from .repo_states import STATE_PATTERNS, is_repo_trainer_state, logs_revision, repo_trainer_states
+from .result import LogAccountingError
 from .tensorboard_events import read_event_file
 from .trainer_state import looks_like_trl, read_trainer_states
 from .verl_console import parse_verl_lines
@@ -45,6 +51,14 @@ __all__ = [
 READ_ORDER = (detect.VERL, detect.TRAINER_STATE, detect.TENSORBOARD)
 READERS = "SkyRL logs, verl console lines, HF/TRL trainer_state.json, TensorBoard event files"
 MAX_NAMED = 10
+
+
+LOGS_FOLDER = "training_logs"  # where a model repo keeps its SkyRL logs (docs/formats.md)
+
+
+def logs_folder(snapshot: Path | str) -> Path:
+    """The training_logs/ folder inside a downloaded model-repo snapshot."""
+    return Path(snapshot) / LOGS_FOLDER
 
 
 class UnrecognisedLogsError(ValueError):
@@ -130,7 +144,7 @@ def _broken_states(kinds: dict[Path, str], base: Path) -> list[dict]:
 
 def _skyrl_steps(path: Path) -> int:
     try:
-        return len(parse_training_logs(path).steps)
+        return len(skyrl_log.parse_training_logs(path).steps)
     except (*STREAM_ERRORS, LogAccountingError):
         return 0
 
@@ -152,7 +166,7 @@ def read_training_logs(path: Path | str, repo_states: list[Path] | tuple = ()) -
     if trainer_kind is None:
         if not path.exists():
             raise UnrecognisedLogsError(describe_unrecognised(files, base, "no reader recognises these files"))
-        parsed = parse_training_logs(path)
+        parsed = skyrl_log.parse_training_logs(path)
         if parsed.steps.empty:
             raise UnrecognisedLogsError(describe_unrecognised(files, base, "no reader recognises these files"))
         ledger = parsed.accounting["files"]

@@ -11,14 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rl_assets.ingest.skyrl_log import ParsedLogs
-from rl_assets.ingest.skyrl_log.crosscheck import compare_final_step, no_record
-from rl_assets.ingest.skyrl_log.files import Discovered
-from rl_assets.ingest.skyrl_log.merge import chain_order, merge_chain
-from rl_assets.ingest.skyrl_log.result import LogFileResult, check_lines, line_ledger, non_finite_ledger
-from rl_assets.ingest.skyrl_log.sidecars import best_wandb_summary
-from rl_assets.ingest.skyrl_log.vllm import VllmAccumulator, vllm_summary
 from rl_assets.values.metric_aliases import apply_aliases, derive_concepts
+
+from .crosscheck import compare_final_step, no_record
+from .files import Discovered
+from .merge import chain_order, merge_chain
+from .parsed import ParsedLogs
+from .result import LogFileResult, check_lines, line_ledger, non_finite_ledger
+from .sidecars import best_wandb_summary
+from .vllm import VllmAccumulator, vllm_summary
 
 # pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
 if TYPE_CHECKING:

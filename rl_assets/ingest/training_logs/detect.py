@@ -13,7 +13,7 @@ import json
 import re
 from pathlib import Path
 
-from rl_assets.ingest.skyrl_log.files import open_text
+from rl_assets.ingest.training_logs.files import open_text
 
 VERL, TRAINER_STATE, TENSORBOARD = "verl", "trainer_state", "tensorboard"
 WANDB_SUMMARY, WANDB_TABLE, TEXT, OTHER = "wandb_summary", "wandb_table", "text", "other"
@@ -23,7 +23,7 @@ SCAN_BYTES, CHUNK = 32 * 1024 * 1024, 1024 * 1024  # verl prints configs and wor
 # "step:12 - key:value" anywhere in a line (after a Ray "(TaskRunner pid=1)" prefix or ANSI colour),
 # or "step:12" alone opening a block of " - key:value" lines; the character before must end a word
 VERL_STEP = re.compile(r"step:\d+(?: - [^\s:]+:|[ \t]*$)", re.M)
-TABLE_REASON = "W&B validation-generation table (read by ingest/wandb_tables.py, not a training log)"
+TABLE_REASON = "W&B validation-generation table (read by ingest/formats/wandb_tables.py, not a training log)"
 
 
 def head_text(path: Path, limit: int = HEAD_BYTES) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rl_assets.ingest.skyrl_log.result import T_END, LogFileResult, check_lines
+from rl_assets.ingest.training_logs.result import T_END, LogFileResult, check_lines
 
 HEADER_BYTES, CRC_BYTES = 8, 4  # a TFRecord: length (8), its CRC (4), data, the data's CRC (4)
 

@@ -17,8 +17,8 @@ import json
 import math
 from pathlib import Path
 
-from rl_assets.ingest.skyrl_log.files import natural_key
-from rl_assets.ingest.skyrl_log.result import LogFileResult, check_lines, line_ledger
+from rl_assets.ingest.training_logs.files import natural_key
+from rl_assets.ingest.training_logs.result import LogFileResult, check_lines, line_ledger
 
 SUMMARY_KEYS = ("train_runtime", "total_flos", "train_samples_per_second")
 NOT_METRICS = ("step",)

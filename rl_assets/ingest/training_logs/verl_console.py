@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 
-from rl_assets.ingest.skyrl_log.result import LogFileResult, check_lines, decimals_tolerance
+from rl_assets.ingest.training_logs.result import LogFileResult, check_lines, decimals_tolerance
 
 SEP = " - "
 _BLOCK_START = re.compile(r"(Initial|Final) validation metrics")

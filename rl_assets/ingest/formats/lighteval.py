@@ -18,9 +18,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from . import _json
-from .plan import Candidate, FileSet
-from .report import IngestError, SkipLog
+from .. import _json
+from ..plan import Candidate, FileSet
+from ..report import IngestError, SkipLog
 
 KIND = "lighteval_details"
 OLD = frozenset(("example", "predictions", "metrics"))

@@ -2,7 +2,7 @@
 (more tokens, another temperature, more attempts per task, another scorer) can masquerade as learning.
 
 Compared: every setting either side recorded (the ``gen_settings`` column, filled by ingest from
-what the files write: rl_assets/ingest/reasoning_gym.py), plus the attempts per task observed in
+what the files write: rl_assets/ingest/formats/reasoning_gym.py), plus the attempts per task observed in
 the rows themselves, which every source has.
 """
 

@@ -21,12 +21,12 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from . import _json
-from .jsonl import records
-from .plan import Candidate, FileSet
-from .report import SkipLog
-from .rows import first_str
-from .toolkit_metrics import agreement_row
+from .. import _json
+from ..jsonl import records
+from ..plan import Candidate, FileSet
+from ..report import SkipLog
+from ..rows import first_str
+from ..toolkit_metrics import agreement_row
 
 KIND = "lm_eval_samples"
 _NAME = re.compile(r"^samples_(?P<task>.+)_(?P<time>\d{4}-\d{2}-\d{2}T[0-9.\-]+?)\.jsonl")

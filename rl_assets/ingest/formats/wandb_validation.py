@@ -16,8 +16,8 @@ import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from .plan import Candidate
-from .report import IngestError, SkipLog
+from ..plan import Candidate
+from ..report import IngestError, SkipLog
 from .wandb_tables import NOT_VALIDATION, read_validation_tables, select_rounds
 
 PREFIX = "wandb-val:"

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import _json
-from .report import SkipLog
-from .walk import Walk, account_extras, split_suffix, walk
+from .. import _json
+from ..report import SkipLog
+from ..walk import Walk, account_extras, split_suffix, walk
 
 NO_RESULT = "trial folder without result.json"
 ROW_FILE_IN_HARBOR = "exported-row file inside a Harbor folder (ingest it as its own source)"

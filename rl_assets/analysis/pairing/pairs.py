@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from rl_assets.analysis.pairing_settings import settings_differences
+from rl_assets.analysis.pairing.settings import settings_differences
 from rl_assets.values.task_identity import NORMALISED_ID, QUESTION_HASH, TASK_ID, stored_key
 
 # case: compare lower-cased; prefix/suffix: drop what every id of one side starts/ends with (cut at

@@ -1,16 +1,16 @@
 """INDEX.md for one model: every analysis asset's status in the Dagster instance, links, findings.
 
 Pure: the asset (rl_assets/assets/report_index.py) gathers per-asset status dicts from the event
-log and the parsed report files; this module only summarises and formats them. Unlike the seed's
-INDEX.md (docs/original_pipeline.md, W14), it is not a completion marker: it says what Dagster recorded.
+log and the parsed report files; this module only summarises and formats them. It is not a
+completion marker (docs/original_pipeline.md, W14): it says what Dagster recorded.
 """
 
 from __future__ import annotations
 
-from rl_assets.analysis.escape import md_text
 from rl_assets.analysis.integrity.rules import WARNING_SIGNALS
-from rl_assets.analysis.md_links import absolute_links
-from rl_assets.analysis.report_md import md_table
+from rl_assets.analysis.render.escape import md_text
+from rl_assets.analysis.render.md_links import absolute_links
+from rl_assets.analysis.render.report_md import md_table
 
 COMPLETION_NOTE = (
     "A Dagster run's status, not this file's existence, is the completion signal: this page only "

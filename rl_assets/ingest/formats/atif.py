@@ -15,11 +15,11 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from . import _json
-from .features import text_of
-from .plan import Candidate
-from .report import IngestError, SkipLog
-from .rows import first_str, in_int64, to_count, to_float
+from .. import _json
+from ..features import text_of
+from ..plan import Candidate
+from ..report import IngestError, SkipLog
+from ..rows import first_str, in_int64, to_count, to_float
 
 _VERSION = re.compile(r"^(?:ATIF-)?v?1\.\d+$", re.IGNORECASE)
 _SOURCES = {"system": "system", "user": "user", "agent": "assistant"}

@@ -1,4 +1,4 @@
-"""DataFrames keyed by the one pairing every analysis shares (rl_assets/analysis/pairing.py).
+"""DataFrames keyed by the one pairing every analysis shares (rl_assets/analysis/pairing/pairs.py).
 
 Q1 and Q3 group by ``task_id`` throughout; ``paired_frames`` rewrites that column to the pairing
 key, so they pair exactly the tasks the audit and the comparison pair, and the returned map turns
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rl_assets.analysis.pairing import pair_rows
+from rl_assets.analysis.pairing.pairs import pair_rows
 
 # pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
 if TYPE_CHECKING:

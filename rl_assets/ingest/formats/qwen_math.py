@@ -19,14 +19,14 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from . import _json
-from ._json import fingerprint
-from .jsonl import records
-from .plan import Candidate, FileSet
-from .report import SkipLog
-from .rows import first_str
-from .toolkit_metrics import agreement_row
-from .walk import read_bytes
+from .. import _json
+from .._json import fingerprint
+from ..jsonl import records
+from ..plan import Candidate, FileSet
+from ..report import SkipLog
+from ..rows import first_str
+from ..toolkit_metrics import agreement_row
+from ..walk import read_bytes
 
 KIND = "qwen_math_eval"
 _NAME = re.compile(

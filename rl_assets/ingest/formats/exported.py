@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from . import _json
-from ._json import fingerprint
-from .jsonl import records
-from .plan import Candidate
-from .report import AccountingError, IngestError, SkipLog
-from .rows import DATE_NOTE, date_or_flag, episode_number, first_str, parse_result, to_int
-from .walk import read_bytes, split_suffix
+from .. import _json
+from .._json import fingerprint
+from ..jsonl import records
+from ..plan import Candidate
+from ..report import AccountingError, IngestError, SkipLog
+from ..rows import DATE_NOTE, date_or_flag, episode_number, first_str, parse_result, to_int
+from ..walk import read_bytes, split_suffix
 
 # pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
 

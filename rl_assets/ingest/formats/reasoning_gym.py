@@ -16,10 +16,10 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from . import _json
-from .plan import Candidate
-from .report import SkipLog
-from .rows import date_or_note, first_str
+from .. import _json
+from ..plan import Candidate
+from ..report import SkipLog
+from ..rows import date_or_note, first_str
 
 
 def is_rg_file(data) -> bool:

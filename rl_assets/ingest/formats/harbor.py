@@ -9,12 +9,12 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from . import _json
+from .. import _json
+from ..plan import Candidate
+from ..report import SkipLog
+from ..rows import DATE_NOTE, date_or_flag, duration_s, first_str, to_count, to_float, to_int
 from .atif import AtifError, load_trajectory
 from .harbor_walk import NO_RESULT
-from .plan import Candidate
-from .report import SkipLog
-from .rows import DATE_NOTE, date_or_flag, duration_s, first_str, to_count, to_float, to_int
 
 # result.json phase -> trace column (each phase is {started_at, finished_at})
 PHASES = {

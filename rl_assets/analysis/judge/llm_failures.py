@@ -35,6 +35,6 @@ def failure_summary(errors: list[str], requested: int) -> dict:
 
 def failure_lines(summary: dict) -> list[str]:
     """Markdown bullets, one per reason (the reason as inline code, so markup in it stays text)."""
-    from rl_assets.analysis.escape import md_code
+    from rl_assets.analysis.render.escape import md_code
 
     return [f"- {n} × {md_code(reason)}" for reason, n in summary["reasons"].items()]

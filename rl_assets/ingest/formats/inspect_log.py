@@ -26,12 +26,12 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from . import _json
-from .plan import Candidate, FileSet
-from .report import IngestError, SkipLog
-from .rows import first_str
-from .toolkit_metrics import agreement_row
-from .walk import read_bytes
+from .. import _json
+from ..plan import Candidate, FileSet
+from ..report import IngestError, SkipLog
+from ..rows import first_str
+from ..toolkit_metrics import agreement_row
+from ..walk import read_bytes
 
 KIND = "inspect_log"
 LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}

@@ -1,6 +1,6 @@
 """The pairing table every comparison report shows (Q1, the learning audit, the model comparison).
 
-Rendered from ``Pairing.report`` (rl_assets/analysis/pairing.py): per family or benchmark, tasks
+Rendered from ``Pairing.report`` (rl_assets/analysis/pairing/pairs.py): per family or benchmark, tasks
 paired, only before, only after, how they were paired, examples of unpaired ids; then a near-miss
 normalisation when there is one, and generation settings that differ between the sides.
 """

@@ -1,0 +1,1 @@
+"""Rendering shared by every report: markdown tables and sidecars, escaping, links, figures, INDEX.md."""
