@@ -16,7 +16,7 @@ from resources.io_manager import RlDeltaIOManager
 from rl_assets.assets import ANALYSIS
 from rl_assets.assets.model_comparison import model_comparison
 from rl_assets.assets.report_index import build_analysis_index
-from rl_assets.assets.run_lineage import run_lineage
+from rl_assets.assets.run_lineage import build_run_lineage
 from rl_assets.jobs.analyze import analyze_model, write_index
 from rl_assets.jobs.compare import compare_models
 from rl_assets.jobs.lineage import refresh_lineage
@@ -32,6 +32,8 @@ from sensors.training_logs_sensor import training_logs_sensor
 # Every per-model analysis asset comes from the one ordered list, rl_assets/assets/__init__.py
 # (ANALYSES). INDEX.md (`analysis_index`) reports on, and runs after, each of them.
 analysis_index = build_analysis_index(ANALYSIS)
+# The run lineage reads what each member checkpoint's analysis assets stored: the same list.
+run_lineage = build_run_lineage(ANALYSIS)
 ASSETS = [*ANALYSIS, analysis_index, model_comparison, run_lineage]
 
 JOBS: list[dg.JobDefinition | dg.UnresolvedAssetJobDefinition] = [

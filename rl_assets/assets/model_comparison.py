@@ -7,12 +7,12 @@ import dagster as dg
 from resources.hub import HubError, HubResource
 from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
-from rl_assets.analysis.compare.comparison import compare, model_row, paired_pass_rates
-from rl_assets.analysis.compare.report import comparison_report
+from rl_assets.analysis.compare.comparison import model_row, paired_pass_rates
+from rl_assets.analysis.compare.result import ModelComparison, analyse_comparison
 from rl_assets.analysis.pairing.eval_resolution import ResolutionError
-from rl_assets.analysis.render.figures import markdown_image
 from rl_assets.ingest import IngestError
 from rl_assets.partitions import models_partitions
+from rl_assets.support.emit import dagster_metadata
 from rl_assets.support.report_files import write_comparison
 from rl_assets.support.report_links import file_metadata
 from rl_assets.support.resolve import resolve_eval_pair
@@ -56,7 +56,7 @@ def pinned_side_rows(
     return read_traces(built["path"], columns=COLUMNS).to_pylist()
 
 
-@dg.asset(group_name="compare", kinds={"python", "parquet"}, pool="hub")
+@dg.asset(name=ModelComparison.asset, group_name="compare", kinds={"python", "parquet"}, pool="hub")
 def model_comparison(
     context: dg.AssetExecutionContext,
     config: ComparisonConfig,
@@ -100,19 +100,14 @@ def model_comparison(
         pairings.append(pairing)
         row = model_row(model_id, base, post, n_boot=settings.n_boot, seed=settings.seed)
         rows.append({**row, "benchmark_id": pair["benchmark_id"]})
-    result = compare({"id": bench["id"], "name": bench["name"]}, rows, excluded, pairings)
-    report = comparison_report(result)
+    result = analyse_comparison({"id": bench["id"], "name": bench["name"]}, rows, excluded, pairings)
+    # Not stored as a value (the report folder is the record): emit's Output does not apply here.
+    report = result.report()
     written = write_comparison(report.files)
     return dg.MaterializeResult(
         metadata={
-            "benchmark": bench["name"],
-            "benchmark_id": str(bench["id"]),  # what the comparison sensor keeps it pinned to
-            "models_ranked": len(result["ranked"]),
-            "models_excluded": len(excluded),
-            "real_changes": sum(bool(r["significant"] and r["above_noise_floor"]) for r in result["ranked"]),
-            "models": dg.MetadataValue.json(sorted(r["model_id"] for r in result["ranked"])),
-            "comparison": dg.MetadataValue.md(report.summary),
-            "plot": dg.MetadataValue.md(markdown_image("Δ pass rate per model", report.plots["comparison.png"])),
+            result.summary_key: dg.MetadataValue.md(report.summary),
+            **dagster_metadata(result.metadata()),
             **file_metadata("report", written["comparison.md"]),
         }
     )

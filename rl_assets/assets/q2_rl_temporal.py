@@ -7,19 +7,15 @@ import dagster as dg
 from resources.hub import HubResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets import store
-from rl_assets.analysis.q2.attribution import attribute
-from rl_assets.analysis.q2.report import temporal_report
-from rl_assets.analysis.q2.temporal import bin_rollouts, steps_per_bin
-from rl_assets.analysis.render.figures import markdown_image
-from rl_assets.analysis.stats import spearman
+from rl_assets.analysis.q2.result import RlTemporal, analyse_temporal
 from rl_assets.partitions import models_partitions
-from rl_assets.schema import FEATURE_COLUMNS, LIGHT_COLUMNS
+from rl_assets.schema import LIGHT_COLUMNS
 from rl_assets.support.checks import accounted_check, accounted_check_spec
+from rl_assets.support.emit import emit
 from rl_assets.support.handover_types import RL_TRACES, TRAINING_METRICS
 from rl_assets.support.ingest_step import ingest_to_table
 from rl_assets.support.not_applicable import not_applicable, not_applicable_metadata, not_applicable_output
-from rl_assets.support.report_files import Q2_RL_TEMPORAL, write_report
-from rl_assets.support.report_links import file_metadata
+from rl_assets.support.report_files import Q2_RL_TEMPORAL
 from rl_assets.values.handover import NotApplicable, StepTableRef, TraceTableRef
 
 
@@ -52,6 +48,7 @@ def rl_traces(context: dg.AssetExecutionContext, hub: HubResource, settings: Ana
 
 
 @dg.asset(
+    name=RlTemporal.asset,
     partitions_def=models_partitions,
     kinds={"python", "pandas"},
     ins={
@@ -71,40 +68,16 @@ def rl_temporal(
 
     model = context.partition_key
     if not rl_traces.applicable:
-        return not_applicable_output(model, Q2_RL_TEMPORAL, rl_traces)
+        yield not_applicable_output(model, Q2_RL_TEMPORAL, rl_traces)
+        return
     df = read_traces(rl_traces.path, columns=LIGHT_COLUMNS).to_pandas()
-    bins, info, rollouts, edges = bin_rollouts(df, settings.bin_hours)
-    if edges is None:
-        na = not_applicable(rl_traces.repo_id or model, f"no dated rollouts in {rl_traces.source} ({len(df)} rows)")
-        return not_applicable_output(model, Q2_RL_TEMPORAL, na)
-    if training_metrics.applicable:  # a value without a steps_table never loads as a StepTableRef
-        steps = store.read_table(training_metrics.steps_table).to_pandas()
-        bins = bins.merge(steps_per_bin(steps, edges), on="bin", how="left")
-    att = attribute(bins, FEATURE_COLUMNS, rollouts=rollouts, n_boot=settings.n_boot, seed=settings.seed)
-    rep = {
-        **info,
-        "source": rl_traces.source,
-        "training_metrics_applicable": training_metrics.applicable,
-        "attribution": att,
-        "bins": bins.to_dict("records"),
-        "log_vs_rollout_rho": spearman(bins["mean_reward"], bins["log_reward"]) if "log_reward" in bins else None,
-    }
-    report = temporal_report(rep, bins)
-    written = write_report(model, Q2_RL_TEMPORAL, report.files)
-    value = {
-        "applicable": True,
-        "n_bins": int(len(bins)),
-        "edges": info["edges"],
-        "top_features": att.get("top_features", []),
-        "attribution_status": att.get("status"),
-    }
-    return dg.Output(
-        value,
-        metadata={
-            "summary": dg.MetadataValue.md(report.summary),
-            "n_bins": len(bins),
-            "plot": dg.MetadataValue.md(markdown_image("RL rollouts over time", report.plots["temporal.png"])),
-            "top_features": ", ".join(att.get("top_features", [])) or "none",
-            **file_metadata("report", written["report.md"]),
-        },
+    # a value without a steps_table never loads as a StepTableRef
+    steps = store.read_table(training_metrics.steps_table).to_pandas() if training_metrics.applicable else None
+    result = analyse_temporal(
+        df, steps, source=rl_traces.source, bin_hours=settings.bin_hours, n_boot=settings.n_boot, seed=settings.seed
     )
+    if result is None:
+        na = not_applicable(rl_traces.repo_id or model, f"no dated rollouts in {rl_traces.source} ({len(df)} rows)")
+        yield not_applicable_output(model, Q2_RL_TEMPORAL, na)
+        return
+    yield from emit(model, result, Q2_RL_TEMPORAL)

@@ -8,9 +8,15 @@ import dagster as dg
 from resources.hub import HubError, HubResource
 from rl_assets import store
 from rl_assets.analysis.lineage.curves import curves_of
-from rl_assets.analysis.q2.report import training_report, unrecognised_files
-from rl_assets.analysis.q2.training_metrics import build_report
-from rl_assets.analysis.render.figures import markdown_image, markdown_images
+from rl_assets.analysis.lineage.steps import save_every_from_config
+from rl_assets.analysis.q2.report import unrecognised_files
+from rl_assets.analysis.q2.result import (
+    ACCOUNTED,
+    WANDB_CHECK,
+    analyse_training_logs,
+    no_logs_verdicts,
+    unrecognised_verdict,
+)
 from rl_assets.ingest.formats.wandb_tables import read_validation_tables
 from rl_assets.ingest.training_logs import (
     STATE_PATTERNS,
@@ -21,8 +27,8 @@ from rl_assets.ingest.training_logs import (
     read_training_logs,
     repo_trainer_states,
 )
-from rl_assets.ingest.training_logs.crosscheck import UNREADABLE
 from rl_assets.partitions import models_partitions
+from rl_assets.support.emit import check_result, dagster_metadata
 from rl_assets.support.handover_types import TRAINING_LOGS
 from rl_assets.support.not_applicable import not_applicable, not_applicable_metadata, not_applicable_output
 from rl_assets.support.report_files import Q2_TRAINING_METRICS, write_report
@@ -31,7 +37,6 @@ from rl_assets.values.handover import NotApplicable, StepTableRef, TrainingLogsR
 
 # pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
 
-ACCOUNTED, WANDB_CHECK = "every_input_accounted_for", "log_matches_wandb_summary"
 CHECK_SPECS = [
     dg.AssetCheckSpec(
         ACCOUNTED,
@@ -55,120 +60,6 @@ CHECK_SPECS = [
         ),
     ),
 ]
-
-
-def accounting_check(acc: dict | None) -> dg.AssetCheckResult:
-    """The training-log ledger: red when any file was read only in part (a corrupt record, a cut
-    stream, a cap), was unreadable, or holds another trainer's logs this folder's reader skipped --
-    each named with its file and where it stopped. The line sums themselves are enforced by the
-    readers (LogAccountingError), so a balanced ledger with no failure is the only green."""
-    if not acc:
-        return dg.AssetCheckResult(
-            check_name=ACCOUNTED, passed=True, metadata={"applicable": False}, description="no training logs were read"
-        )
-    lines, files = acc["lines"], acc["files"]
-    failures = files.get("failures", [])
-    dups, non_finite = lines.get("duplicate", {}), acc.get("non_finite", {})
-    ledger = (
-        f"{lines['read']} lines = {sum(lines['parsed'].values())} parsed + {sum(lines['malformed'].values())} "
-        f"malformed + {sum(lines['ignored'].values())} ignored + {sum(dups.values())} merged duplicates; "
-        f"{files['found']} files = {files['read']} read + {files['not_read']} not read"
-    )
-    if non_finite:
-        ledger += f"; non-finite values in {len(non_finite)} metrics ({', '.join(list(non_finite)[:5])})"
-    if failures:
-        named = "; ".join(f"{f['file']}: {f['reason']}" for f in failures[:5])
-        more = f"; … and {files.get('n_failures', len(failures)) - 5} more" if len(failures) > 5 else ""
-        description = (
-            f"{files.get('n_failures', len(failures))} file(s) not fully accounted for: {named}{more}. {ledger}"
-        )
-    else:
-        description = ledger
-    return dg.AssetCheckResult(
-        check_name=ACCOUNTED,
-        passed=not failures,
-        severity=dg.AssetCheckSeverity.ERROR,
-        description=description[:2000],
-        metadata={
-            "lines_read": lines["read"],
-            "parsed": dg.MetadataValue.json(lines["parsed"]),
-            "malformed": dg.MetadataValue.json(lines["malformed"]),
-            "ignored": dg.MetadataValue.json(lines["ignored"]),
-            "merged_duplicates": dg.MetadataValue.json(dups),
-            "non_finite": dg.MetadataValue.json(non_finite),
-            "files_found": files["found"],
-            "files_read": files["read"],
-            "files_not_read": dg.MetadataValue.json(files["not_read_files"]),
-            "failures": dg.MetadataValue.json(failures),
-        },
-    )
-
-
-def wandb_check(cross_checks: list[dict] | None) -> dg.AssetCheckResult:
-    checks = cross_checks or []
-    unreadable = [c for c in checks if c["status"] == UNREADABLE]
-    if unreadable:  # a record is there but cut short: the cross-check failed, it is not "off"
-        return dg.AssetCheckResult(
-            check_name=WANDB_CHECK,
-            passed=False,
-            severity=dg.AssetCheckSeverity.ERROR,
-            metadata={"independent_record": True, "unreadable": dg.MetadataValue.json(unreadable)},
-            description="independent record present but unreadable, nothing could be checked: "
-            + "; ".join(f"{c['source']}: {c['reason']}" for c in unreadable),
-        )
-    real = [c for c in checks if c["status"] != "no_independent_record"]
-    if not real:
-        why = "; ".join(c.get("reason", "") for c in checks) or "no training logs were read"
-        return dg.AssetCheckResult(
-            check_name=WANDB_CHECK,
-            passed=True,
-            metadata={"independent_record": False},
-            description=f"no independent record to compare with ({why}); nothing was checked",
-        )
-    differ = [
-        f"{c['source']} step {c['step']}: {d['key']} (table {d['table']}, record {d['record']}"
-        + (f"; {d['hint']}" if d["hint"] else "")
-        + ")"
-        for c in real
-        for d in c["differ"]
-    ]
-    compared = sum(len(c["compared"]) for c in real)
-    if not compared:
-        return dg.AssetCheckResult(
-            check_name=WANDB_CHECK,
-            passed=True,
-            metadata={"independent_record": True},
-            description=f"{real[0]['source']} shares no key with step {real[0]['step']} "
-            "of the table; nothing could be compared",
-        )
-    return dg.AssetCheckResult(
-        check_name=WANDB_CHECK,
-        passed=not differ,
-        severity=dg.AssetCheckSeverity.ERROR,
-        description=(f"{len(differ)} of {compared} shared keys differ: " + "; ".join(differ[:8]))
-        if differ
-        else f"all {compared} shared keys of the final step match ({', '.join(c['source'] for c in real)})",
-        metadata={
-            "independent_record": True,
-            "compared": compared,
-            "differing_keys": len(differ),
-            "details": dg.MetadataValue.json(real),
-        },
-    )
-
-
-def save_every_from_config(rl_config) -> int | None:
-    """SkyRL's checkpoint interval (``trainer.ckpt_interval``) from rl_config, as a hydra override
-    string or a nested dict; None when absent (the report then infers it from the logs)."""
-    if not isinstance(rl_config, dict):
-        return None
-    for arg in rl_config.get("skyrl_hydra_args") or []:
-        if isinstance(arg, str) and arg.split("=", 1)[0].lstrip("+") == "trainer.ckpt_interval":
-            value = arg.split("=", 1)[1]
-            return int(value) if value.isdigit() and int(value) > 0 else None
-    trainer = rl_config.get("trainer")
-    value = trainer.get("ckpt_interval") if isinstance(trainer, dict) else None
-    return value if isinstance(value, int) and value > 0 else None
 
 
 @dg.asset(
@@ -273,8 +164,8 @@ def training_metrics(
     model = context.partition_key
     if not training_logs.applicable:
         yield not_applicable_output(model, Q2_TRAINING_METRICS, training_logs)
-        yield accounting_check(None)
-        yield wandb_check(None)
+        for verdict in no_logs_verdicts():
+            yield check_result(verdict)
         return
     snapshot = fetch_logs(hub, training_logs)
     try:
@@ -282,61 +173,25 @@ def training_metrics(
     except UnrecognisedLogsError as exc:
         # logs are there but no reader can read them: an error, never "not applicable" (that is for no logs)
         write_report(model, Q2_TRAINING_METRICS, unrecognised_files(str(exc)))
-        yield dg.AssetCheckResult(
-            check_name=ACCOUNTED,
-            passed=False,
-            severity=dg.AssetCheckSeverity.ERROR,
-            description=str(exc)[:2000],
-            metadata={"recognised": False},
-        )
+        yield check_result(unrecognised_verdict(str(exc)))
         raise dg.Failure(description=str(exc), allow_retries=False) from exc
-    rep = build_report(parsed, training_logs.save_every)
-    rep["training_logs_revision"] = training_logs.training_logs_revision
-    rep["accounting"], rep["cross_checks"] = parsed.accounting, parsed.cross_checks
-    steps = parsed.steps
+    result = analyse_training_logs(parsed, training_logs.save_every, training_logs.training_logs_revision)
     # The step table rl_temporal reads is the store's; the report keeps a copy for people.
-    table = pa.Table.from_pandas(steps, preserve_index=False)
+    steps = parsed.steps
     steps_table = str(store.step_table(model, context.run.run_id))
-    parquet = store.write_table(table, steps_table)
-    report = training_report(rep, steps, parsed.vllm)
-    written = write_report(model, Q2_TRAINING_METRICS, {"metrics.parquet": parquet, **report.files})
-    plots = report.plots
+    parquet = store.write_table(pa.Table.from_pandas(steps, preserve_index=False), steps_table)
+    written = write_report(model, Q2_TRAINING_METRICS, {"metrics.parquet": parquet, **result.rendered.files})
     value = StepTableRef(
         steps_table=steps_table,
         trainer=parsed.trainer,
         reward_terms=parsed.reward_terms,
-        n_steps=rep["n_steps"],
-        training_logs_revision=rep["training_logs_revision"],
-        best_step=rep["best_checkpoint"].get("best_step"),
+        n_steps=result.rep["n_steps"],
+        training_logs_revision=training_logs.training_logs_revision,
+        best_step=result.rep["best_checkpoint"].get("best_step"),
         curves=curves_of(steps),  # reward/entropy/KL/length per step, for the run lineage
         validation_generations=store_generations(logs_folder(snapshot), model, context.run.run_id),
     )
-    yield dg.Output(
-        value,
-        metadata={
-            "summary": dg.MetadataValue.md(report.summary),
-            "lines_read": parsed.accounting["lines"]["read"],
-            "lines_ignored": sum(parsed.accounting["lines"]["ignored"].values()),
-            "files_found": parsed.accounting["files"]["found"],
-            "files_not_read": parsed.accounting["files"]["not_read"],
-            "files_not_fully_read": parsed.accounting["files"].get("n_failures", 0),
-            "non_finite_values": dg.MetadataValue.json(parsed.accounting.get("non_finite", {})),
-            "n_steps": rep["n_steps"],
-            "trainer": parsed.trainer,
-            "malformed_lines": rep["malformed"]["count"],
-            "duplicate_steps": rep["duplicates"]["count"],
-            "best_step": rep["best_checkpoint"].get("best_step") or -1,
-            "flagged_steps": len(rep["instability"]["flagged_steps"]),
-            **file_metadata("report", written["report.md"]),
-            "reward_plot": dg.MetadataValue.md(markdown_image("reward", plots["reward_ema.png"]))
-            if "reward_ema.png" in plots
-            else "no reward",
-            "plots": dg.MetadataValue.md(
-                markdown_images({n.removesuffix(".png"): p for n, p in plots.items() if n != "reward_ema.png"})
-            )
-            if len(plots) > 1
-            else "no other plots",
-        },
-    )
-    yield accounting_check(parsed.accounting)
-    yield wandb_check(parsed.cross_checks)
+    metadata = {**dagster_metadata(result.metadata()), **file_metadata("report", written["report.md"])}
+    yield dg.Output(value, metadata=metadata)
+    for verdict in result.checks():
+        yield check_result(verdict)

@@ -15,10 +15,6 @@ from datetime import UTC, datetime
 
 import dagster as dg
 
-# Until the audit and integrity asset modules import their result types (as every converted asset does), these
-# two imports register them, so INDEX.md reads those assets' values as their types. Drop them at that merge.
-import rl_assets.analysis.audit.result
-import rl_assets.analysis.integrity.result  # noqa: F401
 from resources.io_manager import latest_value, read_value
 from rl_assets.analysis.lineage.index_links import index_links
 from rl_assets.analysis.render.index_md import mark_stale, render_index, render_summary

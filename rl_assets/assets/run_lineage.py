@@ -1,41 +1,37 @@
 """`run_lineage`: one RL job's checkpoints in step order, and when each change emerged (docs/lineage.md).
 
 Thin wrapper, one partition per RL job (`rl_jobs`, keyed by `job_name`): reads what every member
-checkpoint's assets stored through the IO manager (manifest, eval pair, Q1, audit, judge, Q2
-curves, trace-table references), their post-RL trace tables and the job's rollout table, calls
+checkpoint's analysis assets stored through the IO manager (every asset of ANALYSES,
+rl_assets/assets/__init__.py, in its order: manifest, eval pair, trace-table references, Q1, judge, Q2
+curves, audit, reward integrity, ...), their post-RL trace tables and the job's rollout table, calls
 rl_assets.analysis.lineage, and writes what lineage/report.py renders: `<reports>/runs/<job>/lineage.{md,json}`
 with three PNGs.
+A factory (`build_run_lineage`), like INDEX.md's: rl_assets/definitions.py passes it the analysis assets,
+so no asset list is kept here and no other asset module is imported.
 It has no Dagster deps on the per-model assets (no partition mapping joins `rl_jobs` to `models`):
 sensors/lineage_sensor.py requests it after a member's analysis run ends.
 """
+
+from collections.abc import Sequence
 
 import dagster as dg
 
 from resources.io_manager import load_stored
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.lineage import build_lineage
-from rl_assets.analysis.lineage.report import lineage_report
+from rl_assets.analysis.lineage.result import lineage_result
 from rl_assets.analysis.lineage.rollouts import ROLLOUT_COLUMNS
 from rl_assets.analysis.lineage.steps import training_step
 from rl_assets.analysis.q1.behavioral_delta import NEEDED
-from rl_assets.analysis.render.escape import md_code, md_text
 from rl_assets.partitions import InvalidRepoId, models_partitions, rl_jobs_partitions, validate_job_name
-from rl_assets.support.checks import not_applicable
+from rl_assets.support.emit import check_result, dagster_metadata
+from rl_assets.support.lineage_records import LINEAGE_ASSET
 from rl_assets.support.report_files import write_lineage
 from rl_assets.support.report_links import file_metadata
 from rl_assets.values.handover import TraceTableRef
 
-ASSET = "run_lineage"
-STORED = (
-    "eval_pair",
-    "behavioral_delta",
-    "learning_audit",
-    "judge_verdicts",
-    "training_metrics",
-    "post_rl_traces",
-    "rl_traces",
-    "reward_integrity",
-)
+ASSET = LINEAGE_ASSET
+MANIFEST = "checkpoint"  # the asset whose stored manifest names a model's RL job (`job_name`)
 CHECKS = {
     "enough_checkpoints": (
         "At least two checkpoints of the job can be compared (one base, one benchmark); "
@@ -53,14 +49,23 @@ class LineageConfig(dg.Config):
     benchmark: str = ""  # pin the lineage to this benchmark; "" = the one most checkpoints were evaluated on
 
 
-def job_checkpoints(instance: dg.DagsterInstance, io_manager: dg.IOManager, job: str) -> dict[str, dict]:
-    """model id -> its stored values, for every model partition whose manifest names this job."""
+def stored_assets(analyses: Sequence[dg.AssetsDefinition]) -> list[str]:
+    """The per-model analysis assets whose stored values a member brings to the lineage, in ANALYSES order."""
+    keys = [key.to_user_string() for assets in analyses for key in assets.keys]
+    return [key for key in keys if key != MANIFEST]
+
+
+def job_checkpoints(
+    instance: dg.DagsterInstance, io_manager: dg.IOManager, job: str, assets: Sequence[str]
+) -> dict[str, dict]:
+    """model id -> its stored values (asset -> value, None when never stored), for every model partition
+    whose manifest names this job."""
     out = {}
     for model in instance.get_dynamic_partitions(models_partitions.name):
-        manifest = load_stored(io_manager, "checkpoint", model, instance)
+        manifest = load_stored(io_manager, MANIFEST, model, instance)
         if isinstance(manifest, dict) and manifest.get("job_name") == job:
-            stored = {a: load_stored(io_manager, a, model, instance) for a in STORED}
-            out[model] = {"checkpoint": manifest, **stored}
+            stored = {a: load_stored(io_manager, a, model, instance) for a in assets}
+            out[model] = {MANIFEST: manifest, **stored}
     return out
 
 
@@ -86,82 +91,56 @@ def _rollouts(stored: dict[str, dict]):
     return None
 
 
-@dg.asset(
-    name=ASSET,
-    partitions_def=rl_jobs_partitions,
-    group_name="lineage",
-    kinds={"python", "markdown", "matplotlib"},
-    check_specs=[
-        dg.AssetCheckSpec(name, asset=ASSET, partitions_def=rl_jobs_partitions, description=d)
-        for name, d in CHECKS.items()
-    ],
-)
-def run_lineage(
-    context: dg.AssetExecutionContext,
-    config: LineageConfig,
-    settings: AnalysisSettings,
-    io_manager: dg.ResourceParam[dg.IOManager],
-):
-    """What RL changed across the checkpoints of one training job, in step order, and when each change emerged."""
-    job = context.partition_key
-    try:
-        validate_job_name(job)  # before any work: a bad job name fails here, not after the analysis
-    except InvalidRepoId as exc:
-        raise dg.Failure(description=f"run_lineage {job}: {exc}", allow_retries=False) from exc
-    stored = job_checkpoints(context.instance, io_manager, job)
-    tables = {m: _table(v.get("post_rl_traces"), NEEDED) for m, v in stored.items()}
-    result = build_lineage(
-        job,
-        stored,
-        tables=tables,
-        rollouts=_rollouts(stored),
-        benchmark=config.benchmark or None,
-        n_boot=settings.n_boot,
-        seed=settings.seed,
+def build_run_lineage(analyses: Sequence[dg.AssetsDefinition]) -> dg.AssetsDefinition:
+    """`run_lineage`, reading what every asset among `analyses` (the per-model analysis assets,
+    ANALYSES) stored for each member checkpoint."""
+    assets = stored_assets(analyses)
+
+    @dg.asset(
+        name=ASSET,
+        partitions_def=rl_jobs_partitions,
+        group_name="lineage",
+        kinds={"python", "markdown", "matplotlib"},
+        check_specs=[
+            dg.AssetCheckSpec(name, asset=ASSET, partitions_def=rl_jobs_partitions, description=d)
+            for name, d in CHECKS.items()
+        ],
     )
-    report = lineage_report(result)
-    written = write_lineage(job, report.files)
-    members = [m["repo_id"] for m in result["members"]]
-    yield dg.MaterializeResult(
-        metadata={
-            "lineage": dg.MetadataValue.md(report.summary),
-            **file_metadata("report", written["lineage.md"]),
-            "members": dg.MetadataValue.json(members),
-            "steps": dg.MetadataValue.json([m["step"] for m in result["members"]]),
-            "benchmark": str(result["pinned"]["benchmark"]),
-            "n_checkpoints": len(members),
-            "n_excluded": len(result["excluded"]),
-        }
-    )
-    counts = {"checkpoints": len(members), "job_checkpoints_found": len(stored)}
-    if len(stored) < 2:  # one checkpoint has no lineage to draw, by design: red must mean something is wrong
-        found = "1 checkpoint of job {job} is analysed" if stored else "no checkpoint of job {job} is analysed yet"
-        reason = found.format(job=job) + "; a lineage compares two or more"
-        yield not_applicable("enough_checkpoints", reason, **counts)
-    else:
-        yield dg.AssetCheckResult(
-            check_name="enough_checkpoints",
-            passed=len(members) >= 2,
-            severity=dg.AssetCheckSeverity.WARN,
-            description=f"{len(members)} of the job's {len(stored)} analysed checkpoints entered the lineage"
-            + ("" if len(members) >= 2 else " (see all_checkpoints_comparable for why the others did not)"),
-            metadata=counts,
+    def run_lineage(
+        context: dg.AssetExecutionContext,
+        config: LineageConfig,
+        settings: AnalysisSettings,
+        io_manager: dg.ResourceParam[dg.IOManager],
+    ):
+        """What RL changed across the checkpoints of one training job, in step order, and when each change emerged."""
+        job = context.partition_key
+        try:
+            validate_job_name(job)  # before any work: a bad job name fails here, not after the analysis
+        except InvalidRepoId as exc:
+            raise dg.Failure(description=f"run_lineage {job}: {exc}", allow_retries=False) from exc
+        stored = job_checkpoints(context.instance, io_manager, job, assets)
+        tables = {m: _table(v.get("post_rl_traces"), NEEDED) for m, v in stored.items()}
+        result = build_lineage(
+            job,
+            stored,
+            tables=tables,
+            rollouts=_rollouts(stored),
+            benchmark=config.benchmark or None,
+            n_boot=settings.n_boot,
+            seed=settings.seed,
         )
-    yield dg.AssetCheckResult(
-        check_name="all_checkpoints_comparable",
-        passed=not result["excluded"],
-        severity=dg.AssetCheckSeverity.WARN,
-        metadata={
-            "excluded": dg.MetadataValue.md(
-                "\n".join(f"- {md_code(e['repo_id'])}: {md_text(e['reason'])}" for e in result["excluded"]) or "none"
-            )
-        },
-    )
-    if result["curves"]["source"]:
-        yield dg.AssetCheckResult(
-            check_name="training_curves_found", passed=True, metadata={"detail": result["curves"]["note"]}
+        lineage = lineage_result(result, found=len(stored))
+        # Not stored as a value (lineage.json is the record): emit's Output does not apply here.
+        report = lineage.report()
+        written = write_lineage(job, report.files)
+        yield dg.MaterializeResult(
+            metadata={
+                lineage.summary_key: dg.MetadataValue.md(report.summary),
+                **file_metadata("report", written["lineage.md"]),
+                **dagster_metadata(lineage.metadata()),
+            }
         )
-    else:  # a job published without training logs: by design, not a fault
-        yield not_applicable(
-            "training_curves_found", result["curves"]["note"] or "no training logs in the job's checkpoints"
-        )
+        for verdict in lineage.checks():
+            yield check_result(verdict)
+
+    return run_lineage

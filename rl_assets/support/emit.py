@@ -47,7 +47,8 @@ def emit(
         if folder is None:
             raise TypeError(f"{type(result).__qualname__} renders a report but names no report_folder")
         written = write_report(partition, folder, report.files)
-        metadata[result.summary_key] = dg.MetadataValue.md(report.summary)
+        if report.summary:  # a not-applicable result renders its reason in the report, not a summary
+            metadata[result.summary_key] = dg.MetadataValue.md(report.summary)
         for key, name in result.report_links.items():
             metadata.update(file_metadata(key, written[name]))
     metadata.update(dagster_metadata(result.metadata()))

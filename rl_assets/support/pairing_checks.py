@@ -1,6 +1,7 @@
-"""The two pairing checks Q1 (`behavioral_delta`) and the learning audit both declare, built from the
-pairing report (rl_assets/analysis/pairing/pairs.py); both WARN, because the numbers are still right for
-the tasks that did pair — but a reader must know which tasks were left out and why.
+"""The specs of the two pairing checks Q1 (`behavioral_delta`) and the learning audit both declare; their
+verdicts are pure (`pairing_verdicts`, rl_assets/analysis/pairing/report.py) and built from the pairing
+report (rl_assets/analysis/pairing/pairs.py); both WARN, because the numbers are still right for the tasks
+that did pair — but a reader must know which tasks were left out and why.
 
 - ``task_ids_pair``: fails when a stated task-id normalisation would pair most of the tasks the raw
   ids leave unpaired (it is applied only when `settings.task_id_normalisation` names it).

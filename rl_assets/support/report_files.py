@@ -23,8 +23,6 @@ from rl_assets.fileutil import atomic_write_files, replace_folder
 
 Q2_TRAINING_METRICS = "Q2_training_metrics"
 Q2_RL_TEMPORAL = "Q2_rl_temporal"
-Q2_REWARD_INTEGRITY = "Q2_reward_integrity"
-AUDIT = "audit"
 MODEL_COMPARISON = "model_comparison"
 INDEX_FILE = "INDEX.md"
 

@@ -69,6 +69,9 @@ class AnalysisResult:
     report_folder: ClassVar[str] = ""  # e.g. "Q1_behavioral_delta": <reports>/<slug>/Q1_behavioral_delta/
     report_links: ClassVar[Mapping[str, str]] = {}
     summary_key: ClassVar[str] = "summary"  # the metadata key of the report's UI summary
+    # False for a result that is not one model's (the cross-model comparison, an RL job's lineage): INDEX.md
+    # lists per-model analyses only.
+    per_model: ClassVar[bool] = True
     # What INDEX.md says for this analysis while the asset has stored no value (e.g. "Q1 ...: not produced").
     index_missing: ClassVar[tuple[str, ...]] = ()
     headline_missing: ClassVar[tuple[str, ...]] = ()

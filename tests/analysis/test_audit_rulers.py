@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rl_assets.analysis.audit import audit_rows, report
-from rl_assets.assets.audit import rulers_check
+from rl_assets.analysis.audit.result import LearningAudit
 from support.audit_synth import rows_for, tagged, wrong
 
 
@@ -58,10 +58,10 @@ def test_report_and_check_name_the_family(appended_zero):
     md = report.render_markdown(out, "org/m")
     assert "**real skill** ⚠ depends on the ruler" in md and "## Two rulers" in md
     assert "| basic_arithmetic | re-scored | 0.000 → 0.000 [+0.000, +0.000] | no change |" in md
-    check = rulers_check(out)
-    assert not check.passed and check.severity.value == "WARN"
+    check = LearningAudit({"rows": out["rows"]}, audit=out).rulers_agree()
+    assert not check.passed and check.warn
     assert check.description.startswith('label depends on the ruler: "real skill" re-scored')
-    assert check.metadata["ruler_dependent"].value == "basic_arithmetic"
+    assert check.metadata["ruler_dependent"] == "basic_arithmetic"
 
 
 def test_recorded_values_no_rule_reproduces_compare_on_the_reward_rules_only():
@@ -98,9 +98,9 @@ def test_a_family_without_a_scorer_has_one_ruler_and_no_flag():
     assert ru["why"] == row["scorer"] and "traces carry no generator config" in ru["why"]
     assert ru["depends_on_ruler"] is None and ru["disagreeing_attempts"] is None
     out = report.build_report([row])
-    check = rulers_check(out)
+    check = LearningAudit({"rows": out["rows"]}, audit=out).rulers_agree()
     assert check.passed and check.description == "one ruler only (no family could be re-scored): nothing to cross-check"
-    assert check.metadata["recorded_ruler_only"].value == "chain_sum"
+    assert check.metadata["recorded_ruler_only"] == "chain_sum"
     assert "| chain_sum | recorded |" in report.rulers_table(out["rows"])
 
 

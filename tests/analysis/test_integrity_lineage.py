@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from test_lineage_report import _stored
 
+from rl_assets.analysis.integrity.result import RewardIntegrity
 from rl_assets.analysis.lineage import build_lineage
 from rl_assets.analysis.lineage.integrity import between, integrity_lineage
 from rl_assets.analysis.lineage.plots import curves_png
@@ -35,7 +36,9 @@ def test_an_onset_lies_after_the_checkpoints_saved_before_it_and_inside_the_firs
 def test_onsets_sit_beside_the_emergence_points_in_step_order():
     features = [{"feature": "tool_errors", "direction": "decrease", "first_step": 20}]
     families = [{"family": "chain_sum", "label_path": {"label": "gamed", "at_step": 30}}]
-    out = integrity_lineage([("org/job-10-8B", None), ("org/job-30-8B", VALUE)], None, MEMBERS, features, families)
+    out = integrity_lineage(
+        [("org/job-10-8B", None), ("org/job-30-8B", RewardIntegrity(VALUE))], None, MEMBERS, features, families
+    )
     assert out["source"] == "org/job-30-8B" and out["verdict"] == VALUE["verdict"]
     assert [o["signal"] for o in out["onsets"]] == ["entropy_collapse", "non_task_term_share", "length_collapse"]
     assert [(e["step"], e["kind"]) for e in out["events"]] == [
@@ -45,13 +48,16 @@ def test_onsets_sit_beside_the_emergence_points_in_step_order():
         (25, "integrity onset"),
         (30, "audit label"),
     ]
-    none = integrity_lineage([("org/job-10-8B", {"applicable": False})], None, MEMBERS, features, families)
+    none = integrity_lineage(
+        [("org/job-10-8B", RewardIntegrity({"applicable": False}))], None, MEMBERS, features, families
+    )
     assert none["verdict"] is None and none["onsets"] == [] and len(none["events"]) == 2
 
 
 def test_the_checkpoint_whose_logs_gave_the_curves_supplies_the_verdict():
     other = {**VALUE, "onsets": {}, "verdict": "healthy"}
-    out = integrity_lineage([("org/job-10-8B", VALUE), ("org/job-30-8B", other)], "org/job-10-8B", MEMBERS, [], [])
+    candidates = [("org/job-10-8B", RewardIntegrity(VALUE)), ("org/job-30-8B", RewardIntegrity(other))]
+    out = integrity_lineage(candidates, "org/job-10-8B", MEMBERS, [], [])
     assert out["source"] == "org/job-10-8B" and len(out["onsets"]) == 3
 
 

@@ -100,3 +100,11 @@ def test_trends_and_category_summary():
     cats = {c["key"]: c for c in tm.category_summary(steps)}
     assert set(cats) == {"reward/avg_raw_reward", "policy/policy_entropy"}  # canonical copies not repeated
     assert cats["reward/avg_raw_reward"]["category"] == "reward" and cats["reward/avg_raw_reward"]["count"] == 20
+
+
+def test_the_unreadable_status_is_the_one_the_cross_check_gives():
+    """analysis/ does not import ingest/, so the check's copy of the status is held equal here."""
+    from rl_assets.analysis.q2.result import UNREADABLE
+    from rl_assets.ingest.training_logs.crosscheck import UNREADABLE as GIVEN
+
+    assert UNREADABLE == GIVEN

@@ -8,9 +8,10 @@ import pytest
 from resources.hub import HubResource
 from resources.io_manager import RlDeltaIOManager
 from resources.settings_resource import AnalysisSettings
+from rl_assets.analysis.lineage.steps import save_every_from_config
 from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.q2_rl_temporal import rl_temporal, rl_traces
-from rl_assets.assets.q2_training import save_every_from_config, training_logs, training_metrics
+from rl_assets.assets.q2_training import training_logs, training_metrics
 from support.dagster_run import materialize_partition
 
 LINE = (

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from rl_assets.assets.q2_training import accounting_check, wandb_check
+from rl_assets.analysis.q2.result import accounting_verdict, wandb_verdict
 from rl_assets.ingest.skyrl_log import parse_training_logs
 
 T = "2026-06-01 10:{:02d}:{:02d}.000 | INFO     | skyrl_train.trainer:{} - "
@@ -122,7 +122,7 @@ def test_zst_log_is_read_or_listed_as_not_read_with_the_reason(tmp_path):
         files = acc["files"]
         assert files["not_read_files"] == {"b.out.zst": "zstd-compressed log; the zstandard package is not installed"}
         # its steps are missing from the table: a named failure of the ledger (issue 36), not a quiet skip
-        assert [f["file"] for f in files["failures"]] == ["b.out.zst"] and not accounting_check(acc).passed
+        assert [f["file"] for f in files["failures"]] == ["b.out.zst"] and not accounting_verdict(acc).passed
 
 
 def test_chain_without_timestamps_is_in_natural_order(tmp_path):
@@ -152,7 +152,7 @@ def test_ledgers_add_up_and_unread_files_say_why(tmp_path):
     assert lines["ignored"] == {"non_metric_dict": 1, "text": 1}
     assert sum(lines["parsed"].values()) == 6
     assert acc["files"]["not_read_files"] == {"notes.md": "not a training log (.md)"}
-    result = accounting_check(acc)
+    result = accounting_verdict(acc)
     assert result.passed and "9 lines = 6 parsed + 1 malformed + 2 ignored" in result.description
 
 
@@ -164,13 +164,13 @@ def test_wandb_summary_disagreeing_with_the_table_fails_the_check_naming_keys(tm
     (check,) = parsed.cross_checks
     assert check["status"] == "differ" and [d["key"] for d in check["differ"]] == ["reward/avg_raw_reward"]
     assert "step 1" in check["differ"][0]["hint"]  # the summary's reward is the table's one row up
-    result = wandb_check(parsed.cross_checks)
+    result = wandb_verdict(parsed.cross_checks)
     assert not result.passed and "reward/avg_raw_reward" in result.description
 
 
 def test_no_independent_record_is_said_not_claimed_as_a_match(tmp_path):
     parsed = parse_training_logs(write(tmp_path / "run.out", step_lines(1, 1, 0.25, 0.01, 100)))
-    result = wandb_check(parsed.cross_checks)
+    result = wandb_verdict(parsed.cross_checks)
     assert result.passed and result.description.startswith("no independent record")
     assert "match" not in result.description
 

@@ -216,7 +216,9 @@ def test_each_result_type_belongs_to_an_analysis_step_and_reads_back_its_stored_
     from rl_assets.values.results import _RESULT_TYPES, index_text, result_type
 
     steps = {key.to_user_string() for key in ANALYSIS_ASSETS}
-    assert set(_RESULT_TYPES) <= steps, sorted(set(_RESULT_TYPES) - steps)
+    per_model = {asset for asset, kind in _RESULT_TYPES.items() if kind.per_model}
+    assert per_model <= steps, sorted(per_model - steps)
+    assert {"model_comparison", "run_lineage"} == set(_RESULT_TYPES) - per_model
     for asset in ("behavioral_delta", "judge_verdicts", "eval_temporal_overlay", "learning_audit", "reward_integrity"):
         assert result_type(asset) is not None, f"{asset}: INDEX.md would lose its findings"
     assert index_text("behavioral_delta", None) == ([], ["Q1 behavioural delta: not produced"])

@@ -25,8 +25,8 @@ from rl_assets.assets.q1_behavioral_delta import behavioral_delta
 from rl_assets.assets.q1_llm_judge import judge_verdicts
 from rl_assets.assets.q2_rl_temporal import rl_traces
 from rl_assets.assets.q2_training import training_logs, training_metrics
-from rl_assets.assets.run_lineage import run_lineage
 from rl_assets.assets.traces import baseline_traces, post_rl_traces
+from rl_assets.definitions import run_lineage
 from rl_assets.demo import build_world
 from support.dagster_run import partition_instance  # a module-scoped fixture cannot take the conftest one
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from rl_assets.assets.q2_training import accounting_check, wandb_check
+from rl_assets.analysis.q2.result import accounting_verdict, wandb_verdict
 from rl_assets.ingest.skyrl_log import parse_training_logs
 from rl_assets.ingest.training_logs import files, read_training_logs
 
@@ -26,7 +26,7 @@ VERL = REAL / "verl_wandb_run_aopd_8g5bqf9b" / "files"  # 12 steps
 
 
 def _checks(parsed):
-    return accounting_check(parsed.accounting), wandb_check(parsed.cross_checks)
+    return accounting_verdict(parsed.accounting), wandb_verdict(parsed.cross_checks)
 
 
 def _write_events(folder: Path, points: list[tuple[int, float]]) -> Path:
@@ -172,7 +172,7 @@ def test_a_restart_inside_one_tensorboard_file_keeps_the_newer_points_and_counts
     assert s.loc[7, "reward"] == pytest.approx(1.07) and s.loc[5, "reward"] == pytest.approx(0.05)
     lines = parsed.accounting["lines"]
     assert lines["duplicate"] == {"scalar": 5} and lines["parsed"] == {"scalar": 12}
-    assert "5 merged duplicates" in accounting_check(parsed.accounting).description
+    assert "5 merged duplicates" in accounting_verdict(parsed.accounting).description
 
 
 def test_a_restart_inside_one_verl_file_keeps_the_newer_lines_and_counts_the_older(tmp_path):
@@ -255,7 +255,7 @@ def test_non_finite_values_are_named_per_metric(tmp_path):
         "actor/kl_x": {"-inf": 1},
         "actor/pg_loss_x": {"nan": 1},
     }
-    assert "non-finite values in 3 metrics" in accounting_check(parsed.accounting).description
+    assert "non-finite values in 3 metrics" in accounting_verdict(parsed.accounting).description
 
 
 def test_non_finite_and_overflowing_trainer_state_values_are_counted(tmp_path):

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rl_assets.analysis.audit.result import LearningAudit
+from rl_assets.analysis.integrity.result import RewardIntegrity
 from rl_assets.analysis.lineage.curves import at_checkpoints, job_curves
 from rl_assets.analysis.lineage.emergence import feature_lineage
 from rl_assets.analysis.lineage.families import family_lineage
 from rl_assets.analysis.lineage.integrity import integrity_lineage
-from rl_assets.analysis.lineage.members import select_members
+from rl_assets.analysis.lineage.members import select_members, stored_as
 from rl_assets.analysis.lineage.resolution import resolution_note
 from rl_assets.analysis.lineage.rollouts import rollout_windows
 from rl_assets.analysis.lineage.steps import training_step
@@ -44,7 +46,7 @@ def judge_summary(judge: dict[str, Any] | None) -> dict[str, Any] | None:
 def member_summary(m: dict[str, Any]) -> dict[str, Any]:
     d, v = m["values"]["behavioral_delta"], m["values"]
     paired = (d.get("paired") or {}).get("passed") or {}
-    audit = v.get("learning_audit") or {}
+    audit = stored_as(v, LearningAudit)
     return {
         "repo_id": m["repo_id"],
         "step": m["step"],
@@ -58,14 +60,15 @@ def member_summary(m: dict[str, Any]) -> dict[str, Any]:
             k: paired.get(k) for k in ("before", "after", "estimate", "lo", "hi", "p_value", "reason")
         },
         "judge": judge_summary(v.get("judge_verdicts")),
-        "labels": audit.get("labels") or {},
+        "labels": audit.labels() if audit else {},
     }
 
 
 def gamed_answers(members: list[dict[str, Any]]) -> dict[str, str]:
     """Families the latest audited checkpoint calls gamed, with the constant answer it imitates."""
     for m in reversed(members):
-        rows = (m["values"].get("learning_audit") or {}).get("rows")
+        audit = stored_as(m["values"], LearningAudit)
+        rows = audit.rows() if audit else []
         if rows:
             out = {}
             for r in rows:
@@ -127,7 +130,7 @@ def build_lineage(
         },
     }
     result["integrity"] = integrity_lineage(
-        [(m, v.get("reward_integrity")) for s, m, v in in_order], curves_from, result["members"], features, families
+        [(m, stored_as(v, RewardIntegrity)) for s, m, v in in_order], curves_from, result["members"], features, families
     )
     if rollouts is None:
         result["rollouts"] = {"applicable": False, "reason": "no RL rollout dataset for this job"}

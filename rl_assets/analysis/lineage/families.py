@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from rl_assets.analysis.audit.result import LearningAudit
 from rl_assets.analysis.lineage.emergence import emergence, holm_mark
+from rl_assets.analysis.lineage.members import stored_as
 
 # Labels that say RL changed something; "no change", "no real gain" (a trivial answer already does as
 # well, before and after) and "not enough data" do not.
@@ -53,15 +55,15 @@ def _cell(member: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
 
 
 def audit_rows_of(member: dict[str, Any]) -> tuple[list[dict[str, Any]] | None, str | None]:
-    audit = member["values"].get("learning_audit")
-    if not audit:
+    audit = stored_as(member["values"], LearningAudit)
+    if audit is None:
         return None, "learning_audit not materialized"
-    if "rows" not in audit:
+    if not audit.has_rows():
         return None, "the stored learning_audit predates per-family rows: re-materialize learning_audit"
-    used = ((audit.get("sources") or {}).get("post_rl") or {}).get("source")
+    used = audit.post_rl_source()
     if used and used != member["post_rl_eval"]:
         return None, f"learning_audit was computed on {used}, not on {member['post_rl_eval']}: re-materialize it"
-    return audit["rows"], None
+    return audit.rows(), None
 
 
 def label_path(cells: list[dict[str, Any]], steps: list[int] | None = None) -> dict[str, Any]:

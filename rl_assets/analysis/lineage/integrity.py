@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from rl_assets.analysis.integrity.result import RewardIntegrity
+
 
 def pick_value(
-    candidates: list[tuple[str, dict[str, Any] | None]], curves_from: str | None
-) -> tuple[str | None, dict[str, Any] | None]:
-    """The reward_integrity value of the checkpoint whose logs gave the curves, else the latest applicable one."""
-    usable = [(repo, v) for repo, v in candidates if v and v.get("applicable")]
+    candidates: list[tuple[str, RewardIntegrity | None]], curves_from: str | None
+) -> tuple[str | None, RewardIntegrity | None]:
+    """The reward_integrity result of the checkpoint whose logs gave the curves, else the latest applicable one."""
+    usable = [(repo, v) for repo, v in candidates if v is not None and v.applicable]
     for repo, value in usable:
         if repo == curves_from:
             return repo, value
@@ -53,7 +55,7 @@ def emergence_points(features: list[dict[str, Any]], families: list[dict[str, An
 
 
 def integrity_lineage(
-    candidates: list[tuple[str, dict[str, Any] | None]],
+    candidates: list[tuple[str, RewardIntegrity | None]],
     curves_from: str | None,
     members: list[dict[str, Any]],
     features: list[dict[str, Any]],
@@ -73,13 +75,13 @@ def integrity_lineage(
         }
     onsets = [
         {"signal": signal, "step": step, **between(step, members)}
-        for signal, step in sorted(value.get("onsets", {}).items(), key=lambda kv: (kv[1], kv[0]))
+        for signal, step in sorted(value.onsets().items(), key=lambda kv: (kv[1], kv[0]))
     ]
     events = points + [{"kind": "integrity onset", "what": o["signal"], "step": o["step"]} for o in onsets]
     return {
         "source": source,
-        "verdict": value.get("verdict"),
-        "reason": value.get("verdict_reason"),
+        "verdict": value.verdict(),
+        "reason": value.reason(),
         "onsets": onsets,
         "events": sorted(events, key=lambda e: (e["step"], e["kind"], e["what"])),
     }

@@ -12,10 +12,19 @@ is listed as excluded with its reason — the lineage never mixes benchmarks or 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, TypeVar
 
 from rl_assets.analysis.lineage.steps import training_step
 from rl_assets.values.handover import TraceTableRef
+from rl_assets.values.results import AnalysisResult
+
+R = TypeVar("R", bound=AnalysisResult)
+
+
+def stored_as(values: dict[str, Any], kind: type[R]) -> R | None:
+    """What `kind`'s asset stored for a member, read back as `kind`; None when it stored nothing (or an empty value)."""
+    stored = values.get(kind.asset)
+    return kind.from_stored(stored) if stored else None
 
 
 def _problem(model: str, v: dict[str, Any]) -> str | None:

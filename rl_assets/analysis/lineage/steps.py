@@ -1,4 +1,5 @@
-"""Where a checkpoint sits in its training run: its training step, from rl_config, else its name.
+"""Where a checkpoint sits in its training run: its training step, from rl_config, else its name; and
+how often the run saved a checkpoint (`save_every_from_config`).
 
 Rules (docs/lineage.md, first match wins):
 1. an integer `global_step`, `step`, `checkpoint_step` or `train_step` in rl_config (top level,
@@ -58,3 +59,17 @@ def training_step(repo_id: str, rl_config: dict[str, Any] | None) -> tuple[int |
     if match:
         return int(match.group(1)), "repo name -<step>-<size>"
     return None, NO_STEP
+
+
+def save_every_from_config(rl_config: object) -> int | None:
+    """SkyRL's checkpoint interval (``trainer.ckpt_interval``) from rl_config, as a hydra override
+    string or a nested dict; None when absent (the report then infers it from the logs)."""
+    if not isinstance(rl_config, dict):
+        return None
+    for arg in rl_config.get("skyrl_hydra_args") or []:
+        if isinstance(arg, str) and arg.split("=", 1)[0].lstrip("+") == "trainer.ckpt_interval":
+            text = arg.split("=", 1)[1]
+            return int(text) if text.isdigit() and int(text) > 0 else None
+    trainer = rl_config.get("trainer")
+    value = trainer.get("ckpt_interval") if isinstance(trainer, dict) else None
+    return value if isinstance(value, int) and value > 0 else None
