@@ -56,8 +56,9 @@ def fmt_ci(lo: Any, hi: Any, digits: int = 3, pct: bool = False, signed: bool = 
     """[lo, hi]; pct=True as percent (signed=True: percentage points, for intervals of a delta)."""
     if lo is None or hi is None:
         return "—"
-    f = (lambda v: fmt_pct(v, digits=1, signed=signed)) if pct else (lambda v: fmt_num(v, digits))
-    return f"[{f(lo)}, {f(hi)}]"
+    if pct:
+        return f"[{fmt_pct(lo, digits=1, signed=signed)}, {fmt_pct(hi, digits=1, signed=signed)}]"
+    return f"[{fmt_num(lo, digits)}, {fmt_num(hi, digits)}]"
 
 
 def fmt_p(p: Any) -> str:
