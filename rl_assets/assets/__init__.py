@@ -10,6 +10,8 @@ tests/architecture/test_definitions_snapshot.py. Other assets name their group i
 and are listed by name in rl_assets/definitions.py.
 """
 
+from collections.abc import Iterable
+
 import dagster as dg
 
 from rl_assets.assets.audit import learning_audit
@@ -39,9 +41,9 @@ ANALYSES = (
 REPORT_GROUP = "report"
 
 
-def in_group(group: str, assets) -> list[dg.AssetsDefinition]:
+def in_group(group: str, assets: Iterable[dg.AssetsDefinition]) -> list[dg.AssetsDefinition]:
     """`assets` with every key in `group`: the group of an analysis asset is written only in ANALYSES."""
-    return dg.map_asset_specs(lambda spec: spec.replace_attributes(group_name=group), list(assets))
+    return list(dg.map_asset_specs(lambda spec: spec.replace_attributes(group_name=group), list(assets)))
 
 
 # The assets as defined: ANALYSIS holds copies carrying their line's group, so the list is checked

@@ -7,9 +7,9 @@ from resources.hub import HubError, HubResource, RepoNotFoundError
 from resources.hub.manifest import BadRepoFile, read_manifest
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.render.escape import md_text
-from rl_assets.analysis.render.report_md import md_table
 from rl_assets.partitions import InvalidRepoId, models_partitions, validate_repo_id
 from rl_assets.support.checks import not_applicable
+from rl_assets.values.escape import md_table
 
 PREFLIGHT = {
     "has_weights": ("Repo exists and has at least one weights file", dg.AssetCheckSeverity.ERROR),

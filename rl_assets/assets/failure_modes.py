@@ -113,7 +113,9 @@ def failure_modes(
     path = table_path(partition, context.run.run_id)  # this run's own file: a concurrent run writes another
     known = {} if config.force else _previous(latest_table(context.instance, partition))
     # One record batch at a time (rl_assets.support.trace_stream): memory stays flat in the table's size.
-    parts, labels, total = [], {}, {}
+    parts: list[pa.Table] = []
+    labels: dict[str, list[str]] = {}
+    total: dict[str, int] = {}
     for side, name in SIDES:
         only = None
         if config.max_rows is not None:

@@ -11,7 +11,9 @@ with the reason the asset recorded. The findings summary comes from the values t
 """
 
 import hashlib
+from collections.abc import Mapping
 from datetime import UTC, datetime
+from typing import Any
 
 import dagster as dg
 
@@ -33,29 +35,38 @@ def analysis_steps(assets) -> dict[dg.AssetKey, tuple[str, str]]:
     """{asset key: (group, step/op name)} of every per-model analysis asset among `assets` (ANALYSIS,
     the flattened list of rl_assets/assets/__init__.py), the index itself excluded, in INDEX.md order:
     groups in the order the list first names them, keys by name within a group."""
-    found, group_order = {}, {}
+    found: dict[dg.AssetKey, tuple[str, str]] = {}
+    group_order: dict[str, int] = {}
     for obj in assets:
         if not isinstance(obj, dg.AssetsDefinition) or obj.partitions_def != models_partitions:
             continue
         for key in obj.keys:
-            group = obj.group_names_by_key.get(key)
+            group = obj.group_names_by_key[key]  # every key has one: in_group sets it
             if group != "report":
                 group_order.setdefault(group, len(group_order))
                 found[key] = (group, obj.node_def.name)
     return dict(sorted(found.items(), key=lambda kv: (group_order[kv[1][0]], kv[0].to_user_string())))
 
 
+def _materialization(record: dg.EventLogRecord) -> dg.AssetMaterialization:
+    """The materialization a record of fetch_materializations carries (Dagster types it optional, for any event)."""
+    event = record.asset_materialization
+    if event is None:
+        raise ValueError(f"event log record {record.storage_id} holds no asset materialization")
+    return event
+
+
 def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).replace(microsecond=0).isoformat()
 
 
-def _links(metadata: dict, partition: str) -> list[str]:
+def _links(metadata: Mapping[str, Any], partition: str) -> list[str]:
     """Output paths the asset recorded in its metadata that live in the model's report folder (relative);
     storage paths (parquet tables, IO-manager JSON) are not report outputs and are left out."""
     return links_in_model_folder(partition, [v.path for v in metadata.values() if isinstance(v, dg.PathMetadataValue)])
 
 
-def _not_applicable(metadata: dict) -> str | None:
+def _not_applicable(metadata: Mapping[str, Any]) -> str | None:
     """The reason an asset recorded for not applying: metadata `applicable`=False, or its stored value
     (a NotApplicable, or a summary dict with `applicable`=False)."""
     value = lambda k: getattr(metadata.get(k), "value", None)  # noqa: E731
@@ -90,7 +101,14 @@ def asset_status(
 ) -> dict:
     """materialized / not applicable / failed / running / never materialized, from the event log.
     `versions`: upstream data versions already read (see _upstream_version), shared across one INDEX.md."""
-    base = {"asset": key.to_user_string(), "group": group, "run_id": "", "timestamp": None, "links": [], "inputs": {}}
+    base: dict[str, Any] = {
+        "asset": key.to_user_string(),
+        "group": group,
+        "run_id": "",
+        "timestamp": None,
+        "links": [],
+        "inputs": {},
+    }
     mat = latest_materialization(instance, key, partition)
     if versions is not None:
         _offer_latest(versions, key.to_user_string(), partition, mat)
@@ -117,11 +135,11 @@ def asset_status(
                 "timestamp": _iso(ended) if ended else "unknown",
                 "error": _failure(instance, planned.run_id, step),
                 "last_success": mat.run_id if mat else None,
-                "links": _links(mat.asset_materialization.metadata, partition) if mat else [],
+                "links": _links(_materialization(mat).metadata, partition) if mat else [],
             }
     if mat is None:
         return {**base, "status": "never materialized"}
-    event = mat.asset_materialization
+    event = _materialization(mat)
     tags = event.tags or {}
     prefix = "dagster/input_data_version/"
     info = {

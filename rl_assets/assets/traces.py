@@ -36,6 +36,10 @@ def _trace_asset(name: str, side: str, dataset_key: str, description: str):
                 f"({eval_pair.get('reason')}); see the eval_pair asset's pair table"
             )
         ref, metadata = ingest_to_table(context, hub, settings, spec, name, side, eval_pair.get("benchmark"))
+        if ref.data_version is None:  # ingest_to_table always sets it (the source digest)
+            raise dg.Failure(
+                description=f"{name} {context.partition_key}: the ingest of {spec} returned no data version"
+            )
         yield dg.MaterializeResult(
             value=ref,
             data_version=dg.DataVersion(ref.data_version),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 from datetime import UTC, datetime
+from typing import Any
 
 from rl_assets.schema import DATA_FILE_SUFFIXES
 from rl_assets.values.masking import masked_args
@@ -32,11 +33,11 @@ class ResolutionError(ValueError):
     """The model cannot be resolved (unknown id, no base model, unknown benchmark …). Its message is
     masked: it quotes registry values (traces links) that can carry a credential."""
 
-    def __init__(self, *args):
+    def __init__(self, *args: object) -> None:
         super().__init__(*masked_args(args))
 
 
-def parse_ts(value, where: str = "") -> datetime | None:
+def parse_ts(value: object, where: str = "") -> datetime | None:
     """rl_assets.values.timestamps.parse_utc, failing as a ResolutionError (what the resolver's callers catch)."""
     try:
         return parse_utc(value, where)
@@ -44,7 +45,7 @@ def parse_ts(value, where: str = "") -> datetime | None:
         raise ResolutionError(str(exc)) from exc
 
 
-def iso(value) -> str | None:
+def iso(value: object) -> str | None:
     ts = parse_ts(value)
     return ts.isoformat() if ts else None
 
@@ -76,7 +77,7 @@ def dataset_id_from_link(link: str | None) -> str | None:
     return dataset
 
 
-def job_score(job: dict, score_key: str | None = None) -> float | None:
+def job_score(job: dict[str, Any], score_key: str | None = None) -> float | None:
     """Score from sandbox_jobs.metrics (a list of {name, value} or a flat dict); bools are not scores."""
     metrics = job.get("metrics") or {}
     if isinstance(metrics, list):
@@ -88,14 +89,14 @@ def job_score(job: dict, score_key: str | None = None) -> float | None:
     return None
 
 
-def recency_key(job: dict) -> tuple:
+def recency_key(job: dict[str, Any]) -> tuple[datetime, ...]:
     return tuple(
         parse_ts(job.get(k), f"sandbox_jobs[{job.get('id')}].{k}") or _OLDEST
         for k in ("ended_at", "started_at", "created_at")
     )
 
 
-def usable_jobs(jobs: list[dict], include_unfinished: bool = False) -> tuple[list[dict], list[str]]:
+def usable_jobs(jobs: list[dict[str, Any]], include_unfinished: bool = False) -> tuple[list[dict[str, Any]], list[str]]:
     """Jobs that can be an eval side, newest first, plus notes on what was dropped and why."""
     kept, notes = [], []
     for job in jobs:
@@ -112,18 +113,23 @@ def usable_jobs(jobs: list[dict], include_unfinished: bool = False) -> tuple[lis
     return sorted(kept, key=recency_key, reverse=True), notes
 
 
-def newest_per_benchmark(jobs: list[dict]) -> dict[str, dict]:
+def newest_per_benchmark(jobs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """First (= newest, given newest-first input) job per benchmark."""
-    out: dict[str, dict] = {}
+    out: dict[str, dict[str, Any]] = {}
     for job in jobs:
         out.setdefault(job["benchmark_id"], job)
     return out
 
 
-def pair_table(post_jobs, base_jobs, benchmark_names: dict[str, str], score_key=None) -> dict:
+def pair_table(
+    post_jobs: list[dict[str, Any]],
+    base_jobs: list[dict[str, Any]],
+    benchmark_names: dict[str, str],
+    score_key: str | None = None,
+) -> dict[str, Any]:
     """The matched / post-only / baseline-only table (what `rldelta list-evals` prints)."""
     post, base = newest_per_benchmark(post_jobs), newest_per_benchmark(base_jobs)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for bench in sorted(set(post) | set(base)):
         p, b = post.get(bench), base.get(bench)
         ps, bs = (job_score(p, score_key) if p else None), (job_score(b, score_key) if b else None)
@@ -154,7 +160,9 @@ def pair_table(post_jobs, base_jobs, benchmark_names: dict[str, str], score_key=
     }
 
 
-def choose_pair(table: dict, post_jobs: list[dict], mode: str, benchmark_id: str | None) -> tuple[dict | None, str]:
+def choose_pair(
+    table: dict[str, Any], post_jobs: list[dict[str, Any]], mode: str, benchmark_id: str | None
+) -> tuple[dict[str, Any] | None, str]:
     """Pick one row of the pair table by the selection mode; returns (row or None, reason)."""
     matched = table["matched"]
     if mode == "benchmark":

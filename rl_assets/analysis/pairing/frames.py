@@ -7,7 +7,8 @@ keys back into task ids a reader recognises (``show_ids`` does it for Q1's task 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from rl_assets.analysis.pairing.pairs import pair_rows
 
@@ -18,7 +19,9 @@ if TYPE_CHECKING:
 PAIRING_COLUMNS = ("task_id", "task_key", "task_key_source", "task_family", "benchmark", "gen_settings")
 
 
-def paired_frames(b: pd.DataFrame, a: pd.DataFrame, normalise=()) -> tuple[dict, dict[str, str]]:
+def paired_frames(
+    b: pd.DataFrame, a: pd.DataFrame, normalise: Sequence[str] = ()
+) -> tuple[dict[str, Any], dict[str, str]]:
     """Rewrite both frames' ``task_id`` (in place) so equal values mean the same task by the pairing
     key; returns the pairing report and label -> task id. The label is the task id a reader knows
     (the baseline's, else the post-RL one's), so tasks keep their order and names; a key whose id is
@@ -35,14 +38,16 @@ def paired_frames(b: pd.DataFrame, a: pd.DataFrame, normalise=()) -> tuple[dict,
     return pairing.report, {v: (pairing.before.shown.get(k) or pairing.after.shown[k]) for k, v in label.items()}
 
 
-def _records(df: pd.DataFrame) -> list[dict]:
+def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
     """The pairing columns as row dicts (missing values None, columns a table lacks None)."""
     cols = [c for c in PAIRING_COLUMNS if c in df.columns]
     part = df[cols].astype(object)
-    return [{**dict.fromkeys(PAIRING_COLUMNS), **r} for r in part.where(part.notna(), None).to_dict("records")]
+    # the column labels are the PAIRING_COLUMNS strings; pandas types record keys as Hashable
+    records = cast("list[dict[str, Any]]", part.where(part.notna(), None).to_dict("records"))
+    return [{**dict.fromkeys(PAIRING_COLUMNS), **r} for r in records]
 
 
-def show_ids(result: dict, shown: dict[str, str]) -> None:
+def show_ids(result: dict[str, Any], shown: dict[str, str]) -> None:
     """Task lists in the result name task ids, not pairing keys."""
     for r in (result, *(g for col in result.get("groups", {}).values() for g in col.values())):
         flips = r.get("task_flips") or {}

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Any
 
 from rl_assets.analysis.pairing.settings import settings_differences
 from rl_assets.values.task_identity import NORMALISED_ID, QUESTION_HASH, TASK_ID, stored_key
@@ -37,7 +38,7 @@ _SEPARATORS = "/:.-_@ "
 _VERSION = re.compile(r"(?i)(?:[@:]v?\d+(?:\.\d+)*|[-_.]v\d+(?:\.\d+)*)$")
 
 
-def default_group(row: dict) -> str:
+def default_group(row: dict[str, Any]) -> str:
     return str(row.get("task_family") or row.get("benchmark") or "all")
 
 
@@ -56,7 +57,7 @@ class Side:
 class Pairing:
     before: Side
     after: Side
-    report: dict  # JSON-able: rule, normalisation, groups[], totals, near_miss, settings_differ
+    report: dict[str, Any]  # JSON-able: rule, normalisation, groups[], totals, near_miss, settings_differ
 
     @property
     def common(self) -> list[str]:
@@ -101,7 +102,7 @@ def id_normaliser(rules: Sequence[str], ids: Iterable[str]) -> Callable[[str], s
     return norm
 
 
-def _side(rows: list[dict], group_of, rules: tuple[str, ...]) -> Side:
+def _side(rows: list[dict[str, Any]], group_of: Callable[[dict[str, Any]], str], rules: tuple[str, ...]) -> Side:
     raw = [stored_key(r) for r in rows]
     norm = id_normaliser(rules, {k for k, s in raw if s == TASK_ID}) if rules else None
     side = Side([])
@@ -123,13 +124,15 @@ def collisions(side: Side, keys: set[str]) -> list[list[str]]:
     return sorted(sorted(side.ids[k]) for k in keys if len(side.ids.get(k, ())) > 1)
 
 
-def near_miss(before_ids: set[str], after_ids: set[str]) -> dict | None:
+def near_miss(before_ids: set[str], after_ids: set[str]) -> dict[str, Any] | None:
     """The smallest rule set that would pair most task ids the raw ids leave unpaired, or None."""
     smaller = min(len(before_ids), len(after_ids))
     raw = len(before_ids & after_ids)
     if not smaller or raw >= FEW * smaller:
         return None
-    best = None  # the fewest rules that reach the most pairs: nothing normalised that need not be
+    best: dict[str, Any] | None = (
+        None  # the fewest rules that reach the most pairs: nothing normalised that need not be
+    )
     for rules in (c for n in range(1, len(ID_RULES) + 1) for c in combinations(ID_RULES, n)):
         nb, na = id_normaliser(rules, before_ids), id_normaliser(rules, after_ids)
         mapped_b, mapped_a = {nb(i): i for i in sorted(before_ids)}, {na(i): i for i in sorted(after_ids)}
@@ -145,8 +148,8 @@ def near_miss(before_ids: set[str], after_ids: set[str]) -> dict | None:
     return best
 
 
-def _group_rows(before: Side, after: Side) -> list[dict]:
-    out = []
+def _group_rows(before: Side, after: Side) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
     for name in sorted(set(before.group.values()) | set(after.group.values())):
         b = {k for k, g in before.group.items() if g == name}
         a = {k for k, g in after.group.items() if g == name}
@@ -177,20 +180,20 @@ def _group_rows(before: Side, after: Side) -> list[dict]:
 
 
 def pair_rows(
-    before_rows: Iterable[dict],
-    after_rows: Iterable[dict],
+    before_rows: Iterable[dict[str, Any]],
+    after_rows: Iterable[dict[str, Any]],
     *,
     normalise: Sequence[str] = (),
-    group_of: Callable[[dict], str] = default_group,
+    group_of: Callable[[dict[str, Any]], str] = default_group,
 ) -> Pairing:
     """Key both sides' rows (rows: dicts with task_id, task_key, task_key_source, task_family,
     benchmark, question, task_config, task_index, gen_settings, as far as the table has them)."""
     rules = check_rules(normalise)
-    before_rows, after_rows = list(before_rows), list(after_rows)
-    before, after = _side(before_rows, group_of, rules), _side(after_rows, group_of, rules)
+    before_list, after_list = list(before_rows), list(after_rows)
+    before, after = _side(before_list, group_of, rules), _side(after_list, group_of, rules)
     groups = _group_rows(before, after)
     ids = [{k for k, s in side.source.items() if s == TASK_ID} for side in (before, after)]
-    report = {
+    report: dict[str, Any] = {
         "rule": "a task is its family + normalised question (hashed) where the rows carry a question or a "
         "reasoning-gym config to regenerate it from, else its task id"
         + (f", task ids normalised by {list(rules)}" if rules else ""),
@@ -198,6 +201,6 @@ def pair_rows(
         "groups": groups,
         "totals": {k: sum(g[k] for g in groups) for k in ("paired", "only_before", "only_after")},
         "near_miss": None if rules else near_miss(*ids),
-        "settings_differ": settings_differences(before_rows, after_rows, before.keys, after.keys),
+        "settings_differ": settings_differences(before_list, after_list, before.keys, after.keys),
     }
     return Pairing(before, after, report)

@@ -11,19 +11,21 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 NOT_RECORDED = "not recorded"
 OBSERVED_ATTEMPTS = "attempts per task (observed)"
 
 
-def _recorded(rows: Sequence[dict]) -> dict[str, set[str]]:
+def _recorded(rows: Sequence[dict[str, Any]]) -> dict[str, set[str]]:
     values: dict[str, set[str]] = {}
     for row in rows:
         raw = row.get("gen_settings")
+        settings: Any
         try:
             settings = json.loads(raw) if raw else {}
         except ValueError:
-            settings = {"gen_settings": f"unreadable: {raw[:40]!r}"}
+            settings = {"gen_settings": f"unreadable: {str(raw)[:40]!r}"}
         for name, value in settings.items() if isinstance(settings, dict) else ():
             values.setdefault(name, set()).add(json.dumps(value) if not isinstance(value, str) else value)
     return values
@@ -43,13 +45,16 @@ def _shown(values: set[str]) -> str:
 
 
 def settings_differences(
-    before_rows: Sequence[dict], after_rows: Sequence[dict], before_keys: Sequence[str], after_keys: Sequence[str]
-) -> list[dict]:
+    before_rows: Sequence[dict[str, Any]],
+    after_rows: Sequence[dict[str, Any]],
+    before_keys: Sequence[str],
+    after_keys: Sequence[str],
+) -> list[dict[str, str]]:
     """[{setting, before, after}] for every setting whose recorded values differ between the sides
     (one side recording a setting the other does not counts: it cannot be shown equal)."""
     b, a = _recorded(before_rows), _recorded(after_rows)
     b[OBSERVED_ATTEMPTS], a[OBSERVED_ATTEMPTS] = _attempts(before_keys), _attempts(after_keys)
-    out = []
+    out: list[dict[str, str]] = []
     for name in sorted(set(b) | set(a)):
         vb, va = b.get(name, set()), a.get(name, set())
         if vb != va and (vb or va):

@@ -10,7 +10,8 @@ compute its parts.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from rl_assets.analysis import stats
 from rl_assets.analysis.pairing.frames import paired_frames, show_ids
@@ -54,7 +55,7 @@ NEEDED = (
 )
 
 
-def to_frame(table: pa.Table | pd.DataFrame, columns=NEEDED) -> pd.DataFrame:
+def to_frame(table: pa.Table | pd.DataFrame, columns: Sequence[str] = NEEDED) -> pd.DataFrame:
     """Normalized table -> DataFrame with every needed column (absent ones all-null)."""
     import pandas as pd
     import pyarrow as pa
@@ -76,10 +77,13 @@ def to_frame(table: pa.Table | pd.DataFrame, columns=NEEDED) -> pd.DataFrame:
     return df
 
 
-def compare(b: pd.DataFrame, a: pd.DataFrame, labels: tuple[str, str], n_boot: int, seed: int) -> dict:
+def compare(b: pd.DataFrame, a: pd.DataFrame, labels: tuple[str, str], n_boot: int, seed: int) -> dict[str, Any]:
     """One before/after comparison (the whole table, or one benchmark / task family)."""
     samplers = Samplers(n_boot, seed)
-    out = {"before": side_summary(b, labels[0], samplers), "after": side_summary(a, labels[1], samplers)}
+    out: dict[str, Any] = {
+        "before": side_summary(b, labels[0], samplers),
+        "after": side_summary(a, labels[1], samplers),
+    }
     common = sorted(set(b["task_id"]) & set(a["task_id"]))
     out["common_tasks"] = len(common)
     out["only_before_tasks"] = out["before"]["n_tasks"] - len(common)
@@ -94,7 +98,7 @@ def compare(b: pd.DataFrame, a: pd.DataFrame, labels: tuple[str, str], n_boot: i
     out["invalid_for_comparison"] = None
     sampler = samplers(len(common))
     bg, ag = b.groupby("task_id"), a.groupby("task_id")
-    paired = {}
+    paired: dict[str, dict[str, Any]] = {}
     for col in ("passed", "reward_errors_as_zero", "reward_infra_dropped"):
         bt, at = bg[col].mean().reindex(common), ag[col].mean().reindex(common)
         res = sampler.diff(bt.to_numpy(float), at.to_numpy(float), ALPHA)
@@ -118,14 +122,20 @@ def compare(b: pd.DataFrame, a: pd.DataFrame, labels: tuple[str, str], n_boot: i
 
 
 def compute_behavioral_delta(
-    before, after, *, labels=("baseline", "post-RL"), n_boot: int = 2000, seed: int = 0, top_n: int = 15, normalise=()
-) -> dict:
+    before: pa.Table | pd.DataFrame,
+    after: pa.Table | pd.DataFrame,
+    *,
+    labels: tuple[str, str] = ("baseline", "post-RL"),
+    n_boot: int = 2000,
+    seed: int = 0,
+    top_n: int = 15,
+    normalise: Sequence[str] = (),
+) -> dict[str, Any]:
     """Q1 result: overall comparison, distribution shifts, and the same per benchmark / task family.
     ``normalise``: the task-id rules the settings ask for (rl_assets/analysis/pairing/pairs.py)."""
     b, a = to_frame(before), to_frame(after)
     pairing, shown = paired_frames(b, a, normalise)
-    labels = tuple(labels)
-    result = {
+    result: dict[str, Any] = {
         "labels": list(labels),
         "n_boot": n_boot,
         "seed": seed,

@@ -10,8 +10,11 @@ outcome fields only.
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
+from typing import Any, Protocol
 
 from rl_assets.analysis.judge.prompts import render_conversation
+from rl_assets.values.llm_types import LLMAnswers
 
 PROMPT_VERSION = "failure-modes-v1"
 TAXONOMY = ("success", "wrong_answer", "timeout", "context_overflow", "tool_misuse", "gave_up", "format_error",
@@ -50,7 +53,7 @@ SYSTEM = (
 OUTCOME_FIELDS = ("task_id", "reward", "passed", "error_type", "is_infra_error", "n_turns", "tool_errors")
 
 
-def item_inputs(row: dict, char_limit: int) -> dict:
+def item_inputs(row: dict[str, Any], char_limit: int) -> dict[str, Any]:
     """What one trace contributes to a prompt; its hash (with model + prompt version) is the cache key."""
     return {
         "trace_id": row["trace_id"],
@@ -59,7 +62,7 @@ def item_inputs(row: dict, char_limit: int) -> dict:
     }
 
 
-def build_messages(items: list[dict]) -> list[dict]:
+def build_messages(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     sections = []
     for it in items:
         meta = ", ".join(f"{k}={it[k]}" for k in OUTCOME_FIELDS)
@@ -70,12 +73,26 @@ def build_messages(items: list[dict]) -> list[dict]:
     ]
 
 
-def interpret(obj, keys: dict[str, str]) -> dict[str, dict]:
+class _AnswerCache(Protocol):
+    def get(self, key: str) -> Any | None: ...
+
+
+class CachedLLM(LLMAnswers, Protocol):
+    """LLMAnswers plus the cache it reads first, so a resumed run never re-sends an answered trace."""
+
+    @property
+    def cache(self) -> _AnswerCache | None: ...
+
+    @property
+    def force(self) -> bool: ...
+
+
+def interpret(obj: Any, keys: dict[str, str]) -> dict[str, dict[str, Any]]:
     """Reply -> {cache key: {category, summary}} for the items that are valid; others are absent."""
     items = obj.get("items") if isinstance(obj, dict) else obj
     if not isinstance(items, list):
         raise ValueError("reply has no 'items' list")
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for it in items:
         if not isinstance(it, dict):
             continue
@@ -86,7 +103,12 @@ def interpret(obj, keys: dict[str, str]) -> dict[str, dict]:
     return out
 
 
-def heuristic_label(row: dict) -> dict:
+def _offline_items(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The reply the offline heuristic gives for one batch (same JSON shape as the LLM's)."""
+    return {"items": [{"trace_id": r["trace_id"], **heuristic_label(r)} for r in rows]}
+
+
+def heuristic_label(row: dict[str, Any]) -> dict[str, Any]:
     """Offline label from recorded outcome fields; never reads the transcript."""
     err = str(row.get("error_type") or "")
     rules = (
@@ -105,9 +127,9 @@ def heuristic_label(row: dict) -> dict:
     return {"category": "other", "summary": f"Offline heuristic (not an LLM): no rule matched (error {err or 'none'})."}
 
 
-def distribution(labels: dict[str, list[str]]) -> dict:
+def distribution(labels: dict[str, list[str]]) -> dict[str, Any]:
     """Per-side category counts and shares, and the post-RL minus baseline share shift."""
-    out: dict = {"counts": {}, "shares": {}, "shift": {}}
+    out: dict[str, Any] = {"counts": {}, "shares": {}, "shift": {}}
     for side, cats in labels.items():
         c = Counter(cats)
         out["counts"][side] = {k: c.get(k, 0) for k in TAXONOMY}
@@ -118,8 +140,13 @@ def distribution(labels: dict[str, list[str]]) -> dict:
 
 
 def annotate(
-    rows: list[dict], client, *, batch_size: int = 6, char_limit: int = 20000, known: dict[str, dict] | None = None
-) -> dict[str, dict]:
+    rows: list[dict[str, Any]],
+    client: CachedLLM,
+    *,
+    batch_size: int = 6,
+    char_limit: int = 20000,
+    known: dict[str, dict[str, Any]] | None = None,
+) -> dict[str, dict[str, Any]]:
     """trace_id -> {key, category, summary, status, error} through an injected LLM client.
 
     Rows already answered (the client's cache, or ``known`` = the previous output by key) are
@@ -128,7 +155,8 @@ def annotate(
     from rl_assets.values.llm_types import LLMRequest, cache_key
 
     known = known or {}
-    out, todo = {}, []
+    out: dict[str, dict[str, Any]] = {}
+    todo: list[tuple[dict[str, Any], dict[str, Any], str]] = []
     for row in rows:
         inputs = item_inputs(row, char_limit)
         key = cache_key(client.model, PROMPT_VERSION, inputs)
@@ -147,10 +175,8 @@ def annotate(
                 messages=build_messages([inp for _, inp, _ in chunk]),
                 schema_name="failure_modes",
                 schema=SCHEMA,
-                interpret=lambda obj, keys=keys: interpret(obj, keys),
-                offline=lambda chunk=chunk: {
-                    "items": [{"trace_id": r["trace_id"], **heuristic_label(r)} for r, _, _ in chunk]
-                },
+                interpret=partial(interpret, keys=keys),
+                offline=partial(_offline_items, [r for r, _, _ in chunk]),
                 label=f"batch {i // max(1, batch_size) + 1} ({len(chunk)} traces)",
             )
         )

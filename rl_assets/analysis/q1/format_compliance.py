@@ -12,7 +12,8 @@ with several attempts per task the intervals are narrower than a task-level one 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Hashable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from rl_assets.analysis import stats
 from rl_assets.values.answers import no_answer
@@ -23,12 +24,12 @@ if TYPE_CHECKING:
 NOT_RECORDED = "no answer recorded on either side (the source keeps no extracted answer)"
 
 
-def _group(row) -> str:
+def _group(row: Mapping[Hashable, Any]) -> str:  # a pandas record: keys typed Hashable
     family = row.get("task_family")
     return str(family) if family else str(row.get("benchmark") or "all")
 
 
-def _side(rows: pd.DataFrame) -> dict:
+def _side(rows: pd.DataFrame) -> dict[str, Any]:
     # a frame holds a missing answer as NaN, which no_answer (written for recorded values) would read as "nan"
     missing = int((rows["answer"].isna() | rows["answer"].map(no_answer)).sum())
     n = len(rows)
@@ -42,7 +43,7 @@ def _side(rows: pd.DataFrame) -> dict:
     }
 
 
-def format_compliance(b: pd.DataFrame, a: pd.DataFrame) -> dict:
+def format_compliance(b: pd.DataFrame, a: pd.DataFrame) -> dict[str, Any]:
     """{"rows": one dict per family over the common tasks, "note": why there are none}."""
     if "answer" not in b.columns or "answer" not in a.columns:
         return {"rows": [], "note": NOT_RECORDED}
@@ -64,7 +65,7 @@ def format_compliance(b: pd.DataFrame, a: pd.DataFrame) -> dict:
     return {"rows": rows, "note": None if rows else "no task attempted by both sides"}
 
 
-def summary_lines(result: dict) -> list[str]:
+def summary_lines(result: dict[str, Any]) -> list[str]:
     """One line per family whose missing-answer share changed significantly (its CI excludes 0)."""
     from rl_assets.analysis.render.report_md import fmt_pct
 
@@ -82,14 +83,15 @@ def summary_lines(result: dict) -> list[str]:
     return out
 
 
-def table(result: dict) -> str:
+def table(result: dict[str, Any]) -> str:
     from rl_assets.analysis.render.escape import md_text
-    from rl_assets.analysis.render.report_md import fmt_pct, md_table
+    from rl_assets.analysis.render.report_md import fmt_pct
+    from rl_assets.values.escape import md_table
 
     if not result["rows"]:
         return md_text(result["note"] or "")
 
-    def share(side):
+    def share(side: dict[str, Any]) -> str:
         lo, hi = side["no_answer_ci"]
         share = fmt_pct(side["no_answer_share"])
         return f"{side['no_answer']}/{side['attempts']} = {share} [{fmt_pct(lo)}, {fmt_pct(hi)}]"

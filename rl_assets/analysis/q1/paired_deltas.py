@@ -3,7 +3,7 @@ Holm-adjusted tests, and task-level pass flips with an exact McNemar test (docs/
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rl_assets.analysis import stats
 from rl_assets.schema import FEATURE_COLUMNS
@@ -19,8 +19,9 @@ PASS_THRESHOLD = 0.5  # a task passes when the mean of its attempts' `passed` is
 class Samplers:
     """One PairedResampler per task count within a comparison: weights are drawn once, not per metric."""
 
-    def __init__(self, n_boot: int, seed: int):
-        self.n_boot, self.seed, self._by_n = n_boot, seed, {}
+    def __init__(self, n_boot: int, seed: int) -> None:
+        self.n_boot, self.seed = n_boot, seed
+        self._by_n: dict[int, stats.PairedResampler] = {}
 
     def __call__(self, n: int) -> stats.PairedResampler:
         if n not in self._by_n:
@@ -28,18 +29,20 @@ class Samplers:
         return self._by_n[n]
 
 
-def feature_deltas(b: pd.DataFrame, a: pd.DataFrame, common: list[str], sampler: stats.PairedResampler) -> list[dict]:
+def feature_deltas(
+    b: pd.DataFrame, a: pd.DataFrame, common: list[str], sampler: stats.PairedResampler
+) -> list[dict[str, Any]]:
     """Per feature: paired, task-clustered delta over common tasks, effect size, Holm-adjusted p."""
     import numpy as np
 
     bm = b.groupby("task_id")[list(FEATURE_COLUMNS)].mean().reindex(common)
     am = a.groupby("task_id")[list(FEATURE_COLUMNS)].mean().reindex(common)
     b_rows, a_rows = b[b["task_id"].isin(common)], a[a["task_id"].isin(common)]
-    rows = []
+    rows: list[dict[str, Any]] = []
     for feat in FEATURE_COLUMNS:
         bv, av = bm[feat].to_numpy(float), am[feat].to_numpy(float)
         both = ~(np.isnan(bv) | np.isnan(av))
-        row = {
+        row: dict[str, Any] = {
             "feature": feat,
             "before_all_traces": mean_or_none(b[feat]),
             "after_all_traces": mean_or_none(a[feat]),
@@ -77,7 +80,7 @@ def mean_or_none(s: pd.Series) -> float | None:
     return float(s.mean()) if s.notna().any() else None
 
 
-def task_flips(bt: pd.Series, at: pd.Series, max_list: int = 25) -> dict:
+def task_flips(bt: pd.Series, at: pd.Series, max_list: int = 25) -> dict[str, Any]:
     """Task-level pass (mean passed >= PASS_THRESHOLD) on common tasks; exact McNemar on flips."""
     before_pass, after_pass = bt >= PASS_THRESHOLD, at >= PASS_THRESHOLD
     newly_failing = sorted(bt.index[before_pass & ~after_pass])

@@ -3,6 +3,8 @@ distribution table. Pure: returns text, writes nothing; the assets write it into
 
 from __future__ import annotations
 
+from typing import Any
+
 from rl_assets.analysis.pairing.report import pairing_section
 from rl_assets.analysis.q1.format_compliance import table as compliance_table
 from rl_assets.analysis.render.escape import md_code, md_text
@@ -15,22 +17,25 @@ from rl_assets.analysis.render.report_md import (
     fmt_pct,
     fmt_signed,
     json_text,
-    md_table,
 )
+from rl_assets.values.escape import md_table
 
 
-def behavioral_delta_report(result: dict) -> Report:
+def behavioral_delta_report(result: dict[str, Any]) -> Report:
     """Q1_behavioral_delta/: report.md (words first, then tables) and report.json (the full result);
     the UI summary is the report's summary bullets."""
-    files = {"report.md": render_markdown(result, result.get("sources")), "report.json": json_text(result)}
+    files: dict[str, str | bytes] = {
+        "report.md": render_markdown(result, result.get("sources")),
+        "report.json": json_text(result),
+    }
     return Report(files, bullet_list(result["summary"]), {})
 
 
-def _signed(x) -> str:
+def _signed(x: float | None) -> str:
     return "" if x is None else f"{x:+.3f}"
 
 
-def failure_mode_table(dist: dict) -> str:
+def failure_mode_table(dist: dict[str, Any]) -> str:
     """Per failure-mode category: count on each side and the share shift (Dagster metadata of `failure_modes`)."""
     return md_table(
         ["category", "baseline", "post-RL", "shift"],
@@ -42,7 +47,7 @@ def failure_mode_table(dist: dict) -> str:
     )
 
 
-def _feature_table(features: list[dict]) -> str:
+def _feature_table(features: list[dict[str, Any]]) -> str:
     rows = []
     for f in sorted(features, key=lambda f: (not f["significant"], -abs(f.get("effect_size") or 0))):
         if "delta" not in f:
@@ -77,7 +82,7 @@ def _feature_table(features: list[dict]) -> str:
     return md_table(["feature", "before", "after", "Δ", "95% CI", "d", "p", "Holm p", "significant"], rows)
 
 
-def _shift_table(rows: list[dict] | None, what: str) -> str:
+def _shift_table(rows: list[dict[str, Any]] | None, what: str) -> str:
     if not rows:
         return f"_No {what} recorded on either side._"
     return md_table(
@@ -95,10 +100,10 @@ def _shift_table(rows: list[dict] | None, what: str) -> str:
     )
 
 
-def _macro_table(r: dict) -> str:
+def _macro_table(r: dict[str, Any]) -> str:
     b, a = r["before"], r["after"]
 
-    def reward(side, key):
+    def reward(side: dict[str, Any], key: str) -> str:
         tc = side[key]["task_clustered"]
         return (
             f"{fmt_num(tc['estimate'])} {fmt_ci(tc['lo'], tc['hi'])}"
@@ -127,7 +132,7 @@ def _macro_table(r: dict) -> str:
     return md_table(["metric", b["label"], a["label"]], rows)
 
 
-def _group_table(groups: dict) -> str:
+def _group_table(groups: dict[str, Any]) -> str:
     rows = []
     for value, g in groups.items():
         if g.get("invalid_for_comparison"):
@@ -165,7 +170,7 @@ def _group_table(groups: dict) -> str:
     )
 
 
-def render_markdown(r: dict, sources: dict | None = None) -> str:
+def render_markdown(r: dict[str, Any], sources: dict[str, Any] | None = None) -> str:
     """report.md: the summary in words first, then the tables behind it."""
     out = [f"# Q1 — Behavioural delta: {r['labels'][0]} → {r['labels'][1]}", ""]
     for side, ref in (sources or {}).items():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rl_assets.analysis import stats
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from rl_assets.analysis.q1.paired_deltas import Samplers
 
 
-def side_summary(df: pd.DataFrame, label: str, samplers: Samplers) -> dict:
+def side_summary(df: pd.DataFrame, label: str, samplers: Samplers) -> dict[str, Any]:
     """Per-side macro metrics over every row of that side."""
     n, k = len(df), int(df["passed"].sum())
     lo, hi = stats.wilson_interval(k, n)
@@ -50,8 +50,8 @@ def _counts(series: pd.Series) -> dict[str, int]:
     return {str(k): int(v) for k, v in series.dropna().value_counts().items()}
 
 
-def _tool_counts(series: pd.Series) -> Counter:
-    total: Counter = Counter()
+def _tool_counts(series: pd.Series) -> Counter[str]:
+    total: Counter[str] = Counter()
     for raw in series.dropna():
         try:
             parsed = json.loads(raw)
@@ -62,7 +62,9 @@ def _tool_counts(series: pd.Series) -> Counter:
     return total
 
 
-def distribution_shift(before: dict, n_before: int, after: dict, n_after: int, top_n: int = 15) -> list[dict]:
+def distribution_shift(
+    before: dict[str, Any], n_before: int, after: dict[str, Any], n_after: int, top_n: int = 15
+) -> list[dict[str, Any]]:
     """Share of each category per side, after - before with a Newcombe interval, largest first."""
     rows = []
     for key in set(before) | set(after):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
 
-def summary_lines(r: dict) -> list[str]:
+
+def summary_lines(r: dict[str, Any]) -> list[str]:
     """The summary lines of a compute_behavioral_delta result."""
     from rl_assets.analysis.render.report_md import fmt_num, fmt_p, fmt_pct, fmt_signed
 

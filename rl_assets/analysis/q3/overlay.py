@@ -10,7 +10,7 @@ and labelled so both stay readable. Pure: returns dicts, writes nothing; the plo
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rl_assets.analysis.q2.temporal import REWARD_DEFINITION as _HEADLINE
 from rl_assets.analysis.q2.temporal import bin_rollouts, reward_outcomes, reward_summary, utc_timestamp
@@ -23,7 +23,7 @@ REWARD_DEFINITION = _HEADLINE + " — the same on the RL line, on both eval mark
 TITLE = "RL-time reward (line, UTC bins) with baseline and post-RL eval rewards (markers)"
 
 
-def utc_ts(value) -> pd.Timestamp | None:
+def utc_ts(value: object) -> pd.Timestamp | None:
     if value is None or value == "":
         return None
     try:
@@ -32,13 +32,18 @@ def utc_ts(value) -> pd.Timestamp | None:
         return None
 
 
-def _num(v) -> float | None:
+def plotted_ts(value: str) -> pd.Timestamp:
+    """The time of a line point or a plotted marker: an ISO time this module wrote from a parsed one."""
+    return utc_timestamp(value)
+
+
+def _num(v: Any) -> float | None:
     import pandas as pd
 
     return None if v is None or pd.isna(v) else float(v)
 
 
-def eval_marker(df: pd.DataFrame, *, label: str, kind: str, source: str | None, timestamp) -> dict:
+def eval_marker(df: pd.DataFrame, *, label: str, kind: str, source: str | None, timestamp: object) -> dict[str, Any]:
     scored = reward_outcomes(df)
     counted = scored[scored["counted"]]
     head = reward_summary(counted["reward0"])
@@ -58,11 +63,11 @@ def eval_marker(df: pd.DataFrame, *, label: str, kind: str, source: str | None, 
     }
 
 
-def rl_line(df: pd.DataFrame, bin_hours: float) -> dict:
+def rl_line(df: pd.DataFrame, bin_hours: float) -> dict[str, Any]:
     """Per-bin headline mean reward (and CI) from Q2's ``bin_rollouts`` on the same bin edges; bins
     without counted rollouts are gaps, not zeros."""
     bins, info, _, edges = bin_rollouts(df, bin_hours, features=())
-    points = []
+    points: list[dict[str, Any]] = []
     for b in bins.to_dict("records") if edges is not None else ():
         centre = b["start"] + (b["end"] - b["start"]) / 2
         points.append(
@@ -86,14 +91,14 @@ def rl_line(df: pd.DataFrame, bin_hours: float) -> dict:
     }
 
 
-def spread(markers: list[dict], span: timedelta) -> list[dict]:
+def spread(markers: list[dict[str, Any]], span: timedelta) -> list[dict[str, Any]]:
     """x offset per plotted marker: markers closer than span/80 form a group spread symmetrically
     by span/80 (baseline first), each with a stacked label slot, so co-located markers stay apart."""
     step = max(span / 80, timedelta(minutes=15))
     plotted = sorted((m for m in markers if m["plotted"]), key=lambda m: (m["timestamp"], m["kind"] != "baseline"))
-    groups: list[list[dict]] = []
+    groups: list[list[dict[str, Any]]] = []
     for m in plotted:
-        if groups and utc_ts(m["timestamp"]) - utc_ts(groups[-1][-1]["timestamp"]) < step:
+        if groups and plotted_ts(m["timestamp"]) - plotted_ts(groups[-1][-1]["timestamp"]) < step:
             groups[-1].append(m)
         else:
             groups.append([m])
@@ -105,10 +110,12 @@ def spread(markers: list[dict], span: timedelta) -> list[dict]:
     return markers
 
 
-def build_overlay(rl_df: pd.DataFrame | None, rl_reason: str | None, markers: list[dict], bin_hours: float) -> dict:
+def build_overlay(
+    rl_df: pd.DataFrame | None, rl_reason: str | None, markers: list[dict[str, Any]], bin_hours: float
+) -> dict[str, Any]:
     rl = rl_line(rl_df, bin_hours) if rl_df is not None else None
-    times = [utc_ts(p["t"]) for p in (rl or {}).get("points", [])] + [
-        utc_ts(m["timestamp"]) for m in markers if m["plotted"]
+    times = [plotted_ts(p["t"]) for p in (rl or {}).get("points", [])] + [
+        plotted_ts(m["timestamp"]) for m in markers if m["plotted"]
     ]
     span = (max(times) - min(times)) if len(times) > 1 else timedelta(hours=1)
     notes = [] if rl is not None else [f"no RL-trace dataset: {rl_reason}"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rl_assets.analysis.q3.pairs_align import Alignment, align_actions
 from rl_assets.values.actions import extract_actions
@@ -36,13 +36,13 @@ CARD_FIELDS = ("reward", "n_turns", "tool_calls_total", "tool_errors", "assistan
 _BEHAVIOUR = ("n_turns", "tool_calls_total", "tool_errors", "assistant_tokens", "think_tokens")
 
 
-def _missing(v) -> bool:
+def _missing(v: object) -> bool:
     import pandas as pd
 
     return v is None or (isinstance(v, float) and v != v) or v is pd.NA or v is pd.NaT
 
 
-def outcome(row: dict) -> str:
+def outcome(row: dict[str, Any]) -> str:
     """pass / fail / error (agent error, counts as a failure) / infra (not scored)."""
     if row.get("is_infra_error"):
         return "infra"
@@ -56,18 +56,18 @@ class TaskSide:
     """Every attempt of one task on one side, and the one attempt the page shows."""
 
     task_id: str
-    attempts: list[dict]  # light rows sorted by attempt
+    attempts: list[dict[str, Any]]  # light rows sorted by attempt
     majority: str  # "pass" | "fail"
     pass_rate: float | None  # over scored (non-infra) attempts
     mean_reward: float | None  # errors as 0, infra dropped
-    shown: dict = field(default_factory=dict)
+    shown: dict[str, Any] = field(default_factory=dict)
 
     @property
     def summary(self) -> str:
         return " ".join(SYMBOL[outcome(r)] for r in self.attempts)
 
 
-def task_side(task_id: str, rows: list[dict]) -> TaskSide:
+def task_side(task_id: str, rows: list[dict[str, Any]]) -> TaskSide:
     rows = sorted(rows, key=lambda r: (r.get("attempt") is None, r.get("attempt") or 0, r.get("trace_id")))
     scored = [r for r in rows if outcome(r) != "infra"]
     n_pass = sum(outcome(r) == "pass" for r in scored)
@@ -87,16 +87,18 @@ def task_side(task_id: str, rows: list[dict]) -> TaskSide:
 def group_tasks(df: pd.DataFrame) -> dict[str, TaskSide]:
     """Light trace rows (no conversation) -> {task_id: TaskSide}."""
     # pandas stores missing strings/numbers as NaN, which is truthy: normalize to None once here.
-    records = [{k: (None if _missing(v) else v) for k, v in r.items()} for r in df.to_dict("records")]
-    by_task: dict[str, list[dict]] = {}
+    records: list[dict[str, Any]] = [
+        {str(k): (None if _missing(v) else v) for k, v in r.items()} for r in df.to_dict("records")
+    ]
+    by_task: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         by_task.setdefault(r["task_id"], []).append(r)
     return {t: task_side(t, rows) for t, rows in by_task.items()}
 
 
 def _mean_feature(side: TaskSide, col: str) -> float:
-    vals = [r.get(col) for r in side.attempts if outcome(r) != "infra"]
-    vals = [float(v) for v in vals if not _missing(v)]
+    raw: list[Any] = [r.get(col) for r in side.attempts if outcome(r) != "infra"]
+    vals = [float(v) for v in raw if not _missing(v)]
     return sum(vals) / len(vals) if vals else 0.0
 
 
@@ -104,14 +106,14 @@ def _reward_delta(b: TaskSide, a: TaskSide) -> float:
     return abs((a.mean_reward or 0.0) - (b.mean_reward or 0.0))
 
 
-def _behaviour_scores(base: dict, post: dict, common: list[str]) -> dict[str, float]:
+def _behaviour_scores(base: dict[str, TaskSide], post: dict[str, TaskSide], common: list[str]) -> dict[str, float]:
     import pandas as pd
 
     deltas = pd.DataFrame(
         {c: [_mean_feature(post[t], c) - _mean_feature(base[t], c) for t in common] for c in _BEHAVIOUR}, index=common
     )
     scale = deltas.std(ddof=0).replace(0.0, 1.0)  # a constant feature contributes nothing, not NaN
-    return (deltas.abs() / scale).sum(axis=1).to_dict()
+    return {str(t): float(s) for t, s in (deltas.abs() / scale).sum(axis=1).items()}
 
 
 def select_tasks(
@@ -147,8 +149,8 @@ class Pair:
     reason: str
     base: TaskSide
     post: TaskSide
-    base_messages: list[dict]
-    post_messages: list[dict]
+    base_messages: list[dict[str, Any]]
+    post_messages: list[dict[str, Any]]
     alignment: Alignment
 
     def divergence_messages(self) -> tuple[int | None, int | None]:
@@ -159,7 +161,7 @@ class Pair:
 def build_pairs(
     base_df: pd.DataFrame,
     post_df: pd.DataFrame,
-    conversations: dict[str, list[dict]],
+    conversations: dict[str, list[dict[str, Any]]],
     *,
     mode: str = "flips",
     top_n: int = 25,

@@ -10,10 +10,13 @@ diverging message and the task prompt), so 25 long pairs stay under 10 MB.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from typing import Any
 
 from rl_assets.analysis.q3.pairs import ATTEMPT_RULE, CARD_FIELDS, MODE_RULES, SYMBOL, Pair, TaskSide, outcome
 from rl_assets.analysis.q3.pairs_message_html import MESSAGE_CAP, esc, render_message, role_of
 from rl_assets.analysis.q3.pairs_page_assets import CSS, JS
+from rl_assets.values.actions import Action
 from rl_assets.values.conversation import text_of
 
 TRACE_BUDGET = 100_000  # characters of message text shown per trace (markup comes on top)
@@ -28,7 +31,7 @@ CARD_LABELS = {
 }
 
 
-def message_caps(messages: list[dict], keep: set[int]) -> list[int]:
+def message_caps(messages: list[dict[str, Any]], keep: set[int]) -> list[int]:
     """Display cap per message: MESSAGE_CAP while the trace fits TRACE_BUDGET, else an even share."""
     sizes = [len(text_of(m.get("content", m.get("value")))) for m in messages]
     if sum(min(s, MESSAGE_CAP) for s in sizes) <= TRACE_BUDGET:
@@ -37,13 +40,13 @@ def message_caps(messages: list[dict], keep: set[int]) -> list[int]:
     return [MESSAGE_CAP if i in keep else min(share, MESSAGE_CAP) for i in range(len(messages))]
 
 
-def _num(v, dp: int = 0) -> str:
+def _num(v: Any, dp: int = 0) -> str:
     if v is None or v != v:  # None or NaN
         return "—"
     return f"{float(v):.{dp}f}" if dp else f"{float(v):,.0f}"
 
 
-def diff_card(b: dict, a: dict) -> str:
+def diff_card(b: dict[str, Any], a: dict[str, Any]) -> str:
     cells = []
     for col in CARD_FIELDS:
         bv, av = b.get(col), a.get(col)
@@ -62,10 +65,13 @@ def diff_card(b: dict, a: dict) -> str:
 
 def alignment_table(pair: Pair) -> str:
     al, k = pair.alignment, pair.alignment.divergence
+
+    def cell(acts: Sequence[Action], x: int | None) -> str:
+        return esc(f"{x}: {acts[x].key[:160]}") if x is not None else "—"
+
     rows = []
     for n, (op, i, j) in enumerate(al.rows):
         cls = f"op-{op}" + (" diverge" if n == k else "")
-        cell = lambda acts, x: esc(f"{x}: {acts[x].key[:160]}") if x is not None else "—"  # noqa: E731
         rows.append(f'<tr class="{cls}"><td>{esc(op)}</td><td>{cell(al.base, i)}</td><td>{cell(al.post, j)}</td></tr>')
     return (
         f'<details class="align"><summary>action alignment ({len(al.base)} vs {len(al.post)} actions, '
@@ -80,7 +86,7 @@ def banner(pair: Pair, pid: str) -> str:
     if k is None:
         return f'<div class="banner same">identical action sequences ({len(al.base)} actions)</div>'
 
-    def what(acts):
+    def what(acts: Sequence[Action]) -> str:
         return esc(acts[k].key[:120]) if k < len(acts) else "(no further action: the trace ends)"
 
     links = " ".join(
@@ -94,7 +100,7 @@ def banner(pair: Pair, pid: str) -> str:
     )
 
 
-def column(side: TaskSide, messages: list[dict], label: str, cls: str, pid: str, div_msg: int | None) -> str:
+def column(side: TaskSide, messages: list[dict[str, Any]], label: str, cls: str, pid: str, div_msg: int | None) -> str:
     n = len(messages)
     first_user = next((i for i, m in enumerate(messages) if role_of(m) == "user"), None)
     last_asst = max((i for i, m in enumerate(messages) if role_of(m) == "assistant"), default=None)
@@ -138,7 +144,7 @@ def render_pair(idx: int, pair: Pair) -> str:
     )
 
 
-def script_json(obj) -> str:
+def script_json(obj: object) -> str:
     """JSON safe inside <script type="application/json">: no '<', '>' or '&' can close the tag."""
     return json.dumps(obj, ensure_ascii=False).replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
@@ -151,7 +157,7 @@ def render_page(
     seed: int,
     labels: tuple[str, str],
     common_tasks: int,
-    notes: list[str] = (),
+    notes: Sequence[str] = (),
 ) -> str:
     index = [
         {"anchor": f"pair-{i}", "task_id": p.task_id, "divergence": p.alignment.divergence} for i, p in enumerate(pairs)

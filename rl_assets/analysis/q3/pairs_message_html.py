@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from typing import Any
 
 from rl_assets.values.conversation import TOOL_CALL_RE, text_of
 
@@ -37,11 +38,11 @@ _ROLES = {
 }
 
 
-def esc(value) -> str:
+def esc(value: object) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
-def role_of(msg: dict) -> str:
+def role_of(msg: dict[str, Any]) -> str:
     role = str(msg.get("role", msg.get("from", "user")))
     return _ROLES.get(role, role if role in ("assistant", "user", "system", "tool") else "user")
 
@@ -110,7 +111,7 @@ def render_body(text: str, cap: int = MESSAGE_CAP) -> str:
     return "".join(parts)
 
 
-def _structured_calls(msg: dict) -> str:
+def _structured_calls(msg: dict[str, Any]) -> str:
     chips = []
     for tc in msg.get("tool_calls") or ():
         fn = tc.get("function") if isinstance(tc, dict) and isinstance(tc.get("function"), dict) else tc
@@ -127,15 +128,18 @@ def _structured_calls(msg: dict) -> str:
     return "".join(chips)
 
 
-def _tokens(msg: dict) -> str:
-    metrics = msg.get("metrics") if isinstance(msg.get("metrics"), dict) else {}
+def _tokens(msg: dict[str, Any]) -> str:
+    raw = msg.get("metrics")
+    metrics = raw if isinstance(raw, dict) else {}
     parts = [
         f"{k.replace('_tokens', '')} {v:,}" for k, v in metrics.items() if "token" in k and isinstance(v, (int, float))
     ]
     return f'<span class="tok">{esc(" · ".join(parts))} tok</span>' if parts else ""
 
 
-def render_message(i: int, n: int, msg: dict, *, cap: int, open_: bool, diverge: bool, anchor: str | None) -> str:
+def render_message(
+    i: int, n: int, msg: dict[str, Any], *, cap: int, open_: bool, diverge: bool, anchor: str | None
+) -> str:
     role = role_of(msg)
     text = text_of(msg.get("content", msg.get("value")))
     reasoning = msg.get("reasoning_content") or msg.get("reasoning")

@@ -5,16 +5,18 @@ returns text and PNG bytes, writes nothing."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
-from rl_assets.analysis.q3.overlay import utc_ts
+from rl_assets.analysis.q3.overlay import plotted_ts
 from rl_assets.analysis.q3.pairs import Pair
 from rl_assets.analysis.q3.pairs_html import render_page
 from rl_assets.analysis.render.escape import md_code, md_text
 from rl_assets.analysis.render.figures import figure_png
-from rl_assets.analysis.render.report_md import Report, fmt_num, json_text, jsonable, md_table
+from rl_assets.analysis.render.report_md import Report, fmt_num, json_text, jsonable
+from rl_assets.values.escape import md_table
 
 
-def selected_rows(pairs: list[Pair]) -> list[dict]:
+def selected_rows(pairs: list[Pair]) -> list[dict[str, Any]]:
     """One JSON-able row per shown pair: task, why it was selected, where the two sides diverge."""
     return [
         {
@@ -28,7 +30,7 @@ def selected_rows(pairs: list[Pair]) -> list[dict]:
     ]
 
 
-def selected_table(rows: list[dict]) -> str:
+def selected_table(rows: list[dict[str, Any]]) -> str:
     """The "selected" metadata table; task ids and actions come from the traces, so they stay inert text."""
     return md_table(
         ["task", "selected because", "diverges at action"],
@@ -37,13 +39,13 @@ def selected_table(rows: list[dict]) -> str:
     )
 
 
-def pairs_report(pairs: list[Pair], **page) -> Report:
+def pairs_report(pairs: list[Pair], **page: Any) -> Report:
     """Q3_trace_pairs/pairs.html (one self-contained page; `page` = render_page's keywords) and the
     selected-pairs table for the UI."""
     return Report({"pairs.html": render_page(pairs, **page)}, selected_table(selected_rows(pairs)), {})
 
 
-def markers_table(result: dict) -> str:
+def markers_table(result: dict[str, Any]) -> str:
     """The eval markers as a table: label, time, trials, mean reward."""
     return md_table(
         ["marker", "time (UTC)", "n", "mean reward"],
@@ -52,7 +54,7 @@ def markers_table(result: dict) -> str:
     )
 
 
-def overlay_report(result: dict) -> Report:
+def overlay_report(result: dict[str, Any]) -> Report:
     """Q3_temporal_overlay/overlay.json and overlay.png, with the markers table as the UI summary. Both files
     are rendered before either is written, so the folder is replaced once, whole: a plot that fails leaves
     the previous numbers and plot together (a new overlay.json beside an old plot would disagree with it)."""
@@ -62,7 +64,7 @@ def overlay_report(result: dict) -> Report:
     )
 
 
-def plot_overlay(result: dict) -> bytes:
+def plot_overlay(result: dict[str, Any]) -> bytes:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -73,7 +75,8 @@ def plot_overlay(result: dict) -> bytes:
     if rl and rl["points"]:
         pts = [p for p in rl["points"] if p["mean_reward"] is not None]
         ax.plot(
-            [utc_ts(p["t"]) for p in pts],
+            # matplotlib plots datetimes through its units registry; its stubs type x as numbers only
+            [plotted_ts(p["t"]) for p in pts],  # type: ignore[arg-type]
             [p["mean_reward"] for p in pts],
             marker="o",
             ms=3,
@@ -86,10 +89,18 @@ def plot_overlay(result: dict) -> bytes:
         if not m["plotted"]:
             continue
         shape, colour, legend = style.get(m["kind"], ("o", "k", m["kind"]))
-        x = utc_ts(m["timestamp"]) + timedelta(seconds=m["x_offset_s"])
-        ax.scatter([x], [m["mean_reward"]], marker=shape, s=80, color=colour, zorder=3, label=legend)
+        x = plotted_ts(m["timestamp"]) + timedelta(seconds=m["x_offset_s"])
+        ax.scatter(
+            [x],  # type: ignore[arg-type]  # a datetime, as on the line above
+            [m["mean_reward"]],
+            marker=shape,
+            s=80,
+            color=colour,
+            zorder=3,
+            label=legend,
+        )
         if m["co_located"]:
-            ax.axvline(utc_ts(m["timestamp"]), ls=":", color="#999999", lw=1)
+            ax.axvline(plotted_ts(m["timestamp"]), ls=":", color="#999999", lw=1)  # type: ignore[arg-type]  # datetime
         ax.annotate(
             f"{m['label']}: {m['mean_reward']:.3f} (n={m['n']})",
             (x, m["mean_reward"]),

@@ -9,13 +9,15 @@ rates) and a within-bin part (solve rates changed inside bins); see docs/statist
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from rl_assets.analysis import stats
 
 # numpy, pandas, pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 DEFAULT_EDGES = (0, 8192, 16384, 32768, 65536, 131072, math.inf)
 UNKNOWN = "unknown"
@@ -25,13 +27,13 @@ COLUMNS = ("task_id", "passed", "reward", "error_type", "n_tokens", "peak_prompt
 
 
 def bin_label(lo: float, hi: float) -> str:
-    def k(v):
+    def k(v: float) -> str:
         return "0" if v == 0 else f"{v / 1024:g}k"
 
     return f"≥{k(lo)}" if math.isinf(hi) else f"{k(lo)}–{k(hi)}"
 
 
-def normalize_edges(edges) -> list[float]:
+def normalize_edges(edges: Sequence[float] | None) -> list[float]:
     """Sorted, strictly increasing edges starting at 0 and ending at +inf (added when missing)."""
     e = sorted(float(x) for x in (edges or DEFAULT_EDGES))
     if e[0] > 0:
@@ -39,7 +41,7 @@ def normalize_edges(edges) -> list[float]:
     if not math.isinf(e[-1]):
         e.append(math.inf)
     if any(b <= a for a, b in zip(e, e[1:])):
-        raise ValueError(f"context bin edges must be strictly increasing, got {list(edges)}")
+        raise ValueError(f"context bin edges must be strictly increasing, got {list(edges or DEFAULT_EDGES)}")
     return e
 
 
@@ -60,7 +62,7 @@ def classify(df: pd.DataFrame) -> pd.Series:
     return pd.Series(np.select(conds, OUTCOMES[:-1], OUTCOMES[-1]), index=df.index)
 
 
-def assign_bins(df: pd.DataFrame, edges: list[float]) -> tuple[pd.Series, dict]:
+def assign_bins(df: pd.DataFrame, edges: list[float]) -> tuple[pd.Series, dict[str, Any]]:
     """Bin label per row: peak_prompt_tokens when recorded (the real prompt), else n_tokens."""
     import numpy as np
     import pandas as pd
@@ -72,7 +74,7 @@ def assign_bins(df: pd.DataFrame, edges: list[float]) -> tuple[pd.Series, dict]:
     labels = [bin_label(lo, hi) for lo, hi in zip(edges, edges[1:])]
     codes = np.searchsorted(np.asarray(edges), length.fillna(-1).to_numpy(), side="right") - 1
     out = pd.Series([labels[c] if c >= 0 and ok else UNKNOWN for c, ok in zip(codes, length.notna())], index=df.index)
-    source = {
+    source: dict[str, Any] = {
         "peak_prompt_tokens": int(peak.notna().sum()),
         "n_tokens": int((peak.isna() & total.notna()).sum()),
         "unknown": int(length.isna().sum()),
@@ -83,7 +85,7 @@ def assign_bins(df: pd.DataFrame, edges: list[float]) -> tuple[pd.Series, dict]:
     return out, source
 
 
-def side_bins(table, edges: list[float]) -> dict:
+def side_bins(table: pa.Table | pd.DataFrame, edges: list[float]) -> dict[str, Any]:
     import pyarrow as pa
 
     df = table.to_pandas() if isinstance(table, pa.Table) else table.copy()
@@ -94,11 +96,11 @@ def side_bins(table, edges: list[float]) -> dict:
     outcome = classify(df)
     labels = [bin_label(lo, hi) for lo, hi in zip(edges, edges[1:])] + [UNKNOWN]
     n_total = len(df)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for label in labels:
         mask = (bins == label).to_numpy()
         n = int(mask.sum())
-        row = {"bin": label, "n": n, "share": n / n_total if n_total else None}
+        row: dict[str, Any] = {"bin": label, "n": n, "share": n / n_total if n_total else None}
         for o in OUTCOMES:
             k = int((outcome[mask] == o).sum())
             lo, hi = stats.wilson_interval(k, n)
@@ -108,7 +110,7 @@ def side_bins(table, edges: list[float]) -> dict:
     return {"n": n_total, "solve_rate": solved / n_total if n_total else None, "bins": rows, **source}
 
 
-def decompose(before: dict, after: dict) -> dict:
+def decompose(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     """Exact split of Δ solve rate = Σ Δw·s̄ (mix shift) + Σ Δs·w̄ (within bins), symmetric weights.
 
     A bin empty on one side has no solve rate there; the other side's rate is used, so that bin's
@@ -130,13 +132,17 @@ def decompose(before: dict, after: dict) -> dict:
     return {"total": total, "mix_shift": mix, "within_bin": within, "per_bin": per_bin}
 
 
-def interpretation(before: dict, after: dict, dec: dict) -> str:
-    pp = lambda v: f"{100 * v:+.1f}pp"  # noqa: E731
+def interpretation(before: dict[str, Any], after: dict[str, Any], dec: dict[str, Any]) -> str:
+    def pp(v: float) -> str:
+        return f"{100 * v:+.1f}pp"
+
+    def tokens(v: float | None) -> str:
+        return "unknown" if v is None else f"{v:,.0f}"
+
     if not before["n"] or not after["n"]:
         return "No interpretation: one side has no rows."
     mb, ma = before["median_length"], after["median_length"]
     moved = "unknown" if mb is None or ma is None else "longer" if ma > mb else "shorter" if ma < mb else "unchanged"
-    tokens = lambda v: "unknown" if v is None else f"{v:,.0f}"  # noqa: E731
     big = max(dec["per_bin"], key=lambda r: abs(r["mix"]), default=None)
     dominant = "mix shift" if abs(dec["mix_shift"]) > abs(dec["within_bin"]) else "within-bin change"
     line = (
@@ -155,7 +161,13 @@ def interpretation(before: dict, after: dict, dec: dict) -> str:
     return line + "."
 
 
-def solve_rate_by_context(before, after, *, edges=DEFAULT_EDGES, labels=("baseline", "post-RL")) -> dict:
+def solve_rate_by_context(
+    before: pa.Table | pd.DataFrame,
+    after: pa.Table | pd.DataFrame,
+    *,
+    edges: Sequence[float] | None = DEFAULT_EDGES,
+    labels: Sequence[str] = ("baseline", "post-RL"),
+) -> dict[str, Any]:
     e = normalize_edges(edges)
     b, a = side_bins(before, e), side_bins(after, e)
     dec = decompose(b, a)

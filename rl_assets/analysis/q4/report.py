@@ -3,22 +3,25 @@ PNG bytes, writes nothing; the asset writes them."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rl_assets.analysis.render.figures import figure_png, ui_image_uri
-from rl_assets.analysis.render.report_md import Report, fmt_ci, fmt_pct, json_text, md_table
+from rl_assets.analysis.render.report_md import Report, fmt_ci, fmt_pct, json_text
+from rl_assets.values.escape import md_table
 
 # numpy: imported where used, so loading the definitions stays light (test_import_cost.py)
 
 
-def solve_rate_report(result: dict) -> Report:
+def solve_rate_report(result: dict[str, Any]) -> Report:
     """The plot, the JSON result and the markdown; the UI summary is the markdown with the plot's
     relative link replaced by the pixels themselves (a path would not load in the UI)."""
     png = render_png(result)
     md = render_markdown(result)
-    files = {"solve_rate.png": png, "solve_rate.json": json_text(result), "solve_rate.md": md}
+    files: dict[str, str | bytes] = {"solve_rate.png": png, "solve_rate.json": json_text(result), "solve_rate.md": md}
     return Report(files, md.replace("](solve_rate.png)", f"]({ui_image_uri(png)})"), {"solve_rate.png": png})
 
 
-def render_markdown(r: dict) -> str:
+def render_markdown(r: dict[str, Any]) -> str:
     """Interpretation first, then one row per bin: n and solve rate per side, Newcombe CI of Δ."""
     b, a = r["before"], r["after"]
     dec = {row["bin"]: row for row in r["decomposition"]["per_bin"]}
@@ -71,7 +74,7 @@ def render_markdown(r: dict) -> str:
     )
 
 
-def render_png(result: dict) -> bytes:
+def render_png(result: dict[str, Any]) -> bytes:
     """Grouped bars (baseline vs post-RL) per bin with Wilson whiskers: share, solve, timeout, ctx."""
     import matplotlib
     import numpy as np

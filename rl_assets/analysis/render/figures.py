@@ -10,9 +10,14 @@ from __future__ import annotations
 
 import base64
 import io
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
-def pyplot():
+def pyplot() -> ModuleType:
     """matplotlib.pyplot on the file-only Agg backend, imported on first use: it costs about half a
     second, which loading the Dagster definitions (webserver, daemon, every run) should not pay."""
     import matplotlib
@@ -23,13 +28,13 @@ def pyplot():
     return plt
 
 
-def figure_png(fig, *, dpi: int = 110, tight: bool = True) -> bytes:
+def figure_png(fig: Figure, *, dpi: int = 110, tight: bool = True) -> bytes:
     """Render `fig` to PNG bytes and close it (figures left open leak memory across a run)."""
     import matplotlib.pyplot as plt
 
     buf = io.BytesIO()
     try:
-        fig.savefig(buf, format="png", dpi=dpi, **({"bbox_inches": "tight"} if tight else {}))
+        fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight" if tight else None)
     finally:
         plt.close(fig)
     return buf.getvalue()
@@ -58,7 +63,7 @@ def fit_width(png: bytes, max_px: int = UI_IMAGE_MAX_PX) -> bytes:
     with Image.open(io.BytesIO(png)) as img:
         if img.width <= max_px:
             return png
-        small = img.resize((max_px, max(1, round(img.height * max_px / img.width))), Image.LANCZOS)
+        small = img.resize((max_px, max(1, round(img.height * max_px / img.width))), Image.Resampling.LANCZOS)
         buf = io.BytesIO()
         small.save(buf, format="PNG", optimize=True)
         return buf.getvalue()

@@ -7,10 +7,13 @@ completion marker (docs/original_pipeline.md, W14): it says what Dagster recorde
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from rl_assets.analysis.integrity.rules import WARNING_SIGNALS
 from rl_assets.analysis.render.escape import md_text
 from rl_assets.analysis.render.md_links import absolute_links
-from rl_assets.analysis.render.report_md import md_table
+from rl_assets.values.escape import md_table
 
 COMPLETION_NOTE = (
     "A Dagster run's status, not this file's existence, is the completion signal: this page only "
@@ -55,7 +58,7 @@ def mark_stale(lines: list[str], asset: str, state: str | None) -> list[str]:
     return [f"({qualifier}) {ln}" for ln in lines]
 
 
-def q1_findings(report: dict | None) -> list[str]:
+def q1_findings(report: dict[str, Any] | None) -> list[str]:
     if report is None:
         return ["Q1 behavioural delta: not produced"]
     if report.get("invalid_for_comparison"):
@@ -90,7 +93,7 @@ def q1_findings(report: dict | None) -> list[str]:
     return lines
 
 
-def judge_findings(report: dict | None) -> list[str]:
+def judge_findings(report: dict[str, Any] | None) -> list[str]:
     if report is None:
         return ["LLM judge: not produced"]
     out = []
@@ -109,7 +112,7 @@ def judge_findings(report: dict | None) -> list[str]:
     return out or ["LLM judge: report has no probes"]
 
 
-def audit_findings(report: dict | None) -> list[str]:
+def audit_findings(report: dict[str, Any] | None) -> list[str]:
     if report is None:
         return ["audit: not produced"]
     rows = report.get("rows") or []
@@ -120,11 +123,11 @@ def audit_findings(report: dict | None) -> list[str]:
     ]
 
 
-def _pct(x) -> str:
+def _pct(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:.1f}%"
 
 
-def compliance_findings(rows: list[dict] | None) -> list[str]:
+def compliance_findings(rows: list[dict[str, Any]] | None) -> list[str]:
     """One line for the audit's format-compliance finding: the families whose no-answer share changed
     significantly (with accuracy beside it), and how many were measured (docs/audit.md)."""
     measured = [r for r in rows or () if r.get("applicable")]
@@ -142,7 +145,7 @@ def compliance_findings(rows: list[dict] | None) -> list[str]:
     return ["format compliance (attempts with no extractable answer): " + "; ".join(filter(None, [*parts, tail]))]
 
 
-def integrity_headline(value: dict | None) -> list[str]:
+def integrity_headline(value: dict[str, Any] | None) -> list[str]:
     """INDEX.md's first line under the title: the reward-integrity verdict (docs/integrity.md)."""
     if value is None:
         return ["Reward integrity: not produced"]
@@ -157,7 +160,7 @@ def integrity_headline(value: dict | None) -> list[str]:
     return [f"Reward integrity: **{md_text(value['verdict'])}** — {md_text(onsets or value.get('verdict_reason', ''))}"]
 
 
-def _cell(value) -> str:
+def _cell(value: object) -> str:
     # markdown composed here, its untrusted parts already escaped: keep it one cell
     return " ".join(str(value).split()).replace("|", "\\|") if value not in (None, "") else "—"
 
@@ -173,7 +176,7 @@ def run_ref(run_id: str, ui_url: str = "") -> str:
     return f"[`{run_id}`]({ui_url.rstrip('/')}/runs/{run_id})" if ui_url and run_id else f"`{run_id}`"
 
 
-def status_line(s: dict, ui_url: str = "") -> str:
+def status_line(s: dict[str, Any], ui_url: str = "") -> str:
     run = run_ref(s["run_id"], ui_url)
     if s["status"] == "materialized":
         detail = f"run {run} at {s['timestamp']}, data version {version_text(s.get('data_version'))}"
@@ -202,7 +205,7 @@ def version_text(version: str | None) -> str:
     return f"`{(version or 'n/a')[:VERSION_CHARS]}`"
 
 
-def input_versions(s: dict, current: dict[str, str], running: frozenset[str] | set[str] = frozenset()) -> str:
+def input_versions(s: dict[str, Any], current: dict[str, str], running: frozenset[str] | set[str] = frozenset()) -> str:
     """Each input's data version as this materialization read it; when the input has moved on since,
     its current version too (the same value the UI shows on that asset), so a mismatch means stale;
     an input a run is recomputing right now says so.
@@ -224,7 +227,7 @@ def input_versions(s: dict, current: dict[str, str], running: frozenset[str] | s
     return ", ".join(parts) or "—"
 
 
-def stale_inputs(s: dict, current: dict[str, str], running: set[str]) -> str:
+def stale_inputs(s: dict[str, Any], current: dict[str, str], running: set[str]) -> str:
     """The inputs of a materialization that are stale (moved on since it read them) or being recomputed.
 
     >>> stale_inputs({"inputs": {"a": "v1", "b": "v2", "c": "v3"}}, {"a": "v1", "b": "v9"}, {"c"})
@@ -239,7 +242,9 @@ def stale_inputs(s: dict, current: dict[str, str], running: set[str]) -> str:
     return ", ".join(parts)
 
 
-def render_summary(statuses: list[dict], findings: list[str], ui_url: str = "", folder_url: str | None = None) -> str:
+def render_summary(
+    statuses: list[dict[str, Any]], findings: list[str], ui_url: str = "", folder_url: str | None = None
+) -> str:
     """INDEX.md narrow enough for the UI's metadata dialog: findings, then one row per asset (status, run,
     and which of its inputs are stale or being recomputed); data versions, errors and output links stay
     in INDEX.md itself. The UI resolves a relative link against its own page, so links in findings are
@@ -272,11 +277,11 @@ def render_summary(statuses: list[dict], findings: list[str], ui_url: str = "", 
 def render_index(
     model: str,
     generated_at: str,
-    statuses: list[dict],
+    statuses: list[dict[str, Any]],
     outputs: list[str],
     findings: list[str],
     ui_url: str = "",
-    headline: list[str] = (),
+    headline: Sequence[str] = (),
 ) -> str:
     """`headline`: lines shown right under the title (the reward-integrity verdict)."""
     counts = {k: sum(s["status"] == k for s in statuses) for k in ICON}

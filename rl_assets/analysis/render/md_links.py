@@ -32,10 +32,10 @@ def absolute_links(text: str, folder_url: str | None) -> str:
     """
     base = (folder_url or "").rstrip("/")
 
-    def fix(m: re.Match) -> str:
-        _bang, label, target = m.groups()
+    def fix(m: re.Match[str]) -> str:
+        _bang, label, target = (str(g) for g in m.groups())
         if _ABSOLUTE.match(target):
-            return m[0]
+            return m.group(0)
         if not base:
             return label
         scheme, _, rest = base.partition("://")
