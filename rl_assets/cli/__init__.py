@@ -4,45 +4,9 @@ analysing one's own pair of eval runs in one command."""
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 
 from rl_assets.cli.demo_runs import QUIET  # noqa: F401 -- the runs' log config, also used by tests from here
-
-
-def _instance():
-    import dagster as dg
-
-    from rl_assets.settings import home_dir
-
-    # Same persistent instance as `make ui`, so partitions and runs show up there. Said out loud when
-    # DAGSTER_HOME is unset: a `dagster` command in that shell would use another (throwaway) instance
-    # and not know the partitions added here (issue 36: DagsterUnknownPartitionError).
-    if not os.environ.get("DAGSTER_HOME", "").strip():
-        home = os.environ["DAGSTER_HOME"] = str((home_dir() / "dagster").resolve())
-        print(
-            f"rldelta: DAGSTER_HOME is unset: using the Dagster instance {home} (the one `make ui` opens)."
-            f" `dagster` commands see it only after: export DAGSTER_HOME={home}",
-            file=sys.stderr,
-        )
-    from rl_assets.support.instance import ensure_instance_yaml
-
-    ensure_instance_yaml(os.environ["DAGSTER_HOME"])
-    return dg.DagsterInstance.get()
-
-
-def register_models(instance, model_ids: list[str]) -> list[str]:
-    """Validate and add model partitions; returns the ids that were new."""
-    from rl_assets.partitions import models_partitions, validate_repo_id
-
-    for model_id in model_ids:
-        validate_repo_id(model_id)
-    existing = set(instance.get_dynamic_partitions(models_partitions.name))
-    new = [m for m in model_ids if m not in existing]
-    if new:
-        instance.add_dynamic_partitions(models_partitions.name, new)
-    return new
-
+from rl_assets.cli.instance import open_instance, register_models, report_run
 
 # The demo analyses rl-beta on the agentic benchmark (pinned), rl-alpha with the default
 # largest-delta selection (which picks the reasoning benchmark), so one `make demo` exercises
@@ -104,14 +68,6 @@ def demo_plan(models: list[str], lineage_job: str, lineage_members: list[str], i
     ]
 
 
-def _report_run(failed: list[str], report) -> int:
-    """Print a demo run's failed steps and its report's path; the number of failed steps."""
-    for line in failed:
-        print(f"   FAILED {line}")
-    print(f"   report: {report}")
-    return len(failed)
-
-
 def _build_world(seed: int, scale: float):
     from rl_assets.demo import build_world
 
@@ -153,12 +109,12 @@ def cmd_demo(args) -> int:
     from rl_assets.support.report_files import INDEX_FILE, MODEL_COMPARISON
 
     if pending_world:
-        instance = _instance()
+        instance = open_instance()
         from rl_assets.definitions import defs  # noqa: F401 -- loaded now, beside the world build; workers inherit it
 
         world = pending_world()
     else:
-        world, instance = _build_world(args.seed, args.scale), _instance()
+        world, instance = _build_world(args.seed, args.scale), open_instance()
     print(f"demo world written: hub {world.hub_dir}, registry {world.registry_url}")
     print(f"ground truth: {world.ground_truth_path}")
     models = [*world.partitions, *LINEAGE_MEMBERS]  # the run-lineage job's checkpoints too (docs/lineage.md)
@@ -178,17 +134,17 @@ def cmd_demo(args) -> int:
             settings = run.args[1]
             print(f"\n== analysing {run.name}" + (f" (settings: {settings})" if settings else " (default settings)"))
             print(f"   materialized {len(done)} asset(s); {len(failed)} step(s) failed")
-            failures += _report_run(failed, report_dir(run.name) / INDEX_FILE)
+            failures += report_run(failed, report_dir(run.name) / INDEX_FILE)
         elif run.kind == "comparison":
             print(f"\n== comparing models on {DEMO_COMPARISON_BENCHMARK}")
-            failures += _report_run(failed, reports_root() / MODEL_COMPARISON / "comparison.md")
+            failures += report_run(failed, reports_root() / MODEL_COMPARISON / "comparison.md")
         elif run.kind == "lineage":
             print(f"\n== run lineage of {LINEAGE_JOB} ({len(LINEAGE_MEMBERS)} checkpoints)")
-            failures += _report_run(failed, lineage_folder / "lineage.md")
+            failures += report_run(failed, lineage_folder / "lineage.md")
             failures += _check_lineage(world.ground_truth_path, lineage_folder / "lineage.json")
         else:  # verl and TRL runs: training logs only (docs/integrity.md)
             print(f"\n== reward integrity of {run.name}")
-            failures += _report_run(failed, report_dir(run.name) / INDEX_FILE)
+            failures += report_run(failed, report_dir(run.name) / INDEX_FILE)
     failures += _check_integrity(instance, world.ground_truth_path)
     print(f"\nreports: {reports_root()}")
     print(f"open the Dagster UI on the same instance with `make ui`; the report links in it open at {links}")

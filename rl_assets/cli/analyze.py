@@ -44,8 +44,8 @@ def selection():
 
 def cmd_analyze(args) -> int:
     from resources.registry import RegistryResource
-    from rl_assets.cli import _instance, _report_run, register_models
     from rl_assets.cli.demo_runs import quiet_dagster_warnings, run_analysis, summarize_run
+    from rl_assets.cli.instance import open_instance, register_models, report_run
     from rl_assets.cli.register_eval import RegisterError, register_eval, traces_link
     from rl_assets.partitions import InvalidRepoId
     from rl_assets.store import report_dir
@@ -65,7 +65,7 @@ def cmd_analyze(args) -> int:
         for model_id, traces, base_model in ((base, args.baseline, None), (model, args.post, base)):
             job = register_eval(client, model_id, benchmark=args.benchmark, traces=traces, base_model=base_model)
             print(f"{job['outcome']} eval of {model_id} on {args.benchmark}: {job['hf_traces_link']}")
-        instance = _instance()
+        instance = open_instance()
         register_models(instance, [model])
     except (RegisterError, InvalidRepoId) as exc:
         print(f"rldelta: {exc}", file=sys.stderr)
@@ -78,7 +78,7 @@ def cmd_analyze(args) -> int:
     pinned = {"eval_selection": "benchmark", "eval_benchmark": args.benchmark}
     done, failed = summarize_run(run_analysis(instance, model, pinned, asset_selection=keys))
     print(f"materialized {len(done)} asset(s); {len(failed)} step(s) failed")
-    _report_run(failed, report_dir(model) / INDEX_FILE)
+    report_run(failed, report_dir(model) / INDEX_FILE)
     print(f"reports: {report_dir(model)} (links in the UI open at {links}/ once `make ui` runs)")
     return 1 if failed else 0
 

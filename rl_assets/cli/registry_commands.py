@@ -6,11 +6,11 @@ import sys
 
 
 def cmd_add_model(args) -> int:
-    from rl_assets.cli import _instance, register_models
+    from rl_assets.cli.instance import open_instance, register_models
     from rl_assets.partitions import InvalidRepoId
 
     try:
-        new = register_models(_instance(), args.model_ids)
+        new = register_models(open_instance(), args.model_ids)
     except InvalidRepoId as exc:
         print(f"rldelta: {exc}", file=sys.stderr)
         return 2

@@ -38,8 +38,10 @@ def skyrl_borrowers(root: Path) -> list[tuple[str, str]]:
     return found
 
 
-def test_analyses_and_readers_hold_no_import_cycle():
-    found = [c for pkg in ("rl_assets.analysis", "rl_assets.ingest") for c in cycles(graph_of(ROOT, pkg))]
+def test_no_package_holds_an_import_cycle():
+    """Not the analyses and readers only: the CLI held the last circle (its entry point and two command
+    modules importing each other's helpers), now in rl_assets/cli/instance.py."""
+    found = [c for pkg in ("rl_assets", "resources", "sensors") for c in cycles(graph_of(ROOT, pkg))]
     assert not found, "import cycles (move what both sides need where both may import it):\n" + "\n".join(
         "  " + " <-> ".join(group) for group in found
     )

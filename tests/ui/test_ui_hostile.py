@@ -88,9 +88,9 @@ def _hostile_side(folder, side: str) -> TraceTableRef:
 def hostile_home(rldelta_home, tmp_path, monkeypatch, materialize_partition):
     """The home instance (as `make ui` opens it) with the analysis assets materialized on hostile inputs."""
     monkeypatch.setenv("DAGSTER_HOME", str(rldelta_home / "dagster"))
-    from rl_assets.cli import _instance
+    from rl_assets.cli.instance import open_instance
 
-    instance = _instance()
+    instance = open_instance()
     instance.add_dynamic_partitions("models", [MODEL])
     tables = rldelta_home / "storage"  # in the store root: stored values name no other place
     tables.mkdir(parents=True, exist_ok=True)
