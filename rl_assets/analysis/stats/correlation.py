@@ -1,7 +1,8 @@
-"""Correlations (trends over training steps and time bins): Pearson, Spearman and Kendall from
-scipy.stats, the bootstrap interval of Spearman's rho (scipy.stats.bootstrap) and the Fisher-z
-interval of a Pearson r. Every function drops pairs with a missing side and returns NaN where the
-coefficient is undefined (fewer than 3 pairs, a constant side) instead of warning.
+"""Correlations (trends over training steps and time bins): Spearman and Kendall from scipy.stats,
+Pearson's r with scipy.stats.pearsonr's arithmetic written out (Q1 runs it; see `pearson`), the
+bootstrap interval of Spearman's rho (scipy.stats.bootstrap) and the Fisher-z interval of a Pearson r.
+Every function drops pairs with a missing side and returns NaN where the coefficient is undefined
+(fewer than 3 pairs, a constant side) instead of warning.
 """
 
 from __future__ import annotations
