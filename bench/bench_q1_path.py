@@ -1,6 +1,7 @@
 """The Q1 path through `dagster asset materialize` against the original `behavioral_delta` script.
 
     python bench/bench_q1_path.py --original /tmp/ota [--scales 1,4] [--repeats 2] [--dir /tmp/q1b]
+        [--before-tree /tmp/base] [--fixed-cost-rows 12 [--floor]]
     RLDELTA_ORIGINAL_CHECKOUT=/tmp/ota make bench     # the same, among every benchmark
 
 Input: ../shared/bench/perf-gen.py N before.jsonl 1 and N after.jsonl 2 (N = 2,000 × scale).
@@ -12,7 +13,14 @@ partition in a fresh RLDELTA_HOME each time (nothing reused), with both sources 
 The two alternate (original, rldelta, original, ...) so the shared machine's load hits both alike.
 Wall seconds and peak RSS (ru_maxrss of the child from wait4: its largest process) per run.
 Targets (issue 15): rldelta ≤ 0.25 × the original's wall time and ≤ 400 MB peak RSS, and its peak
-at 4× within 10 % of 1×.
+at 4× within 10 % of 1×. Issue 37: ≤ 0.15× at 1×, ≤ 0.10× at 4×, ≤ 350 MB at 4×, and the fixed cost
+(the same run on 12 rows a side, `--fixed-cost-rows 12`) ≤ 2.5 s on a quiet machine.
+
+``--before-tree`` is another checkout of rldelta (e.g. `git archive <commit>` unpacked) run the same
+way with this venv, alternating with this tree (original, before, this tree, ...), so before/after
+figures share the machine's load. The children keep bytecode (PYTHONDONTWRITEBYTECODE is dropped
+from their environment), as in a user's checkout after its first run. ``--floor`` adds, to the
+12-row round, a no-op asset run through the same CLI (bench/noop_definitions.py): Dagster's own share.
 """
 
 from __future__ import annotations
@@ -33,8 +41,10 @@ SELECT = "eval_pair,baseline_traces,post_rl_traces,failure_modes,behavioral_delt
 PARTITION = "bench/q1-path"
 
 
-def run_measured(cmd: list[str], cwd: Path, env: dict, log_path: Path) -> tuple[float, float, int]:
-    """(wall s, peak RSS MB, exit code) of one child; its output goes to log_path."""
+def run_measured(cmd: list[str], cwd: Path, env: dict, log_path: Path) -> tuple[float, float, int, float]:
+    """(wall s, peak RSS MB, exit code, CPU s) of one child; its output goes to log_path. CPU (user +
+    system, from wait4) is printed beside the wall time: on the shared machine the load inflates the
+    wall time, much less the CPU time."""
     log = open(log_path, "w")
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -42,13 +52,14 @@ def run_measured(cmd: list[str], cwd: Path, env: dict, log_path: Path) -> tuple[
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
     log.close()
-    return wall, usage.ru_maxrss / 1024, proc.returncode
+    return wall, usage.ru_maxrss / 1024, proc.returncode, usage.ru_utime + usage.ru_stime
 
 
-def make_inputs(shared: Path, out: Path, scale: int) -> tuple[Path, Path]:
+def make_inputs(shared: Path, out: Path, scale: int, rows: int | None = None) -> tuple[Path, Path]:
     out.mkdir(parents=True, exist_ok=True)
-    n = 2000 * scale
-    pair = out / f"before_{scale}x.jsonl", out / f"after_{scale}x.jsonl"
+    n = rows or 2000 * scale
+    tag = f"{rows}rows" if rows else f"{scale}x"
+    pair = out / f"before_{tag}.jsonl", out / f"after_{tag}.jsonl"
     for path, seed in zip(pair, (1, 2)):
         if not path.exists():
             subprocess.run(
@@ -71,16 +82,20 @@ def original_cmd(before: Path, after: Path, out: Path) -> list[str]:
     ]
 
 
-def rldelta_run(before: Path, after: Path, work: Path) -> tuple[float, float, int]:
-    """A fresh home (instance, hub, tables), the partition added, then the timed materialize."""
+def rldelta_run(before: Path, after: Path, work: Path, tree: Path = ROOT) -> tuple[float, float, int, float]:
+    """A fresh home (instance, hub, tables), the partition added, then the timed materialize of the
+    code in `tree` (this checkout unless another is given)."""
     home = Path(tempfile.mkdtemp(prefix="home_", dir=work))
-    env = {**os.environ, "RLDELTA_HOME": str(home), "DAGSTER_HOME": str(home / "dagster")}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(RLDELTA_HOME=str(home), DAGSTER_HOME=str(home / "dagster"))
+    if tree != ROOT:
+        env["PYTHONPATH"] = str(tree)  # the venv's editable install points elsewhere
     setup = (
         "from rl_assets.support.instance import ensure_instance_yaml; import dagster as dg, os; "
         "ensure_instance_yaml(os.environ['DAGSTER_HOME']); "
         f"dg.DagsterInstance.get().add_dynamic_partitions('models', [{PARTITION!r}])"
     )
-    subprocess.run([sys.executable, "-c", setup], env=env, cwd=ROOT, check=True)
+    subprocess.run([sys.executable, "-c", setup], env=env, cwd=tree, check=True)
     config = home / "run.yaml"
     config.write_text(
         f"resources:\n  settings:\n    config:\n      baseline_eval: {before}\n      post_rl_eval: {after}\n"
@@ -98,9 +113,26 @@ def rldelta_run(before: Path, after: Path, work: Path) -> tuple[float, float, in
         "-c",
         str(config),
     ]
-    measured = run_measured(cmd, ROOT, env, home / "materialize.log")
+    measured = run_measured(cmd, tree, env, home / "materialize.log")
     shutil.copy(home / "materialize.log", work / "last_materialize.log")
     shutil.rmtree(home)  # its tables are as large as the input; the shared disk is small
+    return measured
+
+
+def floor_run(work: Path) -> tuple[float, float, int, float]:
+    """A no-op asset (bench/noop_definitions.py) through the same CLI on a fresh instance set up like
+    rldelta_run's: what any run pays before rldelta's code does anything."""
+    home = Path(tempfile.mkdtemp(prefix="home_", dir=work))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(DAGSTER_HOME=str(home / "dagster"))
+    setup = (
+        "from rl_assets.support.instance import ensure_instance_yaml; import dagster as dg, os; "
+        "ensure_instance_yaml(os.environ['DAGSTER_HOME']); dg.DagsterInstance.get()"
+    )
+    subprocess.run([sys.executable, "-c", setup], env=env, cwd=ROOT, check=True)
+    cmd = [str(VENV_BIN / "dagster"), "asset", "materialize", "-m", "noop_definitions", "--select", "noop"]
+    measured = run_measured(cmd, ROOT / "bench", env, home / "materialize.log")
+    shutil.rmtree(home)
     return measured
 
 
@@ -116,6 +148,11 @@ def main() -> int:
     ap.add_argument("--scales", default="1,4")
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "bench_q1_path")
+    ap.add_argument("--before-tree", type=Path, help="another rldelta checkout to alternate with this one")
+    ap.add_argument("--floor", action="store_true", help="add a no-op asset's run to the fixed-cost round")
+    ap.add_argument(
+        "--fixed-cost-rows", type=int, default=0, help="first time rldelta alone on this many rows a side (e.g. 12)"
+    )
     args = ap.parse_args()
     if args.original is None:  # `make bench` without the original: say what is missing, fail nothing
         print("skipped: no --original / $RLDELTA_ORIGINAL_CHECKOUT (a checkout of the public OpenThoughts-Agent repo)")
@@ -123,35 +160,47 @@ def main() -> int:
     args.original = Path(args.original)
     if not (args.original / "scripts" / "analysis" / "behavioral_delta.py").is_file():
         sys.exit(f"{args.original}: no scripts/analysis/behavioral_delta.py (a checkout of OpenThoughts-Agent)")
-    results: dict[tuple[int, str], list[tuple[float, float, int]]] = {}
-    for scale in (int(s) for s in args.scales.split(",")):
-        before, after = make_inputs(args.shared, args.dir, scale)
+    trees = [("rldelta", ROOT)]
+    if args.before_tree:
+        trees.insert(0, ("before", args.before_tree.resolve()))
+    results: dict[tuple[str, str], list[tuple[float, float, int, float]]] = {}
+    rounds = []
+    if args.fixed_cost_rows:
+        rounds.append(
+            (f"{args.fixed_cost_rows} rows", make_inputs(args.shared, args.dir, 0, args.fixed_cost_rows), False)
+        )
+    for scale in (int(s) for s in args.scales.split(",") if s):
+        rounds.append((f"{scale}x", make_inputs(args.shared, args.dir, scale), True))
+    for label, (before, after), with_original in rounds:
         mb = (before.stat().st_size + after.stat().st_size) / 1e6
-        print(f"== {scale}x: {before.name} + {after.name} = {mb:.1f} MB", flush=True)
+        print(f"== {label}: {before.name} + {after.name} = {mb:.1f} MB", flush=True)
         for i in range(args.repeats):
             out = Path(tempfile.mkdtemp(prefix="orig_", dir=args.dir))
-            for name, run in (
-                (
-                    "original",
-                    lambda: run_measured(
-                        original_cmd(before, after, out), args.original, dict(os.environ), out / "run.log"
-                    ),
-                ),
-                ("rldelta", lambda: rldelta_run(before, after, args.dir)),
-            ):
-                wall, rss, rc = run()
-                results.setdefault((scale, name), []).append((wall, rss, rc))
-                print(f"  {scale}x #{i + 1} {name:8s} wall {wall:7.2f} s  peak RSS {rss:7.1f} MB  rc {rc}", flush=True)
-    print("\n| scale | variant | runs | wall s (median) | peak RSS MB (max) | rldelta / original wall |")
-    print("|---|---|---:|---:|---:|---:|")
-    for (scale, name), runs in results.items():
+            runs = [(name, lambda tree=tree: rldelta_run(before, after, args.dir, tree)) for name, tree in trees]
+            if args.floor and not with_original:
+                runs.insert(0, ("no-op", lambda: floor_run(args.dir)))
+            if with_original:
+                original = original_cmd(before, after, out)
+                runs.insert(
+                    0, ("original", lambda: run_measured(original, args.original, dict(os.environ), out / "run.log"))
+                )
+            for name, run in runs:
+                wall, rss, rc, cpu = run()
+                results.setdefault((label, name), []).append((wall, rss, rc, cpu))
+                print(
+                    f"  {label} #{i + 1} {name:8s} wall {wall:7.2f} s CPU {cpu:6.2f} s peak RSS {rss:6.1f} MB rc {rc}",
+                    flush=True,
+                )
+    print("\n| input | variant | runs | wall s (each) | wall s (median) | CPU s (median) | peak MB | / original |")
+    print("|---|---|---:|---|---:|---:|---:|---:|")
+    for (label, name), runs in results.items():
         wall = statistics.median(r[0] for r in runs)
-        ratio = wall / statistics.median(r[0] for r in results[(scale, "original")])
-        print(
-            f"| {scale}x | {name} | {len(runs)} | {wall:.2f} | {max(r[1] for r in runs):.0f} | {ratio:.3f} |"
-            if name == "rldelta"
-            else f"| {scale}x | {name} | {len(runs)} | {wall:.2f} | {max(r[1] for r in runs):.0f} | |"
-        )
+        originals = results.get((label, "original"))
+        ratio = f"{wall / statistics.median(r[0] for r in originals):.3f}" if originals and name != "original" else ""
+        each = ", ".join(f"{r[0]:.2f}" for r in runs)
+        cpu = statistics.median(r[3] for r in runs)
+        rss = max(r[1] for r in runs)
+        print(f"| {label} | {name} | {len(runs)} | {each} | {wall:.2f} | {cpu:.2f} | {rss:.0f} | {ratio} |")
     return 1 if any(r[2] for runs in results.values() for r in runs) else 0
 
 

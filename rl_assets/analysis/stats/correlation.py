@@ -1,7 +1,8 @@
-"""Correlations (trends over training steps and time bins): Pearson, Spearman and Kendall from
-scipy.stats, the bootstrap interval of Spearman's rho (scipy.stats.bootstrap) and the Fisher-z
-interval of a Pearson r. Every function drops pairs with a missing side and returns NaN where the
-coefficient is undefined (fewer than 3 pairs, a constant side) instead of warning.
+"""Correlations (trends over training steps and time bins): Spearman and Kendall from scipy.stats,
+Pearson's r with scipy.stats.pearsonr's arithmetic written out (Q1 runs it; see `pearson`), the
+bootstrap interval of Spearman's rho (scipy.stats.bootstrap) and the Fisher-z interval of a Pearson r.
+Every function drops pairs with a missing side and returns NaN where the coefficient is undefined
+(fewer than 3 pairs, a constant side) instead of warning.
 """
 
 from __future__ import annotations
@@ -53,13 +54,22 @@ def spearman_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def pearson(x: ArrayLike, y: ArrayLike) -> float:
-    """Pearson r (scipy.stats.pearsonr) over pairs where both are finite."""
+    """Pearson r over pairs where both are finite: scipy.stats.pearsonr's statistic, written out.
+
+    Why by hand: Q1 needs only r (no p), on every run, and scipy.stats' import costs more than a small
+    Q1 run (rl_assets/analysis/stats/proportions.py); the same scaled arithmetic as scipy's, which
+    tests/analysis/test_stats_light.py holds equal to it.
+    """
+    import numpy as np
+
     x, y = _finite_pairs(x, y)
     if _undefined(x, y):
         return math.nan
-    from scipy.stats import pearsonr
-
-    return float(pearsonr(x, y).statistic)
+    xm, ym = x - x.mean(), y - y.mean()
+    xmax, ymax = np.abs(xm).max(), np.abs(ym).max()  # scaled first, as scipy does, against overflow
+    normxm = xmax * np.linalg.norm(xm / xmax)
+    normym = ymax * np.linalg.norm(ym / ymax)
+    return float(np.clip(np.dot(xm / normxm, ym / normym), -1.0, 1.0))
 
 
 def spearman(x: ArrayLike, y: ArrayLike) -> float:

@@ -1,16 +1,18 @@
 """Proportions: the standard error and Wilson interval of a rate, Newcombe's interval of the
 difference of two rates, and the exact McNemar test of paired pass/fail outcomes.
 
-scipy.stats does the arithmetic (binomtest and its Wilson interval); this module keeps the shapes
-every report relies on: n == 0 returns "no information" instead of raising, and intervals take the
-critical value z the reports quote. scipy is imported inside the functions so that loading the
-Dagster definitions does not pay for it.
+scipy.stats does the one-sided exact binomial test (binomtest); this module keeps the shapes every
+report relies on: n == 0 returns "no information" instead of raising, and intervals take the critical
+value z the reports quote. scipy is imported inside the function that uses it, so that loading the
+Dagster definitions does not pay for it. The Wilson interval and McNemar's test are on every Q1 run's
+path and are written out instead: scipy.stats' import costs ~0.7 s of CPU and ~45-60 MB per run
+process (bench/RESULTS.md, issue 37), more than the rest of a small Q1 run;
+tests/analysis/test_stats_light.py holds both equal to scipy.stats.binomtest.
 """
 
 from __future__ import annotations
 
 import math
-from statistics import NormalDist
 
 
 def binomial_se(k: int, n: int) -> float:
@@ -22,8 +24,11 @@ def binomial_se(k: int, n: int) -> float:
 
 
 def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval for k successes in n trials (scipy.stats.binomtest(...).proportion_ci).
+    """Wilson score interval for k successes in n trials: the arithmetic of
+    scipy.stats.binomtest(k, n).proportion_ci(method="wilson") (Newcombe 1998), written out.
 
+    Why by hand: three lines that take z directly, where scipy.stats costs every run process its
+    import (module docstring); the test holds both equal.
     Unlike the Wald interval it stays inside [0, 1] and is not degenerate at k = 0 or k = n.
     n == 0 returns (0.0, 1.0): no information, the whole range.
     """
@@ -31,11 +36,13 @@ def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
         return (0.0, 1.0)
     if not 0 <= k <= n:
         raise ValueError(f"wilson_interval: need 0 <= k <= n, got k={k}, n={n}")
-    from scipy.stats import binomtest
-
-    level = 2 * NormalDist().cdf(z) - 1  # scipy takes a confidence level; z = 1.96 stays 1.96
-    ci = binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
-    return (max(0.0, float(ci.low)), min(1.0, float(ci.high)))
+    p = k / n
+    denom = 2 * (n + z**2)
+    center = (2 * n * p + z**2) / denom
+    delta = z / denom * math.sqrt(4 * n * p * (1 - p) + z**2)
+    lo = 0.0 if k == 0 else center - delta  # scipy's own ends at k == 0 and k == n
+    hi = 1.0 if k == n else center + delta
+    return (max(0.0, lo), min(1.0, hi))
 
 
 def two_proportion_diff_ci(k1: int, n1: int, k2: int, n2: int, z: float = 1.96) -> tuple[float, float, float]:
@@ -71,15 +78,21 @@ def binomial_greater(k: int, n: int, p0: float) -> float:
 
 
 def mcnemar_exact(b: int, c: int) -> float:
-    """Two-sided exact McNemar p: scipy.stats.binomtest of b vs c discordant pairs at p = 1/2.
+    """Two-sided exact McNemar p: the p of scipy.stats.binomtest of b vs c discordant pairs at p = 1/2.
 
     b = pass->fail, c = fail->pass (the test is symmetric). No discordant pairs -> 1.0.
-    binomtest is exact for any n (no normal approximation).
+    Exact for any n (no normal approximation). At p = 1/2 the binomial is symmetric, so binomtest's
+    two-sided p (outcomes no likelier than the observed one) is twice the lower tail, capped at 1.
+    Why by hand: the tail is a sum of binomial coefficients over 2**n, exact in integers (scipy.stats'
+    import is avoided, module docstring; scipy.special's pulls in numpy's f2py and testing modules).
     """
     if b < 0 or c < 0:
         raise ValueError(f"mcnemar_exact: counts must be >= 0, got b={b}, c={c}")
-    if b + c == 0:
+    if b + c == 0 or b == c:
         return 1.0
-    from scipy.stats import binomtest
-
-    return float(binomtest(min(b, c), b + c, 0.5).pvalue)
+    n, k = b + c, min(b, c)
+    term = tail = 1  # C(n, 0), then C(n, i) for i = 1..k, summed
+    for i in range(k):
+        term = term * (n - i) // (i + 1)
+        tail += term
+    return min(1.0, 2 * tail / (1 << n))  # int / int: the correctly rounded float of the exact ratio
