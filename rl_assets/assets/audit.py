@@ -7,6 +7,7 @@ Rules and thresholds: docs/audit.md.
 """
 
 from datetime import datetime
+from typing import Any
 
 import dagster as dg
 
@@ -17,6 +18,7 @@ from rl_assets.analysis.audit import AUDIT_COLUMNS, labels, prereg
 from rl_assets.analysis.audit.audit import audit_paired
 from rl_assets.analysis.audit.compliance import format_compliance
 from rl_assets.analysis.audit.result import ENOUGH_TASKS, RULERS_AGREE, LearningAudit, analyse_audit
+from rl_assets.analysis.audit.tasks import Family
 from rl_assets.ingest.formats.predictions import PredictionsError, file_evidence, load_predictions
 from rl_assets.partitions import models_partitions
 from rl_assets.support.emit import emit
@@ -43,7 +45,14 @@ def _training_start(registry: RegistryResource, model_id: str) -> tuple[datetime
     return (min(starts), "registry models.training_start") if starts else (None, "")
 
 
-def _llm_verdicts(context, llm: LLMResource, config: AuditConfig, rows, families, seed: int) -> str | None:
+def _llm_verdicts(
+    context: dg.AssetExecutionContext,
+    llm: LLMResource,
+    config: AuditConfig,
+    rows: list[dict[str, Any]],
+    families: dict[str, Family],
+    seed: int,
+) -> str | None:
     """Attach verdicts and the contrastive second opinions (one session: one budget); returns why
     they were not produced (None when they were)."""
     if not config.llm_audit:

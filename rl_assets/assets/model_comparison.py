@@ -1,17 +1,18 @@
 """`model_comparison`: every model partition on one pinned benchmark, against its noise floor."""
 
 import os
+from typing import Any
 
 import dagster as dg
 
-from resources.hub import HubError, HubResource
+from resources.hub import HubBackend, HubError, HubResource
 from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.analysis.compare.comparison import model_row, paired_pass_rates
 from rl_assets.analysis.compare.result import ModelComparison, analyse_comparison
 from rl_assets.analysis.pairing.eval_resolution import ResolutionError
 from rl_assets.ingest import IngestError
-from rl_assets.partitions import models_partitions
+from rl_assets.partitions import MODELS
 from rl_assets.support.emit import dagster_metadata
 from rl_assets.support.report_files import write_comparison
 from rl_assets.support.report_links import file_metadata
@@ -35,8 +36,8 @@ class ComparisonConfig(dg.Config):
 
 
 def pinned_side_rows(
-    client, spec: str, model_id: str, side: str, benchmark: str, settings: AnalysisSettings
-) -> list[dict]:
+    client: HubBackend, spec: str, model_id: str, side: str, benchmark: str, settings: AnalysisSettings
+) -> list[dict[str, Any]]:
     """Light rows of one pinned eval dataset. Tables are addressed by source and knobs, so the
     partition's own trace table is read when it holds the same source revision and knobs (no second
     ingest); otherwise it is ingested once beside it and reused by later runs."""
@@ -76,7 +77,7 @@ def model_comparison(
     if bench is None:
         raise dg.Failure(f"model_comparison: benchmark {pinned!r} is neither an id nor a name in the benchmarks table")
     rows, excluded, pairings = [], [], []
-    for model_id in sorted(context.instance.get_dynamic_partitions(models_partitions.name)):
+    for model_id in sorted(context.instance.get_dynamic_partitions(MODELS)):
         try:
             pair = resolve_eval_pair(
                 reg,

@@ -41,6 +41,7 @@ def rl_traces(context: dg.AssetExecutionContext, hub: HubResource, settings: Ana
         yield accounted_check("rl_traces", {})
         return
     ref, metadata = ingest_to_table(context, hub, settings, dataset, "rl_traces", "rl", repo_id=repo_id)
+    assert ref.data_version is not None  # ingest_to_table always names it (the table's content digest)
     yield dg.MaterializeResult(
         value=ref, data_version=dg.DataVersion(ref.data_version), metadata={"dataset": dataset, **metadata}
     )
@@ -67,12 +68,16 @@ def rl_temporal(
     from rl_assets.ingest import read_traces
 
     model = context.partition_key
-    if not rl_traces.applicable:
+    if isinstance(rl_traces, NotApplicable):
         yield not_applicable_output(model, Q2_RL_TEMPORAL, rl_traces)
         return
     df = read_traces(rl_traces.path, columns=LIGHT_COLUMNS).to_pandas()
     # a value without a steps_table never loads as a StepTableRef
-    steps = store.read_table(training_metrics.steps_table).to_pandas() if training_metrics.applicable else None
+    steps = (
+        store.read_table(training_metrics.steps_table).to_pandas()
+        if isinstance(training_metrics, StepTableRef)
+        else None
+    )
     result = analyse_temporal(
         df, steps, source=rl_traces.source, bin_hours=settings.bin_hours, n_boot=settings.n_boot, seed=settings.seed
     )

@@ -95,7 +95,7 @@ def training_logs(context: dg.AssetExecutionContext, hub: HubResource, checkpoin
     # revision-addressed store, and a downloaded snapshot is a cache of the machine that fetched it
     # (another worker has no such folder). training_metrics fetches the pinned revision through its
     # own hub resource, whose local cache makes a second read on the same machine free.
-    out = TrainingLogsRef(
+    ref = TrainingLogsRef(
         repo_id=repo_id,
         revision=revision,
         training_logs_revision=logs_rev,
@@ -103,7 +103,7 @@ def training_logs(context: dg.AssetExecutionContext, hub: HubResource, checkpoin
         save_every=save_every_from_config(checkpoint.get("rl_config")),
     )
     return dg.MaterializeResult(
-        value=out,
+        value=ref,
         data_version=dg.DataVersion(logs_rev),
         metadata={"training_logs_revision": logs_rev, "revision": revision, "files": len(files)},
     )
@@ -162,7 +162,7 @@ def training_metrics(
     import pyarrow as pa
 
     model = context.partition_key
-    if not training_logs.applicable:
+    if isinstance(training_logs, NotApplicable):
         yield not_applicable_output(model, Q2_TRAINING_METRICS, training_logs)
         for verdict in no_logs_verdicts():
             yield check_result(verdict)

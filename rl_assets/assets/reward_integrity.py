@@ -38,7 +38,7 @@ def reward_integrity(context: dg.AssetExecutionContext, training_metrics: StepTa
     behaviour count (tool calls, turns, length), length or entropy collapse, validation generations;
     each with its onset step, the non-finite values per metric, and a verdict."""
     model = context.partition_key
-    if not training_metrics.applicable:
+    if isinstance(training_metrics, NotApplicable):
         result = integrity_not_applicable(f"no training steps ({training_metrics.reason})", model)
     else:
         steps = store.read_table(training_metrics.steps_table).to_pandas()

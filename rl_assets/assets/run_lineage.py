@@ -13,6 +13,7 @@ sensors/lineage_sensor.py requests it after a member's analysis run ends.
 """
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import dagster as dg
 
@@ -23,12 +24,17 @@ from rl_assets.analysis.lineage.result import lineage_result
 from rl_assets.analysis.lineage.rollouts import ROLLOUT_COLUMNS
 from rl_assets.analysis.lineage.steps import training_step
 from rl_assets.analysis.q1.behavioral_delta import NEEDED
-from rl_assets.partitions import InvalidRepoId, models_partitions, rl_jobs_partitions, validate_job_name
+from rl_assets.partitions import MODELS, InvalidRepoId, rl_jobs_partitions, validate_job_name
 from rl_assets.support.emit import check_result, dagster_metadata
 from rl_assets.support.lineage_records import LINEAGE_ASSET
 from rl_assets.support.report_files import write_lineage
 from rl_assets.support.report_links import file_metadata
 from rl_assets.values.handover import TraceTableRef
+
+# pandas, pyarrow: imported where used, so loading the definitions stays light (test_import_cost.py)
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
 
 ASSET = LINEAGE_ASSET
 MANIFEST = "checkpoint"  # the asset whose stored manifest names a model's RL job (`job_name`)
@@ -57,11 +63,11 @@ def stored_assets(analyses: Sequence[dg.AssetsDefinition]) -> list[str]:
 
 def job_checkpoints(
     instance: dg.DagsterInstance, io_manager: dg.IOManager, job: str, assets: Sequence[str]
-) -> dict[str, dict]:
+) -> dict[str, dict[str, Any]]:
     """model id -> its stored values (asset -> value, None when never stored), for every model partition
     whose manifest names this job."""
     out = {}
-    for model in instance.get_dynamic_partitions(models_partitions.name):
+    for model in instance.get_dynamic_partitions(MODELS):
         manifest = load_stored(io_manager, MANIFEST, model, instance)
         if isinstance(manifest, dict) and manifest.get("job_name") == job:
             stored = {a: load_stored(io_manager, a, model, instance) for a in assets}
@@ -69,7 +75,7 @@ def job_checkpoints(
     return out
 
 
-def _table(ref, columns):
+def _table(ref: object, columns: Sequence[str]) -> "pa.Table | None":
     """The trace table `ref` names, or None when it is not a stored TraceTableRef (never materialized,
     not applicable) or its file is gone."""
     from rl_assets import store
@@ -80,7 +86,7 @@ def _table(ref, columns):
     return read_traces(ref.path, columns)
 
 
-def _rollouts(stored: dict[str, dict]):
+def _rollouts(stored: dict[str, dict[str, Any]]) -> "tuple[pd.DataFrame, str] | None":
     """The job's rollout table, from the latest checkpoint (by step) that ingested it."""
     ordered = sorted(stored.items(), key=lambda kv: training_step(kv[0], kv[1]["checkpoint"].get("rl_config"))[0] or -1)
     for _, values in reversed(ordered):

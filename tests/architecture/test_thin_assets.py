@@ -20,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("rl_assets", "resources", "sensors")
-TABLE_WRITER = "rl_assets/values/escape.py"  # md_table (re-exported by analysis/render/report_md.py)
+TABLE_WRITER = "rl_assets/values/escape.py"  # md_table, the one table writer
 
 # A markdown table separator row (`|---|`, `| :---: |`), as hand-built tables write it.
 TABLE_RULE = re.compile(r"\|\s*:?-{3,}:?\s*\|")
@@ -196,7 +196,7 @@ def test_the_checker_finds_each_fault(tmp_path):
             "    return Path(folder) / f'{name}.json', os.path.join(folder, 'a'), 'runs' / folder\n"
         ),
         "rl_assets/assets/thin.py": (
-            "from rl_assets.analysis.render.report_md import md_table\nX = md_table(['a'], [[1]])\n"
+            "from rl_assets.values.escape import md_table\nX = md_table(['a'], [[1]])\n"
         ),
         "rl_assets/analysis/q9/report.py": (
             "from rl_assets.fileutil import atomic_write_text\ndef f(path):\n    path.write_text('| x |\\n| :--- |')\n"

@@ -14,9 +14,9 @@ from rl_assets.analysis.q2.log_crosscheck import crosscheck_markdown
 from rl_assets.analysis.q3.report import selected_table
 from rl_assets.analysis.render.escape import html_text, md_code, md_text
 from rl_assets.analysis.render.index_md import audit_findings, judge_findings, render_index
-from rl_assets.analysis.render.report_md import md_table
 from rl_assets.ingest.report import accounting_markdown
 from rl_assets.support.resolve import format_table
+from rl_assets.values.escape import md_table
 
 HOSTILE = [
     "<script>window.__xss=1</script>",

@@ -10,7 +10,9 @@ attempts; a task "passes" when most of its attempts score 1.0 (the paired McNema
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import partial
 from statistics import mean
+from typing import Any
 
 from rl_assets.analysis import stats
 from rl_assets.analysis.audit import labels, rulers, strategies
@@ -42,19 +44,23 @@ def _rnd(x: float | None, digits: int = 4) -> float | None:
     return None if x is None else round(float(x), digits)
 
 
-def _side_scores(ruler: Ruler, side: dict[TaskKey, list[Attempt]], keys: list[TaskKey]):
+def _side_scores(
+    ruler: Ruler, side: dict[TaskKey, list[Attempt]], keys: list[TaskKey]
+) -> tuple[dict[TaskKey, list[float]], dict[TaskKey, list[float]] | None]:
     """Per task: scores under the ruler, and lenient scores (None when the ruler cannot grade
     new answers: then the recorded values are all there is)."""
-    strict, lenient = {}, {}
+    score = ruler.score
+    if score is None:  # a missing recorded reward is an error -> 0
+        return {
+            key: [float(att.recorded) if att.recorded is not None else 0.0 for att in side[key]] for key in keys
+        }, None
+    strict: dict[TaskKey, list[float]] = {}
+    lenient: dict[TaskKey, list[float]] = {}
     for key in keys:
-        if ruler.score is None:  # a missing recorded reward is an error -> 0
-            strict[key] = [float(att.recorded) if att.recorded is not None else 0.0 for att in side[key]]
-            lenient[key] = None
-            continue
-        grade = lambda ans, key=key: ruler.score(key, ans)  # noqa: E731
+        grade = partial(score, key)
         strict[key] = [grade(att.answer) for att in side[key]]
         lenient[key] = [lenient_score(grade, s, att.response, att.answer) for att, s in zip(side[key], strict[key])]
-    return strict, (lenient if ruler.score is not None else None)
+    return strict, lenient
 
 
 def _task_mean(values: dict[TaskKey, list[float]]) -> float | None:
@@ -65,7 +71,22 @@ def _task_pass(values: dict[TaskKey, list[float]]) -> dict[TaskKey, bool]:
     return {k: mean(1.0 if x >= 1.0 else 0.0 for x in v) >= 0.5 for k, v in values.items()}
 
 
-def _imitation(side, keys, answers: dict[TaskKey, str]) -> tuple[int, int]:
+def _lenient_numbers(
+    before: dict[TaskKey, list[float]] | None, after: dict[TaskKey, list[float]] | None
+) -> dict[str, float | None]:
+    """The lenient reward and accuracy per side; None without lenient scores (accuracy: or without tasks)."""
+    if before is None or after is None:
+        names = ("reward_before", "reward_after", "accuracy_before", "accuracy_after")
+        return {f"lenient_{name}": None for name in names}
+    return {
+        "lenient_reward_before": _rnd(_task_mean(before)),
+        "lenient_reward_after": _rnd(_task_mean(after)),
+        "lenient_accuracy_before": _rnd(mean(_task_pass(before).values())) if before else None,
+        "lenient_accuracy_after": _rnd(mean(_task_pass(after).values())) if after else None,
+    }
+
+
+def _imitation(side: dict[TaskKey, list[Attempt]], keys: list[TaskKey], answers: dict[TaskKey, str]) -> tuple[int, int]:
     hits = n = 0
     for key in keys:
         target = normalize_answer(answers[key])
@@ -75,7 +96,7 @@ def _imitation(side, keys, answers: dict[TaskKey, str]) -> tuple[int, int]:
     return hits, n
 
 
-def _baselines(fam: Family, ruler: Ruler, keys: list[TaskKey]) -> list[dict]:
+def _baselines(fam: Family, ruler: Ruler, keys: list[TaskKey]) -> list[dict[str, Any]]:
     entries = [fam.entries[k] for k in keys]
     ctx = strategies.context_from(given_answer(a) for k in keys for a in fam.after[k])
     out = []
@@ -109,7 +130,7 @@ def measure(
     seed: int = 0,
     flagged_passes: tuple[int, int] | None = None,
     flagged_why: str = "",
-) -> tuple[dict, labels.Evidence]:
+) -> tuple[dict[str, Any], labels.Evidence]:
     """Every number of one family under one ruler, its label, and the evidence behind the label
     (``flagged_passes``: the contrastive check's (flagged, newly passing) tasks, the same under any ruler)."""
     keys = fam.common
@@ -121,8 +142,8 @@ def measure(
     b_disc = sum(pb[k] and not pa_[k] for k in keys)
     c_disc = sum(pa_[k] and not pb[k] for k in keys)
     baselines = _baselines(fam, ruler, keys) if keys else []
-    ok = isinstance(gain, stats.BootstrapResult)
-    row = {
+    boot = gain if isinstance(gain, stats.BootstrapResult) else None
+    row: dict[str, Any] = {
         "family": fam.name,
         "n_tasks": len(keys),
         "tasks_only_before": len(set(fam.before) - set(fam.after)),
@@ -131,14 +152,14 @@ def measure(
         "reward_before": _rnd(_task_mean(sb)),
         "reward_after": _rnd(_task_mean(sa)),
         "reward_gain": {
-            "estimate": _rnd(gain.estimate),
-            "lo": _rnd(gain.lo),
-            "hi": _rnd(gain.hi),
-            "p": _rnd(gain.p_value, 6),
+            "estimate": _rnd(boot.estimate),
+            "lo": _rnd(boot.lo),
+            "hi": _rnd(boot.hi),
+            "p": _rnd(boot.p_value, 6),
         }
-        if ok
-        else {"not_enough_data": gain.reason if gain else "no common tasks"},
-        "p": _rnd(gain.p_value, 6) if ok else None,
+        if boot is not None
+        else {"not_enough_data": gain.reason if isinstance(gain, stats.NotEnoughData) else "no common tasks"},
+        "p": _rnd(boot.p_value, 6) if boot is not None else None,
         "accuracy_before": _rnd(mean(pb.values())) if keys else None,
         "accuracy_after": _rnd(mean(pa_.values())) if keys else None,
         "accuracy_ci_before": [_rnd(x) for x in stats.wilson_interval(sum(pb.values()), len(keys))],
@@ -148,10 +169,7 @@ def measure(
             "fail_to_pass": c_disc,
             "p": _rnd(stats.mcnemar_exact(b_disc, c_disc), 6),
         },
-        "lenient_reward_before": _rnd(_task_mean(lb)) if graded else None,
-        "lenient_reward_after": _rnd(_task_mean(la)) if graded else None,
-        "lenient_accuracy_before": _rnd(mean(_task_pass(lb).values())) if graded and keys else None,
-        "lenient_accuracy_after": _rnd(mean(_task_pass(la).values())) if graded and keys else None,
+        **_lenient_numbers(lb, la),
         "baselines": baselines,
     }
     if graded and keys:
@@ -161,8 +179,8 @@ def measure(
         n_tasks=len(keys),
         reward_before=row["reward_before"],
         reward_after=row["reward_after"],
-        gain_lo=gain.lo if ok else None,
-        gain_hi=gain.hi if ok else None,
+        gain_lo=boot.lo if boot is not None else None,
+        gain_hi=boot.hi if boot is not None else None,
         lenient_before=row["lenient_reward_before"],
         lenient_after=row["lenient_reward_after"],
         strategies=tuple(
@@ -180,16 +198,22 @@ def measure(
     return row, evidence
 
 
-def audit_family(fam: Family, *, n_boot: int = 2000, seed: int = 0) -> dict:
+def audit_family(fam: Family, *, n_boot: int = 2000, seed: int = 0) -> dict[str, Any]:
     """The family under its label ruler (the re-score when there is one), the other ruler beside it."""
     check = contrastive_family(fam)
-    flags = {"flagged_passes": (check["flagged"], check["newly_passing"]), "flagged_why": flag_summary(check)}
+    flagged_passes, flagged_why = (check["flagged"], check["newly_passing"]), flag_summary(check)
+
+    def measured(ruler: Ruler) -> rulers.Measured:
+        return (ruler,) + measure(
+            fam, ruler, n_boot=n_boot, seed=seed, flagged_passes=flagged_passes, flagged_why=flagged_why
+        )
+
     rescored, recorded = rulers.rescore_ruler(fam), rulers.recorded_ruler(fam)
-    main = (rescored or recorded,) + measure(fam, rescored or recorded, n_boot=n_boot, seed=seed, **flags)
-    other = None
+    main = measured(rescored or recorded)
+    other: rulers.Measured | None = None
     if rescored is not None:  # a ruler identical to the re-score measures the same numbers again
         same = recorded.rule == rulers.SAME_AS_RESCORE
-        other = (recorded,) + (main[1:] if same else measure(fam, recorded, n_boot=n_boot, seed=seed, **flags))
+        other = (recorded,) + main[1:] if same else measured(recorded)
     row = main[1]
     row["contrastive"] = check
     mismatches = rulers.disagreements(fam, fam.common) if rescored else None
@@ -203,20 +227,20 @@ def audit_family(fam: Family, *, n_boot: int = 2000, seed: int = 0) -> dict:
 
 
 def audit_rows(
-    before_rows: Iterable[dict], after_rows: Iterable[dict], *, n_boot: int = 2000, seed: int = 0
-) -> tuple[list[dict], dict[str, Family]]:
+    before_rows: Iterable[dict[str, Any]], after_rows: Iterable[dict[str, Any]], *, n_boot: int = 2000, seed: int = 0
+) -> tuple[list[dict[str, Any]], dict[str, Family]]:
     """One audit row per task family (sorted by name), plus the grouped families for sampling."""
     return audit_paired(before_rows, after_rows, n_boot=n_boot, seed=seed)[:2]
 
 
 def audit_paired(
-    before_rows: Iterable[dict],
-    after_rows: Iterable[dict],
+    before_rows: Iterable[dict[str, Any]],
+    after_rows: Iterable[dict[str, Any]],
     *,
     n_boot: int = 2000,
     seed: int = 0,
     normalise: Sequence[str] = (),
-) -> tuple[list[dict], dict[str, Family], Pairing]:
+) -> tuple[list[dict[str, Any]], dict[str, Family], Pairing]:
     """``audit_rows`` plus the pairing behind it (its report is the audit's pairing table)."""
     families, pairing = paired_families(before_rows, after_rows, normalise)
     rows = [audit_family(families[name], n_boot=n_boot, seed=seed) for name in sorted(families)]

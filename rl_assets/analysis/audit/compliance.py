@@ -13,15 +13,19 @@ interval would be (the table says how many attempts per task).
 
 from __future__ import annotations
 
+from typing import Any
+
 from rl_assets.analysis import stats
+from rl_assets.analysis.audit.tasks import Family, TaskKey
 from rl_assets.analysis.render.escape import md_text
-from rl_assets.analysis.render.report_md import fmt_pct, md_table
+from rl_assets.analysis.render.report_md import fmt_pct
 from rl_assets.values.answers import no_answer
+from rl_assets.values.escape import md_table
 
 NOT_RECORDED = "no answer recorded on either side (the source keeps no extracted answer)"
 
 
-def _side(fam, side: str, keys) -> dict:
+def _side(fam: Family, side: str, keys: list[TaskKey]) -> dict[str, Any]:
     attempts = [a for k in keys for a in getattr(fam, side).get(k, [])]
     missing = sum(no_answer(a.answer) for a in attempts)
     scored = [a.recorded for a in attempts if a.recorded is not None]
@@ -39,7 +43,7 @@ def _side(fam, side: str, keys) -> dict:
     }
 
 
-def family_compliance(fam) -> dict:
+def family_compliance(fam: Family) -> dict[str, Any]:
     """One family's row: before, after, the change in the no-answer share with its interval."""
     keys = fam.common
     before, after = _side(fam, "before", keys), _side(fam, "after", keys)
@@ -54,22 +58,22 @@ def family_compliance(fam) -> dict:
     return {**row, "applicable": True, "change": change, "change_ci": [lo, hi], "significant": lo > 0 or hi < 0}
 
 
-def format_compliance(families: dict) -> list[dict]:
+def format_compliance(families: dict[str, Family]) -> list[dict[str, Any]]:
     return [family_compliance(families[name]) for name in sorted(families)]
 
 
-def _share(side: dict) -> str:
+def _share(side: dict[str, Any]) -> str:
     if side["no_answer_share"] is None:
         return "—"
     lo, hi = side["no_answer_ci"]
     return f"{side['no_answer']}/{side['attempts']} = {fmt_pct(side['no_answer_share'])} [{fmt_pct(lo)}, {fmt_pct(hi)}]"
 
 
-def _acc(side: dict) -> str:
+def _acc(side: dict[str, Any]) -> str:
     return "—" if side["accuracy"] is None else f"{fmt_pct(side['accuracy'])} ({side['correct']}/{side['scored']})"
 
 
-def compliance_table(rows: list[dict]) -> str:
+def compliance_table(rows: list[dict[str, Any]]) -> str:
     body = []
     for r in rows:
         if not r["applicable"]:
@@ -96,7 +100,7 @@ def compliance_table(rows: list[dict]) -> str:
     )
 
 
-def compliance_section(rows: list[dict]) -> list[str]:
+def compliance_section(rows: list[dict[str, Any]]) -> list[str]:
     """The audit.md section (empty when no family has rows)."""
     if not rows:
         return []

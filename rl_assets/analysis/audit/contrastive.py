@@ -15,6 +15,7 @@ Wilson 95% CI, and is "not enough data" under MIN_NEW_PASSES newly passing tasks
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from typing import Any
 
 from rl_assets.analysis import stats
 from rl_assets.analysis.audit import exploit_rules, labels, null_models
@@ -54,7 +55,7 @@ def _no_work_gate(fam: Family) -> null_models.NoWorkGate | None:
 
 def _task_record(
     fam: Family, key: TaskKey, constant: dict[str, str], no_work_counts: bool, copies: null_models.PromptCopies
-) -> dict:
+) -> dict[str, Any]:
     baseline_work = [exploit_rules.work_of(a) for a in fam.before[key]]
     passing = [a for a in fam.after[key] if null_models.passes(a)]
     expected = fam.entries[key].get("answer")
@@ -95,7 +96,7 @@ def _task_record(
     }
 
 
-def contrastive_family(fam: Family) -> dict:
+def contrastive_family(fam: Family) -> dict[str, Any]:
     """Newly passing tasks of one family, which look exploited and why, and the flagged share."""
     keys = newly_passing(fam)
     uses = null_models.answer_use(fam)
@@ -123,7 +124,7 @@ def contrastive_family(fam: Family) -> dict:
     }
 
 
-def flag_summary(check: dict) -> str:
+def flag_summary(check: dict[str, Any]) -> str:
     """The evidence behind the flags, per rule with its count: what label rule 2b's explanation names."""
     parts = []
     for rule, n in sorted(check["by_rule"].items()):

@@ -6,34 +6,37 @@ rule (md_text / md_code) and md_table, never raw.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rl_assets.analysis.audit import exploit_rules, labels
 from rl_assets.analysis.audit.contrastive import MIN_NEW_PASSES
 from rl_assets.analysis.render.escape import md_code, md_text
-from rl_assets.analysis.render.report_md import fmt_num, fmt_pct, md_table
+from rl_assets.analysis.render.report_md import fmt_num, fmt_pct
+from rl_assets.values.escape import md_table
 
 MAX_LISTED = 25  # flagged tasks listed per family (the JSON holds all)
 
 
-def share_cell(check: dict) -> str:
+def share_cell(check: dict[str, Any]) -> str:
     if check["share"] is None:
         return f"{check['flagged']}/{check['newly_passing']} (not enough data)"
     lo, hi = check["share_ci"]
     return f"{check['flagged']}/{check['newly_passing']} = {fmt_pct(check['share'])} [{fmt_pct(lo)}, {fmt_pct(hi)}]"
 
 
-def _side(side: dict) -> str:
+def _side(side: dict[str, Any]) -> str:
     answer = md_code(side["answer"]) if side["answer"] is not None else "—"
     return f"{fmt_num(side['reward'])}, answer {answer}, {side['tool_calls']} tool calls, {side['words']} words"
 
 
-def _opinion(task: dict) -> str:
+def _opinion(task: dict[str, Any]) -> str:
     op = task.get("second_opinion")
     if not op:
         return "—"
     return md_text(f"{op['verdict']} ({op['judge']}): {op['explanation']}")
 
 
-def contrastive_summary(rows: list[dict]) -> str:
+def contrastive_summary(rows: list[dict[str, Any]]) -> str:
     """Per family: newly passing tasks, the flagged share and its rules (audit.md and the UI)."""
     checked = [r for r in rows if r.get("contrastive")]
     return md_table(
@@ -52,14 +55,14 @@ def contrastive_summary(rows: list[dict]) -> str:
     )
 
 
-def _agreement(check: dict) -> str:
+def _agreement(check: dict[str, Any]) -> str:
     n = check.get("second_opinions")
     if n is None:
         return "not run"
     return f"{check['second_opinion_agrees']}/{n} (orders disagree on {check['orders_disagree']})"
 
 
-def null_model_section(checked: list[dict]) -> list[str]:
+def null_model_section(checked: list[dict[str, Any]]) -> list[str]:
     """Every repeated answer the over-use test was run on, and the no-work test, with their numbers: the
     mixed cases (over-used, yet the gain survives without it) are measured here, not assumed."""
     lines = [
@@ -92,7 +95,7 @@ def null_model_section(checked: list[dict]) -> list[str]:
     ]
 
 
-def _use_verdict(use: dict) -> str:
+def _use_verdict(use: dict[str, Any]) -> str:
     if use["overused"]:
         return "over-used; its passes are flagged" + (
             "" if use["carries_gain"] else " (most of the gain survives without it)"
@@ -100,7 +103,7 @@ def _use_verdict(use: dict) -> str:
     return "not over-used" if use["expected_share"] is not None else "not tested"
 
 
-def contrastive_section(rows: list[dict]) -> list[str]:
+def contrastive_section(rows: list[dict[str, Any]]) -> list[str]:
     parts = [
         "## Newly passing tasks: earned or exploited?",
         "",

@@ -82,10 +82,10 @@ class Evidence:
 
     @property
     def best_baseline(self) -> StrategyEvidence | None:
-        scored = [s for s in self.strategies if s.score is not None]
+        scored = [(s.score, s) for s in self.strategies if s.score is not None]
         # max() keeps the first of equals: registration order, so a named strategy beats the
         # post-RL-mode fallback when both score the same.
-        return max(scored, key=lambda s: s.score) if scored else None
+        return max(scored, key=lambda pair: pair[0])[1] if scored else None
 
 
 def reward_only(ev: Evidence) -> Evidence:
@@ -114,7 +114,7 @@ def _f(x: float | None) -> str:
 def label(ev: Evidence) -> tuple[str, str]:
     """(label, explanation) for one family by the rules above."""
     b, a = ev.reward_before, ev.reward_after
-    if ev.n_tasks < MIN_TASKS or b is None or a is None or ev.gain_lo is None:
+    if ev.n_tasks < MIN_TASKS or b is None or a is None or ev.gain_lo is None or ev.gain_hi is None:
         return "not enough data", (
             f"Only {ev.n_tasks} tasks attempted by both checkpoints (need >= {MIN_TASKS}); no label is given on so few."
         )
@@ -139,7 +139,7 @@ def label(ev: Evidence) -> tuple[str, str]:
     if exploited:
         return "gamed", exploited
     best = ev.best_baseline
-    if best is not None and best.score > 0 and a <= best.score + MARGIN:
+    if best is not None and best.score is not None and best.score > 0 and a <= best.score + MARGIN:
         return "no real gain", (
             f'"{best.name}" already scores {_f(best.score)}; post-RL scores {_f(a)} (before {_f(b)}).'
         )

@@ -44,10 +44,10 @@ def extract_lenient(response: str | None) -> str | None:
     """Last answer tag, else last number, else last non-empty line (stripped); None if empty."""
     if not response or not response.strip():
         return None
-    tags = _ANSWER_TAG.findall(response)
+    tags: list[str] = _ANSWER_TAG.findall(response)
     if tags:
         return tags[-1].strip()
-    numbers = _NUMBER.findall(response)
+    numbers: list[str] = _NUMBER.findall(response)
     if numbers:
         return numbers[-1]
     lines = [line.strip() for line in response.splitlines() if line.strip()]

@@ -10,10 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from typing import Any
 
 from rl_assets.analysis.audit.lenient import normalize_answer
 from rl_assets.analysis.audit.tasks import Family, given_answer
-from rl_assets.values.llm_types import LLMRequest
+from rl_assets.values.llm_types import LLMAnswers, LLMRequest
 
 VERDICTS = ("real skill", "format", "gamed", "unclear")
 SCHEMA = {
@@ -29,7 +30,7 @@ SAMPLES = 6
 MAX_CHARS = 1500  # per response: enough to see reasoning vs. a bare template, cheap to send
 
 
-def samples(fam: Family, seed: int = 0) -> list[dict]:
+def samples(fam: Family, seed: int = 0) -> list[dict[str, Any]]:
     """A deterministic sample of post-RL responses on common tasks."""
     attempts = [(k, a) for k in fam.common for a in fam.after[k]]
     rng = random.Random(f"{seed}:{fam.name}")
@@ -45,7 +46,7 @@ def samples(fam: Family, seed: int = 0) -> list[dict]:
     ]
 
 
-def _offline(shown: list[dict]) -> dict:
+def _offline(shown: list[dict[str, Any]]) -> dict[str, Any]:
     """Heuristic: identical answers everywhere look gamed; bare tagged answers look like format."""
     answers = [normalize_answer(s["answer"]) for s in shown]
     if len(shown) >= 3 and len(set(answers)) == 1:
@@ -59,7 +60,7 @@ def _offline(shown: list[dict]) -> dict:
     return {"verdict": "unclear", "explanation": "offline heuristic: short responses, varied answers"}
 
 
-def requests_for(fam: Family, row: dict, seed: int = 0):
+def requests_for(fam: Family, row: dict[str, Any], seed: int = 0) -> LLMRequest | None:
     shown = samples(fam, seed)
     if not shown:
         return None
@@ -88,7 +89,7 @@ def requests_for(fam: Family, row: dict, seed: int = 0):
     ]
     key = "audit:" + hashlib.sha256(messages[1]["content"].encode()).hexdigest()[:24]
 
-    def interpret(reply) -> dict:
+    def interpret(reply: Any) -> dict[str, Any]:
         if not isinstance(reply, dict) or reply.get("verdict") not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}: {reply!r}")
         return {key: {"verdict": reply["verdict"], "explanation": str(reply.get("explanation", ""))}}
@@ -98,7 +99,7 @@ def requests_for(fam: Family, row: dict, seed: int = 0):
     )
 
 
-def attach_verdicts(rows: list[dict], families: dict[str, Family], client, seed: int = 0) -> None:
+def attach_verdicts(rows: list[dict[str, Any]], families: dict[str, Family], client: LLMAnswers, seed: int = 0) -> None:
     """Fill audit_verdict / audit_explanation per row; failures are stated, never invented."""
     reqs = {row["family"]: requests_for(families[row["family"]], row, seed) for row in rows}
     results = client.run([r for r in reqs.values() if r is not None])

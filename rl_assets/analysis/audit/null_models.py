@@ -32,6 +32,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
 from statistics import mean
+from typing import Any
 
 from rl_assets.analysis import stats
 from rl_assets.analysis.audit.lenient import normalize_answer
@@ -136,7 +137,7 @@ class AnswerUse:
             f"{self.pass_rate_with:.0%} of the post-RL attempts giving it pass; {explained}"
         )
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "carries_gain": self.carries_gain, "evidence": self.evidence()}
 
 
@@ -209,7 +210,7 @@ class NoWorkGate:
             f"constant answer (binomial p {self.p_informed:.2g})"
         )
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "rejects_knowing": self.rejects_knowing, "evidence": self.evidence()}
 
 
@@ -274,7 +275,7 @@ class PromptCopies:
             "is not a right answer"
         )
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "rejected": self.rejected, "evidence": self.evidence()}
 
 

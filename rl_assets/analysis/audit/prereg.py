@@ -10,13 +10,16 @@ it never assumes. Reading the file and asking git is the reader's job
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from rl_assets.analysis.audit.labels import LABELS, NOT_COMPARED
 
 OUTCOMES = ("gain", "no gain", "drop")
 
 
-def registration(file: dict, training_start: datetime | None, training_start_source: str = "") -> dict:
+def registration(
+    file: dict[str, Any], training_start: datetime | None, training_start_source: str = ""
+) -> dict[str, Any]:
     """sha256, timestamps and whether the file provably predates training; ``file`` is what
     ``rl_assets.ingest.formats.predictions.file_evidence`` read."""
     mtime, committed = file["mtime_utc"], file["committed_utc"]
@@ -51,7 +54,7 @@ def registration(file: dict, training_start: datetime | None, training_start_sou
     return info
 
 
-def prediction_held(prediction: str, row: dict) -> tuple[bool | None, str]:
+def prediction_held(prediction: str, row: dict[str, Any]) -> tuple[bool | None, str]:
     """Whether one prediction held against an audit row, and why not when it cannot be judged."""
     if row.get("label") == "not enough data":
         return None, "not enough data to judge"

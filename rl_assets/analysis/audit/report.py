@@ -7,6 +7,8 @@ read this one.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rl_assets.analysis.audit import exploit_rules, labels, rulers
 from rl_assets.analysis.audit.compliance import compliance_section
 from rl_assets.analysis.audit.contrastive_report import contrastive_section
@@ -23,22 +25,22 @@ from rl_assets.analysis.render.report_md import (
     fmt_signed,
     json_text,
     jsonable,
-    md_table,
 )
+from rl_assets.values.escape import md_table
 
 NOT_RUN = "llm audit not run: {reason}"
 
 
 def build_report(
-    rows: list[dict],
+    rows: list[dict[str, Any]],
     *,
     predictions: dict[str, str] | None = None,
-    registration: dict | None = None,
-    sources: dict | None = None,
+    registration: dict[str, Any] | None = None,
+    sources: dict[str, Any] | None = None,
     llm_note: str | None = None,
-    pairing: dict | None = None,
-    format_compliance: list[dict] | None = None,
-) -> dict:
+    pairing: dict[str, Any] | None = None,
+    format_compliance: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     for row in rows:
         pred = (predictions or {}).get(row["family"])
         held, why = prediction_held(pred, row) if pred else (None, "no prediction")
@@ -46,7 +48,7 @@ def build_report(
         if "audit_verdict" not in row:  # the LLM step did not run at all: say so per row
             row["audit_verdict"] = None
             row["audit_explanation"] = NOT_RUN.format(reason=llm_note or "not requested")
-    return jsonable(
+    report: dict[str, Any] = jsonable(
         {
             "sources": sources or {},
             "pre_registration": registration,
@@ -73,19 +75,20 @@ def build_report(
             "rows": rows,
         }
     )
+    return report
 
 
-def ruler_dependent(rows: list[dict]) -> list[str]:
+def ruler_dependent(rows: list[dict[str, Any]]) -> list[str]:
     """Families whose label would differ under the other ruler (docs/audit.md, "Two rulers")."""
     return [r["family"] for r in rows if (r.get("rulers") or {}).get("depends_on_ruler")]
 
 
-def _label_cell(r: dict) -> str:
+def _label_cell(r: dict[str, Any]) -> str:
     flag = " ⚠ depends on the ruler" if (r.get("rulers") or {}).get("depends_on_ruler") else ""
     return f"**{r['label']}**{flag}"
 
 
-def _under(side: dict | None) -> tuple[str, str]:
+def _under(side: dict[str, Any] | None) -> tuple[str, str]:
     """("before → after (95% CI of the change)", "label") under one ruler, dashes when absent."""
     if side is None:
         return "—", "—"
@@ -94,10 +97,10 @@ def _under(side: dict | None) -> tuple[str, str]:
     return f"{fmt_num(side['reward_before'])} → {fmt_num(side['reward_after'])} {ci}", side["label"]
 
 
-def rulers_table(rows: list[dict]) -> str:
+def rulers_table(rows: list[dict[str, Any]]) -> str:
     """Recorded and re-scored numbers side by side per family: the table under "Two rulers"."""
 
-    def cells(r):
+    def cells(r: dict[str, Any]) -> list[Any]:
         ru = r["rulers"]
         rec, res = _under(ru[rulers.RECORDED]), _under(ru[rulers.RESCORED])
         mis = ru["disagreeing_attempts"]
@@ -121,7 +124,7 @@ def rulers_table(rows: list[dict]) -> str:
     )
 
 
-def _rulers_section(rows: list[dict]) -> list[str]:
+def _rulers_section(rows: list[dict[str, Any]]) -> list[str]:
     dependent = ruler_dependent(rows)
     verdict = (
         f"The label of {', '.join(dependent)} depends on the ruler."
@@ -140,10 +143,10 @@ def _rulers_section(rows: list[dict]) -> list[str]:
     ]
 
 
-def summary_table(rows: list[dict]) -> str:
+def summary_table(rows: list[dict[str, Any]]) -> str:
     """One line per family: the table shown in the Dagster UI and at the top of audit.md."""
 
-    def baseline(r):
+    def baseline(r: dict[str, Any]) -> str:
         b = r.get("baseline")
         return f"{b['strategy']} ({fmt_num(b['score'])})" if b else "n/a"
 
@@ -177,7 +180,7 @@ def summary_table(rows: list[dict]) -> str:
     )
 
 
-def _imitation_table(row: dict) -> str:
+def _imitation_table(row: dict[str, Any]) -> str:
     return md_table(
         ["strategy", "score", "post-RL answers it (95% CI)", "pre-RL answers it"],
         [
@@ -193,7 +196,7 @@ def _imitation_table(row: dict) -> str:
     )
 
 
-def _ruler_bullets(r: dict) -> list[str]:
+def _ruler_bullets(r: dict[str, Any]) -> list[str]:
     ru = r["rulers"]
     out = [f"scorer: {r['scorer']}", f"label ruler: {ru['label_ruler']} — {ru['why']}"]
     out += [f"{name} ruler: {ru[name]['scorer']}" for name in (rulers.RECORDED, rulers.RESCORED) if ru[name]]
@@ -204,13 +207,13 @@ def _ruler_bullets(r: dict) -> list[str]:
     return out
 
 
-def audit_report(report: dict, title: str) -> Report:
+def audit_report(report: dict[str, Any], title: str) -> Report:
     """The audit folder's files (audit.json, then audit.md) and the per-family table for the UI."""
-    files = {"audit.json": json_text(report), "audit.md": render_markdown(report, title)}
+    files: dict[str, str | bytes] = {"audit.json": json_text(report), "audit.md": render_markdown(report, title)}
     return Report(files=files, summary=summary_table(report["rows"]), plots={})
 
 
-def render_markdown(report: dict, title: str) -> str:
+def render_markdown(report: dict[str, Any], title: str) -> str:
     rows = report["rows"]
     reg = report.get("pre_registration")
     parts = [

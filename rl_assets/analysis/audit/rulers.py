@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from rl_assets.analysis.audit import labels
 from rl_assets.analysis.audit.tasks import Attempt, Family, TaskKey
@@ -79,6 +80,10 @@ CANDIDATES: tuple[tuple[str, Callable[[Family], Score]], ...] = (
 )
 
 
+# (ruler, row, evidence): one family measured under one ruler (audit.measure)
+Measured = tuple[Ruler, dict[str, Any], labels.Evidence]
+
+
 def _attempts(fam: Family) -> list[tuple[TaskKey, Attempt]]:
     return [(key, att) for side in (fam.before, fam.after) for key, atts in side.items() for att in atts]
 
@@ -86,10 +91,11 @@ def _attempts(fam: Family) -> list[tuple[TaskKey, Attempt]]:
 def recorded_ruler(fam: Family) -> Ruler:
     """The source's own scores; runnable when a candidate rule reproduces every one of them."""
     attempts = _attempts(fam)
-    if fam.scored and attempts and all(att.recorded is not None for _, att in attempts):
+    recorded = [(key, att.answer, att.recorded) for key, att in attempts if att.recorded is not None]
+    if fam.scored and attempts and len(recorded) == len(attempts):
         for what, make in CANDIDATES:
             score = make(fam)
-            if all(abs(score(key, att.answer) - float(att.recorded)) <= 1e-9 for key, att in attempts):
+            if all(abs(score(key, answer) - float(value)) <= 1e-9 for key, answer, value in recorded):
                 return Ruler(
                     RECORDED,
                     f"as recorded by the source; {what} reproduces all {len(attempts)} recorded scores",
@@ -100,7 +106,7 @@ def recorded_ruler(fam: Family) -> Ruler:
     return Ruler(RECORDED, f"as recorded by the source (values only: {why})")
 
 
-def disagreements(fam: Family, keys: list[TaskKey]) -> dict:
+def disagreements(fam: Family, keys: list[TaskKey]) -> dict[str, Any]:
     """Attempts on the common tasks whose recorded score differs from the re-score, per side."""
     out = {}
     for name, side in (("before", fam.before), ("after", fam.after)):
@@ -113,7 +119,7 @@ def disagreements(fam: Family, keys: list[TaskKey]) -> dict:
     return out
 
 
-def _under(ruler: Ruler, row: dict) -> dict:
+def _under(ruler: Ruler, row: dict[str, Any]) -> dict[str, Any]:
     return {
         "scorer": ruler.what,
         "grades_new_answers": ruler.score is not None,
@@ -125,7 +131,9 @@ def _under(ruler: Ruler, row: dict) -> dict:
     }
 
 
-def side_by_side(fam: Family, main: tuple, other: tuple | None, mismatches: dict | None) -> dict:
+def side_by_side(
+    fam: Family, main: Measured, other: Measured | None, mismatches: dict[str, Any] | None
+) -> dict[str, Any]:
     """Both rulers' numbers and labels, which ruler the label used and why, and the flag.
 
     ``main``/``other`` are (ruler, row, evidence) from ``audit.measure``; ``other`` is None when

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from rl_assets.analysis.audit.lenient import normalize_answer
 
@@ -46,21 +47,27 @@ class StrategyContext:
         return next(a for a in self.post_answers if normalize_answer(a) == winner)
 
 
+# fn(entry, ctx) -> the strategy's answer to one task
+AnswerFn = Callable[[dict[str, Any], StrategyContext], str]
+
+
 @dataclass(frozen=True)
 class Strategy:
     name: str
-    answer: Callable[[dict, StrategyContext], str]
-    applies_to: Callable[[dict], bool] = field(default=lambda entry: True)
+    answer: AnswerFn
+    applies_to: Callable[[dict[str, Any]], bool] = field(default=lambda entry: True)
     needs_context: bool = False  # True when the answer depends on the post-RL answers
 
 
 STRATEGIES: dict[str, Strategy] = {}
 
 
-def strategy(name: str, applies_to: Callable[[dict], bool] = lambda e: True, *, needs_context=False):
+def strategy(
+    name: str, applies_to: Callable[[dict[str, Any]], bool] = lambda e: True, *, needs_context: bool = False
+) -> Callable[[AnswerFn], AnswerFn]:
     """Register ``fn(entry, ctx) -> str`` as a trivial baseline named ``name``."""
 
-    def register(fn: Callable[[dict, StrategyContext], str]):
+    def register(fn: AnswerFn) -> AnswerFn:
         if name in STRATEGIES:
             raise ValueError(f"trivial strategy {name!r} is registered twice")
         STRATEGIES[name] = Strategy(name, fn, applies_to, needs_context)
@@ -69,15 +76,15 @@ def strategy(name: str, applies_to: Callable[[dict], bool] = lambda e: True, *, 
     return register
 
 
-def _numeric_answer(entry: dict) -> bool:
+def _numeric_answer(entry: dict[str, Any]) -> bool:
     return entry.get("answer") is not None and bool(_NUMBER.fullmatch(str(entry["answer"]).strip()))
 
 
-def _has_metadata(key: str) -> Callable[[dict], bool]:
+def _has_metadata(key: str) -> Callable[[dict[str, Any]], bool]:
     return lambda entry: bool((entry.get("metadata") or {}).get(key))
 
 
-def _question_numbers(entry: dict) -> list[str]:
+def _question_numbers(entry: dict[str, Any]) -> list[str]:
     return _NUMBER.findall(entry.get("question") or "")
 
 
@@ -85,22 +92,22 @@ def _question_numbers(entry: dict) -> list[str]:
 
 
 @strategy("always answer 1", applies_to=_numeric_answer)
-def always_one(entry, ctx):
+def always_one(entry: dict[str, Any], ctx: StrategyContext) -> str:
     return "1"
 
 
 @strategy("always answer 0", applies_to=_numeric_answer)
-def always_zero(entry, ctx):
+def always_zero(entry: dict[str, Any], ctx: StrategyContext) -> str:
     return "0"
 
 
 @strategy("join the premises with ∧", applies_to=_has_metadata("premises"))
-def join_premises(entry, ctx):
+def join_premises(entry: dict[str, Any], ctx: StrategyContext) -> str:
     return " ∧ ".join(f"({p})" for p in entry["metadata"]["premises"])
 
 
 @strategy("repeat the input words unsorted", applies_to=_has_metadata("original_words"))
-def unsorted_words(entry, ctx):
+def unsorted_words(entry: dict[str, Any], ctx: StrategyContext) -> str:
     return ", ".join(entry["metadata"]["original_words"])
 
 
@@ -108,31 +115,32 @@ def unsorted_words(entry, ctx):
 
 
 @strategy("empty answer")
-def empty(entry, ctx):
+def empty(entry: dict[str, Any], ctx: StrategyContext) -> str:
     return ""
 
 
 @strategy("echo the first number in the question", applies_to=lambda e: bool(_question_numbers(e)))
-def first_number(entry, ctx):
+def first_number(entry: dict[str, Any], ctx: StrategyContext) -> str:
     return _question_numbers(entry)[0]
 
 
 @strategy("echo the last number in the question", applies_to=lambda e: bool(_question_numbers(e)))
-def last_number(entry, ctx):
+def last_number(entry: dict[str, Any], ctx: StrategyContext) -> str:
     return _question_numbers(entry)[-1]
 
 
 @strategy("echo a list from the question", applies_to=lambda e: bool(_LIST.findall(e.get("question") or "")))
-def echo_list(entry, ctx):
-    return max(_LIST.findall(entry["question"]), key=len)  # longest run: the task's input list
+def echo_list(entry: dict[str, Any], ctx: StrategyContext) -> str:
+    runs: list[str] = _LIST.findall(entry["question"])
+    return max(runs, key=len)  # longest run: the task's input list
 
 
 @strategy("the post-RL model's most frequent answer", needs_context=True)
-def post_mode(entry, ctx):
+def post_mode(entry: dict[str, Any], ctx: StrategyContext) -> str:
     return ctx.post_mode or ""
 
 
-def applicable(entries: list[dict], ctx: StrategyContext) -> list[Strategy]:
+def applicable(entries: list[dict[str, Any]], ctx: StrategyContext) -> list[Strategy]:
     """Strategies that apply to every one of these tasks (and have what they need)."""
     out = []
     for strat in STRATEGIES.values():
@@ -143,5 +151,5 @@ def applicable(entries: list[dict], ctx: StrategyContext) -> list[Strategy]:
     return out
 
 
-def context_from(post_answers) -> StrategyContext:
+def context_from(post_answers: Iterable[str | None]) -> StrategyContext:
     return StrategyContext(tuple(a for a in post_answers if a is not None))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from rl_assets.analysis.audit.lenient import extract_lenient, last_assistant_message
 from rl_assets.analysis.pairing.pairs import Pairing, pair_rows
@@ -37,7 +38,7 @@ def given_answer(att: Attempt) -> str | None:
 @dataclass
 class Family:
     name: str
-    entries: dict[TaskKey, dict] = field(default_factory=dict)  # task -> dataset entry
+    entries: dict[TaskKey, dict[str, Any]] = field(default_factory=dict)  # task -> dataset entry
     origin: dict[TaskKey, tuple[str, int]] = field(default_factory=dict)  # task -> (config JSON, index) that made it
     shown: dict[TaskKey, str] = field(default_factory=dict)  # task -> a task id a reader recognises
     before: dict[TaskKey, list[Attempt]] = field(default_factory=dict)
@@ -63,13 +64,13 @@ class Family:
         return sorted(set(self.before) & set(self.after), key=lambda k: (self.shown.get(k, k), k))
 
 
-def task_key(row: dict) -> TaskKey:
+def task_key(row: dict[str, Any]) -> TaskKey:
     """One row's task, as ``paired_families`` keys it when no task-id normalisation is asked for."""
     return stored_key(row)[0]
 
 
 @lru_cache(maxsize=65536)
-def regenerate(family: str, origin: tuple[str, int]) -> tuple[dict | None, str]:
+def regenerate(family: str, origin: tuple[str, int]) -> tuple[dict[str, Any] | None, str]:
     """The reasoning-gym entry behind a task, or (None, why not). Cached: generating one can take 0.1 s
     (re-arc), and an audit that runs again on the same tasks (a comparison, injected copies) asks again;
     callers read the entry and never change it."""
@@ -79,17 +80,17 @@ def regenerate(family: str, origin: tuple[str, int]) -> tuple[dict | None, str]:
         return None, f"{type(exc).__name__}: {exc}"
 
 
-def _family_of(row: dict) -> str:
+def _family_of(row: dict[str, Any]) -> str:
     return row.get("task_family") or row.get("benchmark") or "unknown"
 
 
-def build_families(before_rows: Iterable[dict], after_rows: Iterable[dict]) -> dict[str, Family]:
+def build_families(before_rows: Iterable[dict[str, Any]], after_rows: Iterable[dict[str, Any]]) -> dict[str, Family]:
     """``paired_families`` without the pairing report."""
     return paired_families(before_rows, after_rows)[0]
 
 
 def paired_families(
-    before_rows: Iterable[dict], after_rows: Iterable[dict], normalise: Sequence[str] = ()
+    before_rows: Iterable[dict[str, Any]], after_rows: Iterable[dict[str, Any]], normalise: Sequence[str] = ()
 ) -> tuple[dict[str, Family], Pairing]:
     """Group both sides by family and task; attach a scorer wherever one can be regenerated.
 
@@ -126,20 +127,25 @@ def paired_families(
     return families, pairing
 
 
-def _response(row: dict) -> str | None:
+def _response(row: dict[str, Any]) -> str | None:
     return last_assistant_message(row.get("conversation")) or row.get("answer")
 
 
-def _attach_scorer(fam: Family, questions: dict, origins: dict) -> None:
+def _attach_scorer(
+    fam: Family,
+    questions: dict[tuple[str, TaskKey], str | None],
+    origins: dict[tuple[str, TaskKey], list[tuple[str, int]]],
+) -> None:
     """Use the family scorer only if every task regenerates to the very question in the traces,
     from one of the (config, index) pairs its rows carry (the two files may spell them apart).
 
     A different reasoning-gym version can generate different tasks from the same seed; scoring
     against those would be silently wrong, so the family falls back to the recorded rewards.
     """
-    regenerated = {}
+    regenerated: dict[TaskKey, dict[str, Any]] = {}
     for key in fam.entries:
-        seen, entry, why = questions.get((fam.name, key)), None, "traces carry no generator config/index"
+        entry: dict[str, Any] | None = None
+        seen, why = questions.get((fam.name, key)), "traces carry no generator config/index"
         for origin in origins.get((fam.name, key), []):
             entry, why = regenerate(fam.name, origin)
             if entry is not None and seen and normalise_question(seen) != normalise_question(entry["question"]):

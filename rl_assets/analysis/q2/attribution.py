@@ -13,7 +13,8 @@ Rank correlations come from rl_assets.analysis.stats (correlation.py).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from rl_assets.analysis.q2.temporal import reward_outcomes
 from rl_assets.analysis.stats import bootstrap_spearman, fisher_z_interval, pearson_rows, spearman
@@ -65,18 +66,18 @@ def _excludes_zero(lo: float, hi: float) -> bool:
 
 def attribute(
     bins: pd.DataFrame,
-    features,
+    features: Iterable[str],
     rollouts: pd.DataFrame | None = None,
     reward_col: str = "mean_reward",
     n_boot: int = 2000,
     seed: int = 0,
-) -> dict:
+) -> dict[str, Any]:
     """Per-feature co-movement with reward across bins (+ lag-1, + within-bin check when the
     rollouts with their ``bin`` column are given). Returns a JSON-able dict with a verdict."""
     import numpy as np
 
     usable = bins[bins["n_counted"] > 0].sort_values("bin") if not bins.empty else bins
-    out: dict = {
+    out: dict[str, Any] = {
         "method": "Spearman across bins, percentile bootstrap CI over bins; lag-1; within-bin pooled r",
         "n_bins": int(len(usable)),
         "min_bins": MIN_BINS,
@@ -145,7 +146,7 @@ def attribute(
     return out
 
 
-def _role(row: dict) -> str:
+def _role(row: dict[str, Any]) -> str:
     if not row["moves_with_reward"]:
         return "no clear co-movement"
     if row.get("predicts_within_bin"):
@@ -155,7 +156,7 @@ def _role(row: dict) -> str:
     return "moves with reward (no within-bin check)"
 
 
-def summary_lines(result: dict) -> list[str]:
+def summary_lines(result: dict[str, Any]) -> list[str]:
     """Plain-language lines for report.md and the Dagster metadata."""
     if result.get("status") != "ok":
         return [f"Attribution: not enough data — {result.get('reason', '')}"]

@@ -3,11 +3,13 @@ them: the parsed table's final step against wandb-summary.json / trainer_log.jso
 
 from __future__ import annotations
 
+from typing import Any
+
 from rl_assets.analysis.render.escape import md_code, md_text
 from rl_assets.analysis.render.report_md import first_of
 
 
-def crosscheck_markdown(checks: list[dict]) -> list[str]:
+def crosscheck_markdown(checks: list[dict[str, Any]]) -> list[str]:
     """report.md lines: what was compared with what, and every differing key (never a bare 'ok')."""
     lines = ["## Cross-check against an independent record", ""]
     for c in checks:

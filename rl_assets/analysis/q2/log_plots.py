@@ -9,11 +9,12 @@ from rl_assets.analysis.render.figures import figure_png, pyplot
 # pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
 if TYPE_CHECKING:
     import pandas as pd
+    from matplotlib.figure import Figure
 
 PANELS = (("kl", "KL"), ("grad_norm", "grad norm"), ("entropy", "entropy"))
 
 
-def _png(fig) -> bytes:
+def _png(fig: Figure) -> bytes:
     return figure_png(fig)
 
 

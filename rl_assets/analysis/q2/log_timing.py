@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 PARENTS: dict[str, str | None] = {
@@ -44,13 +46,14 @@ def _nearest_parent(name: str, present: set[str]) -> str | None:
     return parent
 
 
-def timing_breakdown(steps: pd.DataFrame) -> list[dict]:
+def timing_breakdown(steps: pd.DataFrame) -> list[dict[str, Any]]:
     """Rows: timer, parent, steps recorded, mean/total seconds, share of the nearest recorded parent
     (over the parent's steps, a step that skipped the child counts 0), plus one ``unattributed`` or
     ``overlap`` row per parent. Timers not in the tree are listed without a share."""
     cols = {c[len("timing/") :]: c for c in steps.columns if c.startswith("timing/")}
     present = set(cols)
-    rows, children = [], {}
+    rows: list[dict[str, Any]] = []
+    children: dict[str, list[float]] = {}  # parent timer -> its recorded children's totals
     for name in sorted(present, key=lambda n: (n != "step", n)):
         series = steps[cols[name]]
         parent = _nearest_parent(name, present) if name in PARENTS else None

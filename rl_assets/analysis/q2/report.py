@@ -4,21 +4,22 @@ asset shows in the UI; nothing here writes a file."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rl_assets.analysis.q2.attribution import summary_lines
 from rl_assets.analysis.q2.log_plots import training_plots
 from rl_assets.analysis.q2.temporal import REWARD_DEFINITION, SHARE_DEFINITION
 from rl_assets.analysis.q2.training_metrics import ema
 from rl_assets.analysis.render.figures import figure_png, pyplot
-from rl_assets.analysis.render.report_md import Report, fmt_ci, fmt_num, fmt_pct, json_text, jsonable, md_table
+from rl_assets.analysis.render.report_md import Report, fmt_ci, fmt_num, fmt_pct, json_text, jsonable
+from rl_assets.values.escape import md_table
 
 # pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
 if TYPE_CHECKING:
     import pandas as pd
 
 
-def not_applicable_files(info: dict) -> dict[str, str]:
+def not_applicable_files(info: dict[str, Any]) -> dict[str, str]:
     """report.{json,md} of a Q2 asset that does not apply to this model (the reason, in words)."""
     return {"report.json": json_text(jsonable(info)), "report.md": f"# Q2 training metrics\n\n{info['reason']}.\n"}
 
@@ -34,7 +35,7 @@ def unrecognised_files(message: str) -> dict[str, str]:
     }
 
 
-def training_report(rep: dict, steps: pd.DataFrame, vllm: pd.DataFrame) -> Report:
+def training_report(rep: dict[str, Any], steps: pd.DataFrame, vllm: pd.DataFrame) -> Report:
     """Q2_training_metrics/: per-step CSVs, one PNG per plot, report.md (plots linked) and report.json.
     The summary is the report up to its per-category table."""
     files: dict[str, str | bytes] = {"metrics.csv": steps.to_csv(index=False)}
@@ -49,11 +50,11 @@ def training_report(rep: dict, steps: pd.DataFrame, vllm: pd.DataFrame) -> Repor
     return Report(files, markdown.split("## Per-category summary")[0], plots)
 
 
-def temporal_report(rep: dict, bins: pd.DataFrame) -> Report:
+def temporal_report(rep: dict[str, Any], bins: pd.DataFrame) -> Report:
     """Q2_rl_temporal/: bins.csv, temporal.png, report.md (with the plot) and report.json."""
     markdown = temporal_markdown(rep, bins)
     png = temporal_png(bins)
-    files = {
+    files: dict[str, str | bytes] = {
         "bins.csv": bins.to_csv(index=False),
         "temporal.png": png,
         "report.md": markdown + "\n![temporal](temporal.png)\n",
@@ -89,7 +90,7 @@ def temporal_png(bins: pd.DataFrame) -> bytes:
     return figure_png(fig, dpi=100)
 
 
-def temporal_markdown(rep: dict, bins: pd.DataFrame) -> str:
+def temporal_markdown(rep: dict[str, Any], bins: pd.DataFrame) -> str:
     import pandas as pd
 
     rows = [
@@ -109,7 +110,7 @@ def temporal_markdown(rep: dict, bins: pd.DataFrame) -> str:
         [
             f["feature"],
             fmt_num(f.get("rho"), 2),
-            fmt_ci(*f["ci"], digits=2) if "ci" in f else "—",
+            fmt_ci(f["ci"][0], f["ci"][1], digits=2) if "ci" in f else "—",
             fmt_num(f.get("rho_lag1"), 2),
             fmt_num(f.get("within_bin_r"), 3),
             f.get("role", f["status"]),
@@ -147,7 +148,7 @@ def temporal_markdown(rep: dict, bins: pd.DataFrame) -> str:
     return "\n".join(parts)
 
 
-def ledger_markdown(acc: dict) -> list[str]:
+def ledger_markdown(acc: dict[str, Any]) -> list[str]:
     """report.md lines for what the training-log ledger could not balance (a file read only in part,
     another trainer's files not read) and for non-finite values, named per metric."""
     from rl_assets.analysis.render.escape import md_code, md_text
@@ -174,10 +175,10 @@ def ledger_markdown(acc: dict) -> list[str]:
     return out
 
 
-def render_markdown(rep: dict) -> str:
+def render_markdown(rep: dict[str, Any]) -> str:
     """report.md: headline, trends, best checkpoint, flags, timing, vLLM, categories."""
     from rl_assets.analysis.render.escape import md_text
-    from rl_assets.analysis.render.report_md import first_of, fmt_num, fmt_pct, md_table
+    from rl_assets.analysis.render.report_md import first_of
 
     lines = [
         "# Q2 training metrics",

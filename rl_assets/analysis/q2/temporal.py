@@ -8,13 +8,16 @@ timestamps are read as UTC (the normalized trace table is UTC already).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from rl_assets.analysis.stats import t_interval_95, wilson_interval
 from rl_assets.schema import FEATURE_COLUMNS
 
 # numpy, pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
 if TYPE_CHECKING:
+    from datetime import date
+
     import numpy as np
     import pandas as pd
 
@@ -24,9 +27,11 @@ REWARD_DEFINITION = (
     "else Student t"
 )
 SHARE_DEFINITION = "share_reward_gt0 (secondary): share of the same counted rollouts with reward > 0, Wilson 95% CI"
+# what utc_timestamp reads: an ISO string, epoch nanoseconds, a date/datetime (pd.Timestamp is one)
+TimeValue: TypeAlias = "str | float | date | np.datetime64"
 
 
-def reward_summary(reward0) -> dict:
+def reward_summary(reward0: Iterable[float]) -> dict[str, Any]:
     """THE headline reward of a group of counted rollouts (Q2 bins, the Q3 RL line and eval markers).
 
     ``reward0`` holds the counted rollouts' rewards with errors already 0 and infra errors already
@@ -48,7 +53,7 @@ def reward_summary(reward0) -> dict:
     return {"n": n, "mean": mean, "lo": lo, "hi": hi, "ci_method": "t"}
 
 
-def utc_timestamp(ts) -> pd.Timestamp:
+def utc_timestamp(ts: TimeValue) -> pd.Timestamp:
     """Any time value -> an aware UTC pandas Timestamp (naive values are taken as UTC)."""
     import pandas as pd
 
@@ -56,7 +61,7 @@ def utc_timestamp(ts) -> pd.Timestamp:
     return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
 
 
-def bin_edges(start, end, bin_hours: float) -> pd.DatetimeIndex:
+def bin_edges(start: TimeValue, end: TimeValue, bin_hours: float) -> pd.DatetimeIndex:
     """Edges e0 < e1 < ... aligned to the UTC epoch with e0 <= start and end < e_last.
 
     >>> list(bin_edges("2026-05-20 02:10", "2026-05-20 09:00", 4).strftime("%H:%M"))
@@ -76,7 +81,7 @@ def bin_edges(start, end, bin_hours: float) -> pd.DatetimeIndex:
     return pd.DatetimeIndex(pd.to_datetime(np.arange(first, last + 1, width), utc=True))
 
 
-def assign_bins(times, edges: pd.DatetimeIndex) -> np.ndarray:
+def assign_bins(times: pd.Series, edges: pd.DatetimeIndex) -> np.ndarray:
     """Bin index per timestamp ([e_i, e_i+1) is bin i); -1 for missing or out-of-range times."""
     import numpy as np
     import pandas as pd
@@ -89,7 +94,7 @@ def assign_bins(times, edges: pd.DatetimeIndex) -> np.ndarray:
     return np.where(bad, -1, idx).astype(np.int64)
 
 
-def bin_label(edge) -> str:
+def bin_label(edge: TimeValue) -> str:
     return utc_timestamp(edge).strftime("%Y-%m-%d %H:%M")
 
 
@@ -103,7 +108,9 @@ def reward_outcomes(df: pd.DataFrame) -> pd.DataFrame:
     return df.assign(counted=~infra, success=(reward0 > 0) & ~infra, reward0=reward0.where(~infra))
 
 
-def bin_rollouts(traces: pd.DataFrame, bin_hours: float, features=FEATURE_COLUMNS):
+def bin_rollouts(
+    traces: pd.DataFrame, bin_hours: float, features: Sequence[str] = FEATURE_COLUMNS
+) -> tuple[pd.DataFrame, dict[str, Any], pd.DataFrame, pd.DatetimeIndex | None]:
     """Per-bin n, the headline mean reward with its 95% CI (``reward_summary``), the secondary share
     of rollouts with reward > 0 (Wilson CI), error rates and behavioural feature means.
 
@@ -160,7 +167,9 @@ def bin_rollouts(traces: pd.DataFrame, bin_hours: float, features=FEATURE_COLUMN
 
 
 def steps_per_bin(
-    steps: pd.DataFrame, edges: pd.DatetimeIndex, metrics=("reward", "entropy", "kl", "response_length")
+    steps: pd.DataFrame | None,
+    edges: pd.DatetimeIndex,
+    metrics: Sequence[str] = ("reward", "entropy", "kl", "response_length"),
 ) -> pd.DataFrame:
     """Training steps whose end time (``step_time_utc``) falls in each bin: first/last step and the
     mean of the canonical training metrics — the wall-clock join between rollouts and the trainer."""

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from rl_assets.analysis.stats import kendall_tau_b, spearman
 
@@ -22,13 +23,14 @@ DEFAULT_SAVE_EVERY = 20
 NON_METRIC = {"step", "source_file", "step_time_utc", "step_start_utc"}
 
 
-def ema(values, alpha: float = EMA_ALPHA) -> list[float]:
+def ema(values: Iterable[float], alpha: float = EMA_ALPHA) -> list[float]:
     """EMA_1 = r_1, EMA_t = alpha * r_t + (1 - alpha) * EMA_{t-1}; a missing value carries the EMA.
 
     >>> [round(v, 4) for v in ema([0, 1, 1])]
     [0.0, 0.3333, 0.5556]
     """
-    out, cur = [], math.nan
+    out: list[float] = []
+    cur = math.nan
     for v in values:
         v = float(v)
         if math.isfinite(v):
@@ -70,7 +72,7 @@ def infer_save_every(steps: pd.DataFrame) -> tuple[int, str]:
     return DEFAULT_SAVE_EVERY, "default (no save_checkpoints timer in the logs)"
 
 
-def best_checkpoint(steps: pd.DataFrame, save_every: int | None = None) -> dict:
+def best_checkpoint(steps: pd.DataFrame, save_every: int | None = None) -> dict[str, Any]:
     """Pick the eligible step with the highest trailing EMA of the canonical reward.
 
     Eligible = a step that ran ``save_checkpoints`` other than the first save, when the logs record
@@ -123,7 +125,7 @@ def _col(steps: pd.DataFrame, *names: str) -> pd.Series:
     return pd.Series(np.nan, index=steps.index)
 
 
-def instability_flags(steps: pd.DataFrame, window: int = 10) -> dict:
+def instability_flags(steps: pd.DataFrame, window: int = 10) -> dict[str, Any]:
     """Operator collapse heuristics (docs/original_pipeline.md, SkyRL metrics parser): a step is
     flagged when >= 2 signals fire."""
     import pandas as pd
@@ -171,7 +173,7 @@ def instability_flags(steps: pd.DataFrame, window: int = 10) -> dict:
     }
 
 
-def category_summary(steps: pd.DataFrame) -> list[dict]:
+def category_summary(steps: pd.DataFrame) -> list[dict[str, Any]]:
     """Mean/std/min/max/count/first/last per raw key, grouped by category (prefix before '/')."""
     import numpy as np
     import pandas as pd
@@ -200,7 +202,9 @@ def category_summary(steps: pd.DataFrame) -> list[dict]:
     return sorted(rows, key=lambda r: (r["category"], r["key"]))
 
 
-def trend_summary(steps: pd.DataFrame, metrics=("reward", "entropy", "kl", "response_length", "grad_norm")) -> dict:
+def trend_summary(
+    steps: pd.DataFrame, metrics: Sequence[str] = ("reward", "entropy", "kl", "response_length", "grad_norm")
+) -> dict[str, Any]:
     """Per canonical metric: first-decile vs last-decile mean, and rank correlation with step."""
     out = {}
     for m in metrics:
@@ -225,8 +229,8 @@ def trend_summary(steps: pd.DataFrame, metrics=("reward", "entropy", "kl", "resp
     return out
 
 
-def build_report(parsed, save_every: int | None = None) -> dict:
-    """Everything report.json holds, from a ``skyrl_log.ParsedLogs``."""
+def build_report(parsed: Any, save_every: int | None = None) -> dict[str, Any]:
+    """Everything report.json holds, from an ingest ParsedLogs (typed Any: analysis/ does not import ingest/)."""
     from rl_assets.analysis.q2.log_timing import timing_breakdown
 
     steps = parsed.steps

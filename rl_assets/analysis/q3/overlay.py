@@ -23,7 +23,7 @@ REWARD_DEFINITION = _HEADLINE + " — the same on the RL line, on both eval mark
 TITLE = "RL-time reward (line, UTC bins) with baseline and post-RL eval rewards (markers)"
 
 
-def utc_ts(value: object) -> pd.Timestamp | None:
+def utc_ts(value: Any) -> pd.Timestamp | None:  # any stored value: what utc_timestamp refuses reads as None
     if value is None or value == "":
         return None
     try:

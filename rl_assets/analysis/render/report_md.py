@@ -12,10 +12,6 @@ import math
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-# audit/ and q2/ still import the table writer from here (both on mypy's not-yet-typed list, which lets the
-# implicit re-export pass); new code imports it from rl_assets.values.escape
-from rl_assets.values.escape import md_table  # noqa: F401
-
 # Printed under every verdict that can accuse (the audit's labels, reward integrity's verdict): how often
 # those verdicts were wrong on real runs is published, and a reader should know where.
 ERROR_RATES = (

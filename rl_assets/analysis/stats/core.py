@@ -12,7 +12,7 @@ import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 # numpy: imported where used, so loading the definitions stays light (test_import_cost.py)
 if TYPE_CHECKING:
@@ -26,6 +26,8 @@ EXACT_SIGN_FLIP_MAX = 12
 # Resolution of the Monte-Carlo sign-flip p-value is 1/(n+1); 2,000 keeps the smallest p (5e-4)
 # below 0.05 even after a Holm correction over 15 features.
 MIN_PERMUTATIONS = 2000
+
+_Task = TypeVar("_Task", bound=Hashable)  # a task key: both sides' mappings use the same kind
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,7 @@ def standardized_effect(before: np.ndarray, after: np.ndarray, delta: float) -> 
     return None if pooled <= 0 else float(delta / math.sqrt(pooled))
 
 
-def _task_means(values: Mapping[Hashable, Iterable[float]]) -> dict[Hashable, float]:
+def _task_means(values: Mapping[_Task, Iterable[float]]) -> dict[_Task, float]:
     import numpy as np
 
     out = {}
@@ -267,8 +269,8 @@ def paired_bootstrap_arrays(
 
 
 def paired_bootstrap_diff(
-    before: Mapping[Hashable, Sequence[float]],
-    after: Mapping[Hashable, Sequence[float]],
+    before: Mapping[_Task, Sequence[float]],
+    after: Mapping[_Task, Sequence[float]],
     n_boot: int = 2000,
     seed: int = 0,
     stat: str = "mean",
