@@ -195,9 +195,7 @@ def test_the_checker_finds_each_fault(tmp_path):
             "    atomic_write_text(folder / 'report.md', 'x')\n"
             "    return Path(folder) / f'{name}.json', os.path.join(folder, 'a'), 'runs' / folder\n"
         ),
-        "rl_assets/assets/thin.py": (
-            "from rl_assets.values.escape import md_table\nX = md_table(['a'], [[1]])\n"
-        ),
+        "rl_assets/assets/thin.py": ("from rl_assets.values.escape import md_table\nX = md_table(['a'], [[1]])\n"),
         "rl_assets/analysis/q9/report.py": (
             "from rl_assets.fileutil import atomic_write_text\ndef f(path):\n    path.write_text('| x |\\n| :--- |')\n"
         ),
