@@ -60,7 +60,9 @@ def test_lines_after_step_logged_and_eval_lines_belong_to_no_step(tmp_path):
     steps = parsed.steps.set_index("step")
     assert steps.loc[1, "generation/avg_reward"] == 0.25 and steps.loc[1, "timing/eval"] == 9.0
     assert steps["reward"].tolist() == [0.25, 0.5]
-    assert parsed.accounting["lines"]["ignored"] == {"inside_eval": 1, "outside_step": 1}
+    assert parsed.accounting["lines"]["ignored"] == {"outside_step": 1}
+    # the eval's batch line has no tqdm bar (no trajectory count): no round is scored from it, a named skip
+    assert parsed.accounting["lines"]["malformed"] == {"eval_round_batch_without_count": 1}
 
 
 def test_restart_in_one_file_replaces_the_killed_attempts_step_whole(tmp_path):

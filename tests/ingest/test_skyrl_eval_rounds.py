@@ -66,7 +66,11 @@ def test_eval_before_step_one_is_step_zero_and_between_steps_is_the_step_just_fi
     assert table.loc[1, "generation/avg_reward"] == 0.3
     assert math.isnan(table.loc[2, "val_score"])
     led = parsed.accounting["lines"]
-    assert led["parsed"]["eval_round"] == 2 and led["ignored"]["inside_eval"] == 2 and ledger_holds(parsed)
+    assert (
+        led["parsed"]["eval_round"] == 2
+        and led["ignored"]["eval_batches_of_printed_round"] == 2
+        and ledger_holds(parsed)
+    )
 
 
 def test_eval_after_the_step_was_logged_is_still_that_steps_weights(tmp_path):

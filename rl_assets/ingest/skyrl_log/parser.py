@@ -11,7 +11,8 @@ the per-set generation lines of an evaluation (``inside_eval``).
 An evaluation's own result line (``[Eval Step N] Eval rewards - ...``) is a round of the trainer's
 in-training eval: it belongs to the training step whose weights it evaluated -- the step that last
 finished (or the open one), and step 0 for the eval before training -- and is kept in
-``eval_rounds``, not in the step row (see ``_place_eval_round``).
+``eval_rounds``, not in the step row (see ``_place_eval_round``). A build that prints no result line
+has the round read from its per-batch lines, weighted by each batch's trajectory count (eval_batches.py).
 
 An explicit step (``WANDB_MIRROR ... step=N`` / ``'trainer/global_step': N``) outranks the count;
 ``Resumed ... global_step_N`` and a loguru-prefixed generator ``Step N:`` marker re-anchor it. A
@@ -34,7 +35,8 @@ from rl_assets.ingest.training_logs.vllm import VLLM_RE
 
 from .batch_errors import BatchErrors
 from .clean import BadTimestamp, clean_line
-from .shapes import PayloadLines
+from .eval_batches import EvalBatchRound, set_bar_total
+from .shapes import EVAL_AVG_KEY, EVAL_SUCCESS_KEY, PayloadLines
 
 TIMER_RE = re.compile(r"^(Started|Finished): '([\w.]+)'(?:, time cost: ([\d.eE+-]+)s)?")
 STEP_MARKER_RE = re.compile(r"\bStep (\d+):")
@@ -68,6 +70,8 @@ class LogFileParser(PayloadLines):
         self.loose: list[tuple[dict[str, float], str, int]] = []  # metrics read outside any step
         self.in_eval = False
         self.eval_round_steps: set[int] = set()  # steps this file holds an eval round of (a re-eval supersedes)
+        self.eval_batches = EvalBatchRound()  # the open eval's per-batch lines (builds with no result line)
+        self.eval_printed = False  # the open eval printed its own result line: that line is the round
         self.attempt = 0
         self.attempt_of: dict[int, int] = {}  # step -> attempt that wrote its row
         self.just_finished: int | None = None  # the step a `Finished: 'step'` closed, until numbered
@@ -127,7 +131,7 @@ class LogFileParser(PayloadLines):
         else:
             self.loose.append((metrics, shape, n))
 
-    def _place_eval_round(self, metrics: dict[str, float]) -> None:
+    def _place_eval_round(self, metrics: dict[str, float], shape: str = "eval_round", n: int = 1) -> None:
         """One round of the in-training eval, at the training step whose weights it measured: the
         step that last finished (SkyRL evaluates after a step's update and logs the round at that
         global_step), the open step if it is printed inside one, and 0 before the first step -- the
@@ -141,7 +145,40 @@ class LogFileParser(PayloadLines):
             self.res.superseded("eval_round")
         self.eval_round_steps.add(step)
         self.res.eval_rounds.update(step, metrics)
-        self.res.parsed("eval_round")
+        self.res.parsed(shape, n)
+
+    def _eval_batch(self, avg: float, success: float, msg: str) -> None:
+        if self.eval_batches.closed:  # a later eval set of the same eval (Retail Validation / Test)
+            self.res.ignored("inside_eval")
+        else:  # counted when its round ends (_end_eval_round): scored, a named skip, or the printed round's
+            self.eval_batches.add(avg, success, self.lineno, msg)
+
+    def _eval_bar(self, msg: str) -> None:
+        self.res.ignored("progress_bar")  # the bar holds no metric; its total is a batch's weight
+        if msg.startswith("Evaluation Progress:"):
+            if not self.eval_batches.closed:
+                self._end_eval_round(set_bar_total(msg), "eval_round_progress_bar_unreadable")
+        else:  # a bar whose total cannot be read leaves the next batch without a count (a named skip)
+            self.eval_batches.see_bar(msg)
+
+    def _end_eval_round(self, set_total: int | None, no_total: str = "eval_round_cut") -> None:
+        """The main eval set ended (its Evaluation Progress bar, or the eval cut short): its batch
+        lines become the round when no result line was printed, else they are that round's detail."""
+        ended, self.eval_batches = self.eval_batches, EvalBatchRound(closed=True)
+        n = len(ended.batches)
+        if not n:
+            return
+        if self.eval_printed:  # a printed result line wins; the batches it summarises are not read twice
+            self.res.ignored("eval_batches_of_printed_round", n)
+            return
+        means, why, named = ended.score(set_total, no_total)
+        if means is None:
+            assert named is not None
+            self.res.malformed(why, named.line, named.lineno, n=n)  # never a guessed weight
+            return
+        self._place_eval_round(
+            {EVAL_AVG_KEY: means["avg"], EVAL_SUCCESS_KEY: means["success"]}, "eval_round_batches", n
+        )
 
     def _resolve_loose(self, into: dict[str, float] | None) -> None:
         """Loose metrics join a step whose Started line was never seen (``into``); before the first
@@ -202,6 +239,8 @@ class LogFileParser(PayloadLines):
             self._resumed(int(m.group(1)))
         elif "] Eval rewards - " in msg:
             self._eval_round_line(msg)
+        elif self.in_eval and ("Generating Trajectories" in msg or msg.startswith("Evaluation Progress:")):
+            self._eval_bar(msg)
         elif "avg_" in msg or "reward/" in msg or "Generation rewards" in msg:
             self._key_values(msg)
         else:  # most lines of a real log (rollout text, tqdm frames): counted inline, it is the hot path
@@ -240,7 +279,9 @@ class LogFileParser(PayloadLines):
             return
         what, name, cost = m.groups()
         if name == "eval":
+            self._end_eval_round(None)  # a round its set's bar did not close is cut (an eval left mid-way)
             self.in_eval = what == "Started"
+            self.eval_batches, self.eval_printed = EvalBatchRound(), False
         if name != "step":
             if what == "Finished" and cost is not None:
                 self._tolerance(f"timing/{name}", cost)
@@ -250,6 +291,7 @@ class LogFileParser(PayloadLines):
             return
         self.res.parsed("timer")
         if what == "Started":
+            self._end_eval_round(None)  # an eval whose Finished line never came
             self._close_open_step(killed=True)  # a step that never finished (job killed mid-step)
             self._resolve_loose(into=None)
             self.open_step, self.phase, self.in_eval = self.last_finished + 1, OPEN, False
@@ -282,6 +324,7 @@ class LogFileParser(PayloadLines):
             self._record(step, metrics, lines=lines)
 
     def finish(self) -> LogFileResult:
+        self._end_eval_round(None)
         self._close_open_step()
         self._resolve_loose(into=None)
         if self.block is not None:

@@ -34,6 +34,8 @@ class PayloadLines:
     res: LogFileResult
     lineno: int
     block: list[str] | None
+    in_eval: bool
+    eval_printed: bool
 
     def _explicit(self, step: int, metrics: dict[str, float], shape: str, n: int = 1) -> None:
         raise NotImplementedError
@@ -41,7 +43,10 @@ class PayloadLines:
     def _place(self, metrics: dict[str, float], shape: str, n: int = 1) -> None:
         raise NotImplementedError
 
-    def _place_eval_round(self, metrics: dict[str, float]) -> None:
+    def _place_eval_round(self, metrics: dict[str, float], shape: str = "eval_round", n: int = 1) -> None:
+        raise NotImplementedError
+
+    def _eval_batch(self, avg: float, success: float, msg: str) -> None:
         raise NotImplementedError
 
     def _wandb(self, msg: str) -> None:
@@ -116,6 +121,16 @@ class PayloadLines:
 
     def _key_values(self, msg: str) -> None:
         m = GEN_REWARDS_RE.search(msg)
+        if m and self.in_eval:  # one eval batch: the round's detail, or its only record (eval_batches.py)
+            try:
+                avg, success = float(m.group(1)), float(m.group(2))
+            except ValueError:
+                self.res.ignored("text")
+                return
+            self._tolerance(EVAL_AVG_KEY, m.group(1))
+            self._tolerance(EVAL_SUCCESS_KEY, m.group(2))
+            self._eval_batch(avg, success, msg)
+            return
         if m:
             pairs = [("generation/avg_reward", m.group(1)), ("generation/success_rate", m.group(2))]
         else:
@@ -140,6 +155,7 @@ class PayloadLines:
         """``[Eval Step N] Eval rewards - Avg: x, Success: y``. N is the fork's W&B call counter
         (``self.total_steps``: 7, 109, 309 ... in run 022o7j60), neither the training step nor the
         eval round, so it is not used: the parser places the round by where it is printed."""
+        self.eval_printed = True  # even cut, the build prints its rounds: the batch lines never stand in
         m = EVAL_ROUND_RE.search(msg)
         if not m:
             self.res.malformed("eval_round_line", msg, self.lineno)  # cut or reworded: named, never guessed
