@@ -35,6 +35,7 @@ ui: install ## the Dagster UI on the same instance as `make demo`; prints its UR
 
 validity: install ## rldelta's verdicts vs the pre-registered corpus (validity/); needs the corpus's git mirrors (VALIDITY_MIRRORS)
 	$(PY) scripts/validity_fetch.py $${VALIDITY_MIRRORS:+--mirrors "$$VALIDITY_MIRRORS"}
+	$(PY) -m pytest -q -p no:cacheprovider validity/
 	$(PY) -m validity.run
 
 bench: install ## benchmarks; figures go to bench/RESULTS.md by hand, with date and command
