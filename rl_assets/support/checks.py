@@ -19,20 +19,15 @@ import dagster as dg
 from rl_assets.analysis.judge.llm_failures import CALLS_OK, calls_verdict
 from rl_assets.partitions import models_partitions
 from rl_assets.support.emit import check_result
+from rl_assets.values.results import not_applicable_verdict
 
 ACCOUNTED = "every_input_accounted_for"
 TOOLKIT = "matches_toolkit_metrics"
 
 
 def not_applicable(check_name: str, reason: str, asset: str | None = None, **metadata) -> dg.AssetCheckResult:
-    """A check that does not apply to this partition, by design: passed, described as not applicable."""
-    return dg.AssetCheckResult(
-        check_name=check_name,
-        asset_key=asset,
-        passed=True,
-        description=f"not applicable: {reason}",
-        metadata={"applicable": False, "reason": reason, **metadata},
-    )
+    """A check that does not apply to this partition, by design (values/results.not_applicable_verdict)."""
+    return check_result(not_applicable_verdict(check_name, reason, **metadata), asset)
 
 
 def calls_check_spec(asset: str) -> dg.AssetCheckSpec:

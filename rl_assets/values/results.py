@@ -38,6 +38,17 @@ class CheckVerdict:
     description: str | None = None
 
 
+def not_applicable_verdict(name: str, reason: str, **metadata: Any) -> CheckVerdict:
+    """A check that does not apply, by design (no training logs, one checkpoint): passed, described as not
+    applicable, because a failed check shows red in the UI and red must mean something is wrong."""
+    return CheckVerdict(
+        name,
+        passed=True,
+        description=f"not applicable: {reason}",
+        metadata={"applicable": False, "reason": reason, **metadata},
+    )
+
+
 class RenderedReport(Protocol):
     """What a report renderer returns (rl_assets/analysis/render/report_md.Report): the files of the report
     folder (name -> text or PNG bytes) and the markdown the UI shows."""

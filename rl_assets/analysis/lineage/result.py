@@ -13,20 +13,9 @@ from typing import Any
 from rl_assets.analysis.lineage.report import lineage_report
 from rl_assets.analysis.render.escape import md_code, md_text
 from rl_assets.analysis.render.report_md import Report
-from rl_assets.values.results import AnalysisResult, CheckVerdict, Markdown
+from rl_assets.values.results import AnalysisResult, CheckVerdict, Markdown, not_applicable_verdict
 
 ENOUGH, COMPARABLE, CURVES = "enough_checkpoints", "all_checkpoints_comparable", "training_curves_found"
-
-
-def not_applicable(name: str, reason: str, **metadata: Any) -> CheckVerdict:
-    """A check that does not apply, by design: passed, described as not applicable (as
-    rl_assets/support/checks.py `not_applicable` says it for a Dagster check)."""
-    return CheckVerdict(
-        name,
-        passed=True,
-        description=f"not applicable: {reason}",
-        metadata={"applicable": False, "reason": reason, **metadata},
-    )
 
 
 @dataclass(frozen=True)
@@ -76,7 +65,7 @@ class RunLineage(AnalysisResult):
                 if self.found
                 else f"no checkpoint of job {job} is analysed yet"
             )
-            return not_applicable(ENOUGH, found + "; a lineage compares two or more", **counts)
+            return not_applicable_verdict(ENOUGH, found + "; a lineage compares two or more", **counts)
         return CheckVerdict(
             ENOUGH,
             passed=n >= 2,
@@ -97,7 +86,7 @@ class RunLineage(AnalysisResult):
         if curves["source"]:
             return CheckVerdict(CURVES, passed=True, metadata={"detail": curves["note"]})
         # a job published without training logs: by design, not a fault
-        return not_applicable(CURVES, curves["note"] or "no training logs in the job's checkpoints")
+        return not_applicable_verdict(CURVES, curves["note"] or "no training logs in the job's checkpoints")
 
 
 def lineage_result(lineage: dict[str, Any], found: int) -> RunLineage:
