@@ -71,7 +71,7 @@ def trace_pairs(
     post_df = read_traces(post_rl_traces.path, LIGHT).to_pandas()
     try:  # task_id becomes the pairing key every analysis shares (docs/audit.md, "Task identity")
         _, shown = paired_frames(base_df, post_df, settings.task_id_normalisation)
-    except ValueError as exc:  # an unknown normalisation rule in the settings
+    except ValueError as exc:  # an unknown normalisation rule in the settings, a row without a task id
         raise dg.Failure(description=f"{ASSET} {context.partition_key}: {exc}", allow_retries=False) from exc
     mode, top_n, seed = config.mode, settings.pair_top_n, settings.seed
     wanted = shown_trace_ids(base_df, post_df, mode=mode, top_n=top_n, seed=seed)

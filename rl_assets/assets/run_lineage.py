@@ -1,18 +1,18 @@
 """`run_lineage`: one RL job's checkpoints in step order, and when each change emerged (docs/lineage.md).
 
 Thin wrapper, one partition per RL job (`rl_jobs`, keyed by `job_name`): reads what every member
-checkpoint's analysis assets stored through the IO manager (every asset of ANALYSES,
-rl_assets/assets/__init__.py, in its order: manifest, eval pair, trace-table references, Q1, judge, Q2
-curves, audit, reward integrity, ...), their post-RL trace tables and the job's rollout table, calls
-rl_assets.analysis.lineage, and writes what lineage/report.py renders: `<reports>/runs/<job>/lineage.{md,json}`
-with three PNGs.
+checkpoint's analysis assets stored through the IO manager (any asset of ANALYSES,
+rl_assets/assets/__init__.py: manifest, eval pair, trace-table references, Q1, judge, Q2 curves, audit,
+reward integrity, ...; each loaded when the lineage first reads it, StoredValues), their post-RL trace
+tables and the job's rollout table, calls rl_assets.analysis.lineage, and writes what lineage/report.py
+renders: `<reports>/runs/<job>/lineage.{md,json}` with three PNGs.
 A factory (`build_run_lineage`), like INDEX.md's: rl_assets/definitions.py passes it the analysis assets,
 so no asset list is kept here and no other asset module is imported.
 It has no Dagster deps on the per-model assets (no partition mapping joins `rl_jobs` to `models`):
 sensors/lineage_sensor.py requests it after a member's analysis run ends.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import dagster as dg
@@ -61,17 +61,48 @@ def stored_assets(analyses: Sequence[dg.AssetsDefinition]) -> list[str]:
     return [key for key in keys if key != MANIFEST]
 
 
+class StoredValues(Mapping[str, Any]):
+    """One member's stored values (asset -> value, None when never stored), each loaded the first time
+    it is read: the lineage reads about half of ANALYSES, and every load is an event-log lookup and a
+    file read. Which ones it reads follows from the lineage code itself, so no list of names is kept."""
+
+    def __init__(self, names: Sequence[str], load: Callable[[str], Any], loaded: dict[str, Any]) -> None:
+        self._names = tuple(dict.fromkeys([*loaded, *names]))
+        self._load = load
+        self._values = dict(loaded)
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._values:
+            if name not in self._names:
+                raise KeyError(name)
+            self._values[name] = self._load(name)
+        return self._values[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def loaded(self) -> list[str]:
+        """The assets read so far, in the order they were first read."""
+        return list(self._values)
+
+
 def job_checkpoints(
     instance: dg.DagsterInstance, io_manager: dg.IOManager, job: str, assets: Sequence[str]
-) -> dict[str, dict[str, Any]]:
-    """model id -> its stored values (asset -> value, None when never stored), for every model partition
-    whose manifest names this job."""
+) -> dict[str, StoredValues]:
+    """model id -> its stored values (loaded when read), for every model partition whose manifest
+    names this job."""
     out = {}
     for model in instance.get_dynamic_partitions(MODELS):
         manifest = load_stored(io_manager, MANIFEST, model, instance)
         if isinstance(manifest, dict) and manifest.get("job_name") == job:
-            stored = {a: load_stored(io_manager, a, model, instance) for a in assets}
-            out[model] = {MANIFEST: manifest, **stored}
+
+            def load(asset: str, model: str = model) -> Any:
+                return load_stored(io_manager, asset, model, instance)
+
+            out[model] = StoredValues(assets, load, {MANIFEST: manifest})
     return out
 
 
@@ -86,7 +117,7 @@ def _table(ref: object, columns: Sequence[str]) -> "pa.Table | None":
     return read_traces(ref.path, columns)
 
 
-def _rollouts(stored: dict[str, dict[str, Any]]) -> "tuple[pd.DataFrame, str] | None":
+def _rollouts(stored: Mapping[str, Mapping[str, Any]]) -> "tuple[pd.DataFrame, str] | None":
     """The job's rollout table, from the latest checkpoint (by step) that ingested it."""
     ordered = sorted(stored.items(), key=lambda kv: training_step(kv[0], kv[1]["checkpoint"].get("rl_config"))[0] or -1)
     for _, values in reversed(ordered):

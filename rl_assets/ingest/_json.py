@@ -6,6 +6,12 @@ a UTF-8 byte order mark, NaN/Infinity (Python's json.dump writes them, orjson re
 values nested deeper than orjson's limits, and lone surrogate escapes ("\\ud83d": valid JSON
 syntax, not valid Unicode -- parquet and orjson cannot store them, so they are refused here as
 BadJSON instead of failing a whole batch later).
+
+Integers beyond 64 bits are the one case orjson does not refuse: it silently parses them as the
+nearest float (12345678901234567890123 -> 1.2345678901234568e+22). A value it parsed is therefore
+checked for a float of at least 2**63 in magnitude (a walk over the parsed containers, no second
+parse); only such a value is parsed again with the standard library, which keeps every integer
+exact. The rare true float that large (1e19 written as such) takes the same path and parses the same.
 """
 
 from __future__ import annotations
@@ -27,6 +33,9 @@ SURROGATE = "lone surrogate escape (not valid Unicode)"
 TOO_DEEP = "value nested too deeply"
 BAD_UTF8 = "invalid UTF-8"
 BAD_JSON = "invalid JSON"
+LONG_INT = "integer longer than Python's 4300-digit limit"
+# orjson parses an integer beyond [-2**63, 2**64) as a float; every such float is at least this large
+_HUGE = float(1 << 63)
 _UNIQUE = itertools.count()
 
 
@@ -43,9 +52,12 @@ def loads(data: bytes | str):
     as malformed."""
     if _orjson is not None:
         try:
-            return _orjson.loads(data)
+            value = _orjson.loads(data)
         except _orjson.JSONDecodeError:
             pass
+        else:
+            if not _has_huge_float(value):
+                return value
     if isinstance(data, bytes):
         if data.startswith(BOM):
             return loads(data[3:])
@@ -56,8 +68,29 @@ def loads(data: bytes | str):
         value = json.loads(data)
     except RecursionError as exc:
         raise BadJSON(TOO_DEEP) from exc
+    except ValueError as exc:
+        if "integer string conversion" in str(exc):  # int() refuses over 4300 digits (a DoS guard)
+            raise BadJSON(LONG_INT) from exc
+        raise
     _check_encodable(value)
     return value
+
+
+def _has_huge_float(value) -> bool:
+    """Whether a parsed value holds a float of magnitude >= 2**63: what orjson makes of an
+    integer beyond 64 bits. A walk over containers only (strings are not looked into), a small
+    fraction of the parse of a trace row, whose bytes are mostly message text."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        elif kind is float and not -_HUGE < item < _HUGE:
+            return True
+    return False
 
 
 def _check_encodable(value) -> None:
@@ -72,7 +105,7 @@ def _check_encodable(value) -> None:
 
 def dumps(obj, sort_keys: bool = False) -> str:
     """Compact JSON text; non-JSON values (datetimes, numpy scalars) fall back to str(). orjson
-    stops at 255 levels of nesting; the standard library takes deeper values. ``sort_keys`` text is
+    stops at 255 levels of nesting and at 64-bit integers; the standard library takes both. ``sort_keys`` text is
     hashed as content (an lm-eval doc): orjson, a dependency, writes it; the fallback for values orjson
     refuses writes the same text except float exponents (``1e-07`` for orjson's ``1e-7``)."""
     if _orjson is not None:
@@ -80,7 +113,9 @@ def dumps(obj, sort_keys: bool = False) -> str:
         try:
             return _orjson.dumps(obj, default=str, option=option).decode("utf-8")
         except _orjson.JSONEncodeError as exc:
-            if "Recursion" not in str(exc):
+            # too deep, or an integer beyond 64 bits (loads keeps those exact): the standard library
+            # writes both
+            if "Recursion" not in str(exc) and "64-bit" not in str(exc):
                 if "surrogates" in str(exc):
                     raise BadJSON(SURROGATE, str(exc)) from exc
                 raise
@@ -117,6 +152,8 @@ def bad_kind(exc: BaseException) -> str | None:
         return BAD_UTF8
     if "Recursion limit" in msg:  # orjson's words for its nesting limits
         return TOO_DEEP
+    if "integer string conversion" in msg:  # the standard library's raw_decode (jsonl's record splitter)
+        return LONG_INT
     if isinstance(exc, json.JSONDecodeError):
         return BAD_UTF8 if "utf-8" in msg.lower() else BAD_JSON
     return None

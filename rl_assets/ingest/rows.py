@@ -12,6 +12,7 @@ _NULLISH = {"", "none", "null", "nan"}
 
 
 NON_FINITE = "non-finite result (kept, reward null)"
+INEXACT_REWARD = "integer result beyond float64's exact range (kept as the nearest float)"
 INT_RANGE = "integer outside int64 range (kept, value null)"
 DATE_NOTE = "unparseable date (kept, date null)"
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
@@ -21,7 +22,8 @@ def parse_result(value, skips=None) -> tuple[float | None, str | None]:
     """Exported `result` -> (reward, error_type): a finite number or float string is a reward;
     any other non-empty string is an exception class name; null/"none"/""/NaN is neither. A
     non-finite number ("inf", "Infinity", "1e400", numeric inf) is neither either and is
-    noted on ``skips`` (when given) as NON_FINITE."""
+    noted on ``skips`` (when given) as NON_FINITE; an integer the float64 reward column cannot hold
+    exactly (beyond 2**53) is kept as the nearest float and noted as INEXACT_REWARD."""
     if value is None or isinstance(value, bool):
         return None, None
     if isinstance(value, (int, float)):
@@ -29,6 +31,8 @@ def parse_result(value, skips=None) -> tuple[float | None, str | None]:
             reward = float(value)
         except OverflowError:  # an int beyond float range
             reward = math.inf
+        if isinstance(value, int) and math.isfinite(reward) and int(reward) != value and skips is not None:
+            skips.note(INEXACT_REWARD)
     else:
         text = str(value).strip()
         if text.lower() in _NULLISH:

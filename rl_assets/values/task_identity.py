@@ -60,14 +60,35 @@ def question_key(family: str, question: str) -> str:
 
 
 def row_key(row: dict[str, Any]) -> tuple[str, str]:
-    """(key, key source) of one trace row by the rule above."""
+    """(key, key source) of one trace row by the rule above. A row keyed by its task id that has
+    none raises NoTaskId (a ValueError): the key would be "None", which pairs every such row with every other
+    one. The ingest never writes such a row (it skips it as ``missing task id``, counted)."""
     family = row.get("task_family") if _generated(row) else None
     question = row.get("question")
     if family and not (question and question.strip()):
         question = regenerated_question(family, row.get("task_config"), row.get("task_index"))
     if family and question and question.strip():
         return question_key(str(family), question), QUESTION_HASH
+    if missing_task_id(row.get("task_id")):
+        raise NoTaskId(NO_TASK_ID)
     return str(row.get("task_id")), TASK_ID
+
+
+NO_TASK_ID = (
+    "a trace row without a task id (and without a question to key it by) cannot be paired; the ingest "
+    "never writes one, so this table was not written by it"
+)
+
+
+class NoTaskId(ValueError):
+    """A row keyed by its task id has none (row_key)."""
+
+
+def missing_task_id(value: object) -> bool:
+    """No task id: null, NaN (pandas' missing value) or blank text."""
+    return (
+        value is None or (isinstance(value, float) and value != value) or (isinstance(value, str) and not value.strip())
+    )
 
 
 def _generated(row: dict[str, Any]) -> bool:

@@ -144,3 +144,23 @@ def test_synthetic_rows_match_the_schema(tmp_path):
     table = pq.read_table(path)
     assert table.schema == trace_schema()
     assert json.loads(table["conversation"][0].as_py())[1]["content"].endswith("</tool_call>")
+
+
+def test_rows_without_a_task_id_never_pair_with_each_other():
+    """An id-less row on each side would otherwise be one task "None" (or None), paired across the sides."""
+    from rl_assets.analysis.pairing.frames import paired_frames
+    from rl_assets.analysis.pairing.pairs import pair_rows
+
+    rows_b = [row("t-up", 0, 0.0, ["ls"]), {**row("t-up", 1, 0.0, ["ls"]), "task_id": None}]
+    rows_a = [row("t-up", 0, 1.0, ["ls"], side="a"), {**row("t-up", 1, 1.0, ["ls"], side="a"), "task_id": None}]
+    b, a, _ = frames(rows_b, rows_a)
+    with pytest.raises(ValueError, match=r"without a task id .* 1 of 2 rows, trace ids \['b-t-up-1'\]"):
+        group_tasks(b)
+    with pytest.raises(ValueError, match=r"without a task id .*: 1 of 2 baseline rows"):  # the Q3 asset's pairing step
+        paired_frames(b.copy(), a.copy())
+    blank = [{"task_id": "  ", "task_key": None, "trace_id": "x"}]
+    with pytest.raises(ValueError, match="without a task id"):
+        pair_rows(blank, [{"task_id": "t", "trace_id": "y"}])
+    # a row keyed by its question needs no task id
+    generated = {"task_id": None, "task_family": "basic_arithmetic", "task_index": 3, "question": "What is 2+2?"}
+    assert pair_rows([generated], [dict(generated)]).report["totals"]["paired"] == 1

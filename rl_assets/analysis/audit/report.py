@@ -19,10 +19,10 @@ from rl_assets.analysis.render.report_md import (
     ERROR_RATES,
     Report,
     bullet_list,
+    fmt_ci,
     fmt_num,
     fmt_p,
     fmt_pct,
-    fmt_signed,
     json_text,
     jsonable,
 )
@@ -93,7 +93,7 @@ def _under(side: dict[str, Any] | None) -> tuple[str, str]:
     if side is None:
         return "—", "—"
     g = side["reward_gain"]
-    ci = f"[{fmt_signed(g['lo'])}, {fmt_signed(g['hi'])}]" if "lo" in g else "not enough data"
+    ci = fmt_ci(g["lo"], g["hi"], signed=True) if "lo" in g else "not enough data"
     return f"{fmt_num(side['reward_before'])} → {fmt_num(side['reward_after'])} {ci}", side["label"]
 
 

@@ -6,6 +6,7 @@ tables for step-to-step tests and the job's rollouts) in, one JSON-able dict out
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from rl_assets.analysis.audit.result import LearningAudit
@@ -81,7 +82,7 @@ def gamed_answers(members: list[dict[str, Any]]) -> dict[str, str]:
 
 def build_lineage(
     job: str,
-    stored: dict[str, dict[str, Any]],
+    stored: Mapping[str, Mapping[str, Any]],
     *,
     tables: dict[str, Any] | None = None,
     rollouts: tuple[pd.DataFrame, str] | None = None,

@@ -1,7 +1,8 @@
 """Which analysed checkpoints of one RL job enter its lineage, in step order, and why others do not.
 
 Input: per model partition, the values its assets stored (`checkpoint`, `eval_pair`,
-`behavioral_delta`, …; None when never materialized). A checkpoint belongs to the job when its
+`behavioral_delta`, …; None when never materialized), as a mapping: the asset passes one that loads
+each value the first time it is read, so only what the lineage reads is loaded. A checkpoint belongs to the job when its
 stored manifest's `job_name` equals the job. It enters the lineage only if it can be compared
 like with like: a matched eval pair, a valid Q1 result computed on exactly that eval pair, a
 training step, and the lineage's pinned benchmark, base model and baseline eval dataset (one
@@ -12,6 +13,7 @@ is listed as excluded with its reason — the lineage never mixes benchmarks or 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from rl_assets.analysis.lineage.steps import training_step
@@ -21,13 +23,13 @@ from rl_assets.values.results import AnalysisResult
 R = TypeVar("R", bound=AnalysisResult)
 
 
-def stored_as(values: dict[str, Any], kind: type[R]) -> R | None:
+def stored_as(values: Mapping[str, Any], kind: type[R]) -> R | None:
     """What `kind`'s asset stored for a member, read back as `kind`; None when it stored nothing (or an empty value)."""
     stored = values.get(kind.asset)
     return kind.from_stored(stored) if stored else None
 
 
-def _problem(model: str, v: dict[str, Any]) -> str | None:
+def _problem(model: str, v: Mapping[str, Any]) -> str | None:
     """Why this member's stored results cannot be used at all (None when they can)."""
     pair, delta = v.get("eval_pair"), v.get("behavioral_delta")
     if not pair:
@@ -65,7 +67,7 @@ def _pin(candidates: list[dict[str, Any]], key: str, requested: str | None = Non
     return value
 
 
-def select_members(job: str, stored: dict[str, dict[str, Any]], benchmark: str | None = None) -> dict[str, Any]:
+def select_members(job: str, stored: Mapping[str, Mapping[str, Any]], benchmark: str | None = None) -> dict[str, Any]:
     """{"members": [...] in step order, "excluded": [...], "pinned": {...}} for one job."""
     excluded, candidates = [], []
     for model in sorted(stored):

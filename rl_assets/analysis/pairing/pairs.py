@@ -20,7 +20,7 @@ from itertools import combinations
 from typing import Any
 
 from rl_assets.analysis.pairing.settings import settings_differences
-from rl_assets.values.task_identity import NORMALISED_ID, QUESTION_HASH, TASK_ID, stored_key
+from rl_assets.values.task_identity import NO_TASK_ID, NORMALISED_ID, QUESTION_HASH, TASK_ID, NoTaskId, stored_key
 
 # case: compare lower-cased; prefix/suffix: drop what every id of one side starts/ends with (cut at
 # a separator); version: drop a trailing version tag such as "@1.2", ":v3", "-v2", "_v1.0". In order
@@ -102,8 +102,25 @@ def id_normaliser(rules: Sequence[str], ids: Iterable[str]) -> Callable[[str], s
     return norm
 
 
-def _side(rows: list[dict[str, Any]], group_of: Callable[[dict[str, Any]], str], rules: tuple[str, ...]) -> Side:
-    raw = [stored_key(r) for r in rows]
+def _keys(rows: list[dict[str, Any]], name: str) -> list[tuple[str, str]]:
+    """(key, key source) per row; rows without a task id to key by are an error naming how many
+    (the trace table has none: a row keyed "None" would pair with the other side's)."""
+    raw: list[tuple[str, str]] = []
+    idless = 0
+    for r in rows:
+        try:
+            raw.append(stored_key(r))
+        except NoTaskId:
+            idless += 1
+    if idless:
+        raise NoTaskId(f"{NO_TASK_ID}: {idless} of {len(rows)} {name} rows")
+    return raw
+
+
+def _side(
+    rows: list[dict[str, Any]], group_of: Callable[[dict[str, Any]], str], rules: tuple[str, ...], name: str
+) -> Side:
+    raw = _keys(rows, name)
     norm = id_normaliser(rules, {k for k, s in raw if s == TASK_ID}) if rules else None
     side = Side([])
     for row, (key, source) in zip(rows, raw):
@@ -190,7 +207,7 @@ def pair_rows(
     benchmark, question, task_config, task_index, gen_settings, as far as the table has them)."""
     rules = check_rules(normalise)
     before_list, after_list = list(before_rows), list(after_rows)
-    before, after = _side(before_list, group_of, rules), _side(after_list, group_of, rules)
+    before, after = _side(before_list, group_of, rules, "baseline"), _side(after_list, group_of, rules, "post-RL")
     groups = _group_rows(before, after)
     ids = [{k for k, s in side.source.items() if s == TASK_ID} for side in (before, after)]
     report: dict[str, Any] = {

@@ -20,15 +20,28 @@ OBSERVED_ATTEMPTS = "attempts per task (observed)"
 def _recorded(rows: Sequence[dict[str, Any]]) -> dict[str, set[str]]:
     values: dict[str, set[str]] = {}
     for row in rows:
-        raw = row.get("gen_settings")
-        settings: Any
-        try:
-            settings = json.loads(raw) if raw else {}
-        except ValueError:
-            settings = {"gen_settings": f"unreadable: {str(raw)[:40]!r}"}
-        for name, value in settings.items() if isinstance(settings, dict) else ():
+        for name, value in _settings_of(row.get("gen_settings")).items():
             values.setdefault(name, set()).add(json.dumps(value) if not isinstance(value, str) else value)
     return values
+
+
+def _settings_of(raw: object) -> dict[str, Any]:
+    """One row's settings: the column is JSON object text (ingest writes it); a dict (rows built
+    in memory) is the settings as they are; absent, empty or JSON null is nothing recorded.
+    Anything else -- text that is not JSON, JSON that is not an object, a number -- is one
+    "unreadable" setting, so that it shows as a difference instead of vanishing."""
+    if raw is None or raw == "":
+        return {}
+    if isinstance(raw, dict):
+        return {str(name): value for name, value in raw.items()}
+    if isinstance(raw, str):
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            parsed = raw
+        if parsed is None or isinstance(parsed, dict):
+            return parsed or {}
+    return {"gen_settings": f"unreadable: {str(raw)[:40]!r}"}
 
 
 def _attempts(keys: Sequence[str]) -> set[str]:

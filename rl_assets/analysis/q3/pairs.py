@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from rl_assets.analysis.q3.pairs_align import Alignment, align_actions
 from rl_assets.values.actions import extract_actions
+from rl_assets.values.task_identity import NO_TASK_ID, missing_task_id
 
 # pandas: imported where used, so loading the definitions stays light (test_import_cost.py)
 if TYPE_CHECKING:
@@ -85,11 +86,16 @@ def task_side(task_id: str, rows: list[dict[str, Any]]) -> TaskSide:
 
 
 def group_tasks(df: pd.DataFrame) -> dict[str, TaskSide]:
-    """Light trace rows (no conversation) -> {task_id: TaskSide}."""
+    """Light trace rows (no conversation) -> {task_id: TaskSide}. A row without a task id is an
+    error, not a task "None" that would pair with the other side's id-less rows: the trace table
+    has none (the ingest skips such rows, counted), and the pairing rejects them as well."""
     # pandas stores missing strings/numbers as NaN, which is truthy: normalize to None once here.
     records: list[dict[str, Any]] = [
         {str(k): (None if _missing(v) else v) for k, v in r.items()} for r in df.to_dict("records")
     ]
+    idless = [r.get("trace_id") for r in records if missing_task_id(r.get("task_id"))]
+    if idless:
+        raise ValueError(f"{NO_TASK_ID}: {len(idless)} of {len(records)} rows, trace ids {idless[:5]}")
     by_task: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         by_task.setdefault(r["task_id"], []).append(r)

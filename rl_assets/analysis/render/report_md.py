@@ -51,12 +51,14 @@ def fmt_pct(x: Any, digits: int = 1, signed: bool = False) -> str:
 
 
 def fmt_ci(lo: Any, hi: Any, digits: int = 3, pct: bool = False, signed: bool = False) -> str:
-    """[lo, hi]; pct=True as percent (signed=True: percentage points, for intervals of a delta)."""
+    """[lo, hi]; pct=True as percent. signed=True for the interval of a delta: each end carries
+    its sign (+0.120; as percentage points with pct=True)."""
     if lo is None or hi is None:
         return "—"
     if pct:
         return f"[{fmt_pct(lo, digits=1, signed=signed)}, {fmt_pct(hi, digits=1, signed=signed)}]"
-    return f"[{fmt_num(lo, digits)}, {fmt_num(hi, digits)}]"
+    end = fmt_signed if signed else fmt_num
+    return f"[{end(lo, digits)}, {end(hi, digits)}]"
 
 
 def fmt_p(p: Any) -> str:
