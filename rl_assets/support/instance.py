@@ -25,6 +25,11 @@ DEFAULT_INSTANCE_YAML = (
     """\
 # Written by rldelta (rl_assets/support/instance.py). Edit freely; it is never overwritten
 # (only a missing python_logs is added).
+# Dagster's own instance and SQLite storage, keeping one database engine per file instead of one per
+# statement (rl_assets/support/sqlite_instance.py): events are stored several times faster.
+instance_class:
+  module: rl_assets.support.sqlite_instance
+  class: ReusedEngineInstance
 # Queued runs are looked at every second (default 5 s): an upload waits on this twice before INDEX.md.
 run_coordinator:
   module: dagster._core.run_coordinator
