@@ -119,17 +119,20 @@ def rldelta_run(before: Path, after: Path, work: Path, tree: Path = ROOT) -> tup
     return measured
 
 
-def floor_run(work: Path) -> tuple[float, float, int, float]:
+def floor_run(work: Path, tree: Path = ROOT) -> tuple[float, float, int, float]:
     """A no-op asset (bench/noop_definitions.py) through the same CLI on a fresh instance set up like
-    rldelta_run's: what any run pays before rldelta's code does anything."""
+    rldelta_run's by the code in `tree` (its dagster.yaml): what any run pays before rldelta's code
+    does anything."""
     home = Path(tempfile.mkdtemp(prefix="home_", dir=work))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(DAGSTER_HOME=str(home / "dagster"))
+    if tree != ROOT:
+        env["PYTHONPATH"] = str(tree)
     setup = (
         "from rl_assets.support.instance import ensure_instance_yaml; import dagster as dg, os; "
         "ensure_instance_yaml(os.environ['DAGSTER_HOME']); dg.DagsterInstance.get()"
     )
-    subprocess.run([sys.executable, "-c", setup], env=env, cwd=ROOT, check=True)
+    subprocess.run([sys.executable, "-c", setup], env=env, cwd=tree, check=True)
     cmd = [str(VENV_BIN / "dagster"), "asset", "materialize", "-m", "noop_definitions", "--select", "noop"]
     measured = run_measured(cmd, ROOT / "bench", env, home / "materialize.log")
     shutil.rmtree(home)
@@ -177,8 +180,15 @@ def main() -> int:
         for i in range(args.repeats):
             out = Path(tempfile.mkdtemp(prefix="orig_", dir=args.dir))
             runs = [(name, lambda tree=tree: rldelta_run(before, after, args.dir, tree)) for name, tree in trees]
-            if args.floor and not with_original:
-                runs.insert(0, ("no-op", lambda: floor_run(args.dir)))
+            if args.floor and not with_original:  # a no-op on each tree's instance, before its run
+                runs = [
+                    run
+                    for (name, tree), rl in zip(trees, runs)
+                    for run in (
+                        (f"no-op {name}" if len(trees) > 1 else "no-op", lambda tree=tree: floor_run(args.dir, tree)),
+                        rl,
+                    )
+                ]
             if with_original:
                 original = original_cmd(before, after, out)
                 runs.insert(
