@@ -13,6 +13,7 @@ import pandas as pd
 from rl_assets.analysis.lineage import build_lineage
 from rl_assets.analysis.lineage.emergence import step_changes
 from rl_assets.schema import FEATURE_COLUMNS
+from support.lineage_stored import checkpoint_values
 
 FLOOR_P = 1 / 2001  # what Q1's 2,000 sign flips return when no flip is as extreme as the data
 
@@ -36,26 +37,9 @@ def _features(p: float) -> list[dict]:
 
 
 def _stored(n_checkpoints: int, p: float = FLOOR_P) -> dict[str, dict]:
-    out = {}
-    for step in range(1, n_checkpoints + 1):
-        repo = f"org/job-{step}-8B"
-        out[repo] = {
-            "checkpoint": {"job_name": "job", "rl_config": {"global_step": step}},
-            "eval_pair": {
-                "benchmark": "b",
-                "base_model_name": "org/base",
-                "baseline_eval": "org/base-evals",
-                "post_rl_eval": f"{repo}-evals",
-            },
-            "behavioral_delta": {
-                "n_boot": 2000,
-                "features": _features(p),
-                "before": {"solve_rate": {"rate": 0.2}},
-                "after": {"solve_rate": {"rate": 0.3}},
-                "sources": {"baseline": {"source": "org/base-evals"}, "post-RL": {"source": f"{repo}-evals"}},
-            },
-        }
-    return out
+    return dict(
+        checkpoint_values(step, _features(p), ({"rate": 0.2}, {"rate": 0.3})) for step in range(1, n_checkpoints + 1)
+    )
 
 
 def test_a_few_checkpoints_resolve_the_change():

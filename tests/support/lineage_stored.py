@@ -17,6 +17,29 @@ def _row(family, label, lo, hi, p):
     }
 
 
+def checkpoint_values(step: int, features: list[dict], solve_rates: tuple[dict, dict]) -> tuple[str, dict]:
+    """(repo, stored values) of checkpoint `step` of "job": its checkpoint manifest, eval pair and Q1
+    value with these features and (before, after) solve rates."""
+    repo = f"org/job-{step}-8B"
+    before, after = solve_rates
+    return repo, {
+        "checkpoint": {"job_name": "job", "rl_config": {"global_step": step}},
+        "eval_pair": {
+            "benchmark": "b",
+            "base_model_name": "org/base",
+            "baseline_eval": "org/base-evals",
+            "post_rl_eval": f"{repo}-evals",
+        },
+        "behavioral_delta": {
+            "n_boot": 2000,
+            "features": features,
+            "before": {"solve_rate": before},
+            "after": {"solve_rate": after},
+            "sources": {"baseline": {"source": "org/base-evals"}, "post-RL": {"source": f"{repo}-evals"}},
+        },
+    }
+
+
 def audited_job() -> dict[str, dict]:
     """Three checkpoints of "job" (steps 1-3) with Q1, audit and judge values: family fmt is mostly
     format throughout, family game turns gamed at step 2."""
@@ -27,22 +50,11 @@ def audited_job() -> dict[str, dict]:
     }
     out = {}
     for step, audit_rows in rows.items():
-        repo = f"org/job-{step}-8B"
+        repo, values = checkpoint_values(
+            step, [], ({"rate": 0.2, "lo": 0.1, "hi": 0.3}, {"rate": 0.3, "lo": 0.2, "hi": 0.4})
+        )
         out[repo] = {
-            "checkpoint": {"job_name": "job", "rl_config": {"global_step": step}},
-            "eval_pair": {
-                "benchmark": "b",
-                "base_model_name": "org/base",
-                "baseline_eval": "org/base-evals",
-                "post_rl_eval": f"{repo}-evals",
-            },
-            "behavioral_delta": {
-                "n_boot": 2000,
-                "features": [],
-                "before": {"solve_rate": {"rate": 0.2, "lo": 0.1, "hi": 0.3}},
-                "after": {"solve_rate": {"rate": 0.3, "lo": 0.2, "hi": 0.4}},
-                "sources": {"baseline": {"source": "org/base-evals"}, "post-RL": {"source": f"{repo}-evals"}},
-            },
+            **values,
             "learning_audit": {"rows": audit_rows, "labels": {r["family"]: r["label"] for r in audit_rows}},
             "judge_verdicts": {
                 "judge": "offline-heuristic (not an LLM)",
