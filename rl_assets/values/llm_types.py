@@ -21,6 +21,9 @@ try:  # a dependency; without it every key is written by json.dumps alone (the s
 except ImportError:  # pragma: no cover - exercised only where orjson is missing
     orjson = None  # type: ignore[assignment]  # the module or None: _text tests for None
 
+# json.dumps(value, sort_keys=True, ensure_ascii=False, default=str) is this encoder's encode(value);
+# one instance, not one built per call (json.dumps builds one whenever an option is not its default)
+_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)
 LONG_TEXT = 2048  # a str value this long is escaped by orjson (below it, json.dumps' call overhead is smaller)
 
 
@@ -42,8 +45,8 @@ def _canonical_json(inputs: Any) -> str:
         or not any(v.__class__ is str and len(v) >= LONG_TEXT for v in inputs.values())
         or not all(k.__class__ is str for k in inputs)
     ):
-        return json.dumps(inputs, sort_keys=True, ensure_ascii=False, default=str)
-    members = (f"{json.dumps(k, ensure_ascii=False)}: {_member(inputs[k])}" for k in sorted(inputs))
+        return _ENCODER.encode(inputs)
+    members = (f"{_ENCODER.encode(k)}: {_member(inputs[k])}" for k in sorted(inputs))
     return "{" + ", ".join(members) + "}"
 
 
@@ -53,7 +56,7 @@ def _member(value: Any) -> str:
             return orjson.dumps(value).decode()
         except orjson.JSONEncodeError:  # a lone surrogate: json.dumps writes it (the key's encode() then refuses it)
             pass
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    return _ENCODER.encode(value)
 
 
 def cache_key(model: str, prompt_version: str, inputs: Any) -> str:
