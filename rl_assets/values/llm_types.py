@@ -19,7 +19,7 @@ from typing import Any, Protocol
 try:  # a dependency; without it every key is written by json.dumps alone (the same text)
     import orjson
 except ImportError:  # pragma: no cover - exercised only where orjson is missing
-    orjson = None  # type: ignore[assignment]  # the module or None: _text tests for None
+    orjson = None  # type: ignore[assignment]  # the module or None: _canonical_json tests for None
 
 # json.dumps(value, sort_keys=True, ensure_ascii=False, default=str) is this encoder's encode(value);
 # one instance, not one built per call (json.dumps builds one whenever an option is not its default)
