@@ -16,11 +16,47 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+try:  # a dependency; without it every key is written by json.dumps alone (the same text)
+    import orjson
+except ImportError:  # pragma: no cover - exercised only where orjson is missing
+    orjson = None  # type: ignore[assignment]  # the module or None: _canonical_json tests for None
+
+# json.dumps(value, sort_keys=True, ensure_ascii=False, default=str) is this encoder's encode(value);
+# one instance, not one built per call (json.dumps builds one whenever an option is not its default)
+_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)
+LONG_TEXT = 2048  # a str value this long is escaped by orjson (below it, json.dumps' call overhead is smaller)
+
 
 def content_hash(inputs: Any) -> str:
-    """Stable hash of JSON-able inputs (key order irrelevant)."""
-    blob = json.dumps(inputs, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()
+    """Stable hash of JSON-able inputs (key order irrelevant): sha256 of
+    json.dumps(inputs, sort_keys=True, ensure_ascii=False, default=str)."""
+    return hashlib.sha256(_canonical_json(inputs).encode()).hexdigest()
+
+
+def _canonical_json(inputs: Any) -> str:
+    """json.dumps(inputs, sort_keys=True, ensure_ascii=False, default=str), the text every cache key
+    hashes. A dict with str keys holding a long text (a failure-mode transcript, ~20k chars) is
+    written member by member, the long texts escaped by orjson: the standard library's escaping was
+    most of a key's cost, and orjson escapes every character as json.dumps(ensure_ascii=False)
+    does (tests/analysis/test_failure_mode_keys_fast.py holds the two equal)."""
+    if (
+        orjson is None
+        or inputs.__class__ is not dict
+        or not any(v.__class__ is str and len(v) >= LONG_TEXT for v in inputs.values())
+        or not all(k.__class__ is str for k in inputs)
+    ):
+        return _ENCODER.encode(inputs)
+    members = (f"{_ENCODER.encode(k)}: {_member(inputs[k])}" for k in sorted(inputs))
+    return "{" + ", ".join(members) + "}"
+
+
+def _member(value: Any) -> str:
+    if value.__class__ is str and len(value) >= LONG_TEXT:
+        try:
+            return orjson.dumps(value).decode()
+        except orjson.JSONEncodeError:  # a lone surrogate: json.dumps writes it (the key's encode() then refuses it)
+            pass
+    return _ENCODER.encode(value)
 
 
 def cache_key(model: str, prompt_version: str, inputs: Any) -> str:
