@@ -181,3 +181,48 @@ def test_storages_that_are_not_dagsters_sqlite_ones_pass_through():
     other = object()
     assert sqlite_instance.reusing_engines(other) is other
     assert sqlite_instance.reusing_engines(None) is None
+
+
+def test_concurrent_run_processes_lose_no_event(tmp_path):
+    """Four processes (as four concurrent runs under the daemon) each store asset materializations,
+    which go to their run's database and the shared index, while this process holds its pooled
+    connections and reads: every event arrives, none fails on a lock."""
+    home = _home(tmp_path)
+    code = """
+import sys, time
+import dagster as dg
+from dagster._core.events import DagsterEvent, DagsterEventType, StepMaterializationData
+from dagster._core.events.log import EventLogEntry
+from dagster._core.storage.dagster_run import DagsterRun
+run_id, n = sys.argv[2], int(sys.argv[3])
+instance = dg.DagsterInstance.from_config(sys.argv[1])
+assert type(instance).__name__ == "ReusedEngineInstance"
+instance.add_run(DagsterRun(job_name="job", run_id=run_id))
+for i in range(n):
+    event = DagsterEvent(
+        DagsterEventType.ASSET_MATERIALIZATION.value, "job",
+        event_specific_data=StepMaterializationData(
+            dg.AssetMaterialization(asset_key=f"a_{run_id}", metadata={"i": i})
+        ),
+    )
+    instance.handle_new_event(EventLogEntry(error_info=None, level=20, user_message="", run_id=run_id,
+                                            timestamp=time.time(), dagster_event=event))
+"""
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        instance.add_run(DagsterRun(job_name="job", run_id="reader"))
+        _log(instance, "reader", "holding connections")
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", code, str(home), f"run{k}", "40"], stderr=subprocess.PIPE, text=True
+            )
+            for k in range(4)
+        ]
+        while any(p.poll() is None for p in procs):  # read the index while they write
+            instance.get_latest_materialization_events([dg.AssetKey(f"a_run{k}") for k in range(4)])
+            time.sleep(0.05)
+        for p in procs:
+            assert p.wait() == 0, p.stderr.read() if p.stderr else ""
+        for k in range(4):
+            records = instance.fetch_materializations(dg.AssetKey(f"a_run{k}"), limit=100).records
+            assert len(records) == 40
+            assert len(instance.all_logs(f"run{k}")) == 40
