@@ -8,10 +8,8 @@ syntax, not valid Unicode -- parquet and orjson cannot store them, so they are r
 BadJSON instead of failing a whole batch later).
 
 Integers beyond 64 bits are the one case orjson does not refuse: it silently parses them as the
-nearest float (12345678901234567890123 -> 1.2345678901234568e+22). A value it parsed is therefore
-checked for a float of at least 2**63 in magnitude (a walk over the parsed containers, no second
-parse); only such a value is parsed again with the standard library, which keeps every integer
-exact. The rare true float that large (1e19 written as such) takes the same path and parses the same.
+nearest float. Which orjson results are kept is the shared rule of values/json_exact.py (a value
+holding such a float is parsed again by the standard library, which keeps every integer exact).
 """
 
 from __future__ import annotations
@@ -19,6 +17,8 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+
+from rl_assets.values.json_exact import NOT_PARSED, parsed_by_orjson
 
 try:  # optional speed-up; results are identical either way
     import orjson as _orjson
@@ -34,8 +34,6 @@ TOO_DEEP = "value nested too deeply"
 BAD_UTF8 = "invalid UTF-8"
 BAD_JSON = "invalid JSON"
 LONG_INT = "integer longer than Python's 4300-digit limit"
-# orjson parses an integer beyond [-2**63, 2**64) as a float; every such float is at least this large
-_HUGE = float(1 << 63)
 _UNIQUE = itertools.count()
 
 
@@ -50,14 +48,9 @@ class BadJSON(ValueError):
 def loads(data: bytes | str):
     """Parse JSON. What orjson rejects is retried with the standard library before it counts
     as malformed."""
-    if _orjson is not None:
-        try:
-            value = _orjson.loads(data)
-        except _orjson.JSONDecodeError:
-            pass
-        else:
-            if not _has_huge_float(value):
-                return value
+    value = parsed_by_orjson(data)
+    if value is not NOT_PARSED:
+        return value
     if isinstance(data, bytes):
         if data.startswith(BOM):
             return loads(data[3:])
@@ -74,23 +67,6 @@ def loads(data: bytes | str):
         raise
     _check_encodable(value)
     return value
-
-
-def _has_huge_float(value) -> bool:
-    """Whether a parsed value holds a float of magnitude >= 2**63: what orjson makes of an
-    integer beyond 64 bits. A walk over containers only (strings are not looked into), a small
-    fraction of the parse of a trace row, whose bytes are mostly message text."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind is dict:
-            stack.extend(item.values())
-        elif kind is list:
-            stack.extend(item)
-        elif kind is float and not -_HUGE < item < _HUGE:
-            return True
-    return False
 
 
 def _check_encodable(value) -> None:
