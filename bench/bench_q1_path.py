@@ -32,27 +32,75 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
-SELECT = "eval_pair,baseline_traces,post_rl_traces,failure_modes,behavioral_delta"
+SELECT = "eval_pair,baseline_traces,post_rl_traces,failure_modes,behavioral_delta"  # asset keys: any tree
 PARTITION = "bench/q1-path"
 
 
-def run_measured(cmd: list[str], cwd: Path, env: dict, log_path: Path) -> tuple[float, float, int, float]:
-    """(wall s, peak RSS MB, exit code, CPU s) of one child; its output goes to log_path. CPU (user +
-    system, from wait4) is printed beside the wall time: on the shared machine the load inflates the
-    wall time, much less the CPU time."""
+def run_measured(cmd: list[str], cwd: Path, env: dict, log_path: Path) -> tuple[float, float, int, float, float]:
+    """(wall s, peak RSS MB, exit code, CPU s, peak PSS MB of all its processes) of one child; its
+    output goes to log_path. CPU (user + system, from wait4, children included) is printed beside
+    the wall time: on the shared machine the load inflates the wall time, much less the CPU time.
+    Peak RSS (wait4's ru_maxrss) is that of the largest single process; since rldelta ingests the
+    eval pair's two sides in two processes at once, the sum of the tree's PSS (shared pages counted
+    once) is sampled every 50 ms as well: what the run takes from the machine."""
     log = open(log_path, "w")
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
+    sampler = PssSampler(proc.pid)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
+    peak_pss = sampler.stop()
     proc.returncode = os.waitstatus_to_exitcode(status)
     log.close()
-    return wall, usage.ru_maxrss / 1024, proc.returncode, usage.ru_utime + usage.ru_stime
+    return wall, usage.ru_maxrss / 1024, proc.returncode, usage.ru_utime + usage.ru_stime, peak_pss
+
+
+class PssSampler:
+    """The largest sum of PSS over a process and its descendants, read from /proc every 50 ms
+    (Linux; 0 elsewhere). A spike shorter than 50 ms can be missed: ru_maxrss has no such gap."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.peak_kb, self._stop = pid, 0, threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.05):
+            self.peak_kb = max(self.peak_kb, sum(_pss_kb(p) for p in _tree(self.pid)))
+
+    def stop(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        return self.peak_kb / 1024
+
+
+def _tree(pid: int) -> list[int]:
+    pids = [pid]
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as fh:
+                for child in fh.read().split():
+                    pids += _tree(int(child))
+    except OSError:  # gone, or not Linux
+        pass
+    return pids
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 def make_inputs(shared: Path, out: Path, scale: int, rows: int | None = None) -> tuple[Path, Path]:
@@ -82,7 +130,7 @@ def original_cmd(before: Path, after: Path, out: Path) -> list[str]:
     ]
 
 
-def rldelta_run(before: Path, after: Path, work: Path, tree: Path = ROOT) -> tuple[float, float, int, float]:
+def rldelta_run(before: Path, after: Path, work: Path, tree: Path = ROOT) -> tuple[float, float, int, float, float]:
     """A fresh home (instance, hub, tables), the partition added, then the timed materialize of the
     code in `tree` (this checkout unless another is given)."""
     home = Path(tempfile.mkdtemp(prefix="home_", dir=work))
@@ -119,7 +167,7 @@ def rldelta_run(before: Path, after: Path, work: Path, tree: Path = ROOT) -> tup
     return measured
 
 
-def floor_run(work: Path, tree: Path = ROOT) -> tuple[float, float, int, float]:
+def floor_run(work: Path, tree: Path = ROOT) -> tuple[float, float, int, float, float]:
     """A no-op asset (bench/noop_definitions.py) through the same CLI on a fresh instance set up like
     rldelta_run's by the code in `tree` (its dagster.yaml): what any run pays before rldelta's code
     does anything."""
@@ -166,7 +214,7 @@ def main() -> int:
     trees = [("rldelta", ROOT)]
     if args.before_tree:
         trees.insert(0, ("before", args.before_tree.resolve()))
-    results: dict[tuple[str, str], list[tuple[float, float, int, float]]] = {}
+    results: dict[tuple[str, str], list[tuple[float, float, int, float, float]]] = {}
     rounds = []
     if args.fixed_cost_rows:
         rounds.append(
@@ -195,14 +243,18 @@ def main() -> int:
                     0, ("original", lambda: run_measured(original, args.original, dict(os.environ), out / "run.log"))
                 )
             for name, run in runs:
-                wall, rss, rc, cpu = run()
-                results.setdefault((label, name), []).append((wall, rss, rc, cpu))
+                wall, rss, rc, cpu, pss = run()
+                results.setdefault((label, name), []).append((wall, rss, rc, cpu, pss))
                 print(
-                    f"  {label} #{i + 1} {name:8s} wall {wall:7.2f} s CPU {cpu:6.2f} s peak RSS {rss:6.1f} MB rc {rc}",
+                    f"  {label} #{i + 1} {name:8s} wall {wall:7.2f} s CPU {cpu:6.2f} s peak RSS {rss:6.1f} MB"
+                    f" (all processes: PSS {pss:6.1f} MB) rc {rc}",
                     flush=True,
                 )
-    print("\n| input | variant | runs | wall s (each) | wall s (median) | CPU s (median) | peak MB | / original |")
-    print("|---|---|---:|---|---:|---:|---:|---:|")
+    print(
+        "\n| input | variant | runs | wall s (each) | wall s (median) | CPU s (median) | peak RSS MB, largest process"
+        " | peak PSS MB, all processes | / original |"
+    )
+    print("|---|---|---:|---|---:|---:|---:|---:|---:|")
     for (label, name), runs in results.items():
         wall = statistics.median(r[0] for r in runs)
         originals = results.get((label, "original"))
@@ -210,7 +262,8 @@ def main() -> int:
         each = ", ".join(f"{r[0]:.2f}" for r in runs)
         cpu = statistics.median(r[3] for r in runs)
         rss = max(r[1] for r in runs)
-        print(f"| {label} | {name} | {len(runs)} | {each} | {wall:.2f} | {cpu:.2f} | {rss:.0f} | {ratio} |")
+        pss = max(r[4] for r in runs)
+        print(f"| {label} | {name} | {len(runs)} | {each} | {wall:.2f} | {cpu:.2f} | {rss:.0f} | {pss:.0f} | {ratio} |")
     return 1 if any(r[2] for runs in results.values() for r in runs) else 0
 
 

@@ -26,10 +26,10 @@ from rl_assets.assets.q3_overlay import eval_temporal_overlay
 from rl_assets.assets.q3_trace_pairs import trace_pairs
 from rl_assets.assets.q4_solve_rate import solve_rate_by_context_asset
 from rl_assets.assets.reward_integrity import reward_integrity
-from rl_assets.assets.traces import baseline_traces, post_rl_traces
+from rl_assets.assets.traces import eval_traces
 
 ANALYSES = (
-    ("preflight", (checkpoint, eval_pair, baseline_traces, post_rl_traces)),
+    ("preflight", (checkpoint, eval_pair, eval_traces)),
     ("q1", (behavioral_delta, judge_verdicts, failure_modes)),
     ("q2", (training_logs, training_metrics, rl_traces, rl_temporal)),
     ("q3", (trace_pairs, eval_temporal_overlay)),

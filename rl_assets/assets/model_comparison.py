@@ -14,10 +14,10 @@ from rl_assets.analysis.pairing.eval_resolution import ResolutionError
 from rl_assets.ingest import IngestError
 from rl_assets.partitions import MODELS
 from rl_assets.support.emit import dagster_metadata
+from rl_assets.support.ingest_step import build_table
 from rl_assets.support.report_files import write_comparison
 from rl_assets.support.report_links import file_metadata
 from rl_assets.support.resolve import resolve_eval_pair
-from rl_assets.support.trace_tables import ingest_addressed
 
 COLUMNS = [
     "task_id",
@@ -44,16 +44,7 @@ def pinned_side_rows(
     from rl_assets.ingest import read_traces
 
     asset = {"baseline": "baseline_traces", "post-rl": "post_rl_traces"}[side]
-    built = ingest_addressed(
-        client,
-        spec,
-        asset,
-        model_id,
-        max_rows=settings.max_rows,
-        tokenizer=settings.tokenizer,
-        benchmark=benchmark,
-        side=side,
-    )
+    built = build_table(client, settings, spec, asset, model_id, side, benchmark)
     return read_traces(built["path"], columns=COLUMNS).to_pylist()
 
 

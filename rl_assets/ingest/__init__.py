@@ -42,6 +42,12 @@ __all__ = ["AccountingError", "IngestError", "IngestReport", "ingest_source", "r
 ADDED_COLUMNS = TRACE_COLUMNS[TRACE_COLUMNS.index("conversation") + 1 :]
 
 
+# Rows held in Python (parsed messages, features, conversation JSON) before they go to parquet as
+# one row group. 64 rather than 256: on long agent traces (~96 KB a row) an ingest's peak falls by
+# ~45 MB at the same speed (bench/RESULTS.md, "A lighter run"), which matters when the eval pair's
+# two sides are ingested at once (rl_assets/assets/traces.py).
+BATCH_ROWS = 64
+
 UNITS = {
     "exported_rows": "rows",
     "harbor": "trials",
@@ -64,7 +70,7 @@ def ingest_source(
     benchmark: str | None = None,
     side: str = "",
     tokenizer: str | None = None,
-    batch_rows: int = 256,
+    batch_rows: int = BATCH_ROWS,
     keep_all_episodes: bool = False,
 ) -> IngestReport:
     """Read one trace source and write it as trace_schema() parquet at out_path (atomically).
@@ -81,6 +87,20 @@ def ingest_source(
         if _is_hub_error(exc):
             raise
         raise IngestError(f"{spec}: {type(exc).__name__}: {exc}") from exc
+
+
+def warm_imports() -> None:
+    """Import what an ingest imports on its first rows (pyarrow's writer and compute, pandas, which
+    pyarrow loads on its first array, numpy, the store's path layer): ~0.5 s once. Called before
+    the eval pair's sides are ingested side by side (rl_assets/assets/traces.py), so a forked child
+    starts with them instead of importing them again."""
+    import fsspec  # noqa: F401
+    import numpy  # noqa: F401
+    import pandas  # noqa: F401
+    import pyarrow.compute  # noqa: F401
+    import pyarrow.pandas_compat  # noqa: F401
+    import pyarrow.parquet  # noqa: F401
+    import upath  # noqa: F401
 
 
 def _is_hub_error(exc: Exception) -> bool:

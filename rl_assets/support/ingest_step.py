@@ -3,6 +3,8 @@ source for one partition -> its normalized table (reused when unchanged), the Tr
 asset returns, and the Dagster metadata it logs. Below the asset layer, so the assets share it
 without importing each other (docs/contracts.md, "Layers")."""
 
+from collections.abc import Callable
+
 import dagster as dg
 
 from resources.hub import HubError, HubResource
@@ -27,22 +29,52 @@ def ingest_to_table(
 
     The table lives at `<storage>/tables/<asset>/<slug>/<source digest>.parquet`: a run configured with
     other sources writes another file, and an edited local source gets a new digest (its data version)."""
+    return table_ref(
+        lambda: build_table(hub.client(), settings, spec, asset_name, context.partition_key, side, benchmark),
+        settings,
+        spec,
+        asset_name,
+        context.partition_key,
+        side,
+        benchmark,
+        repo_id,
+    )
+
+
+def build_table(client, settings: AnalysisSettings, spec: str, asset_name: str, partition: str, side: str, benchmark):
+    """The ingest itself (no Dagster context; a plain dict back), so it can run in a forked child
+    (rl_assets/support/forked_call.py) as well as in the step's own process."""
+    return ingest_addressed(
+        client,
+        spec,
+        asset_name,
+        partition,
+        max_rows=settings.max_rows,
+        tokenizer=settings.tokenizer,
+        benchmark=benchmark,
+        side=side,
+    )
+
+
+def table_ref(
+    built_by: Callable[[], dict],
+    settings: AnalysisSettings,
+    spec: str,
+    asset_name: str,
+    partition: str,
+    side: str,
+    benchmark=None,
+    repo_id: str | None = None,
+) -> tuple[TraceTableRef, dict]:
+    """(reference, metadata) of the table `built_by()` returns (build_table's dict); its input errors
+    become the step's dg.Failure naming the asset, partition and source."""
     try:
-        built = ingest_addressed(
-            hub.client(),
-            spec,
-            asset_name,
-            context.partition_key,
-            max_rows=settings.max_rows,
-            tokenizer=settings.tokenizer,
-            benchmark=benchmark,
-            side=side,
-        )
+        built = built_by()
     except (HubError, FileNotFoundError) as exc:
-        raise dg.Failure(description=f"{asset_name} {context.partition_key}: cannot read {spec}: {exc}") from exc
+        raise dg.Failure(description=f"{asset_name} {partition}: cannot read {spec}: {exc}") from exc
     except IngestError as exc:  # the input itself (rows not understood, a corrupt file): a retry reads the same bytes
         raise dg.Failure(
-            description=f"{asset_name} {context.partition_key}: cannot ingest {spec}: {exc}", allow_retries=False
+            description=f"{asset_name} {partition}: cannot ingest {spec}: {exc}", allow_retries=False
         ) from exc
     ref = TraceTableRef(
         path=built["path"],

@@ -20,6 +20,7 @@ import sys
 import threading
 
 PR_SET_PDEATHSIG = 1
+WATCHDOG = "rldelta-die-with-parent"  # the thread's name: forked_call.py knows it holds no lock
 _armed = False
 
 
@@ -35,15 +36,19 @@ def die_with_parent() -> bool:
     if parent is None or _armed:
         return _armed
     _armed = True
-    threading.Thread(target=_watch, args=(parent,), name="rldelta-die-with-parent", daemon=True).start()
-    if not sys.platform.startswith("linux"):
-        return True
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
-            return True
-    except (OSError, AttributeError):
-        return True  # the watchdog still holds
-    if os.getppid() == 1:  # the parent died before the signal was armed: this step's writes are void
+    threading.Thread(target=_watch, args=(parent,), name=WATCHDOG, daemon=True).start()
+    if kill_with_parent() and os.getppid() == 1:  # the parent died before the signal was armed: writes are void
         os._exit(1)
     return True
+
+
+def kill_with_parent() -> bool:
+    """Linux: have the kernel SIGKILL this process when its parent exits (PR_SET_PDEATHSIG); False
+    elsewhere or when refused. The caller checks getppid() after, for a parent already gone."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pyarrow as pa
 
-BATCH_ROWS = 256  # the ingest writes row groups of this size, so a batch is about one row group
+BATCH_ROWS = 128
 
 
 def iter_trace_batches(

@@ -9,8 +9,9 @@ import pytest
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.eval_pair import eval_pair
-from rl_assets.assets.traces import baseline_traces, post_rl_traces
+from rl_assets.assets.traces import eval_traces
 from support.core_world import MODEL, RESOURCES, _rows, core_world
+from tests.support.results import materialized
 
 
 @pytest.fixture
@@ -20,7 +21,7 @@ def world(tmp_path, monkeypatch):
 
 def test_foundation_assets_materialize(world):
     result = dg.materialize(
-        [checkpoint, eval_pair, baseline_traces, post_rl_traces],
+        [checkpoint, eval_pair, eval_traces],
         instance=world,
         partition_key=MODEL,
         resources=RESOURCES,
@@ -38,10 +39,10 @@ def test_foundation_assets_materialize(world):
     assert missing.description.startswith("not applicable: no RL rollout dataset published")
     pair = result.output_for_node("eval_pair")
     assert (pair["baseline_eval"], pair["post_rl_eval"]) == ("org/evals-base", "org/evals-post")
-    post = result.output_for_node("post_rl_traces")
+    post = result.asset_value("post_rl_traces")
     table = pq.read_table(post.path)
     assert table.num_rows == 6 and sum(table.column("passed").to_pylist()) == 5
-    meta = result.asset_materializations_for_node("post_rl_traces")[0].metadata
+    meta = materialized(result, "post_rl_traces")[0].metadata
     assert meta["rows"].value == 6 and meta["rows_skipped"].value == 0
     assert "tool_errors" in meta["features"].value and meta["token_source"].value.startswith("tokenizer:")
     assert world.get_latest_materialization_event(dg.AssetKey("checkpoint")) is not None
@@ -61,10 +62,16 @@ def test_explicit_sources_override_the_registry(world, tmp_path):
     local.write_text("\n".join(json.dumps(r) for r in _rows(4, 4)) + "\n")
     settings = AnalysisSettings(post_rl_eval=str(local), baseline_eval="org/evals-base")
     resources = {**RESOURCES, "settings": settings}
-    result = dg.materialize([eval_pair, post_rl_traces], instance=world, partition_key=MODEL, resources=resources)
+    result = dg.materialize(
+        [eval_pair, eval_traces],
+        selection=["eval_pair", "post_rl_traces"],
+        instance=world,
+        partition_key=MODEL,
+        resources=resources,
+    )
     pair = result.output_for_node("eval_pair")
     assert pair["post_rl_eval"] == str(local) and any("settings override" in n for n in pair["notes"])
-    assert result.output_for_node("post_rl_traces").rows == 4
+    assert result.asset_value("post_rl_traces").rows == 4
     # a model the registry does not know still works when both sides are explicit
     world.add_dynamic_partitions("models", ["org/unregistered-8B"])
     result = dg.materialize([eval_pair], instance=world, partition_key="org/unregistered-8B", resources=resources)

@@ -8,9 +8,10 @@ import pytest
 
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.eval_pair import eval_pair
-from rl_assets.assets.traces import baseline_traces, post_rl_traces
+from rl_assets.assets.traces import eval_traces
 from support.core_world import MODEL, RESOURCES, core_world
 from support.eval_toolkits import qwen_file, qwen_row
+from tests.support.results import materialized
 
 
 @pytest.fixture
@@ -23,7 +24,8 @@ def test_rows_not_understood_fail_the_asset_once_naming_their_keys(world, tmp_pa
     local.write_text("".join(json.dumps({"idx": i, "question": "q", "answer": "a"}) + "\n" for i in range(5)))
     settings = AnalysisSettings(post_rl_eval=str(local), baseline_eval="org/evals-base")
     result = dg.materialize(
-        [eval_pair, post_rl_traces],
+        [eval_pair, eval_traces],
+        selection=["eval_pair", "post_rl_traces"],
         instance=world,
         partition_key=MODEL,
         resources={**RESOURCES, "settings": settings},
@@ -36,7 +38,7 @@ def test_rows_not_understood_fail_the_asset_once_naming_their_keys(world, tmp_pa
     message = failure.event_specific_data.error.message
     assert str(local) in message and "5 rows found, 0 understood" in message
     assert "['answer', 'idx', 'question']" in message and "Qwen2.5-Math" in message
-    assert not result.asset_materializations_for_node("post_rl_traces")  # nothing published
+    assert not materialized(result, "post_rl_traces")  # nothing published
 
 
 def test_qwen_math_outputs_are_traces_with_the_toolkit_check(world, tmp_path):
@@ -45,14 +47,14 @@ def test_qwen_math_outputs_are_traces_with_the_toolkit_check(world, tmp_path):
     qwen_file(tmp_path / "post", "math500", rows, acc=10.0)  # a summary the rows cannot give
     settings = AnalysisSettings(baseline_eval=str(tmp_path / "base"), post_rl_eval=str(tmp_path / "post"))
     result = dg.materialize(
-        [eval_pair, baseline_traces, post_rl_traces],
+        [eval_pair, eval_traces],
         instance=world,
         partition_key=MODEL,
         resources={**RESOURCES, "settings": settings},
         raise_on_error=False,
     )
     checks = {(e.asset_key.path[-1], e.check_name): e for e in result.get_asset_check_evaluations()}
-    assert result.output_for_node("baseline_traces").rows == 12
+    assert result.asset_value("baseline_traces").rows == 12
     assert checks[("baseline_traces", "every_input_accounted_for")].passed
     assert checks[("baseline_traces", "matches_toolkit_metrics")].passed
     failed = checks[("post_rl_traces", "matches_toolkit_metrics")]

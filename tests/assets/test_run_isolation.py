@@ -16,14 +16,15 @@ from resources.io_manager import RlDeltaIOManager
 from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.eval_pair import eval_pair
-from rl_assets.assets.traces import baseline_traces, post_rl_traces
+from rl_assets.assets.traces import eval_traces
 from rl_assets.values.handover import TraceTableRef
+from tests.support.results import materialized
 
 MODEL = "org/iso-8B"
 
 
 @dg.asset(
-    partitions_def=baseline_traces.partitions_def,
+    partitions_def=eval_traces.partitions_def,
     ins={"eval_pair": dg.AssetIn(), "baseline_traces": dg.AssetIn(), "post_rl_traces": dg.AssetIn()},
 )
 def seen_by_run(eval_pair: dict, baseline_traces: TraceTableRef, post_rl_traces: TraceTableRef) -> dict:
@@ -59,7 +60,7 @@ def instance(rldelta_home):
     return inst
 
 
-ASSETS = [eval_pair, baseline_traces, post_rl_traces, seen_by_run]
+ASSETS = [eval_pair, eval_traces, seen_by_run]
 
 
 def _worker(instance_dir: str, sources: tuple, barrier, rounds: int, out) -> None:
@@ -107,14 +108,10 @@ def test_editing_a_local_source_makes_downstream_stale(instance, tmp_path):
     first = dg.materialize(ASSETS, instance=instance, partition_key=MODEL, resources=_resources(base, post))
     assert _stale(instance, "seen_by_run") == StaleStatus.FRESH
     _source(tmp_path, "post", 48)  # the same file, now with 48 rows
-    second = dg.materialize(ASSETS[:3], instance=instance, partition_key=MODEL, resources=_resources(base, post))
-    versions = [
-        r.asset_materializations_for_node("post_rl_traces")[0].tags["dagster/data_version"] for r in (first, second)
-    ]
+    second = dg.materialize(ASSETS[:2], instance=instance, partition_key=MODEL, resources=_resources(base, post))
+    versions = [materialized(r, "post_rl_traces")[0].tags["dagster/data_version"] for r in (first, second)]
     assert versions[0] != versions[1] and "None" not in versions[0]
-    assert second.output_for_node("post_rl_traces").rows == 48
+    assert second.asset_value("post_rl_traces").rows == 48
     assert _stale(instance, "seen_by_run") == StaleStatus.STALE
     # the unchanged baseline kept its version: the same content is the same table, not re-read
-    assert (
-        second.output_for_node("baseline_traces").data_version == first.output_for_node("baseline_traces").data_version
-    )
+    assert second.asset_value("baseline_traces").data_version == first.asset_value("baseline_traces").data_version

@@ -12,7 +12,7 @@ import dagster as dg
 
 from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.eval_pair import eval_pair
-from rl_assets.assets.traces import baseline_traces, post_rl_traces
+from rl_assets.assets.traces import eval_traces
 from rl_assets.cli import ui
 from rl_assets.support.console_log import instance_log_level
 from rl_assets.support.instance import ensure_instance_yaml
@@ -27,7 +27,7 @@ def test_assets_that_set_data_versions_raise_no_beta_warning(tmp_path, monkeypat
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = dg.materialize(
-            [checkpoint, eval_pair, baseline_traces, post_rl_traces],
+            [checkpoint, eval_pair, eval_traces],
             instance=world,
             partition_key=MODEL,
             resources=RESOURCES,

@@ -14,7 +14,7 @@ from resources.io_manager import RlDeltaIOManager
 from resources.registry import RegistryResource, SqlRegistry
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.eval_pair import eval_pair
-from rl_assets.assets.traces import baseline_traces, post_rl_traces
+from rl_assets.assets.traces import eval_traces
 from rl_assets.cli import main
 
 BASE, RL = "me/base-8B", "me/rl-step40-8B"
@@ -102,7 +102,7 @@ def test_two_commands_give_a_model_an_eval_pair_on_the_users_own_traces(
 
     instance = partition_instance(RL)
     result = dg.materialize(
-        [eval_pair, baseline_traces, post_rl_traces],
+        [eval_pair, eval_traces],
         instance=instance,
         partition_key=RL,
         resources={
@@ -119,7 +119,7 @@ def test_two_commands_give_a_model_an_eval_pair_on_the_users_own_traces(
         str(after.resolve()),
         "my-bench",
     )
-    assert result.output_for_node("baseline_traces").rows == 10 and result.output_for_node("post_rl_traces").rows == 10
+    assert result.asset_value("baseline_traces").rows == 10 and result.asset_value("post_rl_traces").rows == 10
 
 
 def test_bad_input_is_a_clear_error_and_writes_nothing(registry_url, tmp_path, capsys):

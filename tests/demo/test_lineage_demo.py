@@ -25,7 +25,7 @@ from rl_assets.assets.q1_behavioral_delta import behavioral_delta
 from rl_assets.assets.q1_llm_judge import judge_verdicts
 from rl_assets.assets.q2_rl_temporal import rl_traces
 from rl_assets.assets.q2_training import training_logs, training_metrics
-from rl_assets.assets.traces import baseline_traces, post_rl_traces
+from rl_assets.assets.traces import eval_traces
 from rl_assets.definitions import run_lineage
 from rl_assets.demo import build_world
 from support.dagster_run import partition_instance  # a module-scoped fixture cannot take the conftest one
@@ -33,8 +33,7 @@ from support.dagster_run import partition_instance  # a module-scoped fixture ca
 MEMBER_ASSETS = [
     checkpoint,
     eval_pair,
-    baseline_traces,
-    post_rl_traces,
+    eval_traces,
     failure_modes,
     behavioral_delta,
     learning_audit,

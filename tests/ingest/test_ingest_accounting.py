@@ -15,11 +15,12 @@ import pytest
 from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.eval_pair import eval_pair
 from rl_assets.assets.q2_rl_temporal import rl_traces
-from rl_assets.assets.traces import baseline_traces, post_rl_traces
+from rl_assets.assets.traces import eval_traces
 from rl_assets.ingest import AccountingError, IngestError, ingest_source, read_traces
 from rl_assets.ingest.plan import CAPPED
 from rl_assets.support.checks import ACCOUNTED
 from support.core_world import MODEL, RESOURCES, core_world
+from tests.support.results import materialized
 
 
 def _row(t: int, solved: bool = True) -> dict:
@@ -54,7 +55,7 @@ def _checks(result) -> dict:
 
 
 def test_check_fails_on_the_source_that_lost_a_row_and_survives_table_reuse(lossy_world):
-    assets = [checkpoint, eval_pair, baseline_traces, post_rl_traces, rl_traces]
+    assets = [checkpoint, eval_pair, eval_traces, rl_traces]
     for run in range(2):  # the second run reuses both stamped tables: the same ledger comes back
         result = dg.materialize(
             assets, instance=lossy_world, partition_key=MODEL, resources=RESOURCES, raise_on_error=False
@@ -69,7 +70,7 @@ def test_check_fails_on_the_source_that_lost_a_row_and_survives_table_reuse(loss
         assert (meta["found"], meta["written"], meta["skipped"], meta["lost"]) == (7, 6, 1, 1)
         assert "truncated last line" in meta["ledger"] and "**lost**" in meta["ledger"]
         assert checks["rl_traces"].passed and checks["rl_traces"].metadata["applicable"].value is False
-        mat = result.asset_materializations_for_node("post_rl_traces")[0].metadata
+        mat = materialized(result, "post_rl_traces")[0].metadata
         assert mat["units_found"].value == 7 and mat["units_lost"].value == 1
         assert mat["reused_unchanged_table"].value is (run == 1)
 

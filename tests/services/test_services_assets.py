@@ -17,13 +17,13 @@ from resources.registry import RegistryResource
 from resources.settings_resource import AnalysisSettings
 from rl_assets.assets.checkpoint import checkpoint
 from rl_assets.assets.eval_pair import eval_pair
-from rl_assets.assets.traces import baseline_traces, post_rl_traces
+from rl_assets.assets.traces import eval_traces
 from support import core_world as core
 from support.postgrest_server import PostgrestServer
 
 TOKEN = "hf_secret_test_token_xyz"
 KEY = "sb_secret_service_role_key_xyz"
-ASSETS = [checkpoint, eval_pair, baseline_traces, post_rl_traces]
+ASSETS = [checkpoint, eval_pair, eval_traces]
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def test_checkpoint_and_traces_through_the_real_clients(remote, rldelta_home):
     local = LocalHub(rldelta_home / "hub")
     manifest = result.output_for_node("checkpoint")
     assert manifest["revision"] == local.model_info(core.MODEL).revision and manifest["job_name"] == "rl-7"
-    post = result.output_for_node("post_rl_traces")
+    post = result.asset_value("post_rl_traces")
     assert post.revision == local.dataset_info("org/evals-post").revision
     table = pq.read_table(post.path)
     assert table.num_rows == 6 and sum(table.column("passed").to_pylist()) == 5

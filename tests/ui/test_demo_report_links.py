@@ -41,7 +41,7 @@ def _links(home: Path) -> dict[str, dict[str, str]]:
     """asset (partition) -> {metadata key: value} of each latest materialization's path and URL entries."""
     out = {}
     with dg.DagsterInstance.from_config(str(home / "dagster")) as instance:
-        wanted = [(a.key.to_user_string(), ALPHA) for _, assets in ANALYSES for a in assets]
+        wanted = [(k.to_user_string(), ALPHA) for _, assets in ANALYSES for a in assets for k in a.keys]
         wanted += [("analysis_index", ALPHA), ("reward_integrity", VERL), ("run_lineage", "rl-gamma")]
         wanted.append(("model_comparison", None))
         for asset, partition in wanted:
