@@ -18,9 +18,10 @@ import dagster as dg
 
 from resources.hub import HubResource
 from resources.settings_resource import AnalysisSettings
+from rl_assets.ingest import release_unused_memory, warm_imports
 from rl_assets.partitions import models_partitions
 from rl_assets.support.checks import accounted_check, accounted_check_spec, toolkit_check, toolkit_check_spec
-from rl_assets.support.forked_call import ForkedCall, release_unused_memory
+from rl_assets.support.forked_call import ForkedCall
 from rl_assets.support.ingest_step import build_table, table_ref
 
 # (asset, side as the reports name it, the eval pair's key for its source, description)
@@ -72,13 +73,13 @@ def eval_traces(context: dg.AssetExecutionContext, hub: HubResource, settings: A
                 )
             )
 
+    benchmark = eval_pair.get("benchmark")
+
     def build(name: str, side: str, spec: str):
-        return lambda: build_table(hub.client(), settings, spec, name, partition, side, eval_pair.get("benchmark"))
+        return lambda: build_table(hub.client(), settings, spec, name, partition, side, benchmark)
 
     beside = None
     if len(to_read) == 2:
-        from rl_assets.ingest import warm_imports
-
         warm_imports()  # once, before the fork: the child starts with them instead of importing them again
         beside = ForkedCall(build(*to_read[1]), label=f"{to_read[1][0]} {partition}")
         context.log.info(f"{to_read[1][0]} is ingested beside {to_read[0][0]}: {beside.how}")
@@ -87,9 +88,7 @@ def eval_traces(context: dg.AssetExecutionContext, hub: HubResource, settings: A
         for i, (name, side, spec) in enumerate(to_read):
             built_by = beside.result if (beside is not None and i == 1) else build(name, side, spec)
             try:
-                results.append(
-                    (name, *table_ref(built_by, settings, spec, name, partition, side, eval_pair.get("benchmark")))
-                )
+                results.append((name, *table_ref(built_by, settings, spec, name, partition, side, benchmark)))
             except dg.Failure as failure:
                 failures.append(failure)
     finally:

@@ -103,6 +103,24 @@ def warm_imports() -> None:
     import upath  # noqa: F401
 
 
+def release_unused_memory() -> None:
+    """After an ingest: hand the memory it freed back to the system (pyarrow's pool, then glibc's
+    malloc heap), so the run's later steps start from a smaller footprint: after an ingest of long
+    traces ~30 MB sits freed but held. A no-op where there is no glibc."""
+    import ctypes
+    import ctypes.util
+
+    pa = sys.modules.get("pyarrow")
+    if pa is not None:
+        pa.default_memory_pool().release_unused()
+    libc = ctypes.util.find_library("c") if sys.platform.startswith("linux") else None
+    if libc:
+        try:
+            ctypes.CDLL(libc).malloc_trim(0)
+        except (OSError, AttributeError):  # musl has no malloc_trim
+            pass
+
+
 def _is_hub_error(exc: Exception) -> bool:
     """A hub backend's own error (it names the repo; assets map it to a Failure). resources.hub
     is not imported here: it pulls in dagster, seconds of start-up a bare ingest does not need."""

@@ -154,21 +154,3 @@ def _describe(status: int) -> str:
             ", e.g. by the kernel when out of memory" if sig == signal.SIGKILL else ""
         )
     return f"exit status {os.WEXITSTATUS(status)}"
-
-
-def release_unused_memory() -> None:
-    """Hand memory freed by a large step back to the system (pyarrow's pool, then glibc's malloc
-    heap), so the run's later steps start from a smaller footprint: after an ingest of long traces
-    ~30 MB sits freed but held. A no-op where there is no glibc."""
-    import ctypes
-    import ctypes.util
-
-    pa = sys.modules.get("pyarrow")
-    if pa is not None:
-        pa.default_memory_pool().release_unused()
-    libc = ctypes.util.find_library("c") if sys.platform.startswith("linux") else None
-    if libc:
-        try:
-            ctypes.CDLL(libc).malloc_trim(0)
-        except (OSError, AttributeError):  # musl has no malloc_trim
-            pass

@@ -9,6 +9,7 @@ import hashlib
 import json
 import random
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 
@@ -30,25 +31,9 @@ def reference_hash(inputs: Any) -> str:
 
 
 def reference_render(conversation: str | None, budget: int) -> str:
-    """render_conversation as it was written before the fast parse (json.loads only)."""
-    try:
-        messages = json.loads(conversation or "[]")
-    except ValueError:
-        messages = [{"role": "raw", "content": conversation}]
-    blocks = []
-    for m in messages if isinstance(messages, list) else []:
-        if not isinstance(m, dict):
-            continue
-        content = m.get("content")
-        content = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-        if m.get("tool_calls"):
-            content += "\n[tool_calls] " + json.dumps(m["tool_calls"], ensure_ascii=False)[:400]
-        blocks.append(f"[{m.get('role', '?')}] {content}")
-    text = "\n\n".join(blocks) or "[empty conversation]"
-    if len(text) <= budget:
-        return text
-    head, tail = int(budget * 0.6), int(budget * 0.4)
-    return f"{text[:head]}\n[... {len(text) - head - tail} chars elided ...]\n{text[-tail:]}"
+    """render_conversation with its parse as it was before the fast path: the standard library's json.loads."""
+    with patch.object(prompts, "_parse", json.loads):
+        return render_conversation(conversation, budget)
 
 
 def text(rng: random.Random, n: int) -> str:
