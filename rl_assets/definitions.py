@@ -21,6 +21,7 @@ from rl_assets.jobs.analyze import analyze_model, write_index
 from rl_assets.jobs.compare import compare_models
 from rl_assets.jobs.lineage import refresh_lineage
 from rl_assets.jobs.write_back import write_back_failure_modes
+from rl_assets.support.long_lived import freeze_long_lived
 from sensors.automation import rldelta_automation, with_automation
 from sensors.checkpoint_sensor import checkpoint_sensor
 from sensors.comparison_sensor import comparison_after_failure, comparison_after_success
@@ -73,3 +74,4 @@ def build_definitions() -> dg.Definitions:
 
 
 defs = build_definitions()
+freeze_long_lived()  # the definitions and what they imported live as long as the code location

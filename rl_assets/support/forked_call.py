@@ -26,6 +26,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from rl_assets.support.long_lived import freeze_long_lived
 from rl_assets.support.process_guard import WATCHDOG, kill_with_parent
 
 ENV_SWITCH = "RLDELTA_FORKED_CALLS"
@@ -75,6 +76,7 @@ class ForkedCall:
     def _start(self) -> None:
         read_fd, write_fd = os.pipe()
         parent = os.getpid()
+        freeze_long_lived()  # the child's collector then leaves the shared pages alone (long_lived.py)
         pid = os.fork()
         if pid == 0:  # the child: run, send one pickle, leave without running this process's exit code
             status = 0
