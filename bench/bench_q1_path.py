@@ -20,7 +20,8 @@ at 4× within 10 % of 1×. Issue 37: ≤ 0.15× at 1×, ≤ 0.10× at 4×, ≤ 3
 way with this venv, alternating with this tree (original, before, this tree, ...), so before/after
 figures share the machine's load. The children keep bytecode (PYTHONDONTWRITEBYTECODE is dropped
 from their environment), as in a user's checkout after its first run. ``--floor`` adds, to the
-12-row round, a no-op asset run through the same CLI (bench/noop_definitions.py): Dagster's own share.
+12-row round two runs through the same CLI of assets that do nothing (bench/noop_definitions.py): one
+asset, and the Q1 path's shape (five assets, eleven checks, one partition): Dagster's own share.
 """
 
 from __future__ import annotations
@@ -130,9 +131,9 @@ def original_cmd(before: Path, after: Path, out: Path) -> list[str]:
     ]
 
 
-def rldelta_run(before: Path, after: Path, work: Path, tree: Path = ROOT) -> tuple[float, float, int, float, float]:
-    """A fresh home (instance, hub, tables), the partition added, then the timed materialize of the
-    code in `tree` (this checkout unless another is given)."""
+def _fresh_instance(work: Path, tree: Path) -> tuple[Path, dict]:
+    """A fresh home whose dagster.yaml is written by the code in `tree` (this checkout unless another
+    is given), with the bench's partition added, and the environment that points at it."""
     home = Path(tempfile.mkdtemp(prefix="home_", dir=work))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(RLDELTA_HOME=str(home), DAGSTER_HOME=str(home / "dagster"))
@@ -144,6 +145,13 @@ def rldelta_run(before: Path, after: Path, work: Path, tree: Path = ROOT) -> tup
         f"dg.DagsterInstance.get().add_dynamic_partitions('models', [{PARTITION!r}])"
     )
     subprocess.run([sys.executable, "-c", setup], env=env, cwd=tree, check=True)
+    return home, env
+
+
+def rldelta_run(before: Path, after: Path, work: Path, tree: Path = ROOT) -> tuple[float, float, int, float, float]:
+    """A fresh home (instance, hub, tables), the partition added, then the timed materialize of the
+    code in `tree` (this checkout unless another is given)."""
+    home, env = _fresh_instance(work, tree)
     config = home / "run.yaml"
     config.write_text(
         f"resources:\n  settings:\n    config:\n      baseline_eval: {before}\n      post_rl_eval: {after}\n"
@@ -167,24 +175,21 @@ def rldelta_run(before: Path, after: Path, work: Path, tree: Path = ROOT) -> tup
     return measured
 
 
-def floor_run(work: Path, tree: Path = ROOT) -> tuple[float, float, int, float, float]:
-    """A no-op asset (bench/noop_definitions.py) through the same CLI on a fresh instance set up like
-    rldelta_run's by the code in `tree` (its dagster.yaml): what any run pays before rldelta's code
-    does anything."""
-    home = Path(tempfile.mkdtemp(prefix="home_", dir=work))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env.update(DAGSTER_HOME=str(home / "dagster"))
-    if tree != ROOT:
-        env["PYTHONPATH"] = str(tree)
-    setup = (
-        "from rl_assets.support.instance import ensure_instance_yaml; import dagster as dg, os; "
-        "ensure_instance_yaml(os.environ['DAGSTER_HOME']); dg.DagsterInstance.get()"
-    )
-    subprocess.run([sys.executable, "-c", setup], env=env, cwd=tree, check=True)
-    cmd = [str(VENV_BIN / "dagster"), "asset", "materialize", "-m", "noop_definitions", "--select", "noop"]
+def floor_run(work: Path, tree: Path = ROOT, q1_shape: bool = False) -> tuple[float, float, int, float, float]:
+    """Assets that do nothing (bench/noop_definitions.py) through the same CLI on a fresh instance set
+    up like rldelta_run's by the code in `tree` (its dagster.yaml): one asset (what any run pays
+    before rldelta's code does anything), or with `q1_shape` the Q1 path's five assets, steps,
+    hand-overs and eleven checks on the same partition (what Dagster's machinery costs for that run)."""
+    home, env = _fresh_instance(work, tree)
+    select = ["--select", SELECT, "--partition", PARTITION] if q1_shape else ["--select", "noop"]
+    cmd = [str(VENV_BIN / "dagster"), "asset", "materialize", "-m", "noop_definitions", *select]
     measured = run_measured(cmd, ROOT / "bench", env, home / "materialize.log")
     shutil.rmtree(home)
     return measured
+
+
+def _named(variant: str, tree_name: str, trees: list) -> str:
+    return f"{variant} {tree_name}" if len(trees) > 1 else variant
 
 
 def main() -> int:
@@ -200,7 +205,9 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "bench_q1_path")
     ap.add_argument("--before-tree", type=Path, help="another rldelta checkout to alternate with this one")
-    ap.add_argument("--floor", action="store_true", help="add a no-op asset's run to the fixed-cost round")
+    ap.add_argument(
+        "--floor", action="store_true", help="add no-op runs (one asset; the Q1 path's shape) to the fixed-cost round"
+    )
     ap.add_argument(
         "--fixed-cost-rows", type=int, default=0, help="first time rldelta alone on this many rows a side (e.g. 12)"
     )
@@ -228,12 +235,13 @@ def main() -> int:
         for i in range(args.repeats):
             out = Path(tempfile.mkdtemp(prefix="orig_", dir=args.dir))
             runs = [(name, lambda tree=tree: rldelta_run(before, after, args.dir, tree)) for name, tree in trees]
-            if args.floor and not with_original:  # a no-op on each tree's instance, before its run
+            if args.floor and not with_original:  # the no-ops on each tree's instance, before its run
                 runs = [
                     run
                     for (name, tree), rl in zip(trees, runs)
                     for run in (
-                        (f"no-op {name}" if len(trees) > 1 else "no-op", lambda tree=tree: floor_run(args.dir, tree)),
+                        (_named("no-op", name, trees), lambda tree=tree: floor_run(args.dir, tree)),
+                        (_named("Q1-shaped no-op", name, trees), lambda tree=tree: floor_run(args.dir, tree, True)),
                         rl,
                     )
                 ]
