@@ -74,4 +74,7 @@ def build_definitions() -> dg.Definitions:
 
 
 defs = build_definitions()
-freeze_long_lived()  # the definitions and what they imported live as long as the code location
+# The definitions, Dagster and all they imported live as long as this code location's process:
+# out of the collector's passes (rl_assets/support/long_lived.py). Here, not on `import rl_assets`:
+# a notebook or script that imports rldelta's modules keeps its own heap as it was.
+freeze_long_lived()

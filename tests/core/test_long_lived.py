@@ -48,3 +48,13 @@ def test_a_forked_call_freezes_the_heap_the_child_shares():
     got = _run(_AROUND_A_FORK)
     assert got["how"] == "forked child" and got["value"] == 50_000
     assert got["before"] == 0 and got["after"] >= 50_000, got
+
+
+def test_importing_rldelta_as_a_library_freezes_nothing():
+    # a notebook or script that imports rldelta's modules keeps its own heap as it was
+    got = _run(
+        "import gc, json\n"
+        "import dagster, rl_assets.ingest, rl_assets.analysis.q1.behavioral_delta\n"
+        "print(json.dumps({'frozen': gc.get_freeze_count()}))"
+    )
+    assert got["frozen"] == 0
