@@ -2,6 +2,7 @@
 waiting until the code location has loaded."""
 
 import json
+import random
 import socket
 import time
 import urllib.request
@@ -11,6 +12,34 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def free_port_pair() -> int:
+    """A port p with p and p + 1 both free (the UI and, at p + 1, the reports server `make ui` starts),
+    taken below the kernel's ephemeral range. free_port's ports come from that range, where any
+    outgoing connection of the suite (PostgreSQL, S3, HTTP clients on the other xdist worker) may be
+    handed p + 1 while a minutes-long demo runs: that happened once in `make test`."""
+    low = 32768  # Linux's default start of the ephemeral range
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as fh:
+            low = int(fh.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    pick = random.Random()
+    for _ in range(200):
+        port = pick.randrange(max(1024, low - 12000), low - 1)
+        if _bindable(port) and _bindable(port + 1):
+            return port
+    raise RuntimeError(f"no two free adjacent loopback ports below {low}")
 
 
 def graphql(port, query):

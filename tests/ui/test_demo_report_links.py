@@ -18,7 +18,7 @@ import dagster as dg
 import pytest
 
 from rl_assets.assets import ANALYSES
-from support.webserver import free_port, run_demo
+from support.webserver import free_port_pair, run_demo
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.timeout(1200)
@@ -29,7 +29,7 @@ VERL = "rldelta-demo/rl-verl-hack-8B"  # training logs only: reward_integrity's 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     home = tmp_path_factory.mktemp("demo-links")
-    ui_port = free_port()
+    ui_port = free_port_pair()  # the reports are linked at ui_port + 1: both stay free for the test
     env = {k: v for k, v in os.environ.items() if k not in ("RLDELTA_REPORTS_URL", "RLDELTA_REPORTS_PORT")}
     env |= {"RLDELTA_HOME": str(home), "DAGSTER_HOME": str(home / "dagster"), "RLDELTA_UI_PORT": str(ui_port)}
     run = run_demo(env, ROOT)

@@ -22,7 +22,7 @@ from test_q3_browser import find_chromium
 
 from support import ui_pages
 from support.ui_pages import asset_pages, inspect_page, open_page, problems, running_ui, ui_browser
-from support.webserver import free_port, graphql, run_demo
+from support.webserver import free_port_pair, graphql, run_demo
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.timeout(1500)  # the demo run and dagster dev start-up on a busy 2-core machine
@@ -46,7 +46,7 @@ def ui(tmp_path_factory):
             "no Chromium found (RLDELTA_CHROMIUM unset, no chromium on PATH): run scripts/setup.d/30-chromium.sh"
         )
     home = tmp_path_factory.mktemp("ui-demo")
-    port = free_port()
+    port = free_port_pair()  # the UI at port, its reports at port + 1: both bound only after the demo
     env = {
         **os.environ,
         "RLDELTA_HOME": str(home),
@@ -54,7 +54,7 @@ def ui(tmp_path_factory):
         "RLDELTA_UI_PORT": str(port),
         "RLDELTA_WATCH_AUTHORS": "no-such-author",
         # served by `make ui` (a URL on this machine); the demo's runs record their report links under it
-        "RLDELTA_REPORTS_URL": f"http://127.0.0.1:{free_port()}",
+        "RLDELTA_REPORTS_URL": f"http://127.0.0.1:{port + 1}",
     }
     run_demo(env, ROOT)
     with running_ui(env, port, ROOT):
