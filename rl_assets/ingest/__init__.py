@@ -108,15 +108,13 @@ def release_unused_memory() -> None:
     malloc heap), so the run's later steps start from a smaller footprint: after an ingest of long
     traces ~30 MB sits freed but held. A no-op where there is no glibc."""
     import ctypes
-    import ctypes.util
 
     pa = sys.modules.get("pyarrow")
     if pa is not None:
         pa.default_memory_pool().release_unused()
-    libc = ctypes.util.find_library("c") if sys.platform.startswith("linux") else None
-    if libc:
-        try:
-            ctypes.CDLL(libc).malloc_trim(0)
+    if sys.platform.startswith("linux"):
+        try:  # the process's own symbols, as process_guard reaches prctl: no library search
+            ctypes.CDLL(None).malloc_trim(0)
         except (OSError, AttributeError):  # musl has no malloc_trim
             pass
 

@@ -7,12 +7,15 @@ on 2 cores waits for the longer side instead of their sum (bench/RESULTS.md, "A 
 Why fork, and when not: a forked child starts with every module this process already imported
 and with the hub client as it is (no import cost, no secret passed anywhere), which a spawned
 interpreter would pay for again. Forking is only safe when no other Python thread can hold a lock
-at that moment, so `start` forks only when this process has one thread (true of a run through
+at that moment, so a ForkedCall forks only when this process has one thread (true of a run through
 `dagster asset materialize`, of the run worker the UI launches and of a Celery step); otherwise,
 or where fork does not exist, or when RLDELTA_FORKED_CALLS=0, the call runs inline when its result
 is asked for, and `how` says which happened and why. The child never touches Dagster's instance,
 writes only what the call writes, and leaves with os._exit (no atexit handlers, no flushing of
-buffers it shares with this process).
+buffers it shares with this process). Not multiprocessing's fork context: its child runs the hooks
+libraries registered with multiprocessing.util.register_after_fork and, on exit, flushes the stdio
+buffers it inherited (output the parent then writes again); a ProcessPoolExecutor also adds a
+manager thread here and reports a killed child only as a broken pool.
 """
 
 from __future__ import annotations

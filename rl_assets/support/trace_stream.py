@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pyarrow as pa
 
+# Rows decoded per batch. 128 rather than 256: failure_modes peaks 35-70 MB lower at 4x at the same
+# speed; 64 cost +2 s at 4x in per-batch overhead (bench/RESULTS.md, "Fifth pass").
 BATCH_ROWS = 128
 
 
